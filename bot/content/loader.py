@@ -1,0 +1,131 @@
+"""Loading packs from YAML files, with errors that name the file, the question id and the field."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from bot.content.schema import PackModel
+from bot.domain import Pack, Question
+from bot.errors import InvalidPack, UnknownPack
+
+log = logging.getLogger(__name__)
+
+PACK_SUFFIXES = (".yaml", ".yml")
+
+
+def _describe_location(raw: Any, loc: Sequence[int | str]) -> str:
+    """Turn a pydantic error location into `question <id> (#n): field` using the raw document."""
+    if len(loc) >= 2 and loc[0] == "questions" and isinstance(loc[1], int):
+        index = loc[1]
+        question_id = None
+        if isinstance(raw, dict) and isinstance(raw.get("questions"), list) and index < len(raw["questions"]):
+            item = raw["questions"][index]
+            if isinstance(item, dict) and isinstance(item.get("id"), str):
+                question_id = item["id"]
+        where = f"question {question_id or '(no id)'} (#{index + 1})"
+        field = ".".join(str(part) for part in loc[2:]) or "(question)"
+        return f"{where}: {field}"
+    return "pack: " + (".".join(str(part) for part in loc) or "(document)")
+
+
+def parse_pack(text: str, *, source: str) -> Pack:
+    """Validate the YAML text of one pack; `source` names it in error messages."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = f"{source}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}"
+        raise InvalidPack(problem) from exc
+    if not isinstance(raw, dict):
+        raise InvalidPack(f"{source}: a pack must be a mapping with id, title and questions")
+    try:
+        model = PackModel.model_validate(raw)
+    except ValidationError as exc:
+        problems = [
+            f"{source}: {_describe_location(raw, err['loc'])}: {err['msg'].removeprefix('Value error, ')}"
+            for err in exc.errors()
+        ]
+        raise InvalidPack("\n".join(problems), problems=problems) from exc
+    return model.to_domain()
+
+
+def load_pack(path: Path) -> Pack:
+    """Load and validate one pack file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidPack(f"{path}: cannot read: {exc}") from exc
+    return parse_pack(text, source=str(path))
+
+
+def pack_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """The pack files named by `paths`: files as given, folders searched for *.yaml / *.yml."""
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.iterdir() if p.suffix in PACK_SUFFIXES and p.is_file())
+        else:
+            yield path
+
+
+def validate_paths(paths: Iterable[Path]) -> tuple[list[Pack], list[str]]:
+    """Validate every pack under `paths`; returns the good packs and every problem found."""
+    packs: list[Pack] = []
+    problems: list[str] = []
+    owners: dict[str, Path] = {}
+    files = list(pack_files(paths))
+    if not files:
+        problems.append(f"no pack files (*.yaml) found in {', '.join(str(p) for p in paths)}")
+    for file in files:
+        if not file.exists():
+            problems.append(f"{file}: no such file")
+            continue
+        try:
+            pack = load_pack(file)
+        except InvalidPack as exc:
+            problems.extend(exc.problems)
+            continue
+        if pack.id in owners:
+            problems.append(f"{file}: pack: id: {pack.id!r} is already used by {owners[pack.id]}")
+            continue
+        owners[pack.id] = file
+        packs.append(pack)
+    return packs, problems
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """The loaded packs, by id, in a stable order."""
+
+    packs: tuple[Pack, ...]
+
+    def get(self, pack_id: str) -> Pack:
+        """The pack with this id, or UnknownPack listing the ones there are."""
+        for pack in self.packs:
+            if pack.id == pack_id:
+                return pack
+        known = ", ".join(p.id for p in self.packs) or "none"
+        raise UnknownPack(f"There is no pack called `{pack_id}`. Packs: {known}.")
+
+    def question(self, pack_id: str, key: str) -> Question | None:
+        """A question by pack and stable id."""
+        try:
+            return self.get(pack_id).question(key)
+        except UnknownPack:
+            return None
+
+
+def load_catalog(directory: Path) -> Catalog:
+    """Load every pack in `directory`; any invalid pack stops the load with all problems listed."""
+    packs, problems = validate_paths([directory])
+    if problems:
+        raise InvalidPack("\n".join(problems), problems=problems)
+    log.info("loaded %d packs from %s", len(packs), directory)
+    return Catalog(packs=tuple(packs))

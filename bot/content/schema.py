@@ -1,0 +1,142 @@
+"""The YAML pack format, as a pydantic model: the one source of truth for validation and the JSON Schema."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+
+from bot.domain import Pack, Question
+
+SLUG = r"^[a-z0-9][a-z0-9-]{0,63}$"
+TODO_MARK = "TODO"
+"""Blanks left by `quizbot content import` start with this; `content check` refuses them."""
+
+Slug = Annotated[str, StringConstraints(pattern=SLUG)]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+ChoiceText = Annotated[str, StringConstraints(min_length=1, max_length=300)]
+Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]
+
+
+def _not_blank(value: str, what: str) -> str:
+    if not value.strip():
+        raise ValueError(f"{what} is blank")
+    if value.lstrip().startswith(TODO_MARK):
+        raise ValueError(f"{what} is still a {TODO_MARK} placeholder: write it")
+    return value
+
+
+class QuestionModel(BaseModel):
+    """One question: a stable id, the prompt, 2-10 choices, the 1-based number of the correct one."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    id: Slug = Field(description="Stable id, unique in the pack; answers refer to it, so never reuse one.")
+    prompt: Text
+    choices: list[ChoiceText] = Field(min_length=2, max_length=10)
+    answer: int = Field(ge=1, description="1-based number of the correct choice, as listed in `choices`.")
+    explanation: Text = Field(description="Why the answer is right and the tempting alternatives are wrong.")
+    tags: list[Tag] = Field(default_factory=list)
+    difficulty: Literal["easy", "medium", "hard"] | None = None
+    references: list[Annotated[str, StringConstraints(pattern=r"^https?://\S+$")]] = Field(default_factory=list)
+
+    @field_validator("answer", mode="before")
+    @classmethod
+    def _answer_given(cls, value: object) -> object:
+        if value is None:
+            raise ValueError(f"answer is still a {TODO_MARK} blank: write the number of the correct choice")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"answer must be the number of the correct choice, not {value!r}")
+        return value
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt_filled(cls, value: str) -> str:
+        return _not_blank(value, "prompt")
+
+    @field_validator("explanation")
+    @classmethod
+    def _explanation_filled(cls, value: str) -> str:
+        return _not_blank(value, "explanation")
+
+    @field_validator("choices")
+    @classmethod
+    def _choices_distinct(cls, value: list[str]) -> list[str]:
+        seen: set[str] = set()
+        for choice in value:
+            if choice.casefold() in seen:
+                raise ValueError(f"choice {choice!r} is listed twice")
+            seen.add(choice.casefold())
+        return value
+
+    @field_validator("answer")
+    @classmethod
+    def _answer_in_range(cls, value: int, info: ValidationInfo) -> int:
+        choices = info.data.get("choices")
+        if choices is not None and value > len(choices):
+            raise ValueError(f"answer {value} is not one of the {len(choices)} choices")
+        return value
+
+
+class PackModel(BaseModel):
+    """A quiz pack file: id, title, description, tags and its questions."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        str_strip_whitespace=True,
+        json_schema_extra={"$schema": "https://json-schema.org/draft/2020-12/schema"},
+    )
+
+    id: Slug
+    title: Text
+    description: str = ""
+    tags: list[Tag] = Field(default_factory=list)
+    questions: list[QuestionModel] = Field(min_length=1)
+
+    @field_validator("questions")
+    @classmethod
+    def _question_ids_unique(cls, value: list[QuestionModel]) -> list[QuestionModel]:
+        first: dict[str, int] = {}
+        for number, question in enumerate(value, start=1):
+            if question.id in first:
+                raise ValueError(f"question {question.id} (#{number}): id is already used by #{first[question.id]}")
+            first[question.id] = number
+        return value
+
+    def to_domain(self) -> Pack:
+        """The validated pack as a domain object (answers become zero-based indexes)."""
+        return Pack(
+            id=self.id,
+            title=self.title,
+            description=self.description,
+            tags=tuple(self.tags),
+            questions=tuple(
+                Question(
+                    pack_id=self.id,
+                    key=q.id,
+                    prompt=q.prompt,
+                    choices=tuple(q.choices),
+                    correct_index=q.answer - 1,
+                    explanation=q.explanation,
+                    tags=tuple(q.tags),
+                    difficulty=q.difficulty,
+                    references=tuple(q.references),
+                )
+                for q in self.questions
+            ),
+        )
+
+
+def pack_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a pack file, for editors (e.g. the YAML language server)."""
+    schema = PackModel.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "quizbot pack"
+    return schema
+
+
+def slugify(text: str, *, max_length: int = 48) -> str:
+    """A slug usable as a pack or question id."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.casefold()).strip("-")
+    return slug[:max_length].rstrip("-") or "pack"

@@ -1,0 +1,168 @@
+"""Plain domain objects of the quiz core: packs, questions, channels, and the results of use cases."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One multiple-choice question of a pack; `correct_index` is the zero-based index into `choices`."""
+
+    pack_id: str
+    key: str
+    prompt: str
+    choices: tuple[str, ...]
+    correct_index: int
+    explanation: str
+    tags: tuple[str, ...] = ()
+    difficulty: str | None = None
+    references: tuple[str, ...] = ()
+
+    @property
+    def correct_choice(self) -> str:
+        """The text of the correct choice."""
+        return self.choices[self.correct_index]
+
+
+@dataclass(frozen=True, slots=True)
+class Pack:
+    """A validated quiz pack: an ordered set of questions on one topic."""
+
+    id: str
+    title: str
+    description: str
+    questions: tuple[Question, ...]
+    tags: tuple[str, ...] = ()
+
+    def question(self, key: str) -> Question | None:
+        """The question with this stable id, if the pack has it."""
+        return next((q for q in self.questions if q.key == key), None)
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelRef:
+    """Where a message goes: a channel of a workspace (Slack team, Discord guild, terminal) on a platform."""
+
+    platform: str
+    workspace_id: str
+    channel_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class UserRef:
+    """Who acted: a user id on a platform and workspace, with the name to show on leaderboards."""
+
+    platform: str
+    workspace_id: str
+    user_id: str
+    display_name: str
+
+
+class PostSource(enum.StrEnum):
+    """Why a question was posted."""
+
+    COMMAND = "command"
+    SCHEDULE = "schedule"
+    COHORT = "cohort"
+
+
+@dataclass(frozen=True, slots=True)
+class RevealView:
+    """What a closed post shows: the correct choice, the distribution and who got it right."""
+
+    correct_position: int
+    counts: tuple[int, ...]
+    explanation: str
+    correct_users: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionCard:
+    """A platform-neutral question card; adapters render it as Block Kit, an embed or terminal text.
+
+    `choices` are in the order shown for this post; `choice_ids[i]` is the pack's own index of the
+    i-th shown choice, which is what an answer button carries.
+    """
+
+    post_id: int
+    pack_title: str
+    question_number: int
+    question_count: int
+    prompt: str
+    choices: tuple[str, ...]
+    choice_ids: tuple[int, ...]
+    answer_count: int
+    closes_at: datetime | None = None
+    reveal: RevealView | None = None
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether the post is closed (revealed)."""
+        return self.reveal is not None
+
+
+class AnswerOutcome(enum.StrEnum):
+    """What happened to a click."""
+
+    RECORDED = "recorded"
+    ALREADY_ANSWERED = "already_answered"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerResult:
+    """The private reply to a click: the outcome, and enough to teach (right/wrong, answer, explanation)."""
+
+    outcome: AnswerOutcome
+    post_id: int
+    chosen: str | None
+    correct: bool | None
+    correct_choice: str
+    explanation: str
+    revealed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """One line of a leaderboard."""
+
+    rank: int
+    name: str
+    points: int
+    correct: int
+    answered: int
+
+    @property
+    def accuracy(self) -> float:
+        """Share of answers that were correct, 0..1."""
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    """A ranked leaderboard for one scope and window."""
+
+    scope: str
+    window: str
+    rows: Sequence[LeaderboardRow]
+
+
+@dataclass(frozen=True, slots=True)
+class UserStats:
+    """A user's own record."""
+
+    name: str
+    answered: int
+    correct: int
+    points: int
+    rank: int | None
+    missed_tags: tuple[tuple[str, int], ...] = field(default_factory=tuple)
+
+    @property
+    def accuracy(self) -> float:
+        """Share of answers that were correct, 0..1."""
+        return self.correct / self.answered if self.answered else 0.0

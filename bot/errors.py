@@ -1,0 +1,43 @@
+"""The project's own errors: one base, so every edge can turn them into a friendly reply."""
+
+from __future__ import annotations
+
+
+class QuizError(Exception):
+    """Base of every error quizbot raises on purpose; its message is safe to show to a user."""
+
+
+class ConfigError(QuizError):
+    """A setting is missing or malformed."""
+
+
+class InvalidPack(QuizError):
+    """A content pack failed validation; the message names the file, question id and field."""
+
+    def __init__(self, message: str, *, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or [message]
+
+
+class CommandError(QuizError):
+    """A `/quiz` command could not be parsed; the message says what was wrong and what to type."""
+
+
+class UnknownPack(QuizError):
+    """A pack id that is not loaded."""
+
+
+class UnknownPost(QuizError):
+    """A post id that does not exist (a forged or stale button)."""
+
+
+class NoOpenPost(QuizError):
+    """A reveal was asked for in a channel that has no open question."""
+
+
+class InvalidChoice(QuizError):
+    """A choice number outside the question's choices."""
+
+
+class StorageUnavailable(QuizError):
+    """The database could not be reached; nothing was recorded and the user may retry."""
