@@ -1,0 +1,117 @@
+"""The engine, transactions, and the mapping of driver failures to StorageUnavailable."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import event, literal, select
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from bot.errors import StorageUnavailable
+
+log = logging.getLogger(__name__)
+
+ON_COMMIT = "quizbot.on_commit"
+"""Key of `session.info`: callables to run once the transaction has committed (e.g. filling caches)."""
+
+_UNAVAILABLE = (OperationalError, InterfaceError, OSError, ConnectionError, asyncio.TimeoutError)
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether an exception means the database could not be reached or was busy (safe to retry)."""
+    if isinstance(exc, _UNAVAILABLE):
+        return True
+    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # Autocommit at the driver level, so that "begin" below decides how transactions start.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=15000")
+    cursor.close()
+
+
+def _sqlite_begin_immediate(conn: Any) -> None:
+    # A deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
+    # writer got in between (busy_timeout does not help); taking the write lock up front makes writers
+    # queue on busy_timeout instead.
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
+    """An async engine for a sqlite+aiosqlite or postgresql+asyncpg URL, tuned for each."""
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url, echo=echo)
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
+        return engine
+    return create_async_engine(
+        url,
+        echo=echo,
+        pool_size=10,
+        max_overflow=20,
+        pool_pre_ping=True,
+        pool_timeout=10,
+        connect_args={"timeout": 5, "command_timeout": 30},
+    )
+
+
+class Database:
+    """Owns the engine; hands out sessions in transactions that roll back unless they finish cleanly."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.sessions = async_sessionmaker(engine, expire_on_commit=False)
+
+    @classmethod
+    def from_url(cls, url: str) -> Database:
+        """A Database for this URL (nothing connects until first use)."""
+        return cls(create_engine(url))
+
+    @property
+    def dialect(self) -> str:
+        """`sqlite` or `postgresql`."""
+        return self.engine.dialect.name
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """A session inside one transaction: committed when the block ends, rolled back on error.
+
+        Driver failures (database down, connection lost, locked) surface as StorageUnavailable.
+        """
+        try:
+            async with self.sessions() as session:
+                async with session.begin():
+                    yield session
+                for callback in session.info.pop(ON_COMMIT, ()):
+                    callback()
+        except StorageUnavailable:
+            raise
+        except Exception as exc:
+            if is_unavailable(exc):
+                log.warning("database unavailable: %s", exc)
+                raise StorageUnavailable("The database is unavailable right now; nothing was recorded.") from exc
+            raise
+
+    @staticmethod
+    def after_commit(session: AsyncSession, callback: Callable[[], None]) -> None:
+        """Run `callback` once this session's transaction has committed (never if it rolls back)."""
+        session.info.setdefault(ON_COMMIT, []).append(callback)
+
+    async def ping(self) -> None:
+        """Check that the database answers; raises StorageUnavailable if not."""
+        async with self.transaction() as session:
+            await session.execute(select(literal(1)))
+
+    async def dispose(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()

@@ -1,0 +1,78 @@
+"""The port between the quiz core and a chat platform, and the platform-neutral messages it carries.
+
+The core calls these four methods; adapters (Slack, Discord, terminal) implement them. Replies to a user's own
+command or click are not sent through the port: the core returns them and the adapter answers in the way its
+platform expects (an ephemeral response, an interaction callback, a line on the terminal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from bot.domain import ChannelRef, QuestionCard
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A short platform-neutral message: a title and plain-text lines (no markup; adapters style it)."""
+
+    title: str
+    lines: Sequence[str] = field(default_factory=tuple)
+
+    @property
+    def text(self) -> str:
+        """Title and lines as plain text."""
+        return "\n".join([self.title, *self.lines]) if self.lines else self.title
+
+
+class PlatformError(Exception):
+    """A platform refused or failed a call; `permanent` when retrying cannot help (channel gone, no access)."""
+
+    def __init__(self, message: str, *, permanent: bool = False, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+        self.retry_after = retry_after
+
+
+@runtime_checkable
+class ChatPlatform(Protocol):
+    """What the core needs from a chat platform."""
+
+    name: str
+
+    async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
+        """Post a question card with one answer button per choice; returns the platform's message reference."""
+        ...
+
+    async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
+        """Replace a posted card (new answer count, or the reveal once closed)."""
+        ...
+
+    async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
+        """Send a message only this user sees."""
+        ...
+
+    async def post_message(self, channel: ChannelRef, message: Message) -> None:
+        """Post a message everyone in the channel sees (a leaderboard, a summary)."""
+        ...
+
+
+class PlatformRegistry:
+    """The running platforms by name; a post is always updated through the platform it was posted on."""
+
+    def __init__(self) -> None:
+        self._platforms: dict[str, ChatPlatform] = {}
+
+    def register(self, platform: ChatPlatform) -> None:
+        """Make a platform reachable by its name."""
+        self._platforms[platform.name] = platform
+
+    def get(self, name: str) -> ChatPlatform | None:
+        """The platform with this name, if it is running."""
+        return self._platforms.get(name)
+
+    def names(self) -> list[str]:
+        """The names of the running platforms."""
+        return list(self._platforms)

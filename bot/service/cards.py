@@ -1,0 +1,62 @@
+"""Coalesced card edits: a burst of answers becomes one edit per post per interval, never one per click."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from bot.domain import ChannelRef, QuestionCard
+from bot.ports import PlatformRegistry
+from bot.service.quiz import QuizService
+
+log = logging.getLogger(__name__)
+
+
+class CardRefresher:
+    """Schedules at most one pending edit per post; the edit shows the count as of when it runs."""
+
+    def __init__(self, *, quiz: QuizService, platforms: PlatformRegistry, interval: float) -> None:
+        self.quiz = quiz
+        self.platforms = platforms
+        self.interval = interval
+        self._pending: dict[int, asyncio.Task[None]] = {}
+        self.edits = 0
+
+    def request(self, post_id: int) -> None:
+        """Ask for the post's card to be edited soon (no-op if an edit is already pending)."""
+        if post_id in self._pending:
+            return
+        task = asyncio.create_task(self._edit_later(post_id), name=f"card-refresh-{post_id}")
+        self._pending[post_id] = task
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("card refresh failed: %s", exc, exc_info=exc)
+
+    async def _edit_later(self, post_id: int) -> None:
+        try:
+            await asyncio.sleep(self.interval)
+        finally:
+            self._pending.pop(post_id, None)
+        await self.edit_now(post_id)
+
+    async def edit_now(self, post_id: int, current: tuple[ChannelRef, str | None, QuestionCard] | None = None) -> None:
+        """Edit the card now (cancelling a pending edit of it), with `current` state or the state read now."""
+        pending = self._pending.pop(post_id, None)
+        if pending is not None and pending is not asyncio.current_task():
+            pending.cancel()
+        channel, message_ref, card = current or await self.quiz.card(post_id)
+        platform = self.platforms.get(channel.platform)
+        if platform is None or message_ref is None:
+            return
+        await platform.update_card(channel, message_ref, card)
+        self.edits += 1
+
+    async def flush(self) -> None:
+        """Run every pending edit now (used at shutdown so no count is left stale)."""
+        for post_id in list(self._pending):
+            try:
+                await self.edit_now(post_id)
+            except Exception:
+                log.exception("flushing the card of post %s failed", post_id)

@@ -1,0 +1,96 @@
+"""Finding or creating the workspace, channel and user rows behind platform ids, safely under races."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, Table, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.dml import ReturningInsert
+
+from bot.db.database import Database
+from bot.db.models import Base, Channel, User, Workspace
+from bot.domain import ChannelRef, UserRef
+
+
+def insert_ignoring_conflict(
+    session: AsyncSession, model: type[Base], values: dict[str, Any], keys: list[str]
+) -> ReturningInsert[int]:
+    """An INSERT .. ON CONFLICT (keys) DO NOTHING RETURNING id, in the session's dialect."""
+    table = cast(Table, model.__table__)
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    return insert(table).values(**values).on_conflict_do_nothing(index_elements=keys).returning(table.c.id)
+
+
+async def find_or_insert(
+    session: AsyncSession, model: type[Workspace | Channel | User], values: dict[str, Any], keys: list[str]
+) -> int:
+    """The id of the row whose `keys` columns equal `values`, inserting it first if missing (race-safe)."""
+    match: list[ColumnElement[bool]] = [getattr(model, key) == values[key] for key in keys]
+    found = (await session.execute(select(model.id).where(*match))).scalar()
+    if found is not None:
+        return int(found)
+    inserted = (await session.execute(insert_ignoring_conflict(session, model, values, keys))).scalar()
+    if inserted is not None:
+        return int(inserted)
+    # Another transaction inserted it between our read and our insert.
+    return int((await session.execute(select(model.id).where(*match))).scalar_one())
+
+
+class Directory:
+    """Maps platform ids to row ids. Workspace and channel ids are cached once committed (never renumbered)."""
+
+    def __init__(self, *, default_timezone: str) -> None:
+        self.default_timezone = default_timezone
+        self._workspaces: dict[tuple[str, str], int] = {}
+        self._channels: dict[tuple[str, str, str], int] = {}
+
+    def forget(self) -> None:
+        """Drop the cache (after rows were deleted)."""
+        self._workspaces.clear()
+        self._channels.clear()
+
+    async def workspace_id(self, session: AsyncSession, platform: str, external_id: str, now: datetime) -> int:
+        """The row id of a workspace, created on first sight."""
+        key = (platform, external_id)
+        if key in self._workspaces:
+            return self._workspaces[key]
+        values = {
+            "platform": platform,
+            "external_id": external_id,
+            "name": "",
+            "timezone": self.default_timezone,
+            "created_at": now,
+        }
+        row_id = await find_or_insert(session, Workspace, values, ["platform", "external_id"])
+        Database.after_commit(session, lambda: self._workspaces.__setitem__(key, row_id))
+        return row_id
+
+    async def channel_id(self, session: AsyncSession, ref: ChannelRef, now: datetime) -> int:
+        """The row id of a channel, created on first sight."""
+        key = (ref.platform, ref.workspace_id, ref.channel_id)
+        if key in self._channels:
+            return self._channels[key]
+        workspace = await self.workspace_id(session, ref.platform, ref.workspace_id, now)
+        values = {"workspace_id": workspace, "external_id": ref.channel_id, "name": "", "created_at": now}
+        row_id = await find_or_insert(session, Channel, values, ["workspace_id", "external_id"])
+        Database.after_commit(session, lambda: self._channels.__setitem__(key, row_id))
+        return row_id
+
+    async def user_id(self, session: AsyncSession, ref: UserRef, now: datetime) -> int:
+        """The row id of a user, created on first sight; the display name is kept current."""
+        workspace = await self.workspace_id(session, ref.platform, ref.workspace_id, now)
+        values = {
+            "workspace_id": workspace,
+            "external_id": ref.user_id,
+            "display_name": ref.display_name or ref.user_id,
+            "created_at": now,
+        }
+        row_id = await find_or_insert(session, User, values, ["workspace_id", "external_id"])
+        if ref.display_name:
+            user = await session.get(User, row_id)
+            if user is not None and user.display_name != ref.display_name:
+                user.display_name = ref.display_name
+        return row_id

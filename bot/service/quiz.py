@@ -1,0 +1,397 @@
+"""Use cases: sync content, post a question, record an answer, close and reveal a post."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.clock import Clock
+from bot.content import Catalog
+from bot.db import Database
+from bot.db.models import Answer, Channel, PackRow, Post, QuestionRow, User, Workspace
+from bot.domain import (
+    AnswerOutcome,
+    AnswerResult,
+    ChannelRef,
+    PostSource,
+    QuestionCard,
+    RevealView,
+    UserRef,
+)
+from bot.errors import InvalidChoice, NoOpenPost, QuizError, UnknownPack, UnknownPost
+from bot.ports import PlatformError, PlatformRegistry
+from bot.scoring import points_for
+from bot.service.directory import Directory, insert_ignoring_conflict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class PostedQuestion:
+    """A question that was posted: its card and where."""
+
+    channel: ChannelRef
+    card: QuestionCard
+    message_ref: str
+
+
+class QuizService:
+    """The quiz's use cases. Each opens its own transaction; platforms are called outside transactions."""
+
+    def __init__(
+        self,
+        *,
+        db: Database,
+        catalog: Catalog,
+        platforms: PlatformRegistry,
+        clock: Clock,
+        directory: Directory,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.db = db
+        self.catalog = catalog
+        self.platforms = platforms
+        self.clock = clock
+        self.directory = directory
+        self.rng = rng or random.Random()
+
+    async def sync_content(self) -> None:
+        """Copy the loaded packs into the database; questions no longer in a pack are kept but retired."""
+        for attempt in range(3):
+            try:
+                async with self.db.transaction() as session:
+                    await self._sync(session)
+                return
+            except IntegrityError:  # another replica synced the same rows at the same moment
+                if attempt == 2:
+                    raise
+                log.info("content sync raced another process; retrying")
+
+    async def _sync(self, session: AsyncSession) -> None:
+        now = self.clock.now()
+        packs = {row.id: row for row in (await session.execute(select(PackRow))).scalars()}
+        questions = {(row.pack_id, row.key): row for row in (await session.execute(select(QuestionRow))).scalars()}
+        loaded_ids = {pack.id for pack in self.catalog.packs}
+        for pack_id, pack_row in packs.items():
+            pack_row.active = pack_id in loaded_ids
+        for pack in self.catalog.packs:
+            existing_pack = packs.get(pack.id)
+            if existing_pack is None:
+                session.add(
+                    PackRow(
+                        id=pack.id,
+                        title=pack.title,
+                        description=pack.description,
+                        tags=list(pack.tags),
+                        active=True,
+                        synced_at=now,
+                    )
+                )
+            else:
+                existing_pack.title, existing_pack.description, existing_pack.tags, existing_pack.synced_at = (
+                    pack.title,
+                    pack.description,
+                    list(pack.tags),
+                    now,
+                )
+        await session.flush()
+        seen: set[tuple[str, str]] = set()
+        for pack in self.catalog.packs:
+            for position, question in enumerate(pack.questions):
+                key = (pack.id, question.key)
+                seen.add(key)
+                fields = {
+                    "position": position,
+                    "prompt": question.prompt,
+                    "choices": list(question.choices),
+                    "correct_index": question.correct_index,
+                    "explanation": question.explanation,
+                    "tags": list(question.tags),
+                    "difficulty": question.difficulty,
+                    "active": True,
+                }
+                existing = questions.get(key)
+                if existing is None:
+                    session.add(QuestionRow(pack_id=pack.id, key=question.key, **fields))
+                else:
+                    for name, value in fields.items():
+                        if getattr(existing, name) != value:
+                            setattr(existing, name, value)
+        for key, question_row in questions.items():
+            if key not in seen and question_row.active:
+                question_row.active = False
+
+    async def post_question(
+        self,
+        channel: ChannelRef,
+        *,
+        pack_id: str | None = None,
+        source: PostSource = PostSource.COMMAND,
+        source_ref: str | None = None,
+        posted_by: UserRef | None = None,
+        closes_at: datetime | None = None,
+        pack_ids: list[str] | None = None,
+    ) -> PostedQuestion:
+        """Post the channel's next question (least posted here first, so no repeat until a pack is used up).
+
+        The post row is created first; if the platform refuses the message the row is removed again.
+        """
+        platform = self.platforms.get(channel.platform)
+        if platform is None:
+            raise QuizError(f"The {channel.platform} adapter is not running.")
+        packs = [pack_id] if pack_id else (pack_ids or [p.id for p in self.catalog.packs])
+        for name in packs:
+            self.catalog.get(name)  # raises UnknownPack with the list of packs
+        now = self.clock.now()
+        async with self.db.transaction() as session:
+            channel_row = await self.directory.channel_id(session, channel, now)
+            question = await self._next_question(session, channel_row, packs)
+            order = list(range(len(question.choices)))
+            self.rng.shuffle(order)
+            poster = await self.directory.user_id(session, posted_by, now) if posted_by else None
+            post = Post(
+                channel_id=channel_row,
+                question_id=question.id,
+                choice_order=order,
+                source=source.value,
+                source_ref=source_ref,
+                posted_by=poster,
+                opened_at=now,
+                closes_at=closes_at,
+            )
+            session.add(post)
+            await session.flush()
+            card = await self._card(session, post, question)
+        try:
+            message_ref = await platform.post_card(channel, card)
+        except Exception as exc:
+            async with self.db.transaction() as session:
+                await session.execute(delete(Post).where(Post.id == card.post_id))
+            log.warning("posting question %s to %s failed: %s", card.post_id, channel, exc)
+            if isinstance(exc, PlatformError):
+                raise
+            raise QuizError(f"Could not post the question: {exc}") from exc
+        async with self.db.transaction() as session:
+            await session.execute(update(Post).where(Post.id == card.post_id).values(message_ref=message_ref))
+        log.info(
+            "posted question",
+            extra={
+                "platform": channel.platform,
+                "workspace": channel.workspace_id,
+                "channel": channel.channel_id,
+                "post_id": card.post_id,
+            },
+        )
+        return PostedQuestion(channel=channel, card=card, message_ref=message_ref)
+
+    async def _next_question(self, session: AsyncSession, channel_row: int, packs: list[str]) -> QuestionRow:
+        times = func.count(Post.id).label("times")
+        rows = (
+            await session.execute(
+                select(QuestionRow.id, times)
+                .outerjoin(Post, (Post.question_id == QuestionRow.id) & (Post.channel_id == channel_row))
+                .where(QuestionRow.pack_id.in_(packs), QuestionRow.active.is_(True))
+                .group_by(QuestionRow.id)
+                .order_by(QuestionRow.id)
+            )
+        ).all()
+        if not rows:
+            raise UnknownPack(f"No questions in {', '.join(packs)}: is content synced?")
+        fewest = min(row.times for row in rows)
+        candidates = [row.id for row in rows if row.times == fewest]
+        question = await session.get(QuestionRow, self.rng.choice(candidates))
+        assert question is not None
+        return question
+
+    async def record_answer(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:
+        """Record a click. The first click counts; later ones are told what was answered; closed posts say so.
+
+        Safe under races: concurrent clicks by one user on one post insert exactly one row.
+        """
+        now = self.clock.now()
+        async with self.db.transaction() as session:
+            post, question = await self._post_and_question(session, post_id)
+            if not 0 <= choice_index < len(question.choices):
+                raise InvalidChoice(f"That button does not match a choice of this question ({choice_index}).")
+            user_row = await self.directory.user_id(session, user, now)
+            closed = post.closed_at is not None or (post.closes_at is not None and now >= post.closes_at)
+            if closed:
+                previous = await self._existing_answer(session, post.id, user_row)
+                return self._result(AnswerOutcome.CLOSED, post, question, previous, revealed=True)
+            latency = now - post.opened_at
+            correct = choice_index == question.correct_index
+            window = (post.closes_at - post.opened_at) if post.closes_at else None
+            values = {
+                "post_id": post.id,
+                "user_id": user_row,
+                "workspace_id": await self._workspace_of(session, post.channel_id),
+                "channel_id": post.channel_id,
+                "choice_index": choice_index,
+                "is_correct": correct,
+                "points": points_for(correct=correct, latency=latency, window=window),
+                "answered_at": now,
+                "latency_ms": max(0, int(latency.total_seconds() * 1000)),
+            }
+            inserted = (
+                await session.execute(insert_ignoring_conflict(session, Answer, values, ["post_id", "user_id"]))
+            ).scalar()
+            if inserted is None:
+                previous = await self._existing_answer(session, post.id, user_row)
+                return self._result(AnswerOutcome.ALREADY_ANSWERED, post, question, previous)
+        log.info("answer recorded", extra={"post_id": post.id, "correct": correct})
+        return self._result(AnswerOutcome.RECORDED, post, question, (choice_index, correct))
+
+    async def _workspace_of(self, session: AsyncSession, channel_row: int) -> int:
+        return int((await session.execute(select(Channel.workspace_id).where(Channel.id == channel_row))).scalar_one())
+
+    @staticmethod
+    async def _existing_answer(session: AsyncSession, post_id: int, user_row: int) -> tuple[int, bool] | None:
+        row = (
+            await session.execute(
+                select(Answer.choice_index, Answer.is_correct).where(
+                    Answer.post_id == post_id, Answer.user_id == user_row
+                )
+            )
+        ).first()
+        return (row.choice_index, row.is_correct) if row else None
+
+    @staticmethod
+    def _result(
+        outcome: AnswerOutcome,
+        post: Post,
+        question: QuestionRow,
+        answer: tuple[int, bool] | None,
+        *,
+        revealed: bool = False,
+    ) -> AnswerResult:
+        return AnswerResult(
+            outcome=outcome,
+            post_id=post.id,
+            chosen=question.choices[answer[0]] if answer else None,
+            correct=answer[1] if answer else None,
+            correct_choice=question.choices[question.correct_index],
+            explanation=question.explanation,
+            revealed=revealed,
+        )
+
+    async def _post_and_question(self, session: AsyncSession, post_id: int) -> tuple[Post, QuestionRow]:
+        row = (
+            await session.execute(
+                select(Post, QuestionRow)
+                .join(QuestionRow, QuestionRow.id == Post.question_id)
+                .where(Post.id == post_id)
+            )
+        ).first()
+        if row is None:
+            raise UnknownPost("That question no longer exists (it may have been removed). Try `/quiz now`.")
+        return row[0], row[1]
+
+    async def current_post_id(self, channel: ChannelRef) -> int:
+        """The newest open post in a channel, or NoOpenPost."""
+        async with self.db.transaction() as session:
+            post_id = (
+                await session.execute(
+                    select(Post.id)
+                    .join(Channel, Channel.id == Post.channel_id)
+                    .join(Workspace, Workspace.id == Channel.workspace_id)
+                    .where(
+                        Workspace.platform == channel.platform,
+                        Workspace.external_id == channel.workspace_id,
+                        Channel.external_id == channel.channel_id,
+                        Post.closed_at.is_(None),
+                        Post.message_ref.is_not(None),
+                    )
+                    .order_by(Post.opened_at.desc(), Post.id.desc())
+                    .limit(1)
+                )
+            ).scalar()
+        if post_id is None:
+            raise NoOpenPost("There is no open question in this channel. Post one with `/quiz now`.")
+        return int(post_id)
+
+    async def close_post(self, post_id: int) -> tuple[ChannelRef, str | None, QuestionCard]:
+        """Close a post (idempotent) and return where it is and its revealed card."""
+        now = self.clock.now()
+        async with self.db.transaction() as session:
+            await session.execute(
+                update(Post).where(Post.id == post_id, Post.closed_at.is_(None)).values(closed_at=now)
+            )
+            post, question = await self._post_and_question(session, post_id)
+            channel = await self._channel_ref(session, post.channel_id)
+            card = await self._card(session, post, question)
+        log.info(
+            "post closed",
+            extra={"post_id": post_id, "platform": channel.platform, "channel": channel.channel_id},
+        )
+        return channel, post.message_ref, card
+
+    async def card(self, post_id: int) -> tuple[ChannelRef, str | None, QuestionCard]:
+        """A post's current card, where it was posted, and its message reference."""
+        async with self.db.transaction() as session:
+            post, question = await self._post_and_question(session, post_id)
+            channel = await self._channel_ref(session, post.channel_id)
+            card = await self._card(session, post, question)
+        return channel, post.message_ref, card
+
+    @staticmethod
+    async def _channel_ref(session: AsyncSession, channel_row: int) -> ChannelRef:
+        row = (
+            await session.execute(
+                select(Workspace.platform, Workspace.external_id, Channel.external_id.label("channel"))
+                .join(Channel, Channel.workspace_id == Workspace.id)
+                .where(Channel.id == channel_row)
+            )
+        ).one()
+        return ChannelRef(platform=row.platform, workspace_id=row.external_id, channel_id=row.channel)
+
+    async def _card(self, session: AsyncSession, post: Post, question: QuestionRow) -> QuestionCard:
+        pack = await session.get(PackRow, question.pack_id)
+        count = (
+            await session.execute(
+                select(func.count(QuestionRow.id)).where(
+                    QuestionRow.pack_id == question.pack_id, QuestionRow.active.is_(True)
+                )
+            )
+        ).scalar_one()
+        order = list(post.choice_order)
+        reveal = None
+        if post.closed_at is None:
+            answer_count = (
+                await session.execute(select(func.count(Answer.id)).where(Answer.post_id == post.id))
+            ).scalar_one()
+        else:
+            answers = (
+                await session.execute(
+                    select(Answer.choice_index, Answer.is_correct, User.display_name)
+                    .join(User, User.id == Answer.user_id)
+                    .where(Answer.post_id == post.id)
+                    .order_by(Answer.answered_at, Answer.id)
+                )
+            ).all()
+            answer_count = len(answers)
+            by_choice = Counter(row.choice_index for row in answers)
+            reveal = RevealView(
+                correct_position=order.index(question.correct_index),
+                counts=tuple(by_choice.get(choice, 0) for choice in order),
+                explanation=question.explanation,
+                correct_users=tuple(row.display_name for row in answers if row.is_correct),
+            )
+        return QuestionCard(
+            post_id=post.id,
+            pack_title=pack.title if pack else question.pack_id,
+            question_number=question.position + 1,
+            question_count=max(count, question.position + 1),
+            prompt=question.prompt,
+            choices=tuple(question.choices[i] for i in order),
+            choice_ids=tuple(order),
+            answer_count=answer_count,
+            closes_at=post.closes_at,
+            reveal=reveal,
+        )

@@ -1,0 +1,156 @@
+"""Shared fixtures: every database test runs on SQLite and on PostgreSQL.
+
+PostgreSQL comes from QUIZBOT_TEST_POSTGRES_URL (default: the local server on 127.0.0.1:5432). Each test run
+creates its own database there, migrates it once, and empties it between tests. When PostgreSQL cannot be
+reached the PostgreSQL variants fail; deselect them locally with `-m "not postgres"` if you have none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from bot.clock import ManualClock
+from bot.config import Settings
+from bot.db import Database
+from bot.db.migrate import upgrade
+from bot.db.models import Base
+from bot.domain import ChannelRef, UserRef
+from bot.runtime import Runtime, build_runtime
+from tests.fakes.fake_platform import FakePlatform
+
+REPO = Path(__file__).resolve().parent.parent
+CONTENT = REPO / "content"
+POSTGRES_ADMIN_URL = os.environ.get(
+    "QUIZBOT_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+)
+
+
+async def _create_pg_database(name: str) -> None:
+    admin = create_async_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        async with admin.connect() as conn:
+            await conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        await admin.dispose()
+
+
+async def _drop_pg_database(name: str) -> None:
+    admin = create_async_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        async with admin.connect() as conn:
+            await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        await admin.dispose()
+
+
+def _pg_url(name: str) -> str:
+    base, _, _ = POSTGRES_ADMIN_URL.rpartition("/")
+    return f"{base}/{name}"
+
+
+async def _migrate(url: str) -> None:
+    db = Database.from_url(url)
+    try:
+        await upgrade(db)
+    finally:
+        await db.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_template() -> Iterator[str]:
+    """A migrated PostgreSQL database for this test run (dropped at the end)."""
+    name = f"quizbot_test_{uuid.uuid4().hex[:12]}"
+    try:
+        asyncio.run(_create_pg_database(name))
+    except Exception as exc:
+        pytest.fail(f"PostgreSQL is not reachable at {POSTGRES_ADMIN_URL}: {exc}", pytrace=False)
+    url = _pg_url(name)
+    try:
+        asyncio.run(_migrate(url))
+        yield url
+    finally:
+        asyncio.run(_drop_pg_database(name))
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated SQLite file, copied for each test."""
+    path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
+    asyncio.run(_migrate(f"sqlite+aiosqlite:///{path}"))
+    return path
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of an empty, migrated database: a fresh SQLite file, or the run's PostgreSQL emptied."""
+    if request.param == "sqlite":
+        template: Path = request.getfixturevalue("sqlite_template")
+        path = tmp_path / "quizbot.db"
+        shutil.copy(template, path)
+        yield f"sqlite+aiosqlite:///{path}"
+        return
+    url: str = request.getfixturevalue("postgres_template")
+    yield url
+    asyncio.run(_truncate(url))
+
+
+async def _truncate(url: str) -> None:
+    engine = create_async_engine(url)
+    try:
+        async with engine.begin() as conn:
+            tables = ", ".join(t.name for t in Base.metadata.sorted_tables)
+            await conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    """A clock tests move by hand."""
+    return ManualClock()
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    """Settings for a test bot on the test database and the shipped packs."""
+    return Settings(database_url=database_url, content_dir=CONTENT, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
+
+
+@pytest.fixture
+async def runtime(settings: Settings, clock: ManualClock) -> AsyncIterator[Runtime]:
+    """The core wired to a FakePlatform named `fake`."""
+    rt = await build_runtime(settings, clock=clock, rng=random.Random(7), migrate=False)
+    rt.platforms.register(FakePlatform())
+    try:
+        yield rt
+    finally:
+        await rt.aclose()
+
+
+@pytest.fixture
+def platform(runtime: Runtime) -> FakePlatform:
+    """The fake platform of `runtime`."""
+    fake = runtime.platforms.get("fake")
+    assert isinstance(fake, FakePlatform)
+    return fake
+
+
+@pytest.fixture
+def channel() -> ChannelRef:
+    """A channel on the fake platform."""
+    return ChannelRef(platform="fake", workspace_id="W1", channel_id="C1")
+
+
+def make_user(name: str, workspace: str = "W1") -> UserRef:
+    """A user on the fake platform."""
+    return UserRef(platform="fake", workspace_id=workspace, user_id=f"U-{name}", display_name=name)

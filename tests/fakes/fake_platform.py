@@ -1,0 +1,55 @@
+"""A fake chat platform: a real implementation of the port that records what it was asked to send."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bot.domain import ChannelRef, QuestionCard
+from bot.ports import Message, PlatformError
+
+
+@dataclass
+class Sent:
+    """One call the core made on the platform."""
+
+    kind: str
+    channel: ChannelRef
+    card: QuestionCard | None = None
+    message: Message | None = None
+    message_ref: str | None = None
+    user_id: str | None = None
+
+
+@dataclass
+class FakePlatform:
+    """Records posts, edits and messages; can be told to fail the next post."""
+
+    name: str = "fake"
+    sent: list[Sent] = field(default_factory=list)
+    fail_next_post: Exception | None = None
+    _next_ref: int = 1000
+
+    async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
+        if self.fail_next_post is not None:
+            exc, self.fail_next_post = self.fail_next_post, None
+            raise exc
+        self._next_ref += 1
+        ref = f"msg-{self._next_ref}"
+        self.sent.append(Sent("post_card", channel, card=card, message_ref=ref))
+        return ref
+
+    async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
+        self.sent.append(Sent("update_card", channel, card=card, message_ref=message_ref))
+
+    async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
+        self.sent.append(Sent("send_private", channel, message=message, user_id=user_id))
+
+    async def post_message(self, channel: ChannelRef, message: Message) -> None:
+        self.sent.append(Sent("post_message", channel, message=message))
+
+    def of_kind(self, kind: str) -> list[Sent]:
+        """The calls of one kind, in order."""
+        return [s for s in self.sent if s.kind == kind]
+
+
+__all__ = ["FakePlatform", "PlatformError", "Sent"]

@@ -1,0 +1,75 @@
+"""The `/quiz` grammar, parsed once in the core for every adapter."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.commands import (
+    ListPacks,
+    PostNow,
+    Reveal,
+    Scope,
+    ShowHelp,
+    ShowLeaderboard,
+    ShowMe,
+    Window,
+    help_lines,
+    parse_command,
+)
+from bot.errors import CommandError
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", ShowHelp()),
+        ("   ", ShowHelp()),
+        ("help", ShowHelp()),
+        ("help now", ShowHelp(topic="now")),
+        ("now", PostNow()),
+        ("NOW data-parallelism", PostNow(pack="data-parallelism")),
+        ("/quiz now data-parallelism", PostNow(pack="data-parallelism")),
+        ("reveal", Reveal()),
+        ("leaderboard", ShowLeaderboard(Window.ALL, Scope.CHANNEL)),
+        ("leaderboard week", ShowLeaderboard(Window.WEEK, Scope.CHANNEL)),
+        ("leaderboard workspace month", ShowLeaderboard(Window.MONTH, Scope.WORKSPACE)),
+        ("lb all-time", ShowLeaderboard(Window.ALL, Scope.CHANNEL)),
+        ("me", ShowMe()),
+        ("stats", ShowMe()),
+        ("packs", ListPacks()),
+    ],
+)
+def test_parses(text: str, expected: object) -> None:
+    assert parse_command(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("frobnicate", "Unknown command `frobnicate`"),
+        ("now a b", "at most one pack"),
+        ("reveal now", "takes no arguments"),
+        ("leaderboard yearly", "`yearly` is not a leaderboard option"),
+        ('now "unclosed', "Check your quotes"),
+    ],
+)
+def test_errors_say_what_to_type(text: str, message: str) -> None:
+    with pytest.raises(CommandError, match=message):
+        parse_command(text)
+
+
+def test_help_lists_every_command_and_one_on_request() -> None:
+    lines = help_lines()
+    for name in ("now", "reveal", "leaderboard", "me", "packs", "help"):
+        assert any(line.startswith(f"/quiz {name}") for line in lines)
+    assert help_lines("lb") == [line for line in lines if line.startswith("/quiz leaderboard")]
+
+
+@given(st.text(max_size=200))
+def test_any_input_parses_or_raises_a_command_error(text: str) -> None:
+    try:
+        parse_command(text)
+    except CommandError:
+        pass
