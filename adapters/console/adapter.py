@@ -1,0 +1,180 @@
+"""The terminal adapter. You type what you would type in chat: `/quiz now`, a number to answer, `/as NAME`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import re
+import sys
+import threading
+from typing import TextIO
+
+from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
+from bot.errors import NoOpenPost
+from bot.ports import Message
+from bot.render import CHOICE_MARKS, answer_message, card_footer, reveal_lines
+from bot.runtime import Runtime
+from bot.service.app import Invocation, Reply, error_reply
+
+PLATFORM = "console"
+WORKSPACE = "local"
+CHANNEL = "terminal"
+RULE = "─" * 60
+INTRO = (
+    "quizbot in your terminal. `/quiz now` posts a question, a number answers it, `/quiz help` lists commands,\n"
+    "`/as NAME` switches who you are, `/quit` leaves."
+)
+
+
+def _user_id(name: str) -> str:
+    return re.sub(r"[^a-z0-9_.-]+", "-", name.casefold()).strip("-") or "user"
+
+
+class ConsoleAdapter:
+    """A real adapter behind the platform port, reading lines from `stdin` and writing to `stdout`."""
+
+    name = PLATFORM
+
+    def __init__(self, runtime: Runtime, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+        self.runtime = runtime
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stdout
+        self.channel = ChannelRef(platform=PLATFORM, workspace_id=WORKSPACE, channel_id=CHANNEL)
+        name = runtime.settings.console_user or _default_user()
+        self.user = UserRef(platform=PLATFORM, workspace_id=WORKSPACE, user_id=_user_id(name), display_name=name)
+        self.interactive = self.stdin.isatty()
+
+    # --- the platform port -------------------------------------------------------------------------
+
+    async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
+        """Print the question with numbered choices."""
+        lines = [RULE, f"❓ {card_footer(card)}  [post {card.post_id}]", card.prompt]
+        lines += [f"  [{CHOICE_MARKS[i]}] {choice}" for i, choice in enumerate(card.choices)]
+        lines.append("Type the number of your answer.")
+        self._print(*lines)
+        return str(card.post_id)
+
+    async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
+        """Print the reveal once the question closes; answer-count edits are not worth a line here."""
+        if card.reveal is not None:
+            self._print(RULE, f"🔔 Closed: {card.prompt}", *reveal_lines(card), f"({card_footer(card)})")
+
+    async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
+        """Print a message meant for one user, marked as private."""
+        self._print(f"(only {user_id} sees this) {message.title}", *message.lines)
+
+    async def post_message(self, channel: ChannelRef, message: Message) -> None:
+        """Print a channel message."""
+        self._print(message.title, *message.lines)
+
+    # --- input -------------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Read commands until end of input, `/quit`, or a stop of the bot."""
+        self.runtime.platforms.register(self)
+        self._print(INTRO)
+        lines = self._start_reader()
+        while not self.runtime.stopping.is_set():
+            if self.interactive:
+                self.stdout.write(f"{self.user.display_name}> ")
+                self.stdout.flush()
+            read = asyncio.ensure_future(lines.get())
+            stop = asyncio.ensure_future(self.runtime.stopping.wait())
+            done, _ = await asyncio.wait({read, stop}, return_when=asyncio.FIRST_COMPLETED)
+            stop.cancel()
+            if read not in done:
+                read.cancel()
+                break
+            line = read.result()
+            if line is None or not await self.handle_line(line.strip()):
+                break
+        self._print("Bye.")
+
+    def _start_reader(self) -> asyncio.Queue[str | None]:
+        """Read stdin on a daemon thread (a blocked read never holds up shutdown); None marks the end."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def read_lines() -> None:
+            try:
+                for line in iter(self.stdin.readline, ""):
+                    loop.call_soon_threadsafe(queue.put_nowait, line)
+            except (OSError, ValueError):
+                pass
+            finally:
+                with contextlib.suppress(RuntimeError):  # the loop may already be closed
+                    loop.call_soon_threadsafe(queue.put_nowait, None)
+
+        threading.Thread(target=read_lines, name="console-stdin", daemon=True).start()
+        return queue
+
+    async def handle_line(self, line: str) -> bool:
+        """Act on one line of input; returns False when the user asked to leave."""
+        if not line or line.startswith("#"):
+            return True
+        if self.interactive is False:
+            self._print(f"{self.user.display_name}> {line}")
+        if line in {"/quit", "/exit", "/q"}:
+            return False
+        if line == "/as" or line.startswith("/as "):
+            name = line[3:].strip()
+            if not name:
+                self._print("Usage: /as NAME")
+            else:
+                self.user = UserRef(PLATFORM, WORKSPACE, _user_id(name), name)
+                self._print(f"You are now {name}.")
+            return True
+        if line.startswith("/quiz") and (len(line) == 5 or line[5].isspace()):
+            reply = await self.runtime.app.handle_command(Invocation(self.channel, self.user, line[5:]))
+            self._show_reply(reply)
+            return True
+        if line.isdigit():
+            await self._answer(int(line))
+            return True
+        self._print("Type a number to answer, `/quiz help` for commands, `/as NAME` to switch user, `/quit` to leave.")
+        return True
+
+    async def _answer(self, number: int) -> None:
+        quiz = self.runtime.quiz
+        try:
+            post_id = await quiz.current_post_id(self.channel)
+            _, _, card = await quiz.card(post_id)
+            if not 1 <= number <= len(card.choices):
+                self._print(f"Pick a number from 1 to {len(card.choices)}.")
+                return
+            result = await self.runtime.app.answer(
+                post_id=post_id, user=self.user, choice_index=card.choice_ids[number - 1]
+            )
+        except NoOpenPost:
+            self._print("There is no open question. Post one with `/quiz now`.")
+            return
+        except Exception as exc:
+            self._show_reply(error_reply(exc))
+            return
+        self._show_result(result)
+
+    def _show_result(self, result: AnswerResult) -> None:
+        message = answer_message(result)
+        self._print(f"(only {self.user.display_name} sees this) {message.title}", *message.lines)
+
+    def _show_reply(self, reply: Reply) -> None:
+        if reply.quiet:
+            return
+        self._print(reply.message.title, *(f"  {line}" for line in reply.message.lines))
+
+    def _print(self, *lines: str) -> None:
+        self.stdout.write("\n".join(lines) + "\n")
+        self.stdout.flush()
+
+
+def _default_user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no passwd entry in some containers
+        return "you"
+
+
+def build(runtime: Runtime) -> ConsoleAdapter:
+    """Entry point for `quizbot.adapters`: the terminal adapter on the process's stdin/stdout."""
+    return ConsoleAdapter(runtime)

@@ -1,0 +1,131 @@
+"""The `quizbot` command line: run the bot, migrate the database, check and import content."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot import __version__
+from bot.config import Settings, load_settings
+from bot.content.importer import parse_plain_quiz, skeleton_yaml
+from bot.content.loader import validate_paths
+from bot.content.schema import pack_json_schema
+from bot.errors import ConfigError, InvalidPack, QuizError
+from bot.logs import configure_logging
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="quizbot", description="A quiz bot for team chat.")
+    parser.add_argument("--version", action="version", version=f"quizbot {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    commands.add_parser("run", help="run the bot (terminal adapter unless Slack/Discord are configured)")
+
+    db = commands.add_parser("db", help="database schema").add_subparsers(dest="db_command", required=True)
+    upgrade = db.add_parser("upgrade", help="migrate the database to the newest schema")
+    upgrade.add_argument("revision", nargs="?", default="head")
+    db.add_parser("current", help="show the schema revision of the database")
+
+    content = commands.add_parser("content", help="quiz packs").add_subparsers(dest="content_command", required=True)
+    check = content.add_parser("check", help="validate packs (default: the configured content folder)")
+    check.add_argument("paths", nargs="*", type=Path)
+    importer = content.add_parser("import", help="turn a plain-text quiz into a YAML pack skeleton")
+    importer.add_argument("source", type=Path)
+    importer.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
+    importer.add_argument("--id", dest="pack_id", help="pack id (default: from the title)")
+    schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
+    schema.add_argument("-o", "--output", type=Path)
+    return parser
+
+
+def _settings() -> Settings:
+    return load_settings()
+
+
+def _content_check(paths: list[Path]) -> int:
+    targets = paths or [_settings().content_dir]
+    packs, problems = validate_paths(targets)
+    for pack in packs:
+        print(f"ok   {pack.id}: {pack.title} ({len(pack.questions)} questions)")
+    for problem in problems:
+        print(f"FAIL {problem}", file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} problem(s) found", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _content_import(source: Path, output: Path | None, pack_id: str | None) -> int:
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise QuizError(f"{source}: cannot read: {exc}") from exc
+    skeleton = skeleton_yaml(parse_plain_quiz(text, source=str(source)), pack_id=pack_id)
+    if output is None:
+        sys.stdout.write(skeleton)
+    else:
+        if output.exists():
+            raise QuizError(f"{output} exists; not overwriting it")
+        output.write_text(skeleton, encoding="utf-8")
+        print(f"wrote {output}: fill in each TODO, then run `quizbot content check {output}`", file=sys.stderr)
+    return 0
+
+
+def _write(text: str, output: Path | None) -> int:
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+    return 0
+
+
+async def _db(command: str, revision: str) -> int:
+    from bot.db import Database
+    from bot.db.migrate import current_revision, head_revision, upgrade
+
+    db = Database.from_url(_settings().database_url)
+    try:
+        if command == "upgrade":
+            await upgrade(db, revision)
+            print(f"database upgraded to {revision} ({head_revision()})")
+        else:
+            current = await current_revision(db)
+            head = head_revision()
+            state = "up to date" if current == head else f"behind (newest is {head})"
+            print(f"{current or 'empty'}: {state}")
+    finally:
+        await db.dispose()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `quizbot` console script."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "content":
+            if args.content_command == "check":
+                return _content_check(args.paths)
+            if args.content_command == "import":
+                return _content_import(args.source, args.output, args.pack_id)
+            return _write(json.dumps(pack_json_schema(), indent=2) + "\n", args.output)
+        settings = _settings()
+        configure_logging(settings.effective_log_level(), settings.log_format)
+        if args.command == "db":
+            return asyncio.run(_db(args.db_command, getattr(args, "revision", "head")))
+        from bot.runtime import run
+
+        asyncio.run(run(settings))
+        return 0
+    except (ConfigError, InvalidPack, QuizError) as exc:
+        print(f"quizbot: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,173 @@
+"""The composition root: builds the engine, the services and the adapters from settings, and runs them.
+
+Adapters are found through the `quizbot.adapters` entry-point group, so the core never imports them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import signal
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Protocol
+
+from bot.clock import Clock, SystemClock
+from bot.config import Settings
+from bot.content import Catalog, load_catalog
+from bot.db import Database
+from bot.db.migrate import upgrade
+from bot.errors import ConfigError
+from bot.ports import PlatformRegistry
+from bot.service.app import QuizApp
+from bot.service.cards import CardRefresher
+from bot.service.directory import Directory
+from bot.service.quiz import QuizService
+from bot.service.stats import Stats
+
+log = logging.getLogger(__name__)
+
+ADAPTER_GROUP = "quizbot.adapters"
+
+
+@dataclass
+class Runtime:
+    """Everything the bot is made of, built once by `build_runtime`."""
+
+    settings: Settings
+    db: Database
+    catalog: Catalog
+    clock: Clock
+    platforms: PlatformRegistry
+    quiz: QuizService
+    stats: Stats
+    cards: CardRefresher
+    app: QuizApp
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def aclose(self) -> None:
+        """Finish pending card edits and close the database."""
+        try:
+            await self.app.aclose()
+        finally:
+            await self.db.dispose()
+
+
+class Adapter(Protocol):
+    """A running platform connection. It registers its ChatPlatform and serves until `runtime.stopping` is set.
+
+    An adapter whose `run` returns on its own (the terminal at end of input) stops the whole bot.
+    """
+
+    name: str
+
+    async def run(self) -> None:
+        """Serve until told to stop (or until the platform's input ends)."""
+        ...
+
+
+AdapterFactory = Callable[[Runtime], Adapter]
+
+
+async def build_runtime(
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    rng: random.Random | None = None,
+    migrate: bool = True,
+) -> Runtime:
+    """Load content, migrate and connect the database, sync packs, and wire the services."""
+    catalog = load_catalog(settings.content_dir)
+    db = Database.from_url(settings.database_url)
+    try:
+        if migrate:
+            await upgrade(db)
+        clock = clock or SystemClock()
+        platforms = PlatformRegistry()
+        quiz = QuizService(
+            db=db,
+            catalog=catalog,
+            platforms=platforms,
+            clock=clock,
+            directory=Directory(default_timezone=settings.timezone),
+            rng=rng,
+        )
+        await quiz.sync_content()
+    except BaseException:
+        await db.dispose()
+        raise
+    stats = Stats(db)
+    cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
+    app = QuizApp(quiz=quiz, stats=stats, cards=cards, clock=clock)
+    return Runtime(
+        settings=settings,
+        db=db,
+        catalog=catalog,
+        clock=clock,
+        platforms=platforms,
+        quiz=quiz,
+        stats=stats,
+        cards=cards,
+        app=app,
+    )
+
+
+def adapter_factories() -> dict[str, AdapterFactory]:
+    """The installed adapters, by name."""
+    return {ep.name: ep.load() for ep in entry_points(group=ADAPTER_GROUP)}
+
+
+def build_adapters(runtime: Runtime) -> list[Adapter]:
+    """Build the adapters the settings ask for."""
+    factories = adapter_factories()
+    adapters = []
+    for name in runtime.settings.enabled_adapters():
+        if name not in factories:
+            raise ConfigError(f"adapter {name!r} is not installed (have: {', '.join(sorted(factories)) or 'none'})")
+        adapters.append(factories[name](runtime))
+    return adapters
+
+
+async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
+    """Run adapters until one ends on its own or a stop is asked for (SIGINT/SIGTERM), then shut down."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, runtime.stopping.set)
+    tasks = [asyncio.create_task(adapter.run(), name=f"adapter-{adapter.name}") for adapter in adapters]
+    stop_wait = asyncio.create_task(runtime.stopping.wait(), name="stop-signal")
+    try:
+        done, _ = await asyncio.wait([*tasks, stop_wait], return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if task is not stop_wait and not task.cancelled() and (exc := task.exception()) is not None:
+                log.error("adapter %s failed: %s", task.get_name(), exc, exc_info=exc)
+        runtime.stopping.set()
+        # Adapters watch `stopping` and return; give them a moment, then cancel what is left.
+        _, pending = await asyncio.wait(tasks, timeout=10)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+    finally:
+        stop_wait.cancel()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+        await runtime.aclose()
+    failures = [t for t in tasks if t.done() and not t.cancelled() and t.exception() is not None]
+    if failures:
+        raise SystemExit(1)
+
+
+async def run(settings: Settings) -> None:
+    """`quizbot run`: build everything and serve."""
+    runtime = await build_runtime(settings)
+    try:
+        adapters = build_adapters(runtime)
+    except BaseException:
+        await runtime.aclose()
+        raise
+    log.info("quizbot running with %s", ", ".join(a.name for a in adapters))
+    await serve(runtime, adapters)

@@ -1,0 +1,160 @@
+"""The terminal adapter, driven line by line and as a whole `quizbot run` process with piped input."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adapters.console import ConsoleAdapter
+from bot.runtime import Runtime
+from tests.conftest import CONTENT, REPO
+
+
+def _console(runtime: Runtime, script: str) -> tuple[ConsoleAdapter, io.StringIO]:
+    out = io.StringIO()
+    return ConsoleAdapter(runtime, stdin=io.StringIO(script), stdout=out), out
+
+
+def _correct_number(runtime: Runtime, output: str) -> tuple[int, int]:
+    """From the last printed card: the number of the correct choice and of a wrong one."""
+    card = output.rsplit("❓", 1)[1]
+    prompt = card.splitlines()[1]
+    question = next(q for p in runtime.catalog.packs for q in p.questions if q.prompt == prompt)
+    shown = re.findall(r"^\s+\[(\d+)\] (.*)$", card, flags=re.MULTILINE)
+    right = next(int(n) for n, text in shown if text == question.correct_choice)
+    wrong = next(int(n) for n, text in shown if text != question.correct_choice)
+    return right, wrong
+
+
+async def test_a_round_in_the_terminal(runtime: Runtime) -> None:
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    await console.handle_line("/quiz now data-parallelism")
+    right, wrong = _correct_number(runtime, out.getvalue())
+    await console.handle_line(str(right))
+    await console.handle_line(str(wrong))
+    await console.handle_line("/as Bob")
+    await console.handle_line(str(wrong))
+    await console.handle_line("/quiz reveal")
+    await console.handle_line("/quiz leaderboard")
+    text = out.getvalue()
+    user = console.user
+    assert user.display_name == "Bob"
+    assert "Correct!" in text
+    assert "You already answered" in text
+    assert "(only Bob sees this) Not quite." in text
+    assert "🔔 Closed:" in text
+    assert "— 1 (50%)" in text
+    assert re.search(r"1\. \S+ — 20 pts · 1/1 correct \(100%\)", text)
+    assert "2. Bob — 0 pts · 0/1 correct (0%)" in text
+
+
+async def test_bad_input_gets_help_not_a_crash(runtime: Runtime) -> None:
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    assert await console.handle_line("/quiz dance") is True
+    assert await console.handle_line("3") is True
+    assert await console.handle_line("hello?") is True
+    assert await console.handle_line("/quiz now no-such-pack") is True
+    assert await console.handle_line("/quiz reveal") is True
+    await console.handle_line("/quiz now")
+    assert await console.handle_line("9") is True
+    text = out.getvalue()
+    assert "Unknown command `dance`" in text
+    assert "There is no open question" in text
+    assert "Type a number to answer" in text
+    assert "There is no pack called `no-such-pack`" in text
+    assert "Pick a number from 1 to 4." in text
+    assert await console.handle_line("/quit") is False
+
+
+async def test_run_reads_until_end_of_input(runtime: Runtime) -> None:
+    console, out = _console(runtime, "/quiz packs\n/quiz help\n")
+    await console.run()
+    text = out.getvalue()
+    assert "data-parallelism — Data Parallelism Quiz (8 questions)" in text
+    assert "/quiz leaderboard [week|month|all] [channel|workspace]" in text
+    assert text.rstrip().endswith("Bye.")
+
+
+def _quizbot(tmp_path: Path, script: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_")}
+    environment.update({"QUIZBOT_CONSOLE_USER": "alice", **env})
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", "run"],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=environment,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_quizbot_run_end_to_end_with_piped_input_and_a_restart(tmp_path: Path) -> None:
+    first = _quizbot(tmp_path, "/quiz now model-pipeline-parallelism\n")
+    assert first.returncode == 0, first.stderr
+    assert "❓ Model and Pipeline Parallelism Quiz · question" in first.stdout
+    db_file = tmp_path / "quizbot.db"
+    assert db_file.exists()
+
+    # A second process answers the question the first one posted: the data survived the restart.
+    prompt = first.stdout.split("❓", 1)[1].splitlines()[1]
+    shown = re.findall(r"^\s+\[(\d+)\] (.*)$", first.stdout, flags=re.MULTILINE)
+    import yaml
+
+    pack = yaml.safe_load((CONTENT / "model-pipeline-parallelism.yaml").read_text(encoding="utf-8"))
+    question = next(q for q in pack["questions"] if q["prompt"] == prompt)
+    correct_text = question["choices"][question["answer"] - 1]
+    right = next(n for n, text in shown if text == correct_text)
+    wrong = next(n for n, text in shown if text != correct_text)
+    second = _quizbot(tmp_path, f"{right}\n/as bob\n{wrong}\n{wrong}\n/quiz reveal\n/quiz me\n/quit\n")
+    assert second.returncode == 0, second.stderr
+    out = second.stdout
+    assert "(only alice sees this) Correct!" in out
+    assert "(only bob sees this) Not quite." in out
+    assert "(only bob sees this) You already answered" in out
+    assert "Got it right: alice" in out
+    assert "Answered: 1 · correct: 0" in out
+
+    with sqlite3.connect(db_file) as conn:
+        rows = conn.execute(
+            "SELECT u.display_name, a.is_correct FROM answers a JOIN users u ON u.id = a.user_id ORDER BY u.display_name"
+        ).fetchall()
+        posts = conn.execute("SELECT count(*), count(closed_at) FROM posts").fetchone()
+    assert rows == [("alice", 1), ("bob", 0)]
+    assert posts == (1, 1)
+
+
+def test_quizbot_run_refuses_a_bad_setting_with_its_name(tmp_path: Path) -> None:
+    result = _quizbot(tmp_path, "", QUIZBOT_TIMEZONE="Nowhere/Land")
+    assert result.returncode == 2
+    assert "QUIZBOT_TIMEZONE" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_quizbot_run_refuses_an_invalid_pack_folder(tmp_path: Path) -> None:
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "broken.yaml").write_text("id: x\ntitle: X\nquestions:\n  - id: q\n    prompt: P\n", encoding="utf-8")
+    result = _quizbot(tmp_path, "", QUIZBOT_CONTENT_DIR=str(packs))
+    assert result.returncode == 2
+    assert "broken.yaml: question q (#1): choices: Field required" in result.stderr
+
+
+@pytest.mark.postgres
+def test_quizbot_run_on_postgresql(tmp_path: Path, postgres_template: str) -> None:
+    result = _quizbot(tmp_path, "/quiz now\n1\n/quiz leaderboard workspace\n", QUIZBOT_DATABASE_URL=postgres_template)
+    assert result.returncode == 0, result.stderr
+    assert "Leaderboard (workspace, all time)" in result.stdout
+    assert "alice" in result.stdout.split("Leaderboard", 1)[1]
+    assert not (tmp_path / "quizbot.db").exists()
+    assert REPO.exists()
