@@ -1,0 +1,34 @@
+# quizbot: `make run` starts the bot on the embedded defaults; `make test` runs every check CI runs.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+
+.PHONY: run test lint typecheck pytest install clean
+
+run: $(INSTALLED)
+	$(BIN)/quizbot run
+
+test: $(INSTALLED) lint typecheck pytest
+
+install: $(INSTALLED)
+
+$(INSTALLED): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit("quizbot needs Python 3.11 or newer, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $@
+
+lint: $(INSTALLED)
+	$(BIN)/ruff check bot adapters migrations tests
+	$(BIN)/ruff format --check bot adapters migrations tests
+
+typecheck: $(INSTALLED)
+	$(BIN)/mypy
+
+pytest: $(INSTALLED)
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
