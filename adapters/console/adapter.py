@@ -126,7 +126,7 @@ class ConsoleAdapter:
                 self._print(f"You are now {name}.")
             return True
         if line.startswith("/quiz") and (len(line) == 5 or line[5].isspace()):
-            reply = await self.runtime.app.handle_command(Invocation(self.channel, self.user, line[5:]))
+            reply = await self.runtime.app.handle_command(Invocation(self.channel, self.user, line[5:], is_admin=True))
             self._show_reply(reply)
             return True
         if line.isdigit():

@@ -33,11 +33,16 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Invocation:
-    """A `/quiz ...` typed by a user in a channel."""
+    """A `/quiz ...` typed by a user in a channel.
+
+    `is_admin` is decided by the adapter from its platform's roles (Slack workspace admins and owners,
+    Discord members with Manage Server, everyone in the terminal) and gates commands that change settings.
+    """
 
     channel: ChannelRef
     user: UserRef
     text: str
+    is_admin: bool = False
 
 
 @dataclass(frozen=True, slots=True)
