@@ -43,6 +43,10 @@ class Settings(BaseSettings):
     card_update_interval: float = Field(
         default=2.0, ge=0.0, le=60.0, description="Seconds between answer-count edits of one question card."
     )
+    http_host: str = Field(default="0.0.0.0", description="Where /healthz and /metrics listen.")
+    http_port: int | None = Field(
+        default=None, ge=0, le=65535, description="Port of /healthz and /metrics (off unless set; 8080 in the image)."
+    )
     console_user: str = Field(default="", description="Simulated user name in the terminal (default: $USER).")
 
     slack_bot_token: SecretStr | None = None

@@ -41,3 +41,7 @@ class InvalidChoice(QuizError):
 
 class StorageUnavailable(QuizError):
     """The database could not be reached; nothing was recorded and the user may retry."""
+
+
+class ShuttingDown(QuizError):
+    """The bot is stopping and takes no new work; the user may retry once it is back."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
 import signal
 from collections.abc import Callable
@@ -21,6 +22,8 @@ from bot.content import Catalog, load_catalog
 from bot.db import Database
 from bot.db.migrate import upgrade
 from bot.errors import ConfigError
+from bot.ops.http import OpsServer
+from bot.ops.metrics import Metrics
 from bot.ports import PlatformRegistry
 from bot.service.app import QuizApp
 from bot.service.cards import CardRefresher
@@ -46,6 +49,7 @@ class Runtime:
     stats: Stats
     cards: CardRefresher
     app: QuizApp
+    metrics: Metrics
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def aclose(self) -> None:
@@ -86,6 +90,7 @@ async def build_runtime(
         if migrate:
             await upgrade(db)
         clock = clock or SystemClock()
+        metrics = Metrics()
         platforms = PlatformRegistry()
         quiz = QuizService(
             db=db,
@@ -94,6 +99,7 @@ async def build_runtime(
             clock=clock,
             directory=Directory(default_timezone=settings.timezone),
             rng=rng,
+            metrics=metrics,
         )
         await quiz.sync_content()
     except BaseException:
@@ -101,7 +107,7 @@ async def build_runtime(
         raise
     stats = Stats(db)
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
-    app = QuizApp(quiz=quiz, stats=stats, cards=cards, clock=clock)
+    app = QuizApp(quiz=quiz, stats=stats, cards=cards, clock=clock, metrics=metrics)
     return Runtime(
         settings=settings,
         db=db,
@@ -112,6 +118,7 @@ async def build_runtime(
         stats=stats,
         cards=cards,
         app=app,
+        metrics=metrics,
     )
 
 
@@ -132,18 +139,37 @@ def build_adapters(runtime: Runtime) -> list[Adapter]:
 
 
 async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
-    """Run adapters until one ends on its own or a stop is asked for (SIGINT/SIGTERM), then shut down."""
+    """Run adapters until one ends on its own or SIGINT/SIGTERM arrives, then shut down gracefully.
+
+    Shutdown order: stop taking clicks and let those in flight commit (adapters are still connected, so
+    their replies go out), then stop the adapters, flush pending card edits and close the database.
+    A second signal exits at once.
+    """
     loop = asyncio.get_running_loop()
+    stop_requested = asyncio.Event()
+
+    def on_signal() -> None:
+        if stop_requested.is_set():
+            log.warning("second stop signal: exiting now")
+            os._exit(1)
+        log.info("stop signal received: finishing in-flight work")
+        stop_requested.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
         with suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, runtime.stopping.set)
+            loop.add_signal_handler(sig, on_signal)
+    ops = None
+    if runtime.settings.http_port is not None:
+        ops = OpsServer(runtime, host=runtime.settings.http_host, port=runtime.settings.http_port)
+        await ops.start()
     tasks = [asyncio.create_task(adapter.run(), name=f"adapter-{adapter.name}") for adapter in adapters]
-    stop_wait = asyncio.create_task(runtime.stopping.wait(), name="stop-signal")
+    stop_wait = asyncio.create_task(stop_requested.wait(), name="stop-signal")
     try:
         done, _ = await asyncio.wait([*tasks, stop_wait], return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             if task is not stop_wait and not task.cancelled() and (exc := task.exception()) is not None:
                 log.error("adapter %s failed: %s", task.get_name(), exc, exc_info=exc)
+        await runtime.app.drain()
         runtime.stopping.set()
         # Adapters watch `stopping` and return; give them a moment, then cancel what is left.
         _, pending = await asyncio.wait(tasks, timeout=10)
@@ -151,10 +177,13 @@ async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
     finally:
+        runtime.stopping.set()
         stop_wait.cancel()
         for sig in (signal.SIGINT, signal.SIGTERM):
             with suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
+        if ops is not None:
+            await ops.stop()
         await runtime.aclose()
     failures = [t for t in tasks if t.done() and not t.cancelled() and t.exception() is not None]
     if failures:

@@ -5,7 +5,9 @@ Adapters turn platform payloads into these calls and the returned Reply into pla
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from dataclasses import dataclass
 
 from bot.clock import Clock
@@ -21,7 +23,8 @@ from bot.commands import (
     parse_command,
 )
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, PostSource, QuestionCard, UserRef
-from bot.errors import CommandError, QuizError, StorageUnavailable
+from bot.errors import CommandError, QuizError, ShuttingDown, StorageUnavailable
+from bot.ops.metrics import Metrics
 from bot.ports import Message, PlatformError
 from bot.render import help_message, leaderboard_message, packs_message, stats_message
 from bot.service.cards import CardRefresher
@@ -76,11 +79,18 @@ def error_reply(exc: BaseException) -> Reply:
 class QuizApp:
     """The quiz core as adapters see it."""
 
-    def __init__(self, *, quiz: QuizService, stats: Stats, cards: CardRefresher, clock: Clock) -> None:
+    def __init__(
+        self, *, quiz: QuizService, stats: Stats, cards: CardRefresher, clock: Clock, metrics: Metrics | None = None
+    ) -> None:
         self.quiz = quiz
         self.stats = stats
         self.cards = cards
         self.clock = clock
+        self.metrics = metrics or quiz.metrics
+        self.accepting = True
+        self._inflight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
 
     async def handle_command(self, invocation: Invocation) -> Reply:
         """Parse and run a `/quiz` command; every error becomes a friendly reply."""
@@ -116,11 +126,41 @@ class QuizApp:
         raise CommandError("That command is not available here.")  # pragma: no cover - the match is exhaustive
 
     async def answer(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:
-        """Record a click and schedule a (coalesced) edit of the card's answer count."""
-        result = await self.quiz.record_answer(post_id=post_id, user=user, choice_index=choice_index)
+        """Record a click and schedule a (coalesced) edit of the card's answer count.
+
+        Returns only once the answer is committed, so an adapter that acknowledges the result never
+        acknowledges a click the database does not have. During shutdown new clicks are refused (retryable).
+        """
+        if not self.accepting:
+            raise ShuttingDown("The quiz bot is restarting; nothing was recorded. Please click again in a moment.")
+        self._inflight += 1
+        self._idle.clear()
+        self.metrics.inflight.inc()
+        started = time.perf_counter()
+        outcome = "failed"
+        try:
+            result = await self.quiz.record_answer(post_id=post_id, user=user, choice_index=choice_index)
+            outcome = result.outcome.value
+        finally:
+            self.metrics.answers.labels(user.platform, outcome).inc()
+            self.metrics.answer_seconds.labels(user.platform).observe(time.perf_counter() - started)
+            self.metrics.inflight.dec()
+            self._inflight -= 1
+            if self._inflight == 0:
+                self._idle.set()
         if result.outcome is AnswerOutcome.RECORDED:
             self.cards.request(post_id)
         return result
+
+    async def drain(self, grace_seconds: float = 10.0) -> bool:
+        """Stop taking clicks and wait for those in flight to commit; False if some were still running."""
+        self.accepting = False
+        try:
+            await asyncio.wait_for(self._idle.wait(), grace_seconds)
+        except TimeoutError:
+            log.warning("%d answers still in flight at shutdown", self._inflight)
+            return False
+        return True
 
     async def reveal(self, post_id: int) -> QuestionCard:
         """Close a post and edit its card to show the answer, the distribution and who got it right."""
@@ -129,5 +169,6 @@ class QuizApp:
         return closed[2]
 
     async def aclose(self) -> None:
-        """Finish pending card edits."""
+        """Stop taking clicks, let those in flight commit, then finish pending card edits."""
+        await self.drain()
         await self.cards.flush()

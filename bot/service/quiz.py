@@ -26,6 +26,7 @@ from bot.domain import (
     UserRef,
 )
 from bot.errors import InvalidChoice, NoOpenPost, QuizError, UnknownPack, UnknownPost
+from bot.ops.metrics import Metrics
 from bot.ports import PlatformError, PlatformRegistry
 from bot.scoring import points_for
 from bot.service.directory import Directory, insert_ignoring_conflict
@@ -54,7 +55,9 @@ class QuizService:
         clock: Clock,
         directory: Directory,
         rng: random.Random | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
+        self.metrics = metrics or Metrics()
         self.db = db
         self.catalog = catalog
         self.platforms = platforms
@@ -174,12 +177,20 @@ class QuizService:
         except Exception as exc:
             async with self.db.transaction() as session:
                 await session.execute(delete(Post).where(Post.id == card.post_id))
-            log.warning("posting question %s to %s failed: %s", card.post_id, channel, exc)
+            log.warning(
+                "posting a question failed: %s",
+                exc,
+                extra={"platform": channel.platform, "workspace": channel.workspace_id, "channel": channel.channel_id},
+            )
             if isinstance(exc, PlatformError):
+                kind = "rate_limited" if exc.retry_after is not None else "permanent" if exc.permanent else "error"
+                self.metrics.platform_errors.labels(channel.platform, kind).inc()
                 raise
+            self.metrics.platform_errors.labels(channel.platform, "error").inc()
             raise QuizError(f"Could not post the question: {exc}") from exc
         async with self.db.transaction() as session:
             await session.execute(update(Post).where(Post.id == card.post_id).values(message_ref=message_ref))
+        self.metrics.posts.labels(channel.platform, source.value).inc()
         log.info(
             "posted question",
             extra={

@@ -1,0 +1,1 @@
+"""Operations: metrics, health, data export and deletion, and the doctor."""

@@ -1,0 +1,87 @@
+"""The operator's HTTP endpoints: /healthz (process, database, migrations) and /metrics (Prometheus)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from bot.db.migrate import current_revision, head_revision
+from bot.errors import StorageUnavailable
+from bot.ops.metrics import CONTENT_TYPE_LATEST
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+
+async def health(runtime: Runtime) -> tuple[bool, dict[str, Any]]:
+    """Whether the bot is healthy, and the details: database reachable, schema at the newest migration."""
+    report: dict[str, Any] = {"status": "ok", "adapters": runtime.platforms.names()}
+    healthy = True
+    try:
+        await runtime.db.ping()
+        report["database"] = "ok"
+        current, head = await current_revision(runtime.db), head_revision()
+        report["migrations"] = {"current": current, "head": head}
+        if current != head:
+            healthy = False
+            report["migrations"]["problem"] = "the database schema is not at the newest revision"
+    except StorageUnavailable as exc:
+        healthy = False
+        report["database"] = f"unreachable: {exc.__cause__ or exc}"
+    except Exception as exc:  # a health check must answer, whatever broke
+        healthy = False
+        report["database"] = f"error: {exc}"
+    if runtime.stopping.is_set():
+        healthy = False
+        report["shutting_down"] = True
+    report["status"] = "ok" if healthy else "unhealthy"
+    return healthy, report
+
+
+def ops_routes(runtime: Runtime) -> list[web.RouteDef]:
+    """The /healthz and /metrics routes, to serve on their own or beside another aiohttp app."""
+
+    async def healthz(_request: web.Request) -> web.Response:
+        healthy, report = await health(runtime)
+        return web.json_response(report, status=200 if healthy else 503)
+
+    async def metrics(_request: web.Request) -> web.Response:
+        response = web.Response(body=runtime.metrics.render())
+        response.headers["Content-Type"] = CONTENT_TYPE_LATEST
+        return response
+
+    return [web.get("/healthz", healthz), web.get("/metrics", metrics)]
+
+
+class OpsServer:
+    """Serves the ops routes on their own host and port."""
+
+    def __init__(self, runtime: Runtime, *, host: str, port: int) -> None:
+        self.runtime = runtime
+        self.host = host
+        self.port = port
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        """Start listening; `port` is updated to the real port when 0 was asked for."""
+        app = web.Application()
+        app.add_routes(ops_routes(self.runtime))
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        server = getattr(site, "_server", None)
+        sockets = getattr(server, "sockets", None) or []
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        log.info("health and metrics on http://%s:%s/healthz and /metrics", self.host, self.port)
+
+    async def stop(self) -> None:
+        """Stop listening."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None

@@ -1,0 +1,50 @@
+"""Prometheus metrics of one bot process (a registry per Runtime, so tests and replicas never share one)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+__all__ = ["CONTENT_TYPE_LATEST", "Metrics"]
+
+
+class Metrics:
+    """The counters, gauges and histograms quizbot exports on /metrics."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.answers = Counter(
+            "quizbot_answers_total",
+            "Clicks handled, by platform and outcome (recorded, already_answered, closed, failed).",
+            ["platform", "outcome"],
+            registry=self.registry,
+        )
+        self.answer_seconds = Histogram(
+            "quizbot_answer_seconds",
+            "Time to record one click, from the adapter's call to the committed answer.",
+            ["platform"],
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+            registry=self.registry,
+        )
+        self.posts = Counter(
+            "quizbot_posts_total",
+            "Questions posted, by platform and source.",
+            ["platform", "source"],
+            registry=self.registry,
+        )
+        self.platform_errors = Counter(
+            "quizbot_platform_errors_total",
+            "Platform API failures, by platform and kind (rate_limited, permanent, error).",
+            ["platform", "kind"],
+            registry=self.registry,
+        )
+        self.scheduler_lag = Gauge(
+            "quizbot_scheduler_lag_seconds",
+            "How late the most recent scheduled post went out, relative to its slot.",
+            registry=self.registry,
+        )
+        self.inflight = Gauge("quizbot_inflight_answers", "Clicks being recorded right now.", registry=self.registry)
+
+    def render(self) -> bytes:
+        """The Prometheus text exposition of every metric."""
+        return generate_latest(self.registry)
