@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bot import __version__
@@ -39,7 +40,25 @@ def _parser() -> argparse.ArgumentParser:
     importer.add_argument("--id", dest="pack_id", help="pack id (default: from the title)")
     schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
     schema.add_argument("-o", "--output", type=Path)
+    commands.add_parser("doctor", help="check settings, database, migrations, content and tokens")
+
+    export = commands.add_parser("export", help="export answers, posts and leaderboards")
+    export.add_argument("--format", choices=["json", "csv"], default="json")
+    export.add_argument("--since", type=_date, help="only answers and posts from this date (YYYY-MM-DD, UTC) on")
+    export.add_argument("--out", type=Path, help="file (json) or folder (csv; required); json defaults to stdout")
+
+    forget = commands.add_parser("forget-user", help="delete one person's answers and identity")
+    forget.add_argument("platform", help="slack, discord or console")
+    forget.add_argument("user_id", help="the platform's user id (Slack U..., Discord snowflake, console name)")
+    forget.add_argument("--workspace", help="only in this workspace (Slack team id, Discord guild id)")
     return parser
+
+
+def _date(text: str) -> datetime:
+    try:
+        return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-31") from exc
 
 
 def _settings() -> Settings:
@@ -102,6 +121,50 @@ async def _db(command: str, revision: str) -> int:
     return 0
 
 
+async def _doctor(settings: Settings) -> int:
+    from bot.ops.doctor import diagnose
+
+    findings = await diagnose(settings)
+    for finding in findings:
+        print(finding.line())
+    failed = sum(f.level == "fail" for f in findings)
+    print("all good" if not failed else f"{failed} problem(s) to fix")
+    return 1 if failed else 0
+
+
+async def _export(settings: Settings, fmt: str, since: datetime | None, out: Path | None) -> int:
+    from bot.db import Database
+    from bot.ops.data import export_data, write_csv_folder
+
+    if fmt == "csv" and out is None:
+        raise QuizError("--format csv writes answers.csv, posts.csv and leaderboard.csv: give a folder with --out")
+    db = Database.from_url(settings.database_url)
+    try:
+        data = await export_data(db, since=since)
+    finally:
+        await db.dispose()
+    if fmt == "csv":
+        assert out is not None
+        for path in write_csv_folder(data, out):
+            print(f"wrote {path}", file=sys.stderr)
+        return 0
+    return _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n", out)
+
+
+async def _forget(settings: Settings, platform: str, user_id: str, workspace: str | None) -> int:
+    from bot.db import Database
+    from bot.ops.data import forget_user
+
+    db = Database.from_url(settings.database_url)
+    try:
+        result = await forget_user(db, platform=platform, user_id=user_id, workspace=workspace)
+    finally:
+        await db.dispose()
+    details = ", ".join(f"{n} {table}" for table, n in result.rows.items() if n)
+    print(f"forgot {platform} user {user_id} ({result.users} identity row(s); {details or 'no other rows'})")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `quizbot` console script."""
     args = _parser().parse_args(argv)
@@ -112,10 +175,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.content_command == "import":
                 return _content_import(args.source, args.output, args.pack_id)
             return _write(json.dumps(pack_json_schema(), indent=2) + "\n", args.output)
+        if args.command == "doctor":
+            try:
+                settings = _settings()
+            except ConfigError as exc:
+                print(f"FAIL settings: {exc}\n     fix: correct the named environment variables (or .env)")
+                return 1
+            configure_logging(settings.effective_log_level(), settings.log_format)
+            return asyncio.run(_doctor(settings))
         settings = _settings()
         configure_logging(settings.effective_log_level(), settings.log_format)
         if args.command == "db":
             return asyncio.run(_db(args.db_command, getattr(args, "revision", "head")))
+        if args.command == "export":
+            return asyncio.run(_export(settings, args.format, args.since, args.out))
+        if args.command == "forget-user":
+            return asyncio.run(_forget(settings, args.platform, args.user_id, args.workspace))
         from bot.runtime import run
 
         asyncio.run(run(settings))

@@ -1,0 +1,246 @@
+"""Data export (for analysis or backup) and deletion of one person's data (a data-deletion request)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import ForeignKey, Table, case, delete, func, select, true, update
+
+from bot.db import Database
+from bot.db.models import Answer, Base, Channel, Post, QuestionRow, User, Workspace
+from bot.errors import QuizError
+from bot.service.stats import rank_rows
+
+ANSWER_FIELDS = (
+    "answer_id",
+    "answered_at",
+    "platform",
+    "workspace",
+    "channel",
+    "user_id",
+    "user_name",
+    "post_id",
+    "pack_id",
+    "question_id",
+    "choice_index",
+    "choice",
+    "correct",
+    "points",
+    "latency_ms",
+)
+POST_FIELDS = (
+    "post_id",
+    "platform",
+    "workspace",
+    "channel",
+    "pack_id",
+    "question_id",
+    "source",
+    "source_ref",
+    "opened_at",
+    "closes_at",
+    "closed_at",
+    "answers",
+)
+LEADERBOARD_FIELDS = ("platform", "workspace", "rank", "user_id", "user_name", "points", "correct", "answered")
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+async def export_data(db: Database, *, since: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Answers and posts (since a time, if given) and the all-time leaderboard of every workspace."""
+    async with db.transaction() as session:
+        answer_rows = (
+            await session.execute(
+                select(
+                    Answer,
+                    Workspace.platform,
+                    Workspace.external_id.label("workspace"),
+                    Channel.external_id.label("channel"),
+                    User.external_id.label("user_id"),
+                    User.display_name,
+                    QuestionRow.pack_id,
+                    QuestionRow.key,
+                    QuestionRow.choices,
+                )
+                .join(User, User.id == Answer.user_id)
+                .join(Workspace, Workspace.id == Answer.workspace_id)
+                .join(Channel, Channel.id == Answer.channel_id)
+                .join(Post, Post.id == Answer.post_id)
+                .join(QuestionRow, QuestionRow.id == Post.question_id)
+                .where(Answer.answered_at >= since if since else true())
+                .order_by(Answer.id)
+            )
+        ).all()
+        answer_counts = select(Answer.post_id, func.count(Answer.id).label("n")).group_by(Answer.post_id).subquery()
+        post_rows = (
+            await session.execute(
+                select(
+                    Post,
+                    Workspace.platform,
+                    Workspace.external_id.label("workspace"),
+                    Channel.external_id.label("channel"),
+                    QuestionRow.pack_id,
+                    QuestionRow.key,
+                    func.coalesce(answer_counts.c.n, 0).label("answers"),
+                )
+                .join(Channel, Channel.id == Post.channel_id)
+                .join(Workspace, Workspace.id == Channel.workspace_id)
+                .join(QuestionRow, QuestionRow.id == Post.question_id)
+                .outerjoin(answer_counts, answer_counts.c.post_id == Post.id)
+                .where(Post.opened_at >= since if since else true())
+                .order_by(Post.id)
+            )
+        ).all()
+        totals = (
+            await session.execute(
+                select(
+                    Workspace.platform,
+                    Workspace.external_id,
+                    User.external_id.label("user_id"),
+                    User.display_name,
+                    func.sum(Answer.points).label("points"),
+                    func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
+                    func.count(Answer.id).label("answered"),
+                )
+                .join(User, User.id == Answer.user_id)
+                .join(Workspace, Workspace.id == Answer.workspace_id)
+                .group_by(Workspace.platform, Workspace.external_id, User.external_id, User.display_name)
+            )
+        ).all()
+    answers = [
+        {
+            "answer_id": row.Answer.id,
+            "answered_at": _iso(row.Answer.answered_at),
+            "platform": row.platform,
+            "workspace": row.workspace,
+            "channel": row.channel,
+            "user_id": row.user_id,
+            "user_name": row.display_name,
+            "post_id": row.Answer.post_id,
+            "pack_id": row.pack_id,
+            "question_id": row.key,
+            "choice_index": row.Answer.choice_index,
+            "choice": row.choices[row.Answer.choice_index],
+            "correct": row.Answer.is_correct,
+            "points": row.Answer.points,
+            "latency_ms": row.Answer.latency_ms,
+        }
+        for row in answer_rows
+    ]
+    posts = [
+        {
+            "post_id": row.Post.id,
+            "platform": row.platform,
+            "workspace": row.workspace,
+            "channel": row.channel,
+            "pack_id": row.pack_id,
+            "question_id": row.key,
+            "source": row.Post.source,
+            "source_ref": row.Post.source_ref,
+            "opened_at": _iso(row.Post.opened_at),
+            "closes_at": _iso(row.Post.closes_at),
+            "closed_at": _iso(row.Post.closed_at),
+            "answers": int(row.answers),
+        }
+        for row in post_rows
+    ]
+    by_workspace: dict[tuple[str, str], list[Any]] = {}
+    for row in totals:
+        by_workspace.setdefault((row.platform, row.external_id), []).append(row)
+    leaderboard: list[dict[str, Any]] = []
+    for (platform, workspace), rows in sorted(by_workspace.items()):
+        names = {r.display_name: r.user_id for r in rows}
+        ranked = rank_rows([(r.display_name, int(r.points), int(r.correct), int(r.answered)) for r in rows])
+        leaderboard.extend(
+            {
+                "platform": platform,
+                "workspace": workspace,
+                "rank": entry.rank,
+                "user_id": names[entry.name],
+                "user_name": entry.name,
+                "points": entry.points,
+                "correct": entry.correct,
+                "answered": entry.answered,
+            }
+            for entry in ranked
+        )
+    return {"answers": answers, "posts": posts, "leaderboard": leaderboard}
+
+
+def to_csv(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> str:
+    """Rows as CSV text with a header line."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(fields), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def write_csv_folder(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path]:
+    """Write answers.csv, posts.csv and leaderboard.csv into a folder; returns the files written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, fields in (("answers", ANSWER_FIELDS), ("posts", POST_FIELDS), ("leaderboard", LEADERBOARD_FIELDS)):
+        path = folder / f"{name}.csv"
+        path.write_text(to_csv(data[name], fields), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What a deletion removed."""
+
+    users: int
+    rows: dict[str, int]
+
+
+def _tables_referencing_users() -> list[tuple[Table, str, str | None]]:
+    """(table, column, ondelete) for every foreign key to users.id, found from the models."""
+    found = []
+    for table in Base.metadata.sorted_tables:
+        for column in table.columns:
+            for fk in column.foreign_keys:
+                if isinstance(fk, ForeignKey) and fk.target_fullname == "users.id":
+                    found.append((table, column.name, fk.ondelete))
+    return found
+
+
+async def forget_user(db: Database, *, platform: str, user_id: str, workspace: str | None = None) -> Forgotten:
+    """Delete one person's answers and every other row about them, and their identity, in one transaction.
+
+    Rows that merely point at them without being theirs (who posted a question) are kept with the pointer
+    cleared. Leaderboards are derived from answers, so they stay consistent. Raises QuizError if unknown.
+    """
+    async with db.transaction() as session:
+        query = (
+            select(User.id)
+            .join(Workspace, Workspace.id == User.workspace_id)
+            .where(Workspace.platform == platform, User.external_id == user_id)
+        )
+        if workspace is not None:
+            query = query.where(Workspace.external_id == workspace)
+        ids = list((await session.execute(query)).scalars())
+        if not ids:
+            where = f" in workspace {workspace}" if workspace else ""
+            raise QuizError(f"No {platform} user {user_id}{where} is known; nothing was deleted.")
+        removed: dict[str, int] = {}
+        for table, column, ondelete in _tables_referencing_users():
+            target = table.c[column]
+            if ondelete and ondelete.upper() == "SET NULL":
+                result = await session.execute(update(table).where(target.in_(ids)).values({column: None}))
+                removed[f"{table.name} (cleared {column})"] = result.rowcount or 0  # type: ignore[attr-defined]
+            else:
+                result = await session.execute(delete(table).where(target.in_(ids)))
+                removed[table.name] = result.rowcount or 0  # type: ignore[attr-defined]
+        await session.execute(delete(User).where(User.id.in_(ids)))
+    return Forgotten(users=len(ids), rows=removed)

@@ -1,0 +1,171 @@
+"""`quizbot doctor`, `quizbot export` and `quizbot forget-user`, through the CLI, on both databases."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from bot.cli import main
+from bot.commands import Scope, Window
+from bot.db.models import Answer, Base, Post, User
+from bot.domain import ChannelRef
+from bot.ops.data import _tables_referencing_users
+from bot.runtime import Runtime
+from bot.service.app import Invocation
+from tests.conftest import CONTENT, make_user
+
+
+@pytest.fixture
+def cli_env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> Path:
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("QUIZBOT_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
+    monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(CONTENT))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+async def _cli(*args: str) -> int:
+    return await asyncio.to_thread(main, list(args))
+
+
+async def _play(runtime: Runtime, channel: ChannelRef) -> None:
+    for names in (["alice", "bob"], ["alice", "carol", "bob"]):
+        card = (await runtime.quiz.post_question(channel, posted_by=make_user("bob"))).card
+        for i, name in enumerate(names):
+            runtime.clock.advance(5)  # type: ignore[attr-defined]
+            await runtime.app.answer(post_id=card.post_id, user=make_user(name), choice_index=card.choice_ids[i % 2])
+        await runtime.app.reveal(card.post_id)
+
+
+async def test_export_json_round_trips_the_database(
+    runtime: Runtime, channel: ChannelRef, cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await _play(runtime, channel)
+    assert await _cli("export", "--format", "json") == 0
+    data = json.loads(capsys.readouterr().out)
+    async with runtime.db.transaction() as session:
+        answers = (await session.execute(select(Answer).order_by(Answer.id))).scalars().all()
+        posts = (await session.execute(select(Post).order_by(Post.id))).scalars().all()
+    assert [a["answer_id"] for a in data["answers"]] == [a.id for a in answers]
+    assert [(a["choice_index"], a["correct"], a["points"]) for a in data["answers"]] == [
+        (a.choice_index, a.is_correct, a.points) for a in answers
+    ]
+    assert [p["post_id"] for p in data["posts"]] == [p.id for p in posts]
+    assert [p["answers"] for p in data["posts"]] == [2, 3]
+    board = await runtime.stats.leaderboard(channel, window=Window.ALL, scope=Scope.WORKSPACE, now=runtime.clock.now())
+    assert [(r["user_name"], r["points"], r["rank"]) for r in data["leaderboard"]] == [
+        (r.name, r.points, r.rank) for r in board.rows
+    ]
+
+
+async def test_export_csv_matches_json_and_since_filters(
+    runtime: Runtime, channel: ChannelRef, cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await _play(runtime, channel)
+    assert await _cli("export", "--format", "json", "--out", "all.json") == 0
+    assert await _cli("export", "--format", "csv", "--out", "csv") == 0
+    data = json.loads((cli_env / "all.json").read_text(encoding="utf-8"))
+    for name in ("answers", "posts", "leaderboard"):
+        with (cli_env / "csv" / f"{name}.csv").open(encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        assert rows == [{k: "" if v is None else str(v) for k, v in row.items()} for row in data[name]]
+    assert await _cli("export", "--since", "2999-01-01") == 0
+    future = json.loads(capsys.readouterr().out)
+    assert future["answers"] == []
+    assert future["posts"] == []
+    assert await _cli("export", "--format", "csv") == 2
+    assert "give a folder with --out" in capsys.readouterr().err
+
+
+async def test_forget_user_removes_every_row_of_that_user_and_nothing_else(
+    runtime: Runtime, channel: ChannelRef, cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await _play(runtime, channel)
+    other_workspace = ChannelRef("fake", "W2", "C9")
+    card = (await runtime.quiz.post_question(other_workspace)).card
+    await runtime.app.answer(post_id=card.post_id, user=make_user("bob", "W2"), choice_index=0)
+
+    async def counts() -> dict[str, int]:
+        async with runtime.db.transaction() as session:
+            return {
+                table.name: (await session.execute(select(func.count()).select_from(table))).scalar_one()
+                for table in Base.metadata.sorted_tables
+            }
+
+    async def bob_rows() -> dict[str, int]:
+        async with runtime.db.transaction() as session:
+            ids = list((await session.execute(select(User.id).where(User.external_id == "U-bob"))).scalars())
+            out = {}
+            for table, column, _ in _tables_referencing_users():
+                out[f"{table.name}.{column}"] = (
+                    await session.execute(select(func.count()).select_from(table).where(table.c[column].in_(ids)))
+                ).scalar_one()
+            return out
+
+    before = await counts()
+    assert await _cli("forget-user", "fake", "U-bob", "--workspace", "W1") == 0
+    assert "forgot fake user U-bob" in capsys.readouterr().out
+    after = await counts()
+    assert before["answers"] - after["answers"] == 2  # bob's two answers in W1; his W2 answer stays
+    assert before["users"] - after["users"] == 1
+    assert before["posts"] == after["posts"]  # the posts he started remain, without his name
+    async with runtime.db.transaction() as session:
+        names = set((await session.execute(select(User.display_name))).scalars())
+        assert (await session.execute(select(func.count()).where(Post.posted_by.is_not(None)))).scalar_one() == 0
+    assert names == {"alice", "carol", "bob"}  # the W2 bob
+    board = await runtime.app.handle_command(Invocation(channel, make_user("alice"), "leaderboard workspace"))
+    assert "bob" not in board.message.text
+    assert "alice" in board.message.text
+
+    assert await _cli("forget-user", "fake", "U-bob") == 0  # the rest of bob, everywhere
+    assert all(n == 0 for n in (await bob_rows()).values())
+    assert await _cli("forget-user", "fake", "U-nobody") == 2
+    assert "nothing was deleted" in capsys.readouterr().err
+
+
+async def test_doctor_on_a_good_configuration(cli_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert await _cli("doctor") == 0
+    out = capsys.readouterr().out
+    assert "OK   database: reachable" in out
+    assert "OK   migrations: at the newest revision" in out
+    assert "OK   content: 2 packs, 16 questions" in out
+    assert out.strip().endswith("all good")
+
+
+async def test_doctor_says_what_to_fix(
+    cli_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:1/none")
+    monkeypatch.setenv("QUIZBOT_SLACK_BOT_TOKEN", "xoxp-user-token")
+    monkeypatch.setenv("QUIZBOT_SLACK_SIGNING_SECRET", "not-hex")
+    monkeypatch.setenv("QUIZBOT_DISCORD_TOKEN", "nope")
+    bad_packs = cli_env / "packs"
+    bad_packs.mkdir()
+    (bad_packs / "x.yaml").write_text("id: x\ntitle: X\nquestions: []\n", encoding="utf-8")
+    monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(bad_packs))
+    assert await _cli("doctor") == 1
+    out = capsys.readouterr().out
+    assert "FAIL database: cannot connect" in out
+    assert "fix: check QUIZBOT_DATABASE_URL" in out
+    assert "FAIL Slack bot token: QUIZBOT_SLACK_BOT_TOKEN does not start with xoxb-" in out
+    assert "FAIL Slack signing secret" in out
+    assert "FAIL Discord token" in out
+    assert "FAIL content: " in out
+    assert "5 problem(s) to fix" in out
+
+
+async def test_doctor_on_an_invalid_setting(
+    cli_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("QUIZBOT_TIMEZONE", "Atlantis/Capital")
+    assert await _cli("doctor") == 1
+    assert "QUIZBOT_TIMEZONE: unknown IANA timezone" in capsys.readouterr().out
