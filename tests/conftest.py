@@ -92,7 +92,7 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """The URL of an empty, migrated database: a fresh SQLite file, or the run's PostgreSQL emptied."""
+    """The URL of an empty, migrated database: a fresh SQLite file, or the run's PostgreSQL emptied first."""
     if request.param == "sqlite":
         template: Path = request.getfixturevalue("sqlite_template")
         path = tmp_path / "quizbot.db"
@@ -100,8 +100,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield f"sqlite+aiosqlite:///{path}"
         return
     url: str = request.getfixturevalue("postgres_template")
+    asyncio.run(_truncate(url))  # before, not after: a test that used the database directly may have left rows
     yield url
-    asyncio.run(_truncate(url))
 
 
 async def _truncate(url: str) -> None:
