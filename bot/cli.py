@@ -41,6 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
     schema.add_argument("-o", "--output", type=Path)
     commands.add_parser("doctor", help="check settings, database, migrations, content and tokens")
+    health = commands.add_parser("healthcheck", help="exit 0 if the running bot's /healthz says healthy")
+    health.add_argument("--url", help="default: http://127.0.0.1:$QUIZBOT_HTTP_PORT/healthz")
 
     export = commands.add_parser("export", help="export answers, posts and leaderboards")
     export.add_argument("--format", choices=["json", "csv"], default="json")
@@ -165,6 +167,27 @@ async def _forget(settings: Settings, platform: str, user_id: str, workspace: st
     return 0
 
 
+def _healthcheck(url: str | None) -> int:
+    import urllib.error
+    import urllib.request
+
+    if url is None:
+        port = _settings().http_port
+        if port is None:
+            raise QuizError("QUIZBOT_HTTP_PORT is not set, so the bot serves no /healthz; give --url")
+        url = f"http://127.0.0.1:{port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=4) as response:
+            body = response.read().decode("utf-8", "replace")
+            healthy = response.status == 200
+    except urllib.error.HTTPError as exc:
+        body, healthy = exc.read().decode("utf-8", "replace"), False
+    except OSError as exc:
+        body, healthy = f"cannot reach {url}: {exc}", False
+    print(body.strip())
+    return 0 if healthy else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `quizbot` console script."""
     args = _parser().parse_args(argv)
@@ -175,6 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.content_command == "import":
                 return _content_import(args.source, args.output, args.pack_id)
             return _write(json.dumps(pack_json_schema(), indent=2) + "\n", args.output)
+        if args.command == "healthcheck":
+            return _healthcheck(args.url)
         if args.command == "doctor":
             try:
                 settings = _settings()
