@@ -25,6 +25,7 @@ from bot.errors import ConfigError
 from bot.ops.http import OpsServer
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformRegistry
+from bot.service.answers import AnswerRecorder
 from bot.service.app import QuizApp
 from bot.service.cards import CardRefresher
 from bot.service.directory import Directory
@@ -92,12 +93,13 @@ async def build_runtime(
         clock = clock or SystemClock()
         metrics = Metrics()
         platforms = PlatformRegistry()
+        directory = Directory(default_timezone=settings.timezone)
         quiz = QuizService(
             db=db,
             catalog=catalog,
             platforms=platforms,
             clock=clock,
-            directory=Directory(default_timezone=settings.timezone),
+            directory=directory,
             rng=rng,
             metrics=metrics,
         )
@@ -107,7 +109,8 @@ async def build_runtime(
         raise
     stats = Stats(db)
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
-    app = QuizApp(quiz=quiz, stats=stats, cards=cards, clock=clock, metrics=metrics)
+    answers = AnswerRecorder(db=db, directory=directory, clock=clock)
+    app = QuizApp(quiz=quiz, answers=answers, stats=stats, cards=cards, clock=clock, metrics=metrics)
     return Runtime(
         settings=settings,
         db=db,

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import event, literal, select
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from bot.errors import StorageUnavailable
@@ -19,7 +20,7 @@ log = logging.getLogger(__name__)
 ON_COMMIT = "quizbot.on_commit"
 """Key of `session.info`: callables to run once the transaction has committed (e.g. filling caches)."""
 
-_UNAVAILABLE = (OperationalError, InterfaceError, OSError, ConnectionError, asyncio.TimeoutError)
+_UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeout, OSError, ConnectionError, asyncio.TimeoutError)
 
 
 def is_unavailable(exc: BaseException) -> bool:

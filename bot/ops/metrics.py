@@ -44,6 +44,20 @@ class Metrics:
             registry=self.registry,
         )
         self.inflight = Gauge("quizbot_inflight_answers", "Clicks being recorded right now.", registry=self.registry)
+        self._answer_children: dict[tuple[str, str], Counter] = {}
+        self._latency_children: dict[str, Histogram] = {}
+
+    def answered(self, platform: str, outcome: str, seconds: float) -> None:
+        """Count one click and its recording time (labelled children cached: this runs for every click)."""
+        key = (platform, outcome)
+        counter = self._answer_children.get(key)
+        if counter is None:
+            counter = self._answer_children[key] = self.answers.labels(platform, outcome)
+        histogram = self._latency_children.get(platform)
+        if histogram is None:
+            histogram = self._latency_children[platform] = self.answer_seconds.labels(platform)
+        counter.inc()
+        histogram.observe(seconds)
 
     def render(self) -> bytes:
         """The Prometheus text exposition of every metric."""

@@ -27,6 +27,7 @@ from bot.errors import CommandError, QuizError, ShuttingDown, StorageUnavailable
 from bot.ops.metrics import Metrics
 from bot.ports import Message, PlatformError
 from bot.render import help_message, leaderboard_message, packs_message, stats_message
+from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.quiz import QuizService
 from bot.service.stats import Stats
@@ -80,9 +81,17 @@ class QuizApp:
     """The quiz core as adapters see it."""
 
     def __init__(
-        self, *, quiz: QuizService, stats: Stats, cards: CardRefresher, clock: Clock, metrics: Metrics | None = None
+        self,
+        *,
+        quiz: QuizService,
+        answers: AnswerRecorder,
+        stats: Stats,
+        cards: CardRefresher,
+        clock: Clock,
+        metrics: Metrics | None = None,
     ) -> None:
         self.quiz = quiz
+        self.answers = answers
         self.stats = stats
         self.cards = cards
         self.clock = clock
@@ -139,11 +148,10 @@ class QuizApp:
         started = time.perf_counter()
         outcome = "failed"
         try:
-            result = await self.quiz.record_answer(post_id=post_id, user=user, choice_index=choice_index)
+            result = await self.answers.record(post_id=post_id, user=user, choice_index=choice_index)
             outcome = result.outcome.value
         finally:
-            self.metrics.answers.labels(user.platform, outcome).inc()
-            self.metrics.answer_seconds.labels(user.platform).observe(time.perf_counter() - started)
+            self.metrics.answered(user.platform, outcome, time.perf_counter() - started)
             self.metrics.inflight.dec()
             self._inflight -= 1
             if self._inflight == 0:

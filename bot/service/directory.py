@@ -8,7 +8,6 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, Table, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.sql.dml import ReturningInsert
 
 from bot.db.database import Database
 from bot.db.models import Base, Channel, User, Workspace
@@ -16,12 +15,17 @@ from bot.domain import ChannelRef, UserRef
 
 
 def insert_ignoring_conflict(
-    session: AsyncSession, model: type[Base], values: dict[str, Any], keys: list[str]
-) -> ReturningInsert[int]:
-    """An INSERT .. ON CONFLICT (keys) DO NOTHING RETURNING id, in the session's dialect."""
+    session: AsyncSession, model: type[Base], values: dict[str, Any] | None, keys: list[str]
+) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT that skips rows conflicting on `keys` (ON CONFLICT DO NOTHING).
+
+    With `values=None` the statement takes its rows as execute() parameters: a list of rows then runs as one
+    executemany, which SQLAlchemy batches into multi-row INSERTs from a cached compilation (RETURNING included).
+    """
     table = cast(Table, model.__table__)
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    return insert(table).values(**values).on_conflict_do_nothing(index_elements=keys).returning(table.c.id)
+    statement = insert(table) if values is None else insert(table).values(values)
+    return statement.on_conflict_do_nothing(index_elements=keys)
 
 
 async def find_or_insert(
@@ -32,7 +36,8 @@ async def find_or_insert(
     found = (await session.execute(select(model.id).where(*match))).scalar()
     if found is not None:
         return int(found)
-    inserted = (await session.execute(insert_ignoring_conflict(session, model, values, keys))).scalar()
+    statement = insert_ignoring_conflict(session, model, values, keys).returning(model.id)
+    inserted = (await session.execute(statement)).scalar()
     if inserted is not None:
         return int(inserted)
     # Another transaction inserted it between our read and our insert.

@@ -17,19 +17,17 @@ from bot.content import Catalog
 from bot.db import Database
 from bot.db.models import Answer, Channel, PackRow, Post, QuestionRow, User, Workspace
 from bot.domain import (
-    AnswerOutcome,
-    AnswerResult,
     ChannelRef,
     PostSource,
     QuestionCard,
     RevealView,
     UserRef,
 )
-from bot.errors import InvalidChoice, NoOpenPost, QuizError, UnknownPack, UnknownPost
+from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformError, PlatformRegistry
-from bot.scoring import points_for
-from bot.service.directory import Directory, insert_ignoring_conflict
+from bot.service.answers import UNKNOWN_POST
+from bot.service.directory import Directory
 
 log = logging.getLogger(__name__)
 
@@ -221,77 +219,6 @@ class QuizService:
         assert question is not None
         return question
 
-    async def record_answer(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:
-        """Record a click. The first click counts; later ones are told what was answered; closed posts say so.
-
-        Safe under races: concurrent clicks by one user on one post insert exactly one row.
-        """
-        now = self.clock.now()
-        async with self.db.transaction() as session:
-            post, question = await self._post_and_question(session, post_id)
-            if not 0 <= choice_index < len(question.choices):
-                raise InvalidChoice(f"That button does not match a choice of this question ({choice_index}).")
-            user_row = await self.directory.user_id(session, user, now)
-            closed = post.closed_at is not None or (post.closes_at is not None and now >= post.closes_at)
-            if closed:
-                previous = await self._existing_answer(session, post.id, user_row)
-                return self._result(AnswerOutcome.CLOSED, post, question, previous, revealed=True)
-            latency = now - post.opened_at
-            correct = choice_index == question.correct_index
-            window = (post.closes_at - post.opened_at) if post.closes_at else None
-            values = {
-                "post_id": post.id,
-                "user_id": user_row,
-                "workspace_id": await self._workspace_of(session, post.channel_id),
-                "channel_id": post.channel_id,
-                "choice_index": choice_index,
-                "is_correct": correct,
-                "points": points_for(correct=correct, latency=latency, window=window),
-                "answered_at": now,
-                "latency_ms": max(0, int(latency.total_seconds() * 1000)),
-            }
-            inserted = (
-                await session.execute(insert_ignoring_conflict(session, Answer, values, ["post_id", "user_id"]))
-            ).scalar()
-            if inserted is None:
-                previous = await self._existing_answer(session, post.id, user_row)
-                return self._result(AnswerOutcome.ALREADY_ANSWERED, post, question, previous)
-        log.info("answer recorded", extra={"post_id": post.id, "correct": correct})
-        return self._result(AnswerOutcome.RECORDED, post, question, (choice_index, correct))
-
-    async def _workspace_of(self, session: AsyncSession, channel_row: int) -> int:
-        return int((await session.execute(select(Channel.workspace_id).where(Channel.id == channel_row))).scalar_one())
-
-    @staticmethod
-    async def _existing_answer(session: AsyncSession, post_id: int, user_row: int) -> tuple[int, bool] | None:
-        row = (
-            await session.execute(
-                select(Answer.choice_index, Answer.is_correct).where(
-                    Answer.post_id == post_id, Answer.user_id == user_row
-                )
-            )
-        ).first()
-        return (row.choice_index, row.is_correct) if row else None
-
-    @staticmethod
-    def _result(
-        outcome: AnswerOutcome,
-        post: Post,
-        question: QuestionRow,
-        answer: tuple[int, bool] | None,
-        *,
-        revealed: bool = False,
-    ) -> AnswerResult:
-        return AnswerResult(
-            outcome=outcome,
-            post_id=post.id,
-            chosen=question.choices[answer[0]] if answer else None,
-            correct=answer[1] if answer else None,
-            correct_choice=question.choices[question.correct_index],
-            explanation=question.explanation,
-            revealed=revealed,
-        )
-
     async def _post_and_question(self, session: AsyncSession, post_id: int) -> tuple[Post, QuestionRow]:
         row = (
             await session.execute(
@@ -301,7 +228,7 @@ class QuizService:
             )
         ).first()
         if row is None:
-            raise UnknownPost("That question no longer exists (it may have been removed). Try `/quiz now`.")
+            raise UnknownPost(UNKNOWN_POST)
         return row[0], row[1]
 
     async def current_post_id(self, channel: ChannelRef) -> int:

@@ -1,0 +1,198 @@
+"""Benchmark 1: answers through the core. 200 concurrent users click through 100 posts (20,000 clicks).
+
+Each click goes through QuizApp.answer, which returns only after the answer is committed. Reported beside two
+references measured in the same run on the same database: the floor (a bare batched INSERT of the same rows
+through the same driver) and the naive way (one transaction per click, QuizService.record_answer).
+
+    python -m bench.answers [--db sqlite|postgresql|both] [--users 200] [--posts 100] [--no-naive]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import func, insert, select
+
+from bench.common import run, scratch_database, summary_ms, write_section
+from bot.clock import SystemClock
+from bot.config import Settings
+from bot.db.models import Answer, Channel, Post, User
+from bot.domain import AnswerOutcome, ChannelRef, QuestionCard, UserRef
+from bot.ports import Message
+from bot.runtime import Runtime, build_runtime
+
+
+class NullPlatform:
+    """A platform that accepts everything instantly, so the figures are the core's and the database's."""
+
+    name = "bench"
+
+    async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
+        return str(card.post_id)
+
+    async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
+        return None
+
+    async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
+        return None
+
+    async def post_message(self, channel: ChannelRef, message: Message) -> None:
+        return None
+
+
+async def _runtime(url: str) -> Runtime:
+    settings = Settings(database_url=url, card_update_interval=2.0, _env_file=None)  # type: ignore[call-arg]
+    runtime = await build_runtime(settings, clock=SystemClock(), rng=random.Random(1), migrate=False)
+    runtime.platforms.register(NullPlatform())
+    return runtime
+
+
+async def _posts(runtime: Runtime, count: int) -> list[QuestionCard]:
+    channel = ChannelRef("bench", "W1", "C1")
+    return [(await runtime.quiz.post_question(channel)).card for _ in range(count)]
+
+
+Click = Callable[[int, UserRef, int], Awaitable[object]]
+
+
+async def _drive(users: int, cards: list[QuestionCard], click: Click) -> tuple[float, list[float]]:
+    """Every user clicks every card in turn, all users at once; returns elapsed seconds and per-click latency."""
+    latencies: list[float] = []
+
+    async def user_loop(n: int) -> None:
+        rng = random.Random(n)
+        user = UserRef("bench", "W1", f"U{n:05d}", f"user {n}")
+        for card in cards:
+            choice = rng.choice(card.choice_ids)
+            started = time.perf_counter()
+            await click(card.post_id, user, choice)
+            latencies.append(time.perf_counter() - started)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(user_loop(n) for n in range(users)))
+    return time.perf_counter() - started, latencies
+
+
+async def _count_answers(runtime: Runtime) -> int:
+    async with runtime.db.transaction() as session:
+        return int((await session.execute(select(func.count(Answer.id)))).scalar_one())
+
+
+async def _floor(runtime: Runtime, rows: int, chunk: int = 1000) -> float:
+    """Seconds for a bare batched INSERT of `rows` answer rows (users made beforehand, not timed)."""
+    channel = ChannelRef("bench", "W1", "C-floor")
+    card = (await runtime.quiz.post_question(channel)).card
+    now = datetime.now(UTC)
+    async with runtime.db.transaction() as session:
+        channel_row = (await session.execute(select(Channel.id).where(Channel.external_id == "C-floor"))).scalar_one()
+        workspace = (await session.execute(select(Channel.workspace_id).where(Channel.id == channel_row))).scalar_one()
+        posts = []
+        for _ in range(rows // 200):
+            post = Post(channel_id=channel_row, question_id=(await session.get(Post, card.post_id)).question_id,  # type: ignore[union-attr]
+                        choice_order=[0, 1, 2, 3], source="command", opened_at=now)
+            session.add(post)
+            posts.append(post)
+        await session.flush()
+        post_ids = [p.id for p in posts]
+        users = [User(workspace_id=workspace, external_id=f"F{n}", display_name=f"f{n}", created_at=now) for n in range(200)]
+        session.add_all(users)
+        await session.flush()
+        user_ids = [u.id for u in users]
+    values = [
+        {
+            "post_id": post_id,
+            "user_id": user_id,
+            "workspace_id": workspace,
+            "channel_id": channel_row,
+            "choice_index": 0,
+            "is_correct": True,
+            "points": 15,
+            "answered_at": now,
+            "latency_ms": 1000,
+        }
+        for post_id in post_ids
+        for user_id in user_ids
+    ]
+    started = time.perf_counter()
+    for start in range(0, len(values), chunk):
+        async with runtime.db.transaction() as session:
+            await session.execute(insert(Answer), values[start : start + chunk])
+    return time.perf_counter() - started
+
+
+async def bench_one(kind: str, users: int, posts: int, naive: bool) -> list[str]:
+    """Run the three measurements on one database kind; returns lines for RESULTS.md."""
+    lines = []
+    clicks = users * posts
+    with tempfile.TemporaryDirectory() as workdir:
+        async with scratch_database(kind, Path(workdir)) as url:
+            runtime = await _runtime(url)
+            try:
+                cards = await _posts(runtime, posts)
+                outcomes: list[AnswerOutcome] = []
+
+                async def core_click(post_id: int, user: UserRef, choice: int) -> None:
+                    result = await runtime.app.answer(post_id=post_id, user=user, choice_index=choice)
+                    outcomes.append(result.outcome)
+
+                elapsed, latencies = await _drive(users, cards, core_click)
+                stored = await _count_answers(runtime)
+                ok = stored == clicks and outcomes.count(AnswerOutcome.RECORDED) == clicks
+                core_rate = clicks / elapsed
+                floor = _floor_rate = clicks / await _floor(runtime, clicks)
+                lines.append(
+                    f"| {kind} | QuizApp.answer (what adapters call) | {core_rate:,.0f}/s | {summary_ms(latencies)} | "
+                    f"{'all %d recorded once' % clicks if ok else f'MISMATCH: {stored} stored'} |"
+                )
+                lines.append(f"| {kind} | floor: bare batched INSERT, 1,000 rows a statement | {floor:,.0f}/s | | |")
+                if naive:
+                    naive_cards = await _posts(runtime, posts)
+
+                    async def naive_click(post_id: int, user: UserRef, choice: int) -> None:
+                        await runtime.quiz.record_answer(post_id=post_id, user=user, choice_index=choice)
+
+                    naive_elapsed, naive_latencies = await _drive(users, naive_cards, naive_click)
+                    lines.append(
+                        f"| {kind} | naive: one transaction per click | {clicks / naive_elapsed:,.0f}/s | "
+                        f"{summary_ms(naive_latencies)} | |"
+                    )
+                lines.append(f"| {kind} | core / floor | {core_rate / floor:.0%} | | |")
+            finally:
+                await runtime.aclose()
+    return lines
+
+
+async def main() -> None:
+    """Parse arguments, run, print and record."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument("--users", type=int, default=200)
+    parser.add_argument("--posts", type=int, default=100)
+    parser.add_argument("--no-naive", action="store_true", help="skip the slow one-transaction-per-click reference")
+    args = parser.parse_args()
+    kinds = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
+    rows = ["| database | path | answers/s | latency per click | check |", "|---|---|---|---|---|"]
+    for kind in kinds:
+        rows += await bench_one(kind, args.users, args.posts, not args.no_naive)
+        print("\n".join(rows), flush=True)
+    command = "python -m bench.answers " + " ".join(
+        f"--{k.replace('_', '-')} {v}" if not isinstance(v, bool) else (f"--{k.replace('_', '-')}" if v else "")
+        for k, v in vars(args).items()
+    ).strip()
+    body = (
+        f"{args.users} concurrent users, {args.users * args.posts:,} clicks; targets: >= 5,000 answers/s and "
+        "p99 <= 50 ms on each database, each click told its result only after its answer is committed.\n\n"
+        + "\n".join(rows)
+    )
+    write_section("1. Answers through the core", command, body)
+
+
+if __name__ == "__main__":
+    run(main)

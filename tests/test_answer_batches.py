@@ -1,0 +1,110 @@
+"""Group commit: clicks that arrive together share one transaction, and each still gets its own answer."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import select
+
+from bot.db.models import Answer, User
+from bot.domain import AnswerOutcome, ChannelRef
+from bot.errors import InvalidChoice, UnknownPost
+from bot.ops.data import forget_user
+from bot.runtime import Runtime
+from tests.conftest import make_user
+
+
+async def test_one_batch_sorts_out_every_kind_of_click(runtime: Runtime, channel: ChannelRef) -> None:
+    open_card = (await runtime.quiz.post_question(channel)).card
+    closed_card = (await runtime.quiz.post_question(channel)).card
+    await runtime.app.answer(post_id=open_card.post_id, user=make_user("early"), choice_index=open_card.choice_ids[2])
+    await runtime.app.answer(
+        post_id=closed_card.post_id, user=make_user("early"), choice_index=closed_card.choice_ids[0]
+    )
+    await runtime.app.reveal(closed_card.post_id)
+    batches_before = runtime.app.answers.batches
+
+    clicks = [
+        (open_card.post_id, "alice", open_card.choice_ids[0]),  # recorded
+        (open_card.post_id, "alice", open_card.choice_ids[1]),  # same batch, same user: already answered (first wins)
+        (open_card.post_id, "early", open_card.choice_ids[0]),  # answered in an earlier batch
+        (closed_card.post_id, "early", closed_card.choice_ids[1]),  # closed, with an earlier answer
+        (closed_card.post_id, "bob", closed_card.choice_ids[1]),  # closed, never answered
+        (999_999, "bob", 0),  # no such post
+        (open_card.post_id, "bob", 99),  # no such choice
+        (open_card.post_id, "bob", open_card.choice_ids[3]),  # recorded
+    ]
+    results = await asyncio.gather(
+        *(runtime.app.answer(post_id=p, user=make_user(u), choice_index=c) for p, u, c in clicks),
+        return_exceptions=True,
+    )
+    assert runtime.app.answers.batches == batches_before + 1
+
+    outcomes = [r.outcome if not isinstance(r, BaseException) else type(r) for r in results]
+    assert outcomes == [
+        AnswerOutcome.RECORDED,
+        AnswerOutcome.ALREADY_ANSWERED,
+        AnswerOutcome.ALREADY_ANSWERED,
+        AnswerOutcome.CLOSED,
+        AnswerOutcome.CLOSED,
+        UnknownPost,
+        InvalidChoice,
+        AnswerOutcome.RECORDED,
+    ]
+    assert results[1].chosen == open_card.choices[0]  # type: ignore[union-attr]
+    assert results[2].chosen == open_card.choices[2]  # type: ignore[union-attr]
+    assert results[3].chosen == closed_card.choices[0]  # type: ignore[union-attr]
+    assert results[4].chosen is None  # type: ignore[union-attr]
+    async with runtime.db.transaction() as session:
+        rows = (
+            await session.execute(
+                select(User.display_name, Answer.post_id, Answer.choice_index)
+                .join(User, User.id == Answer.user_id)
+                .order_by(Answer.id)
+            )
+        ).all()
+    assert [tuple(r) for r in rows] == [
+        ("early", open_card.post_id, open_card.choice_ids[2]),
+        ("early", closed_card.post_id, closed_card.choice_ids[0]),
+        ("alice", open_card.post_id, open_card.choice_ids[0]),
+        ("bob", open_card.post_id, open_card.choice_ids[3]),
+    ]
+
+
+async def test_a_user_deleted_by_another_process_is_recreated_on_the_next_click(
+    runtime: Runtime, channel: ChannelRef
+) -> None:
+    card = (await runtime.quiz.post_question(channel)).card
+    await runtime.app.answer(post_id=card.post_id, user=make_user("zoe"), choice_index=card.choice_ids[0])
+    await forget_user(runtime.db, platform="fake", user_id="U-zoe")  # the recorder still caches zoe's old id
+    again = await runtime.app.answer(post_id=card.post_id, user=make_user("zoe"), choice_index=card.choice_ids[1])
+    assert again.outcome is AnswerOutcome.RECORDED
+    assert again.chosen == card.choices[1]
+
+
+async def test_display_names_follow_the_platform(runtime: Runtime, channel: ChannelRef) -> None:
+    first = (await runtime.quiz.post_question(channel)).card
+    second = (await runtime.quiz.post_question(channel)).card
+    user = make_user("sam")
+    await runtime.app.answer(post_id=first.post_id, user=user, choice_index=first.choice_ids[0])
+    renamed = type(user)(user.platform, user.workspace_id, user.user_id, "Samantha")
+    await runtime.app.answer(post_id=second.post_id, user=renamed, choice_index=second.choice_ids[0])
+    async with runtime.db.transaction() as session:
+        names = list((await session.execute(select(User.display_name))).scalars())
+    assert names == ["Samantha"]
+
+
+@pytest.mark.parametrize("users", [1, 7])
+async def test_a_large_burst_records_every_first_click_once(runtime: Runtime, channel: ChannelRef, users: int) -> None:
+    cards = [(await runtime.quiz.post_question(channel)).card for _ in range(5)]
+    clicks = [
+        runtime.app.answer(post_id=card.post_id, user=make_user(f"u{n}"), choice_index=card.choice_ids[(n + k) % 4])
+        for k in range(3)
+        for card in cards
+        for n in range(users)
+    ]
+    results = await asyncio.gather(*clicks)
+    assert sum(r.outcome is AnswerOutcome.RECORDED for r in results) == len(cards) * users
+    async with runtime.db.transaction() as session:
+        assert len((await session.execute(select(Answer.id))).all()) == len(cards) * users
