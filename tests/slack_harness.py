@@ -1,8 +1,8 @@
 """Running the real Slack adapter against the loopback FakeSlack, and reading what it did.
 
-    async with running_adapter(runtime, fake, mode="http") as slack:
-        status, _ = await slack.command("now data-parallelism")
-        [post] = await fake.wait_for_calls("chat.postMessage")
+async with running_adapter(runtime, fake, mode="http") as slack:
+    status, _ = await slack.command("now data-parallelism")
+    [post] = await fake.wait_for_calls("chat.postMessage")
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import aiohttp
+import pytest
 from pydantic import SecretStr
 
 from adapters.slack import SlackAdapter
@@ -32,6 +33,12 @@ def without_proxies(env: dict[str, str] | None = None) -> dict[str, str]:
     for name in PROXY_VARS:
         source.pop(name, None)
     return source
+
+
+def clear_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Remove proxy variables for one test (see `without_proxies`)."""
+    for name in PROXY_VARS:
+        monkeypatch.delenv(name, raising=False)
 
 
 def slack_settings(runtime: Runtime, fake: FakeSlack, mode: Literal["http", "socket"], **extra: Any) -> None:
@@ -92,6 +99,10 @@ class RunningSlack:
         """A signed click on a button of a stored message."""
         headers = kwargs.pop("headers", None)
         return await self.post(self.fake.block_actions_body(message, action_id, **kwargs), headers=headers)
+
+    async def idle(self) -> None:
+        """Wait until every acked command and click has been worked through (Bolt runs them after the ack)."""
+        await poll_until(lambda: self.adapter.listeners.in_flight == 0, message="in-flight Slack requests")
 
     async def posted_card(self, count: int = 1) -> dict[str, Any]:
         """The `count`-th card the bot posted (waiting for it), as currently stored by the fake."""

@@ -223,6 +223,11 @@ class QuizListeners:
             if task is not None:
                 self._inflight.discard(task)
 
+    @property
+    def in_flight(self) -> int:
+        """How many acked commands and clicks are still being worked on."""
+        return sum(1 for task in self._inflight if not task.done())
+
     async def drain(self, within: float) -> None:
         """Wait (up to `within` seconds) for acked commands and clicks that are still being worked on."""
         pending = {task for task in self._inflight if not task.done() and task is not asyncio.current_task()}
