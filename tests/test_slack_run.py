@@ -9,11 +9,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import yaml
 from pydantic import SecretStr
 from sqlalchemy import select
 
 from adapters.slack import SlackAdapter
 from adapters.slack.admins import AdminDirectory
+from bot.commands import SUBCOMMANDS
 from bot.config import Settings, load_settings
 from bot.db import Database
 from bot.db.models import Answer, User
@@ -187,3 +189,19 @@ async def test_commands_carry_is_admin_from_slack_roles(runtime: Runtime, fake: 
     assert {(i.channel.platform, i.channel.workspace_id, i.channel.channel_id) for i in seen} == {
         ("slack", "T0001", "C0001")
     }
+
+
+def test_the_manifest_asks_for_what_the_adapter_uses() -> None:
+    manifest = yaml.safe_load((REPO / "adapters" / "slack" / "manifest.yaml").read_text(encoding="utf-8"))
+    [command] = manifest["features"]["slash_commands"]
+    assert command["command"] == "/quiz"
+    hinted = {part.split()[0] for part in command["usage_hint"].split(" | ")}
+    assert hinted <= {sub.name for sub in SUBCOMMANDS}  # the hint names only real subcommands of the shared parser
+    assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
+        "commands",
+        "chat:write",
+        "chat:write.public",
+        "users:read",
+    }
+    assert manifest["settings"]["interactivity"]["is_enabled"] is True
+    assert manifest["settings"]["socket_mode_enabled"] is True
