@@ -341,3 +341,18 @@ async def test_health_check_and_graceful_stop(runtime: Runtime, fake: FakeSlack)
     # After the stop the port is closed.
     with pytest.raises(aiohttp.ClientConnectionError):
         await slack.command("packs")
+
+
+async def test_when_slack_refuses_an_ephemeral_the_click_is_answered_through_its_response_url(
+    runtime: Runtime, fake: FakeSlack
+) -> None:
+    fake.add_user("U0DAVE", "dave", join_channels=False)  # e.g. a guest Slack does not count as a member
+    async with running_adapter(runtime, fake) as slack:
+        await slack.command("now")
+        card = await slack.posted_card()
+        await slack.click(card, choice_action(runtime, card, correct=True), user_id="U0DAVE")
+        [reply] = await slack.ephemerals(1)
+        assert reply["source"] == "response_url" and reply["user"] == "U0DAVE"
+        assert reply["text"].startswith("Correct!")
+        assert [c.error for c in fake.calls_to("chat.postEphemeral")] == ["user_not_in_channel"]
+    assert [(user, correct) for user, _, correct in await _answers(runtime)] == [("U0DAVE", True)]

@@ -82,15 +82,23 @@ class SlackAdapter:
 
     async def run(self) -> None:
         """Check the bot token, register the platform, then serve in Socket Mode or HTTP mode until stopped."""
-        await self._check_token()
-        self.runtime.platforms.register(self.platform)
-        try:
-            if self.mode == "socket":
-                await self._serve_socket_mode()
-            else:
-                await self._serve_http()
-        finally:
-            await self.listeners.drain(DRAIN_TIMEOUT)
+        # One connection pool for every Web API call while serving: a click's chat.postEphemeral then reuses a
+        # kept-alive TLS connection instead of opening its own.
+        async with aiohttp.ClientSession() as session:
+            self.client.session = session
+            try:
+                await self._check_token()
+                self.runtime.platforms.register(self.platform)
+                try:
+                    if self.mode == "socket":
+                        await self._serve_socket_mode()
+                    else:
+                        await self._serve_http()
+                finally:
+                    await self.listeners.drain(DRAIN_TIMEOUT)
+            finally:
+                # Card edits flushed at shutdown (after this returns) open their own connections again.
+                self.client.session = None
 
     async def _check_token(self) -> None:
         try:
