@@ -53,15 +53,18 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
     slack_host: str = "0.0.0.0"
-    slack_port: int = Field(default=3000, ge=1, le=65535)
+    slack_port: int = Field(default=3000, ge=0, le=65535, description="HTTP mode port (0: any free port).")
     slack_api_url: str | None = Field(default=None, description="Web API base URL (tests point it at a fake).")
+    slack_admin_user_ids: list[str] | None = Field(
+        default=None, description="Slack user ids that are quiz admins besides workspace admins and owners."
+    )
 
     discord_token: SecretStr | None = None
     discord_guild_id: int | None = Field(default=None, description="Sync slash commands to this guild only.")
     discord_shard_count: int | None = Field(default=None, ge=1)
     discord_shard_ids: list[int] | None = None
 
-    @field_validator("adapters", "discord_shard_ids", mode="before")
+    @field_validator("adapters", "discord_shard_ids", "slack_admin_user_ids", mode="before")
     @classmethod
     def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):

@@ -1,0 +1,190 @@
+"""The Slack adapter: a slack-bolt AsyncApp served over HTTP (signing secret) or Socket Mode (app token).
+
+HTTP mode is stateless, so several replicas can sit behind any load balancer; Socket Mode needs no public URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_sdk.errors import SlackApiError
+from slack_sdk.signature import SignatureVerifier
+from slack_sdk.socket_mode.aiohttp import SocketModeClient
+from slack_sdk.socket_mode.request import SocketModeRequest
+from slack_sdk.socket_mode.response import SocketModeResponse
+
+from adapters.slack.admins import AdminDirectory
+from adapters.slack.listeners import QuizListeners
+from adapters.slack.platform import PLATFORM, SlackPlatform, make_client
+from bot.errors import ConfigError
+from bot.ops.http import ops_routes
+from bot.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"
+DRAIN_TIMEOUT = 5.0
+"""Seconds a stop waits for commands and clicks that were acked but are still being worked on."""
+
+
+class GuardedSocketModeHandler(AsyncSocketModeHandler):
+    """Bolt's Socket Mode handler, except that an envelope it cannot handle is logged and acked, never dropped."""
+
+    async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
+        """Dispatch one envelope to the app; on an unexpected failure ack it so Slack does not resend it."""
+        try:
+            await super().handle(client, req)
+        except Exception:
+            log.exception("a Socket Mode %s envelope could not be handled; acked it anyway", req.type)
+            await client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
+
+
+class SlackAdapter:
+    """Registers the Slack platform and serves Slack's requests until `runtime.stopping` is set."""
+
+    name = PLATFORM
+
+    def __init__(self, runtime: Runtime) -> None:
+        settings = runtime.settings
+        if settings.slack_bot_token is None:
+            raise ConfigError("the Slack adapter needs QUIZBOT_SLACK_BOT_TOKEN (xoxb-...)")
+        if settings.slack_app_token is None and settings.slack_signing_secret is None:
+            raise ConfigError(
+                "the Slack adapter needs QUIZBOT_SLACK_APP_TOKEN (Socket Mode) or "
+                "QUIZBOT_SLACK_SIGNING_SECRET (HTTP mode)"
+            )
+        self.runtime = runtime
+        self.mode = "socket" if settings.slack_app_token is not None else "http"
+        self.client = make_client(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
+        self.platform = SlackPlatform(self.client)
+        admins = AdminDirectory(self.client, admin_user_ids=settings.slack_admin_user_ids or ())
+        self.listeners = QuizListeners(runtime, self.platform, admins)
+        signing_secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
+        self.verifier = SignatureVerifier(signing_secret) if signing_secret else None
+        self.app = AsyncApp(
+            name="quizbot",
+            client=self.client,
+            signing_secret=signing_secret,
+            request_verification_enabled=True,
+            process_before_response=False,  # ack first; the listener goes on in the background
+        )
+        self.listeners.install(self.app)
+        self.ready = asyncio.Event()
+        self.http_port: int | None = None
+
+    async def run(self) -> None:
+        """Check the bot token, register the platform, then serve in Socket Mode or HTTP mode until stopped."""
+        # One connection pool for every Web API call while serving: a click's chat.postEphemeral then reuses a
+        # kept-alive TLS connection instead of opening its own.
+        async with aiohttp.ClientSession() as session:
+            self.client.session = session
+            try:
+                await self._check_token()
+                self.runtime.platforms.register(self.platform)
+                try:
+                    if self.mode == "socket":
+                        await self._serve_socket_mode()
+                    else:
+                        await self._serve_http()
+                finally:
+                    await self.listeners.drain(DRAIN_TIMEOUT)
+            finally:
+                # Card edits flushed at shutdown (after this returns) open their own connections again.
+                self.client.session = None
+
+    async def _check_token(self) -> None:
+        try:
+            auth = await self.client.auth_test()
+        except SlackApiError as exc:
+            raise ConfigError(f"Slack refused QUIZBOT_SLACK_BOT_TOKEN: {exc.response.get('error')}") from exc
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise ConfigError(f"could not reach Slack at {self.client.base_url}: {exc}") from exc
+        log.info(
+            "Slack bot %s connected to workspace %s (%s)",
+            auth.get("user"),
+            auth.get("team"),
+            auth.get("team_id"),
+            extra={"platform": PLATFORM, "workspace": auth.get("team_id")},
+        )
+
+    # --- Socket Mode -------------------------------------------------------------------------------
+
+    async def _serve_socket_mode(self) -> None:
+        settings = self.runtime.settings
+        assert settings.slack_app_token is not None
+        handler = GuardedSocketModeHandler(self.app, app_token=settings.slack_app_token.get_secret_value())
+        try:
+            await handler.connect_async()  # type: ignore[no-untyped-call]
+            self.ready.set()
+            log.info("Slack Socket Mode connected", extra={"platform": PLATFORM})
+            await self.runtime.stopping.wait()
+        finally:
+            await handler.close_async()  # type: ignore[no-untyped-call]
+            log.info("Slack Socket Mode closed", extra={"platform": PLATFORM})
+
+    # --- HTTP mode ---------------------------------------------------------------------------------
+
+    def web_app(self) -> web.Application:
+        """The aiohttp application: Slack's commands and interactivity on /slack/events, with the operator's
+        /healthz (database and migrations) and /metrics beside them for the load balancer and Prometheus."""
+        app = web.Application()
+        app.router.add_post(EVENTS_PATH, self.handle_http)
+        app.add_routes(ops_routes(self.runtime))
+        return app
+
+    async def _serve_http(self) -> None:
+        settings = self.runtime.settings
+        runner = web.AppRunner(self.web_app(), access_log=None, shutdown_timeout=DRAIN_TIMEOUT)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, settings.slack_host, settings.slack_port)
+            await site.start()
+            server: Any = site._server  # aiohttp keeps the bound sockets there; needed when port 0 was asked for
+            self.http_port = server.sockets[0].getsockname()[1] if server and server.sockets else settings.slack_port
+            self.ready.set()
+            log.info(
+                "Slack HTTP mode listening on http://%s:%s%s",
+                settings.slack_host,
+                self.http_port,
+                EVENTS_PATH,
+                extra={"platform": PLATFORM},
+            )
+            await self.runtime.stopping.wait()
+        finally:
+            await runner.cleanup()
+
+    async def handle_http(self, request: web.Request) -> web.Response:
+        """One request from Slack: Bolt verifies the signature and dispatches it; unreadable bodies get 400/401."""
+        raw = await request.read()
+        try:
+            body = raw.decode("utf-8")
+            bolt_request = AsyncBoltRequest(body=body, query=request.query_string, headers=dict(request.headers))
+        except Exception as exc:
+            # Bolt parses before it verifies, so an unparseable body would be a 500; decide here instead.
+            if self._signed(raw, request):
+                log.warning("malformed signed request from Slack: %s", exc, extra={"platform": PLATFORM})
+                return web.Response(status=400, text="malformed request")
+            return web.Response(status=401, text="invalid request")
+        response = await self.app.async_dispatch(bolt_request)
+        return await to_aiohttp_response(response)
+
+    def _signed(self, raw: bytes, request: web.Request) -> bool:
+        if self.verifier is None:
+            return False
+        try:
+            return bool(self.verifier.is_valid_request(raw, dict(request.headers)))
+        except (UnicodeDecodeError, ValueError):
+            return False
+
+
+def build(runtime: Runtime) -> SlackAdapter:
+    """Entry point for `quizbot.adapters`: the Slack adapter, in the mode its settings choose."""
+    return SlackAdapter(runtime)

@@ -1,0 +1,363 @@
+"""The Bolt app: `/quiz` commands and answer clicks turned into core calls, and replies turned into Slack messages.
+
+Every listener acks first (Slack's 3-second window) and then works. Requests are checked for shape before any
+listener sees them, so a malformed payload gets a log line and a polite reply instead of a 500, and Slack's
+retries (X-Slack-Retry-Num) are acked without running anything twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.middleware.async_middleware import AsyncMiddleware
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
+from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+from adapters.slack.admins import AdminDirectory
+from adapters.slack.blocks import ACTION_PREFIX, message_blocks, message_text, parse_answer_action
+from adapters.slack.platform import PLATFORM, SlackPlatform
+from bot.domain import ChannelRef, UserRef
+from bot.errors import QuizError, StorageUnavailable
+from bot.ports import Message, PlatformError
+from bot.render import answer_message
+from bot.runtime import Runtime
+from bot.service.app import Invocation, Reply, error_reply
+
+log = logging.getLogger(__name__)
+
+Respond = Callable[..., Awaitable[Any]]
+
+COULD_NOT_RECORD = Message("Could not record your answer, please try again.")
+BAD_BUTTON = Message("That button is not a quiz answer I understand (it may be from an old message). Try `/quiz now`.")
+INCOMPLETE = "Sorry, Slack sent an incomplete request, so I could not act on it. Please try again."
+
+
+@dataclass(frozen=True, slots=True)
+class Click:
+    """An answer click, taken apart: who, where, and which post and choice the button carries."""
+
+    channel: ChannelRef
+    user: UserRef
+    post_id: int
+    choice_id: int
+
+    def log_extra(self) -> dict[str, object]:
+        """The context fields for log lines about this click."""
+        return {
+            "platform": PLATFORM,
+            "workspace": self.channel.workspace_id,
+            "channel": self.channel.channel_id,
+            "post_id": self.post_id,
+            "user": self.user.user_id,
+        }
+
+
+def _text(mapping: Mapping[str, Any] | None, key: str) -> str | None:
+    """A non-empty string field, or None."""
+    if not isinstance(mapping, Mapping):
+        return None
+    value = mapping.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def retry_number(req: AsyncBoltRequest) -> int:
+    """Slack's retry count of this delivery (0 for the first; Socket Mode sends 0 too)."""
+    values = req.headers.get("x-slack-retry-num") or ["0"]
+    try:
+        return int(values[0])
+    except (TypeError, ValueError):
+        return 0
+
+
+def _is_slash_command(body: Mapping[str, Any]) -> bool:
+    return "command" in body and "type" not in body
+
+
+def missing_command_fields(body: Mapping[str, Any]) -> list[str]:
+    """The fields a slash command needs that this one lacks."""
+    return [name for name in ("command", "team_id", "channel_id", "user_id") if _text(body, name) is None]
+
+
+def missing_click_fields(body: Mapping[str, Any]) -> list[str]:
+    """The fields a block_actions click needs that this one lacks (or has in the wrong shape)."""
+    missing = []
+    actions = body.get("actions")
+    if (
+        not isinstance(actions, list)
+        or not actions
+        or not isinstance(actions[0], Mapping)
+        or _text(actions[0], "action_id") is None
+    ):
+        missing.append("actions[0].action_id")
+    if _text(body.get("user"), "id") is None:
+        missing.append("user.id")
+    if _team_of_click(body) is None:
+        missing.append("team.id")
+    if _channel_of_click(body) is None:
+        missing.append("channel.id")
+    return missing
+
+
+def _team_of_click(body: Mapping[str, Any]) -> str | None:
+    return _text(body.get("team"), "id") or _text(body.get("user"), "team_id")
+
+
+def _channel_of_click(body: Mapping[str, Any]) -> str | None:
+    return _text(body.get("channel"), "id") or _text(body.get("container"), "channel_id")
+
+
+class SkipRetries(AsyncMiddleware):
+    """Acks Slack's retries without running them again: the first delivery is (or was) already being handled.
+
+    Slack retries when an ack was late or failed. Re-running a retried `/quiz now` would post a second card, and
+    a retried click would send a confusing "you already answered"; acking is all a retry needs.
+    """
+
+    async def async_process(
+        self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Callable[[], Awaitable[BoltResponse]]
+    ) -> BoltResponse | None:
+        """Stop retried deliveries here; pass first deliveries on."""
+        number = retry_number(req)
+        if number > 0:
+            reason = (req.headers.get("x-slack-retry-reason") or [""])[0]
+            log.info(
+                "acked Slack retry %s (%s) without running it again",
+                number,
+                reason or "no reason given",
+                extra={"platform": PLATFORM, "workspace": req.context.team_id, "channel": req.context.channel_id},
+            )
+            return BoltResponse(status=200, body="")
+        await next()
+        return resp
+
+
+class RejectMalformed(AsyncMiddleware):
+    """Answers a command or click that lacks what it needs with a log line and a polite reply, never a 500.
+
+    A plain middleware class (not a decorated function) so that Bolt does not build listener arguments from
+    the malformed body before it is checked: that alone raises on, for example, an empty `actions` list.
+    """
+
+    def __init__(self, *, proxy: str | None = None) -> None:
+        self.proxy = proxy
+
+    async def async_process(
+        self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Callable[[], Awaitable[BoltResponse]]
+    ) -> BoltResponse | None:
+        """Pass well-formed requests on; answer the others here."""
+        body: Any = req.body
+        if not isinstance(body, dict):
+            log.warning("ignored a Slack request whose body is not an object", extra={"platform": PLATFORM})
+            return BoltResponse(status=200, body="")
+        missing: list[str] = []
+        kind = ""
+        if _is_slash_command(body):
+            kind, missing = "slash command", missing_command_fields(body)
+        elif body.get("type") == "block_actions":
+            kind, missing = "button click", missing_click_fields(body)
+        if not missing:
+            await next()
+            return resp
+        log.warning(
+            "ignored a malformed %s from Slack: missing %s",
+            kind,
+            ", ".join(missing),
+            extra={"platform": PLATFORM, "workspace": req.context.team_id, "channel": req.context.channel_id},
+        )
+        if kind == "slash command":
+            # The body of a slash command's ack is shown to the user who typed it, and only to them.
+            return BoltResponse(status=200, body=INCOMPLETE)
+        await self._respond_via_url(_text(body, "response_url"), Message(INCOMPLETE))
+        return BoltResponse(status=200, body="")
+
+    async def _respond_via_url(self, response_url: str | None, message: Message) -> None:
+        if response_url is None:
+            return
+        try:
+            await AsyncWebhookClient(response_url, proxy=self.proxy).send(
+                text=message_text(message),
+                blocks=message_blocks(message),
+                response_type="ephemeral",
+                replace_original=False,
+            )
+        except Exception as exc:
+            log.warning("could not reply through a response_url: %s", exc)
+
+
+class QuizListeners:
+    """The Slack side of the quiz: what `/quiz` and the answer buttons do."""
+
+    def __init__(self, runtime: Runtime, platform: SlackPlatform, admins: AdminDirectory) -> None:
+        self.runtime = runtime
+        self.platform = platform
+        self.admins = admins
+        self._inflight: set[asyncio.Task[Any]] = set()
+
+    def install(self, app: AsyncApp) -> None:
+        """Register the middleware and listeners on a Bolt app."""
+        app.middleware(SkipRetries())
+        app.middleware(RejectMalformed(proxy=self.platform.client.proxy))
+        # Any slash command of this app is `/quiz` (a workspace that already has a /quiz may rename it).
+        app.command(re.compile(r".+"))(self.on_command)
+        app.action(re.compile(rf"^{ACTION_PREFIX}(:|$)"))(self.on_answer)
+        app.action(re.compile(r".*"))(self.on_other_action)
+        app.error(self.on_error)
+
+    @contextlib.contextmanager
+    def _tracked(self) -> Iterator[None]:
+        """Count the current task as in-flight work until the block ends (see `drain`)."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._inflight.add(task)
+        try:
+            yield
+        finally:
+            if task is not None:
+                self._inflight.discard(task)
+
+    @property
+    def in_flight(self) -> int:
+        """How many acked commands and clicks are still being worked on."""
+        return sum(1 for task in self._inflight if not task.done())
+
+    async def drain(self, within: float) -> None:
+        """Wait (up to `within` seconds) for acked commands and clicks that are still being worked on."""
+        pending = {task for task in self._inflight if not task.done() and task is not asyncio.current_task()}
+        if pending:
+            log.info("waiting for %s Slack request(s) in flight", len(pending), extra={"platform": PLATFORM})
+            await asyncio.wait(pending, timeout=within)
+
+    # --- /quiz -------------------------------------------------------------------------------------
+
+    async def on_command(self, ack: Callable[..., Awaitable[None]], command: dict[str, Any], respond: Respond) -> None:
+        """`/quiz ...`: ack at once, run the command, answer ephemerally unless the effect is already visible."""
+        await ack()
+        with self._tracked():
+            await self._run_command(command, respond)
+
+    async def _run_command(self, command: dict[str, Any], respond: Respond) -> None:
+        team_id, channel_id, user_id = command["team_id"], command["channel_id"], command["user_id"]
+        invocation = Invocation(
+            channel=ChannelRef(PLATFORM, team_id, channel_id),
+            user=UserRef(PLATFORM, team_id, user_id, _text(command, "user_name") or user_id),
+            text=_text(command, "text") or "",
+            is_admin=await self.admins.is_admin(team_id, user_id),
+        )
+        reply = await self.runtime.app.handle_command(invocation)
+        if reply.quiet:
+            return
+        await self._send_reply(respond, reply, invocation.channel)
+
+    async def _send_reply(self, respond: Respond, reply: Reply, channel: ChannelRef) -> None:
+        try:
+            await respond(
+                text=message_text(reply.message),
+                blocks=message_blocks(reply.message),
+                response_type="ephemeral" if reply.private else "in_channel",
+                replace_original=False,
+            )
+        except Exception as exc:  # the response_url expired, or Slack is unreachable: nothing left to tell
+            log.warning(
+                "could not reply to a /quiz command: %s",
+                exc,
+                extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
+            )
+
+    # --- answer buttons ----------------------------------------------------------------------------
+
+    async def on_answer(
+        self, ack: Callable[..., Awaitable[None]], body: dict[str, Any], action: dict[str, Any], respond: Respond
+    ) -> None:
+        """A click on an answer button: ack, record it, tell the clicker (only them) how they did and why."""
+        await ack()
+        with self._tracked():
+            await self._answer(body, action, respond)
+
+    async def _answer(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+        team_id, channel_id = _team_of_click(body), _channel_of_click(body)
+        assert team_id is not None  # RejectMalformed let only complete clicks through
+        assert channel_id is not None
+        user = body["user"]
+        user_ref = UserRef(PLATFORM, team_id, user["id"], _text(user, "username") or _text(user, "name") or user["id"])
+        channel = ChannelRef(PLATFORM, team_id, channel_id)
+        parsed = parse_answer_action(action["action_id"]) or parse_answer_action(str(action.get("value") or ""))
+        if parsed is None:
+            log.warning(
+                "ignored an answer button with a bad action_id %r / value %r",
+                action.get("action_id"),
+                action.get("value"),
+                extra={"platform": PLATFORM, "workspace": team_id, "channel": channel_id},
+            )
+            await self.reply_privately(channel, user_ref.user_id, BAD_BUTTON, respond)
+            return
+        click = Click(channel=channel, user=user_ref, post_id=parsed[0], choice_id=parsed[1])
+        await self.reply_privately(channel, user_ref.user_id, await self.record(click), respond)
+
+    async def record(self, click: Click) -> Message:
+        """Record a click through the core; every failure becomes a message for the clicker."""
+        try:
+            result = await self.runtime.app.answer(post_id=click.post_id, user=click.user, choice_index=click.choice_id)
+        except StorageUnavailable:
+            log.warning("database unavailable; answer not recorded", extra=click.log_extra())
+            return COULD_NOT_RECORD
+        except QuizError as exc:  # UnknownPost, InvalidChoice: a stale or forged button
+            log.warning("answer refused: %s", exc, extra=click.log_extra())
+            return Message(str(exc))
+        except Exception as exc:
+            log.exception("recording an answer failed", extra=click.log_extra())
+            return error_reply(exc).message
+        return answer_message(result)
+
+    async def on_other_action(
+        self, ack: Callable[..., Awaitable[None]], action: dict[str, Any], body: dict[str, Any]
+    ) -> None:
+        """A click on something that is not ours (nothing we post has other buttons): ack and log."""
+        await ack()
+        log.info(
+            "ignored an unknown action %r",
+            action.get("action_id"),
+            extra={"platform": PLATFORM, "workspace": _team_of_click(body), "channel": _channel_of_click(body)},
+        )
+
+    async def reply_privately(
+        self, channel: ChannelRef, user_id: str, message: Message, respond: Respond | None
+    ) -> None:
+        """chat.postEphemeral; where Slack refuses it (a DM, a channel I am not in) the click's response_url."""
+        try:
+            await self.platform.send_private(channel, user_id, message)
+            return
+        except PlatformError as exc:
+            log.info(
+                "chat.postEphemeral refused (%s); replying through the response_url",
+                exc,
+                extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
+            )
+        if respond is None:
+            return
+        try:
+            await respond(
+                text=message_text(message),
+                blocks=message_blocks(message),
+                response_type="ephemeral",
+                replace_original=False,
+            )
+        except Exception as exc:
+            log.warning(
+                "could not reply to a click: %s",
+                exc,
+                extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
+            )
+
+    # --- errors ------------------------------------------------------------------------------------
+
+    async def on_error(self, error: Exception, body: dict[str, Any]) -> None:
+        """Anything a listener did not handle: one log line with the traceback, nothing for the user to see."""
+        log.error("Slack request failed: %s", error, exc_info=error, extra={"platform": PLATFORM})

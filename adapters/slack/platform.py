@@ -1,0 +1,163 @@
+"""The ChatPlatform port over Slack's Web API: cards via chat.postMessage/chat.update, private replies via
+chat.postEphemeral."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.blocks import card_blocks, card_text, message_blocks, message_text
+from bot.domain import ChannelRef, QuestionCard
+from bot.ports import Message, PlatformError
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "slack"
+RATE_LIMIT_RETRIES = 3
+
+# Errors after which the same call can never succeed: retrying or waiting does not help.
+PERMANENT_ERRORS = {
+    "channel_not_found",
+    "not_in_channel",
+    "is_archived",
+    "msg_too_long",
+    "no_text",
+    "invalid_blocks",
+    "invalid_blocks_format",
+    "message_not_found",
+    "cant_update_message",
+    "user_not_found",
+    "user_not_in_channel",
+    "restricted_action",
+    "restricted_action_read_only_channel",
+    "restricted_action_thread_only_channel",
+    "not_authed",
+    "invalid_auth",
+    "account_inactive",
+    "token_revoked",
+    "missing_scope",
+    "team_access_not_granted",
+    "ekm_access_denied",
+}
+
+# What a user is told when Slack refuses a post; the raw error code follows in parentheses.
+FRIENDLY_ERRORS = {
+    "not_in_channel": "I am not a member of this channel: invite me with `/invite @quizbot`, then try again",
+    "channel_not_found": "I cannot see this channel (private channels need `/invite @quizbot` first)",
+    "is_archived": "this channel is archived",
+    "missing_scope": "the Slack app lacks a permission; reinstall it from adapters/slack/manifest.yaml",
+    "restricted_action": "this workspace does not let me post here",
+}
+
+
+def make_client(*, token: str, base_url: str | None = None) -> AsyncWebClient:
+    """An AsyncWebClient that waits out 429s (Retry-After) and retries dropped connections."""
+    return AsyncWebClient(
+        token=token,
+        base_url=base_url or AsyncWebClient.BASE_URL,
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES),
+        ],
+    )
+
+
+def platform_error(exc: SlackApiError, *, action: str) -> PlatformError:
+    """A PlatformError for a Slack API error, with a message a user can act on."""
+    response = exc.response
+    code = str(response.get("error") or f"HTTP {response.status_code}")
+    retry_after = None
+    if response.status_code == 429:
+        header = response.headers.get("Retry-After") or response.headers.get("retry-after")
+        retry_after = float(header) if header and str(header).isdigit() else 1.0
+    friendly = FRIENDLY_ERRORS.get(code)
+    text = f"{friendly} ({code})" if friendly else f"Slack refused to {action}: {code}"
+    return PlatformError(text, permanent=code in PERMANENT_ERRORS, retry_after=retry_after)
+
+
+class SlackPlatform:
+    """The ChatPlatform for Slack. Stateless apart from its Web API client, so any replica can serve any post."""
+
+    name = PLATFORM
+
+    def __init__(self, client: AsyncWebClient) -> None:
+        self.client = client
+
+    async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
+        """Post a question card; the message's `ts` is its reference."""
+        response = await self._call(
+            "post the question",
+            channel,
+            self.client.chat_postMessage,
+            channel=channel.channel_id,
+            text=card_text(card),
+            blocks=card_blocks(card),
+            unfurl_links=False,
+            unfurl_media=False,
+        )
+        return str(response["ts"])
+
+    async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
+        """Edit a card in place (new answer count, or the reveal); 429s are waited out by the client."""
+        await self._call(
+            "update the question",
+            channel,
+            self.client.chat_update,
+            channel=channel.channel_id,
+            ts=message_ref,
+            text=card_text(card),
+            blocks=card_blocks(card),
+        )
+
+    async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
+        """An ephemeral message: only `user_id` sees it, in the channel."""
+        await self._call(
+            "send a private reply",
+            channel,
+            self.client.chat_postEphemeral,
+            channel=channel.channel_id,
+            user=user_id,
+            text=message_text(message),
+            blocks=message_blocks(message),
+        )
+
+    async def post_message(self, channel: ChannelRef, message: Message) -> None:
+        """A message everyone in the channel sees."""
+        await self._call(
+            "post a message",
+            channel,
+            self.client.chat_postMessage,
+            channel=channel.channel_id,
+            text=message_text(message),
+            blocks=message_blocks(message),
+            unfurl_links=False,
+            unfurl_media=False,
+        )
+
+    async def _call(self, action: str, where: ChannelRef, method: Any, /, **kwargs: Any) -> Any:
+        try:
+            return await method(**kwargs)
+        except SlackApiError as exc:
+            log.warning(
+                "Slack refused to %s: %s",
+                action,
+                exc.response.get("error"),
+                extra={"platform": PLATFORM, "workspace": where.workspace_id, "channel": where.channel_id},
+            )
+            raise platform_error(exc, action=action) from exc
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning(
+                "could not reach Slack to %s: %s",
+                action,
+                exc,
+                extra={"platform": PLATFORM, "workspace": where.workspace_id, "channel": where.channel_id},
+            )
+            raise PlatformError(f"could not reach Slack to {action}; please try again") from exc
