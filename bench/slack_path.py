@@ -1,0 +1,252 @@
+"""Benchmark 2: the Slack path end to end. Signed button clicks over HTTP into the real slack-bolt app of the
+Slack adapter (HTTP mode), through to the recorded answer, 200 at a time; beside a bare Bolt app that only acks,
+served the same way and sent the same requests, measured in the same run.
+
+    python -m bench.slack_path [--db sqlite|postgresql] [--clicks 4000] [--concurrency 200]
+
+The bot (with its loopback fake Slack Web API) runs in a child process; this process plays Slack, signing each
+request, so the load generator does not share the bot's event loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from sqlalchemy import func, select
+
+from bench.common import percentile, run, scratch_database, summary_ms, write_section
+from bot.db import Database
+from bot.db.models import Answer
+from tests.fakes.slack_api import SIGNING_SECRET, block_actions_body, signed_headers
+
+POSTS = 20
+
+
+async def serve_quiz(db_url: str, ready_file: Path) -> None:
+    """Child: the quiz bot's Slack adapter in HTTP mode on a free port, with a fake Slack Web API."""
+    from pydantic import SecretStr
+
+    from adapters.slack import SlackAdapter
+    from bot.config import Settings
+    from bot.domain import ChannelRef
+    from bot.runtime import build_runtime
+    from tests.fakes.slack_api import FakeSlack
+
+    fake = FakeSlack()
+    await fake.start()
+    for n in range(1000):
+        fake.add_user(f"U{n:05d}", f"user{n}", join_channels=True)
+    settings = Settings(  # type: ignore[call-arg]
+        database_url=db_url,
+        slack_bot_token=SecretStr(fake.bot_token),
+        slack_signing_secret=SecretStr(SIGNING_SECRET),
+        slack_api_url=fake.api_url,
+        slack_host="127.0.0.1",
+        slack_port=0,
+        _env_file=None,
+    )
+    runtime = await build_runtime(settings, migrate=False)
+    adapter = SlackAdapter(runtime)
+    task = asyncio.create_task(adapter.run())
+    await adapter.ready.wait()
+    messages = []
+    for _ in range(POSTS):
+        posted = await runtime.quiz.post_question(ChannelRef("slack", fake.team_id, "C0001"))
+        messages.append(fake.message("C0001", posted.message_ref))
+    ready_file.write_text(json.dumps({"port": adapter.http_port, "messages": messages}), encoding="utf-8")
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    await runtime.app.drain()
+    runtime.stopping.set()
+    await task
+    await runtime.aclose()
+    await fake.stop()
+
+
+async def serve_bare(ready_file: Path) -> None:
+    """Child: a bare Bolt app that verifies the signature and only acks, served by aiohttp the same way."""
+    from aiohttp import web
+    from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+    from slack_bolt.async_app import AsyncApp
+
+    from tests.fakes.slack_api import FakeSlack
+
+    fake = FakeSlack()  # answers the one auth.test Bolt makes, as it does for the quiz bot
+    await fake.start()
+    app = AsyncApp(signing_secret=SIGNING_SECRET, client=fake.web_client(), request_verification_enabled=True)
+
+    @app.action(re.compile(r"quiz:answer:.*"))
+    async def only_ack(ack: Any) -> None:
+        await ack()
+
+    async def handle(request: web.Request) -> web.Response:
+        bolt_request = await to_bolt_request(request)
+        return await to_aiohttp_response(await app.async_dispatch(bolt_request))
+
+    web_app = web.Application()
+    web_app.router.add_post("/slack/events", handle)
+    runner = web.AppRunner(web_app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    ready_file.write_text(json.dumps({"port": port}), encoding="utf-8")
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    await runner.cleanup()
+    await fake.stop()
+
+
+def _bodies(messages: list[dict[str, Any]], clicks: int) -> list[str]:
+    """Click bodies: user n clicks posts in turn; the first POSTS * users clicks are all distinct answers."""
+    rng = random.Random(5)
+    bodies = []
+    users = max(1, clicks // len(messages))
+    for n in range(users):
+        for message in messages:
+            buttons = [el for b in message["blocks"] if b["type"] == "actions" for el in b["elements"]]
+            button = rng.choice(buttons)
+            bodies.append(
+                block_actions_body(
+                    message=message,
+                    action_id=button["action_id"],
+                    user_id=f"U{n:05d}",
+                    user_name=f"user{n}",
+                    team_id="T0001",
+                    channel_id="C0001",
+                )
+            )
+    return bodies[:clicks]
+
+
+async def _load(port: int, bodies: list[str], concurrency: int) -> tuple[float, list[float], int]:
+    url = f"http://127.0.0.1:{port}/slack/events"
+    latencies: list[float] = []
+    failures = 0
+    # Signed before the clock starts (Slack allows five minutes), so the load generator only sends.
+    queue = [
+        (body.encode(), {"Content-Type": "application/x-www-form-urlencoded", **signed_headers(SIGNING_SECRET, body)})
+        for body in reversed(bodies)
+    ]
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def worker() -> None:
+            nonlocal failures
+            while queue:
+                data, headers = queue.pop()
+                started = time.perf_counter()
+                async with session.post(url, data=data, headers=headers) as response:
+                    await response.read()
+                    if response.status != 200:
+                        failures += 1
+                latencies.append(time.perf_counter() - started)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.perf_counter() - started, latencies, failures
+
+
+async def _child(mode: str, workdir: Path, db_url: str = "") -> tuple[asyncio.subprocess.Process, dict[str, Any]]:
+    ready = workdir / f"{mode}.json"
+    ready.unlink(missing_ok=True)
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and not k.startswith("QUIZBOT_")}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bench.slack_path", "--serve", mode, "--db-url", db_url, "--ready", str(ready), env=env
+    )
+    for _ in range(600):
+        if ready.exists() and ready.stat().st_size:
+            return process, json.loads(ready.read_text(encoding="utf-8"))
+        await asyncio.sleep(0.05)
+    if process.returncode is None:
+        process.kill()
+    raise RuntimeError(f"the {mode} server did not start")
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    process.send_signal(signal.SIGTERM)
+    await asyncio.wait_for(process.wait(), 60)
+
+
+async def main() -> None:
+    """Run the quiz path and the bare Bolt path with the same requests; print and record."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--clicks", type=int, default=4000)
+    parser.add_argument("--concurrency", type=int, default=200)
+    parser.add_argument("--serve", choices=["quiz", "bare"])
+    parser.add_argument("--db-url", default="")
+    parser.add_argument("--ready", type=Path)
+    args = parser.parse_args()
+    if args.serve == "quiz":
+        await serve_quiz(args.db_url, args.ready)
+        return
+    if args.serve == "bare":
+        await serve_bare(args.ready)
+        return
+
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        async with scratch_database(args.db, workdir) as url:
+            quiz, info = await _child("quiz", workdir, url)
+            try:
+                bodies = _bodies(info["messages"], args.clicks)
+                started = time.perf_counter()
+                elapsed, latencies, failures = await _load(info["port"], bodies, args.concurrency)
+                db = Database.from_url(url)
+                stored = 0
+                for _ in range(600):  # acks come first; answers are recorded right after
+                    async with db.transaction() as session:
+                        stored = int((await session.execute(select(func.count(Answer.id)))).scalar_one())
+                    if stored >= len(bodies):
+                        break
+                    await asyncio.sleep(0.05)
+                recorded_after = time.perf_counter() - started
+                await db.dispose()
+            finally:
+                await _stop(quiz)
+        bare, bare_info = await _child("bare", workdir)
+        try:
+            bare_elapsed, bare_latencies, bare_failures = await _load(bare_info["port"], bodies, args.concurrency)
+        finally:
+            await _stop(bare)
+    clicks = len(bodies)
+    rows = [
+        "| server | clicks/s (acked) | ack latency | non-200 |",
+        "|---|---|---|---|",
+        f"| quiz bot (Slack adapter, {args.db}) | {clicks / elapsed:,.0f} | {summary_ms(latencies)} | {failures} |",
+        f"| bare Bolt app, ack only | {clicks / bare_elapsed:,.0f} | {summary_ms(bare_latencies)} | {bare_failures} |",
+    ]
+    ratio = (clicks / elapsed) / (clicks / bare_elapsed)
+    verdict = [
+        f"- throughput: {ratio:.0%} of the bare Bolt app (target >= 50%)",
+        f"- p99 ack: {percentile(latencies, 99) * 1000:.0f} ms (target <= 250 ms)",
+        f"- answers recorded: {stored} of {clicks}, all within {recorded_after:.1f} s of the first click",
+    ]
+    print("\n".join(rows + verdict))
+    body = f"{clicks:,} signed clicks, {args.concurrency} concurrent, on {POSTS} cards.\n\n" + "\n".join(
+        rows + [""] + verdict
+    )
+    write_section(
+        f"2. Slack path end to end ({args.db})",
+        f"python -m bench.slack_path --db {args.db} --clicks {args.clicks}",
+        body,
+    )
+
+
+if __name__ == "__main__":
+    run(main)
