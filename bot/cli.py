@@ -1,4 +1,9 @@
-"""The `quizbot` command line: run the bot, migrate the database, check and import content."""
+"""The `quizbot` command line: run the bot, migrate the database, check and import content.
+
+Adapters add their own commands (e.g. `quizbot discord sync`) through the `quizbot.cli` entry-point group: each
+entry point is a function that takes the subparsers and adds one parser whose defaults carry
+`plugin_main(args, settings) -> exit status`. The core never imports the adapters.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from bot import __version__
@@ -16,6 +22,8 @@ from bot.content.loader import validate_paths
 from bot.content.schema import pack_json_schema
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
+
+CLI_GROUP = "quizbot.cli"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,7 +47,17 @@ def _parser() -> argparse.ArgumentParser:
     importer.add_argument("--id", dest="pack_id", help="pack id (default: from the title)")
     schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
     schema.add_argument("-o", "--output", type=Path)
+    _plugin_commands(commands)
     return parser
+
+
+def _plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Let installed adapters add their commands; a broken one is reported, not fatal."""
+    for entry_point in entry_points(group=CLI_GROUP):
+        try:
+            entry_point.load()(commands)
+        except Exception as exc:
+            print(f"quizbot: the {entry_point.name} commands are unavailable: {exc}", file=sys.stderr)
 
 
 def _settings() -> Settings:
@@ -116,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging(settings.effective_log_level(), settings.log_format)
         if args.command == "db":
             return asyncio.run(_db(args.db_command, getattr(args, "revision", "head")))
+        plugin_main = getattr(args, "plugin_main", None)
+        if plugin_main is not None:
+            return int(plugin_main(args, settings))
         from bot.runtime import run
 
         asyncio.run(run(settings))
