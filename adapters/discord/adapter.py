@@ -74,11 +74,11 @@ def invite_permissions() -> discord.Permissions:
     return discord.Permissions(view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True)
 
 
-def platform_error(exc: discord.HTTPException, what: str) -> PlatformError:
+def platform_error(exc: discord.HTTPException, what: str, *, forbidden: str | None = None) -> PlatformError:
     """A discord.py HTTP error as the port's PlatformError (permanent when retrying cannot help)."""
     if isinstance(exc, discord.Forbidden):
         return PlatformError(
-            f"I may not {what} here; give me View Channel, Send Messages and Embed Links in this channel.",
+            forbidden or f"I may not {what} here; give me View Channel, Send Messages and Embed Links in this channel.",
             permanent=True,
         )
     if isinstance(exc, discord.NotFound):
@@ -154,6 +154,8 @@ class DiscordAdapter:
     # --- the platform port -------------------------------------------------------------------------
 
     def _messageable(self, channel: ChannelRef) -> discord.PartialMessageable:
+        if self.client.is_closed():
+            raise PlatformError("The Discord connection is closed.")
         guild_id = None if channel.workspace_id == DM_WORKSPACE else int(channel.workspace_id)
         return self.client.get_partial_messageable(int(channel.channel_id), guild_id=guild_id)
 
@@ -178,12 +180,16 @@ class DiscordAdapter:
 
     async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
         """Send the user a direct message; fails with a permanent PlatformError when they do not accept DMs."""
+        if self.client.is_closed():
+            raise PlatformError("The Discord connection is closed.")
         try:
-            user = self.client.get_user(int(user_id)) or await self.client.fetch_user(int(user_id))
-            await user.send(embed=message_embed(message))
+            dm = await self.client.create_dm(discord.Object(id=int(user_id)))
+            await dm.send(embed=message_embed(message))
         except discord.HTTPException as exc:
             log.info("could not DM user %s: %s", user_id, exc, extra=_extra(channel))
-            raise platform_error(exc, "send you a direct message") from exc
+            raise platform_error(
+                exc, "send a direct message", forbidden="The user does not accept direct messages from the bot."
+            ) from exc
 
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """Post a message everyone in the channel sees."""
