@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import select
 
 from adapters.discord.adapter import DiscordAdapter
-from bot.db.models import Answer, Post, User
+from bot.db.models import Answer, Channel, Post, User, Workspace
 from bot.runtime import Runtime
 from tests.fakes.discord_api import FakeDiscord, InteractionCallback
 
@@ -94,17 +94,26 @@ def embed_text(message: dict[str, Any]) -> str:
 
 
 async def answer_rows(runtime: Runtime) -> list[tuple[int, str, int, bool]]:
-    """(post id, user external id, chosen pack index, correct) of every stored answer."""
+    """(post id, user external id, chosen pack index, correct) of every answer given on Discord."""
     async with runtime.db.transaction() as session:
         rows = await session.execute(
             select(Answer.post_id, User.external_id, Answer.choice_index, Answer.is_correct)
             .join(User, User.id == Answer.user_id)
+            .join(Workspace, Workspace.id == Answer.workspace_id)
+            .where(Workspace.platform == "discord")
             .order_by(Answer.id)
         )
         return [(r.post_id, r.external_id, r.choice_index, r.is_correct) for r in rows]
 
 
 async def post_refs(runtime: Runtime) -> list[tuple[int, str | None]]:
-    """(post id, message reference) of every post."""
+    """(post id, message reference) of every post on Discord."""
     async with runtime.db.transaction() as session:
-        return [(r.id, r.message_ref) for r in await session.execute(select(Post.id, Post.message_ref))]
+        rows = await session.execute(
+            select(Post.id, Post.message_ref)
+            .join(Channel, Channel.id == Post.channel_id)
+            .join(Workspace, Workspace.id == Channel.workspace_id)
+            .where(Workspace.platform == "discord")
+            .order_by(Post.id)
+        )
+        return [(r.id, r.message_ref) for r in rows]

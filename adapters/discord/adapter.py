@@ -238,7 +238,11 @@ class DiscordAdapter:
                 deferred = True
             except discord.HTTPException as exc:
                 log.warning("could not defer interaction %s: %s", interaction.id, exc)
-        response = await task
+        try:
+            response = await task
+        except Exception:
+            log.exception("answering interaction %s failed", interaction.id)
+            response = Response(problem_embed(COMMAND_FAILED))
         try:
             if not deferred:
                 await interaction.response.send_message(embed=response.embed, ephemeral=response.ephemeral)
