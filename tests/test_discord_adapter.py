@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from tests.discord_support import (
     slash,
     text_of,
 )
-from tests.fakes.discord_api import FakeDiscord
+from tests.fakes.discord_api import DISCORD_EPOCH_MS, FakeDiscord
 
 
 @pytest.fixture
@@ -483,3 +484,22 @@ async def test_a_process_runs_only_its_configured_shards(runtime: Runtime) -> No
             assert [s["shard"] for s in fake.identifies] == [[1, 2]]
             callback = await slash(fake, "packs", user_name="alice")
             assert "data-parallelism" in text_of(callback)
+
+
+async def test_an_interaction_that_arrives_late_is_deferred_at_once(
+    runtime: Runtime, fake: FakeDiscord, adapter: DiscordAdapter
+) -> None:
+    async with serving(adapter, fake):
+        data = fake.slash_command_interaction("quiz", subcommand="packs", user_name="alice")
+        # Created 2.5 s ago at Discord (a slow gateway): only 0.5 s of the 3 s window is left, so do not wait.
+        created_ms = int(time.time() * 1000) - 2500 - DISCORD_EPOCH_MS
+        late_id = str(created_ms << 22)
+        fake.interactions[late_id] = fake.interactions.pop(data["id"])
+        fake._interaction_by_token[data["token"]] = late_id  # the fake finds webhook calls by token
+        data["id"] = late_id
+        deferred = await fake.send_interaction(data)
+        assert deferred is not None
+        assert deferred.type == 5
+        assert deferred.ephemeral
+        await fake.wait_for(lambda: (fake.original_response(late_id) or {}).get("embeds"), what="the answer")
+        assert "Quiz packs" in fake.original_response(late_id)["embeds"][0]["title"]

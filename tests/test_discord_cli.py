@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -189,3 +191,11 @@ def test_readme_invite_permissions_match_the_code() -> None:
     found = re.search(r"permissions=(\d+)", readme)
     assert found is not None
     assert int(found.group(1)) == invite_permissions().value
+
+
+def test_listing_the_cli_commands_loads_no_discord() -> None:
+    code = (
+        "import sys, bot.cli\nbot.cli._parser()\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'discord'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]"

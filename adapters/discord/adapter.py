@@ -38,13 +38,16 @@ log = logging.getLogger(__name__)
 PLATFORM = "discord"
 DM_WORKSPACE = "dm"
 DEFER_AFTER = 1.5
-"""Seconds to wait for the core before deferring an interaction.
+"""Longest wait for the core before deferring an interaction, in seconds.
 
-Discord wants the first response within 3 s of the click. A fast answer (the usual case: one short transaction)
-is sent directly as the response, one request and no "thinking" flicker; when the core takes longer than this
-(a busy database, a rate-limited post) the interaction is deferred and the answer edits the deferred reply.
-1.5 s leaves room for the gateway delivery before and the callback round trip after.
+Discord wants the first response within 3 s of the interaction's creation. A fast answer (the usual case: one
+short transaction) is sent directly as the response: one request, no "thinking..." flicker. When the core takes
+longer (a busy database, a rate-limited post) the interaction is deferred and the answer then edits the deferred
+reply. The wait is shortened by the time the interaction spent reaching us (its snowflake's age), keeping
+RESPONSE_MARGIN for the callback's own round trip.
 """
+RESPONSE_WINDOW = 3.0
+RESPONSE_MARGIN = 1.0
 
 STORAGE_DOWN = "Could not record your answer: the quiz database is not reachable right now. Please try again."
 UNKNOWN_BUTTON = (
@@ -223,6 +226,11 @@ class DiscordAdapter:
         role_id = self.runtime.settings.discord_admin_role_id
         return role_id is not None and any(role.id == role_id for role in member.roles)
 
+    def wait_budget(self, interaction: discord.Interaction[discord.Client]) -> float:
+        """How long the core may take before the interaction must be deferred (0 when it arrived late)."""
+        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        return max(0.0, min(self.defer_after, RESPONSE_WINDOW - RESPONSE_MARGIN - age))
+
     async def respond(self, interaction: discord.Interaction[discord.Client], work: Awaitable[Response]) -> None:
         """Answer an interaction with the result of `work`, deferring first if it is not ready in time.
 
@@ -231,8 +239,10 @@ class DiscordAdapter:
         """
         task = asyncio.ensure_future(work)
         deferred = False
-        done, _ = await asyncio.wait({task}, timeout=self.defer_after)
-        if not done:
+        budget = self.wait_budget(interaction)
+        if budget > 0:
+            await asyncio.wait({task}, timeout=budget)
+        if not task.done():
             try:
                 await interaction.response.defer(ephemeral=True, thinking=True)
                 deferred = True
