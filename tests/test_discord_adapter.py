@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from adapters.discord.adapter import DiscordAdapter
 from bot.config import Settings
-from bot.domain import ChannelRef
+from bot.domain import AnswerResult, ChannelRef
 from bot.ports import Message, PlatformError
 from bot.runtime import Runtime
 from bot.service.app import Invocation, Reply
@@ -92,9 +94,10 @@ def _correct_and_wrong(runtime: Runtime, prompt: str) -> tuple[int, int]:
 
 async def _post(runtime: Runtime, fake: FakeDiscord, **kw: object) -> tuple[dict[str, object], int, int, int]:
     """`/quiz now` by alice; returns the card message, its post id, and the correct and a wrong choice id."""
+    before = len(card_messages(fake))
     callback = await slash(fake, "now", {"pack": "data-parallelism"}, user_name="alice", **kw)
     assert callback.ephemeral, text_of(callback)
-    message = card_messages(fake)[-1]
+    message = (await fake.wait_for(lambda: card_messages(fake)[before:], what="the card"))[0]
     post_id = int(ANSWER_ID.fullmatch(custom_ids(message)[0]).group(1))  # type: ignore[union-attr]
     _, _, card = await runtime.quiz.card(post_id)
     correct, wrong = _correct_and_wrong(runtime, card.prompt)
@@ -503,3 +506,34 @@ async def test_an_interaction_that_arrives_late_is_deferred_at_once(
         assert deferred.ephemeral
         await fake.wait_for(lambda: (fake.original_response(late_id) or {}).get("embeds"), what="the answer")
         assert "Quiz packs" in fake.original_response(late_id)["embeds"][0]["title"]
+
+
+async def test_stopping_lets_an_answer_being_recorded_finish_before_disconnecting(
+    runtime: Runtime, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate, entered = asyncio.Event(), asyncio.Event()
+    record = runtime.app.answer
+
+    async def slow_answer(**kwargs: Any) -> AnswerResult:
+        entered.set()
+        await gate.wait()  # a database that is slow right when the bot is asked to stop
+        return await record(**kwargs)
+
+    adapter = DiscordAdapter(runtime, defer_after=0.0)
+    async with serving(adapter, fake):
+        message, post_id, correct, _ = await _post(runtime, fake)
+        monkeypatch.setattr(runtime.app, "answer", slow_answer)
+        data = fake.component_interaction(message, f"quiz:answer:{post_id}:{correct}", user_id=1001, user_name="alice")
+        deferred = await fake.send_interaction(data)
+        assert deferred is not None
+        assert deferred.type == 5
+        await asyncio.wait_for(entered.wait(), 5)
+
+        runtime.stopping.set()
+        for _ in range(50):
+            await asyncio.sleep(0)
+        assert not adapter.client.is_closed()  # still answering alice
+        gate.set()
+    assert adapter.client.is_closed()
+    assert fake.original_response(data["id"])["embeds"][0]["title"].startswith("Correct!")
+    assert len(await answer_rows(runtime)) == 1

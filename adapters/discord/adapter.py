@@ -48,6 +48,8 @@ RESPONSE_MARGIN for the callback's own round trip.
 """
 RESPONSE_WINDOW = 3.0
 RESPONSE_MARGIN = 1.0
+DRAIN_TIMEOUT = 5.0
+"""At stop, how long interactions being answered may take to finish before the connection closes."""
 
 STORAGE_DOWN = "Could not record your answer: the quiz database is not reachable right now. Please try again."
 UNKNOWN_BUTTON = (
@@ -112,8 +114,7 @@ class QuizClient(discord.AutoShardedClient):
             max_messages=None,
             **options,
         )
-        self.answer_handler = adapter
-        self.adapter = adapter
+        self.adapter = adapter  # AnswerButton finds its handler here
         self.tree: app_commands.CommandTree[QuizClient] = app_commands.CommandTree(self)
         self.tree.error(adapter.on_command_error)
 
@@ -146,6 +147,7 @@ class DiscordAdapter:
     def __init__(self, runtime: Runtime, *, defer_after: float = DEFER_AFTER) -> None:
         self.runtime = runtime
         self.defer_after = defer_after
+        self._answering: set[asyncio.Task[Any]] = set()  # interactions being answered, drained at stop
         settings = runtime.settings
         options: dict[str, Any] = {}
         if settings.discord_shard_count is not None:
@@ -237,6 +239,15 @@ class DiscordAdapter:
         Never raises: a failed response (expired token, Discord down) is logged, and `work` always completes,
         so an answer is recorded even when telling the user about it fails.
         """
+        current = asyncio.current_task()
+        assert current is not None  # discord.py runs every handler in a task
+        self._answering.add(current)
+        try:
+            await self._respond(interaction, work)
+        finally:
+            self._answering.discard(current)
+
+    async def _respond(self, interaction: discord.Interaction[discord.Client], work: Awaitable[Response]) -> None:
         task = asyncio.ensure_future(work)
         deferred = False
         budget = self.wait_budget(interaction)
@@ -262,7 +273,7 @@ class DiscordAdapter:
                 # The deferred reply is private; a public answer goes to the channel.
                 await self.post_to(interaction, response.embed)
                 await interaction.edit_original_response(embed=problem_embed(PUBLIC_POSTED))
-        except discord.HTTPException as exc:
+        except (discord.HTTPException, PlatformError) as exc:
             log.warning("could not answer interaction %s: %s", interaction.id, exc)
 
     async def post_to(self, interaction: discord.Interaction[discord.Client], embed: discord.Embed) -> None:
@@ -365,9 +376,13 @@ class DiscordAdapter:
             raise ConfigError(f"Discord refused QUIZBOT_DISCORD_TOKEN: {exc}") from exc
 
     async def _close(self, client_task: asyncio.Task[None]) -> None:
-        """Send the pending answer-count edits while the connection is still up, then close it."""
+        """Let interactions being answered finish, send pending answer-count edits, then close the connection."""
         if not self.client.is_closed():
             try:
+                answering = [task for task in self._answering if task is not asyncio.current_task()]
+                if answering:
+                    log.info("waiting for %d interaction(s) to be answered", len(answering))
+                    await asyncio.wait(answering, timeout=DRAIN_TIMEOUT)
                 await self.runtime.cards.flush()
             finally:
                 await self.client.close()

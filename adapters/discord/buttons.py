@@ -55,7 +55,7 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], t
 
     async def callback(self, interaction: discord.Interaction[discord.Client]) -> None:
         """Hand the click to the adapter that owns this client."""
-        handler: AnswerHandler | None = getattr(interaction.client, "answer_handler", None)
+        handler: AnswerHandler | None = getattr(interaction.client, "adapter", None)
         if handler is not None:
             await handler.answer_click(interaction, self.post_id, self.choice)
 
