@@ -338,7 +338,7 @@ async def test_leaderboard_me_packs_and_help_answer_privately(
         board = await slash(fake, "leaderboard", {"window": "week", "scope": "workspace"}, user_id=1001)
         assert board.ephemeral
         assert "Leaderboard (workspace, this week)" in text_of(board)
-        assert "1. alice" in text_of(board)
+        assert "1\\. alice" in text_of(board)  # escaped, so Discord shows the rank as written
 
         me = await slash(fake, "me", user_id=1001, user_name="alice")
         assert "Your quiz record, alice" in text_of(me)

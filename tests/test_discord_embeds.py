@@ -93,6 +93,8 @@ def test_markdown_in_plain_text_is_neutralised_but_code_spans_are_kept() -> None
     )
     assert escape("> quote\n# heading\n- item") == "\\> quote\n\\# heading\n\\- item"
     assert escape("run `/quiz now`") == "run `/quiz now`"
+    assert escape("1. alice\n1. bob\n3. carol") == "1\\. alice\n1\\. bob\n3\\. carol"  # shared ranks stay shared
+    assert escape("version 2.7 is 1.5x faster") == "version 2.7 is 1.5x faster"
     embed = card_embed(_card(prompt="What does all_reduce_sum do?"))
     assert embed.title == "What does all\\_reduce\\_sum do?"
 

@@ -31,14 +31,17 @@ PROBLEM_COLOUR = discord.Colour.orange()
 
 _INLINE_MARKUP = re.compile(r"([\\*_~|])")
 _LINE_MARKUP = re.compile(r"^(\s*)([>#-])", re.MULTILINE)
+_LIST_NUMBER = re.compile(r"^(\s*\d+)\.(\s)", re.MULTILINE)
 
 
 def escape(text: str) -> str:
-    """Neutralise Discord markdown in plain text (bold, italics, spoilers, quotes, headings).
+    """Neutralise Discord markdown in plain text (bold, italics, spoilers, quotes, headings, lists).
 
+    Numbered lines stay as written: Discord would renumber `1. alice` / `1. bob` (a shared rank) as 1, 2.
     Backticks are kept: core wording uses `code` spans for commands, which Discord renders as intended.
     """
-    return _LINE_MARKUP.sub(r"\1\\\2", _INLINE_MARKUP.sub(r"\\\1", text))
+    escaped = _LINE_MARKUP.sub(r"\1\\\2", _INLINE_MARKUP.sub(r"\\\1", text))
+    return _LIST_NUMBER.sub(r"\1\\.\2", escaped)
 
 
 def clip(text: str, limit: int) -> str:
