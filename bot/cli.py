@@ -1,4 +1,9 @@
-"""The `quizbot` command line: run the bot, migrate the database, check and import content."""
+"""The `quizbot` command line: run the bot, migrate the database, check and import content.
+
+Adapters add their own commands (e.g. `quizbot discord sync`) through the `quizbot.cli` entry-point group: each
+entry point is a function that takes the subparsers and adds one parser whose defaults carry
+`plugin_main(args, settings) -> exit status`. The core never imports the adapters.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import json
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from bot import __version__
@@ -17,6 +23,8 @@ from bot.content.loader import validate_paths
 from bot.content.schema import pack_json_schema
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
+
+CLI_GROUP = "quizbot.cli"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     forget.add_argument("platform", help="slack, discord or console")
     forget.add_argument("user_id", help="the platform's user id (Slack U..., Discord snowflake, console name)")
     forget.add_argument("--workspace", help="only in this workspace (Slack team id, Discord guild id)")
+    _plugin_commands(commands)
     return parser
 
 
@@ -61,6 +70,15 @@ def _date(text: str) -> datetime:
         return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-31") from exc
+
+
+def _plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Let installed adapters add their commands; a broken one is reported, not fatal."""
+    for entry_point in entry_points(group=CLI_GROUP):
+        try:
+            entry_point.load()(commands)
+        except Exception as exc:
+            print(f"quizbot: the {entry_point.name} commands are unavailable: {exc}", file=sys.stderr)
 
 
 def _settings() -> Settings:
@@ -216,6 +234,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_export(settings, args.format, args.since, args.out))
         if args.command == "forget-user":
             return asyncio.run(_forget(settings, args.platform, args.user_id, args.workspace))
+        plugin_main = getattr(args, "plugin_main", None)
+        if plugin_main is not None:
+            return int(plugin_main(args, settings))
         from bot.runtime import run
 
         asyncio.run(run(settings))

@@ -61,8 +61,15 @@ class Settings(BaseSettings):
 
     discord_token: SecretStr | None = None
     discord_guild_id: int | None = Field(default=None, description="Sync slash commands to this guild only.")
-    discord_shard_count: int | None = Field(default=None, ge=1)
-    discord_shard_ids: list[int] | None = None
+    discord_shard_count: int | None = Field(
+        default=None, ge=1, description="Total shards of the bot (default: as many as Discord recommends)."
+    )
+    discord_shard_ids: list[int] | None = Field(
+        default=None, description="The shards this process runs (comma-separated); needs the shard count."
+    )
+    discord_admin_role_id: int | None = Field(
+        default=None, description="Members with this role may run admin commands (besides Manage Server)."
+    )
 
     @field_validator("adapters", "discord_shard_ids", "slack_admin_user_ids", mode="before")
     @classmethod
@@ -93,6 +100,22 @@ class Settings(BaseSettings):
             raise ValueError("QUIZBOT_SLACK_BOT_TOKEN is required when a Slack app token or signing secret is set")
         if self.slack_app_token and not self.slack_app_token.get_secret_value().startswith("xapp-"):
             raise ValueError("QUIZBOT_SLACK_APP_TOKEN must be an app-level token starting with xapp-")
+        return self
+
+    @model_validator(mode="after")
+    def _discord_shards_consistent(self) -> Settings:
+        if self.discord_shard_ids is None:
+            return self
+        if self.discord_shard_count is None:
+            raise ValueError(
+                "QUIZBOT_DISCORD_SHARD_IDS needs QUIZBOT_DISCORD_SHARD_COUNT (the total over all processes)"
+            )
+        wrong = [i for i in self.discord_shard_ids if not 0 <= i < self.discord_shard_count]
+        if wrong or not self.discord_shard_ids:
+            raise ValueError(
+                f"QUIZBOT_DISCORD_SHARD_IDS must list shard numbers from 0 to {self.discord_shard_count - 1}"
+                f" (QUIZBOT_DISCORD_SHARD_COUNT - 1); got {self.discord_shard_ids}"
+            )
         return self
 
     @property

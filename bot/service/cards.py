@@ -20,6 +20,7 @@ class CardRefresher:
         self.platforms = platforms
         self.interval = interval
         self._pending: dict[int, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()  # every edit task not yet finished, in flight ones included
         self.edits = 0
 
     def request(self, post_id: int) -> None:
@@ -28,9 +29,11 @@ class CardRefresher:
             return
         task = asyncio.create_task(self._edit_later(post_id), name=f"card-refresh-{post_id}")
         self._pending[post_id] = task
+        self._tasks.add(task)
         task.add_done_callback(self._done)
 
     def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
         if not task.cancelled() and (exc := task.exception()) is not None:
             log.error("card refresh failed: %s", exc, exc_info=exc)
 
@@ -54,9 +57,15 @@ class CardRefresher:
         self.edits += 1
 
     async def flush(self) -> None:
-        """Run every pending edit now (used at shutdown so no count is left stale)."""
+        """Run every pending edit now and wait for those already running (at shutdown, so no count is left stale).
+
+        An adapter calls this before it disconnects: an edit still in flight after that would fail.
+        """
         for post_id in list(self._pending):
             try:
                 await self.edit_now(post_id)
             except Exception:
                 log.exception("flushing the card of post %s failed", post_id)
+        in_flight = [task for task in self._tasks if task is not asyncio.current_task()]
+        if in_flight:
+            await asyncio.gather(*in_flight, return_exceptions=True)

@@ -1,0 +1,403 @@
+"""The Discord adapter: the platform port on discord.py, `/quiz` slash commands and answer buttons.
+
+A question card is an embed with one button per choice. A click is answered ephemerally (only the clicker sees
+right/wrong and why); the card's answer count is edited through the core's coalescing CardRefresher; the reveal
+edits the card again and removes its buttons. Channels are addressed by id through partial messageables, so
+nothing but the guild list needs to be cached and no privileged intent is asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from adapters.discord.buttons import AnswerButton, answer_view
+from adapters.discord.commands import QuizCommands
+from adapters.discord.embeds import (
+    ANSWER_TEMPLATE,
+    answer_embed,
+    card_embed,
+    message_embed,
+    problem_embed,
+)
+from bot.domain import ChannelRef, QuestionCard, UserRef
+from bot.errors import ConfigError, StorageUnavailable
+from bot.ports import Message, PlatformError
+from bot.runtime import Runtime
+from bot.service.app import Invocation, error_reply
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+DM_WORKSPACE = "dm"
+DEFER_AFTER = 1.5
+"""Longest wait for the core before deferring an interaction, in seconds.
+
+Discord wants the first response within 3 s of the interaction's creation. A fast answer (the usual case: one
+short transaction) is sent directly as the response: one request, no "thinking..." flicker. When the core takes
+longer (a busy database, a rate-limited post) the interaction is deferred and the answer then edits the deferred
+reply. The wait is shortened by the time the interaction spent reaching us (its snowflake's age), keeping
+RESPONSE_MARGIN for the callback's own round trip.
+"""
+RESPONSE_WINDOW = 3.0
+RESPONSE_MARGIN = 1.0
+DRAIN_TIMEOUT = 5.0
+"""At stop, how long interactions being answered may take to finish before the connection closes."""
+
+STORAGE_DOWN = "Could not record your answer: the quiz database is not reachable right now. Please try again."
+UNKNOWN_BUTTON = (
+    "That button is not one I know (it may come from an older quiz). Post a fresh question with `/quiz now`."
+)
+OUT_OF_SYNC = (
+    "This command does not match what the bot knows; the commands may have changed. "
+    "An admin can run `quizbot discord sync` to update them."
+)
+COMMAND_FAILED = "Something went wrong on our side; it has been logged. Please try again."
+PUBLIC_POSTED = "Posted in the channel."
+
+_ANSWER_ID = re.compile(ANSWER_TEMPLATE)
+
+
+def intents() -> discord.Intents:
+    """The gateway intents the bot needs: guilds only (roles for the admin check); none is privileged.
+
+    Interactions arrive whatever the intents, and cards are posted and edited by id over REST, so no message,
+    member or presence events are needed.
+    """
+    return discord.Intents(guilds=True)
+
+
+def invite_permissions() -> discord.Permissions:
+    """The channel permissions the bot needs: see the channel, post and edit its cards (embeds), in threads too."""
+    return discord.Permissions(view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True)
+
+
+def platform_error(exc: discord.HTTPException, what: str, *, forbidden: str | None = None) -> PlatformError:
+    """A discord.py HTTP error as the port's PlatformError (permanent when retrying cannot help)."""
+    if isinstance(exc, discord.Forbidden):
+        return PlatformError(
+            forbidden or f"I may not {what} here; give me View Channel, Send Messages and Embed Links in this channel.",
+            permanent=True,
+        )
+    if isinstance(exc, discord.NotFound):
+        return PlatformError(f"Could not {what}: the channel or message no longer exists.", permanent=True)
+    retry_after = getattr(exc, "retry_after", None)
+    return PlatformError(
+        f"Could not {what}: Discord answered {exc.status} ({exc.text or 'no details'}).", retry_after=retry_after
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """What to tell the user who interacted: an embed, and whether only they see it."""
+
+    embed: discord.Embed
+    ephemeral: bool = True
+
+
+class QuizClient(discord.AutoShardedClient):
+    """discord.py's sharded client with the quiz's command tree and restart-proof answer buttons."""
+
+    def __init__(self, adapter: DiscordAdapter, **options: Any) -> None:
+        # The bot has no voice features: skip discord.py's warnings about the missing voice libraries.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+        super().__init__(
+            intents=intents(),
+            allowed_mentions=discord.AllowedMentions.none(),
+            max_messages=None,
+            **options,
+        )
+        self.adapter = adapter  # AnswerButton finds its handler here
+        self.tree: app_commands.CommandTree[QuizClient] = app_commands.CommandTree(self)
+        self.tree.error(adapter.on_command_error)
+
+    async def setup_hook(self) -> None:
+        """Register the answer buttons and `/quiz` before the gateway connects."""
+        self.add_dynamic_items(AnswerButton)
+        self.tree.add_command(QuizCommands(self.adapter))
+        await self.adapter.check_registration(self.tree)
+
+    async def on_interaction(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """Answer a click on a button no handler claims, instead of letting Discord show "interaction failed"."""
+        if interaction.type is not discord.InteractionType.component or not isinstance(interaction.data, dict):
+            return
+        custom_id = str(interaction.data.get("custom_id", ""))
+        if _ANSWER_ID.fullmatch(custom_id):
+            return  # an AnswerButton handles it
+        log.info("click on an unknown button %r", custom_id, extra={"platform": PLATFORM})
+        await self.adapter.respond(interaction, _immediate(Response(problem_embed(UNKNOWN_BUTTON))))
+
+
+async def _immediate(response: Response) -> Response:
+    return response
+
+
+class DiscordAdapter:
+    """The platform port on discord.py, and the bot's Discord connection."""
+
+    name = PLATFORM
+
+    def __init__(self, runtime: Runtime, *, defer_after: float = DEFER_AFTER) -> None:
+        self.runtime = runtime
+        self.defer_after = defer_after
+        self._answering: set[asyncio.Task[Any]] = set()  # interactions being answered, drained at stop
+        settings = runtime.settings
+        options: dict[str, Any] = {}
+        if settings.discord_shard_count is not None:
+            options["shard_count"] = settings.discord_shard_count
+        if settings.discord_shard_ids is not None:
+            options["shard_ids"] = settings.discord_shard_ids
+        self.client = QuizClient(self, **options)
+
+    # --- the platform port -------------------------------------------------------------------------
+
+    def _messageable(self, channel: ChannelRef) -> discord.PartialMessageable:
+        if self.client.is_closed():
+            raise PlatformError("The Discord connection is closed.")
+        guild_id = None if channel.workspace_id == DM_WORKSPACE else int(channel.workspace_id)
+        return self.client.get_partial_messageable(int(channel.channel_id), guild_id=guild_id)
+
+    async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
+        """Send the card (embed and answer buttons); its message id is the reference."""
+        try:
+            message = await self._messageable(channel).send(embed=card_embed(card), view=answer_view(card))
+        except discord.HTTPException as exc:
+            raise platform_error(exc, "post a question") from exc
+        return str(message.id)
+
+    async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
+        """Edit the card: a new answer count keeps the buttons; the reveal removes them."""
+        message = self._messageable(channel).get_partial_message(int(message_ref))
+        try:
+            if card.reveal is None:
+                await message.edit(embed=card_embed(card))
+            else:
+                await message.edit(embed=card_embed(card), view=None)
+        except discord.HTTPException as exc:
+            raise platform_error(exc, "update the question") from exc
+
+    async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
+        """Send the user a direct message; fails with a permanent PlatformError when they do not accept DMs."""
+        if self.client.is_closed():
+            raise PlatformError("The Discord connection is closed.")
+        try:
+            dm = await self.client.create_dm(discord.Object(id=int(user_id)))
+            await dm.send(embed=message_embed(message))
+        except discord.HTTPException as exc:
+            log.info("could not DM user %s: %s", user_id, exc, extra=_extra(channel))
+            raise platform_error(
+                exc, "send a direct message", forbidden="The user does not accept direct messages from the bot."
+            ) from exc
+
+    async def post_message(self, channel: ChannelRef, message: Message) -> None:
+        """Post a message everyone in the channel sees."""
+        try:
+            await self._messageable(channel).send(embed=message_embed(message))
+        except discord.HTTPException as exc:
+            raise platform_error(exc, "post a message") from exc
+
+    # --- interactions ------------------------------------------------------------------------------
+
+    @staticmethod
+    def channel_of(interaction: discord.Interaction[discord.Client]) -> ChannelRef:
+        """Where an interaction happened: the guild is the workspace, direct messages share one."""
+        workspace = str(interaction.guild_id) if interaction.guild_id else DM_WORKSPACE
+        return ChannelRef(platform=PLATFORM, workspace_id=workspace, channel_id=str(interaction.channel_id))
+
+    @staticmethod
+    def user_of(interaction: discord.Interaction[discord.Client]) -> UserRef:
+        """Who interacted, with the name this server shows for them."""
+        workspace = str(interaction.guild_id) if interaction.guild_id else DM_WORKSPACE
+        user = interaction.user
+        return UserRef(platform=PLATFORM, workspace_id=workspace, user_id=str(user.id), display_name=user.display_name)
+
+    def is_admin(self, interaction: discord.Interaction[discord.Client]) -> bool:
+        """Manage Server, or the configured admin role. In direct messages nobody is: "dm" is shared by all."""
+        member = interaction.user
+        if not isinstance(member, discord.Member):
+            return False
+        if member.guild_permissions.manage_guild or interaction.permissions.manage_guild:
+            return True
+        role_id = self.runtime.settings.discord_admin_role_id
+        return role_id is not None and any(role.id == role_id for role in member.roles)
+
+    def wait_budget(self, interaction: discord.Interaction[discord.Client]) -> float:
+        """How long the core may take before the interaction must be deferred (0 when it arrived late)."""
+        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        return max(0.0, min(self.defer_after, RESPONSE_WINDOW - RESPONSE_MARGIN - age))
+
+    async def respond(self, interaction: discord.Interaction[discord.Client], work: Awaitable[Response]) -> None:
+        """Answer an interaction with the result of `work`, deferring first if it is not ready in time.
+
+        Never raises: a failed response (expired token, Discord down) is logged, and `work` always completes,
+        so an answer is recorded even when telling the user about it fails.
+        """
+        current = asyncio.current_task()
+        assert current is not None  # discord.py runs every handler in a task
+        self._answering.add(current)
+        try:
+            await self._respond(interaction, work)
+        finally:
+            self._answering.discard(current)
+
+    async def _respond(self, interaction: discord.Interaction[discord.Client], work: Awaitable[Response]) -> None:
+        task = asyncio.ensure_future(work)
+        deferred = False
+        budget = self.wait_budget(interaction)
+        if budget > 0:
+            await asyncio.wait({task}, timeout=budget)
+        if not task.done():
+            try:
+                await interaction.response.defer(ephemeral=True, thinking=True)
+                deferred = True
+            except discord.HTTPException as exc:
+                log.warning("could not defer interaction %s: %s", interaction.id, exc)
+        try:
+            response = await task
+        except Exception:
+            log.exception("answering interaction %s failed", interaction.id)
+            response = Response(problem_embed(COMMAND_FAILED))
+        try:
+            if not deferred:
+                await interaction.response.send_message(embed=response.embed, ephemeral=response.ephemeral)
+            elif response.ephemeral:
+                await interaction.edit_original_response(embed=response.embed)
+            else:
+                # The deferred reply is private; a public answer goes to the channel.
+                await self.post_to(interaction, response.embed)
+                await interaction.edit_original_response(embed=problem_embed(PUBLIC_POSTED))
+        except (discord.HTTPException, PlatformError) as exc:
+            log.warning("could not answer interaction %s: %s", interaction.id, exc)
+
+    async def post_to(self, interaction: discord.Interaction[discord.Client], embed: discord.Embed) -> None:
+        """Post an embed in the interaction's channel."""
+        channel = self.channel_of(interaction)
+        await self._messageable(channel).send(embed=embed)
+
+    async def answer_click(self, interaction: discord.Interaction[discord.Client], post_id: int, choice: int) -> None:
+        """A click on an answer button: record it and tell the clicker, privately, whether they were right."""
+        channel, user = self.channel_of(interaction), self.user_of(interaction)
+        extra = _extra(channel, post_id)
+
+        async def record() -> Response:
+            try:
+                result = await self.runtime.app.answer(post_id=post_id, user=user, choice_index=choice)
+            except StorageUnavailable:
+                log.warning("answer not recorded: database unavailable", extra=extra)
+                return Response(problem_embed(STORAGE_DOWN))
+            except Exception as exc:
+                log.info("click refused: %s", exc, extra=extra)
+                return Response(problem_embed(error_reply(exc).message.text))
+            return Response(answer_embed(result))
+
+        await self.respond(interaction, record())
+
+    async def quiz_command(self, interaction: discord.Interaction[discord.Client], text: str) -> None:
+        """A `/quiz` subcommand, as the text the core parses."""
+        invocation = Invocation(
+            channel=self.channel_of(interaction),
+            user=self.user_of(interaction),
+            text=text,
+            is_admin=self.is_admin(interaction),
+        )
+
+        async def run() -> Response:
+            reply = await self.runtime.app.handle_command(invocation)
+            embed = message_embed(reply.message) if reply.ok else problem_embed(reply.message.text)
+            return Response(embed, ephemeral=reply.private or reply.quiet or not reply.ok)
+
+        await self.respond(interaction, run())
+
+    def pack_choices(self, current: str) -> list[app_commands.Choice[str]]:
+        """Packs whose id or title contains what was typed."""
+        typed = current.casefold().strip()
+        return [
+            app_commands.Choice(name=f"{pack.title} ({pack.id})"[:100], value=pack.id)
+            for pack in self.runtime.catalog.packs
+            if typed in pack.id.casefold() or typed in pack.title.casefold()
+        ]
+
+    async def on_command_error(
+        self, interaction: discord.Interaction[QuizClient], error: app_commands.AppCommandError
+    ) -> None:
+        """A command discord.py could not run (usually commands registered with Discord that differ from ours)."""
+        stale = isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound)
+        if stale:
+            log.warning("slash command out of sync: %s", error)
+        else:
+            log.error("slash command failed: %s", error, exc_info=error)
+        if not interaction.response.is_done():
+            text = OUT_OF_SYNC if stale else COMMAND_FAILED
+            try:
+                await interaction.response.send_message(embed=problem_embed(text), ephemeral=True)
+            except discord.HTTPException as exc:
+                log.warning("could not answer interaction %s: %s", interaction.id, exc)
+
+    async def check_registration(self, tree: app_commands.CommandTree[QuizClient]) -> None:
+        """Warn (once, at start) when `/quiz` is not registered with Discord yet."""
+        guild_id = self.runtime.settings.discord_guild_id
+        guild = discord.Object(id=guild_id) if guild_id else None
+        try:
+            registered = await tree.fetch_commands(guild=guild)
+        except discord.HTTPException as exc:
+            log.warning("could not list the registered slash commands: %s", exc)
+            return
+        if not any(command.name == "quiz" for command in registered):
+            command = f"quizbot discord sync --guild {guild_id}" if guild_id else "quizbot discord sync"
+            log.warning("/quiz is not registered with Discord yet: run `%s`", command)
+
+    # --- running -----------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Connect (all shards, or the configured ones) and serve until the bot is told to stop."""
+        token = self.runtime.settings.discord_token
+        if token is None:
+            raise ConfigError("QUIZBOT_DISCORD_TOKEN is not set; the Discord adapter needs a bot token")
+        self.runtime.platforms.register(self)
+        client_task = asyncio.create_task(self.client.start(token.get_secret_value()), name="discord-client")
+        stop_task = asyncio.create_task(self.runtime.stopping.wait(), name="discord-stop")
+        try:
+            await asyncio.wait({client_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop_task.cancel()
+            await self._close(client_task)
+        if client_task.cancelled():
+            return
+        try:
+            client_task.result()
+        except discord.LoginFailure as exc:
+            raise ConfigError(f"Discord refused QUIZBOT_DISCORD_TOKEN: {exc}") from exc
+
+    async def _close(self, client_task: asyncio.Task[None]) -> None:
+        """Let interactions being answered finish, send pending answer-count edits, then close the connection."""
+        if not self.client.is_closed():
+            try:
+                answering = [task for task in self._answering if task is not asyncio.current_task()]
+                if answering:
+                    log.info("waiting for %d interaction(s) to be answered", len(answering))
+                    await asyncio.wait(answering, timeout=DRAIN_TIMEOUT)
+                await self.runtime.cards.flush()
+            finally:
+                await self.client.close()
+        if not client_task.done():
+            await asyncio.wait({client_task}, timeout=10)
+            if not client_task.done():
+                client_task.cancel()
+        log.info("discord client closed", extra={"platform": PLATFORM})
+
+
+def _extra(channel: ChannelRef, post_id: int | None = None) -> dict[str, Any]:
+    """Log fields of a channel (and post)."""
+    return {
+        "platform": channel.platform,
+        "workspace": channel.workspace_id,
+        "channel": channel.channel_id,
+        "post_id": post_id,
+    }

@@ -1,0 +1,121 @@
+"""`quizbot discord ...`: register the `/quiz` commands with Discord, print the invite link.
+
+Found by the core CLI through the `quizbot.cli` entry-point group, so the core never imports discord.py;
+discord.py itself is imported only when one of these commands runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import TYPE_CHECKING
+
+from bot.config import Settings
+from bot.errors import ConfigError, QuizError
+
+if TYPE_CHECKING:
+    import discord
+
+SCOPES = ("bot", "applications.commands")
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `quizbot discord sync|invite` to the CLI (entry point of the `quizbot.cli` group)."""
+    parser = commands.add_parser("discord", help="Discord: register the /quiz commands, print the invite link")
+    sub = parser.add_subparsers(dest="discord_command", metavar="COMMAND", required=True)
+    sync = sub.add_parser(
+        "sync",
+        help="register /quiz with Discord: globally, or in one server (instant, for trying things out)",
+    )
+    sync.add_argument(
+        "--guild", type=int, metavar="ID", help="register in this server only (default: QUIZBOT_DISCORD_GUILD_ID)"
+    )
+    sync.add_argument(
+        "--global", dest="everywhere", action="store_true", help="register globally even if a guild is set"
+    )
+    sync.set_defaults(plugin_main=_sync_main)
+    invite = sub.add_parser("invite", help="print the link that adds the bot to a server")
+    invite.set_defaults(plugin_main=_invite_main)
+
+
+def _token(settings: Settings) -> str:
+    if settings.discord_token is None:
+        raise ConfigError("QUIZBOT_DISCORD_TOKEN is not set: copy the bot token from the Developer Portal")
+    return settings.discord_token.get_secret_value()
+
+
+def _sync_main(args: argparse.Namespace, settings: Settings) -> int:
+    guild_id = None if args.everywhere else (args.guild or settings.discord_guild_id)
+    names = asyncio.run(sync_commands(_token(settings), guild_id=guild_id))
+    where = f"in server {guild_id}" if guild_id else "globally (new commands can take a few minutes to show up)"
+    print(f"Registered {', '.join(names)} {where}.")
+    return 0
+
+
+def _invite_main(args: argparse.Namespace, settings: Settings) -> int:
+    print(asyncio.run(invite_url(_token(settings))))
+    return 0
+
+
+async def _logged_in(token: str) -> discord.Client:
+    """A client logged in over REST only (no gateway connection)."""
+    import discord
+
+    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    try:
+        await client.login(token)
+    except discord.LoginFailure as exc:
+        await client.close()
+        raise ConfigError(f"Discord refused QUIZBOT_DISCORD_TOKEN: {exc}") from exc
+    except BaseException:
+        await client.close()
+        raise
+    return client
+
+
+async def sync_commands(token: str, *, guild_id: int | None = None) -> list[str]:
+    """Register `/quiz` and its subcommands, globally or in one guild; returns the registered command paths."""
+    import discord
+    from discord import app_commands
+
+    from adapters.discord.commands import QuizCommands
+
+    client = await _logged_in(token)
+    try:
+        tree: app_commands.CommandTree[discord.Client] = app_commands.CommandTree(client)
+        tree.add_command(QuizCommands(None))
+        guild = discord.Object(id=guild_id) if guild_id else None
+        if guild is not None:
+            tree.copy_global_to(guild=guild)
+        try:
+            synced = await tree.sync(guild=guild)
+        except discord.Forbidden as exc:
+            raise QuizError(
+                f"Discord refused to register the commands in server {guild_id}: the bot must be in that server, "
+                f"invited with the `applications.commands` scope (see `quizbot discord invite`). ({exc.text})"
+            ) from exc
+        except discord.HTTPException as exc:
+            raise QuizError(f"Discord refused to register the commands: {exc}") from exc
+    finally:
+        await client.close()
+    paths = []
+    for command in synced:
+        subcommands = [o.name for o in command.options if isinstance(o, app_commands.AppCommandGroup)]
+        paths += [f"/{command.name} {name}" for name in subcommands] or [f"/{command.name}"]
+    return paths
+
+
+async def invite_url(token: str) -> str:
+    """The OAuth2 link that adds the bot to a server with the scopes and permissions it needs."""
+    import discord
+
+    from adapters.discord.adapter import invite_permissions
+
+    client = await _logged_in(token)
+    try:
+        application_id = client.application_id
+    finally:
+        await client.close()
+    if application_id is None:  # pragma: no cover - login always sets it
+        raise QuizError("Discord did not tell the application id")
+    return discord.utils.oauth_url(application_id, permissions=invite_permissions(), scopes=SCOPES)
