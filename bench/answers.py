@@ -96,13 +96,20 @@ async def _floor(runtime: Runtime, rows: int, chunk: int = 1000) -> float:
         workspace = (await session.execute(select(Channel.workspace_id).where(Channel.id == channel_row))).scalar_one()
         posts = []
         for _ in range(rows // 200):
-            post = Post(channel_id=channel_row, question_id=(await session.get(Post, card.post_id)).question_id,  # type: ignore[union-attr]
-                        choice_order=[0, 1, 2, 3], source="command", opened_at=now)
+            post = Post(
+                channel_id=channel_row,
+                question_id=(await session.get(Post, card.post_id)).question_id,  # type: ignore[union-attr]
+                choice_order=[0, 1, 2, 3],
+                source="command",
+                opened_at=now,
+            )
             session.add(post)
             posts.append(post)
         await session.flush()
         post_ids = [p.id for p in posts]
-        users = [User(workspace_id=workspace, external_id=f"F{n}", display_name=f"f{n}", created_at=now) for n in range(200)]
+        users = [
+            User(workspace_id=workspace, external_id=f"F{n}", display_name=f"f{n}", created_at=now) for n in range(200)
+        ]
         session.add_all(users)
         await session.flush()
         user_ids = [u.id for u in users]
@@ -134,11 +141,18 @@ async def naive_record(runtime: Runtime, post_id: int, user: UserRef, choice: in
     async with runtime.db.transaction() as session:
         post = await session.get(Post, post_id)
         assert post is not None
-        workspace = (await session.execute(select(Channel.workspace_id).where(Channel.id == post.channel_id))).scalar_one()
+        workspace = (
+            await session.execute(select(Channel.workspace_id).where(Channel.id == post.channel_id))
+        ).scalar_one()
         user_row = await find_or_insert(
             session,
             User,
-            {"workspace_id": workspace, "external_id": user.user_id, "display_name": user.display_name, "created_at": now},
+            {
+                "workspace_id": workspace,
+                "external_id": user.user_id,
+                "display_name": user.display_name,
+                "created_at": now,
+            },
             ["workspace_id", "external_id"],
         )
         row = {
@@ -211,10 +225,13 @@ async def main() -> None:
     for kind in kinds:
         rows += await bench_one(kind, args.users, args.posts, not args.no_naive)
         print("\n".join(rows), flush=True)
-    command = "python -m bench.answers " + " ".join(
-        f"--{k.replace('_', '-')} {v}" if not isinstance(v, bool) else (f"--{k.replace('_', '-')}" if v else "")
-        for k, v in vars(args).items()
-    ).strip()
+    command = (
+        "python -m bench.answers "
+        + " ".join(
+            f"--{k.replace('_', '-')} {v}" if not isinstance(v, bool) else (f"--{k.replace('_', '-')}" if v else "")
+            for k, v in vars(args).items()
+        ).strip()
+    )
     body = (
         f"{args.users} concurrent users, {args.users * args.posts:,} clicks; targets: >= 5,000 answers/s and "
         "p99 <= 50 ms on each database, each click told its result only after its answer is committed.\n\n"

@@ -21,7 +21,9 @@ from bot.db.migrate import upgrade
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "RESULTS.md"
-POSTGRES_ADMIN_URL = os.environ.get("QUIZBOT_BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
+POSTGRES_ADMIN_URL = os.environ.get(
+    "QUIZBOT_BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+)
 
 
 def percentile(values: list[float], q: float) -> float:
