@@ -24,8 +24,11 @@ from bot.errors import ConfigError
 from bot.ports import PlatformRegistry
 from bot.service.app import QuizApp
 from bot.service.cards import CardRefresher
+from bot.service.cohorts import CohortService
 from bot.service.directory import Directory
 from bot.service.quiz import QuizService
+from bot.service.report import ReportService
+from bot.service.review import ReviewService
 from bot.service.stats import Stats
 
 log = logging.getLogger(__name__)
@@ -101,7 +104,15 @@ async def build_runtime(
         raise
     stats = Stats(db)
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
-    app = QuizApp(quiz=quiz, stats=stats, cards=cards, clock=clock)
+    app = QuizApp(
+        quiz=quiz,
+        stats=stats,
+        cards=cards,
+        clock=clock,
+        cohorts=CohortService(db=db, catalog=catalog, directory=quiz.directory, clock=clock, quiz=quiz),
+        review=ReviewService(db=db, directory=quiz.directory, clock=clock, rng=rng),
+        reports=ReportService(db=db, stats=stats, clock=clock),
+    )
     return Runtime(
         settings=settings,
         db=db,

@@ -29,6 +29,7 @@ from bot.errors import InvalidChoice, NoOpenPost, QuizError, UnknownPack, Unknow
 from bot.ports import PlatformError, PlatformRegistry
 from bot.scoring import points_for
 from bot.service.directory import Directory, insert_ignoring_conflict
+from bot.service.scores import RecordedAnswer, record_answer_effects
 
 log = logging.getLogger(__name__)
 
@@ -138,27 +139,34 @@ class QuizService:
         posted_by: UserRef | None = None,
         closes_at: datetime | None = None,
         pack_ids: list[str] | None = None,
+        question: tuple[str, str] | None = None,
     ) -> PostedQuestion:
         """Post the channel's next question (least posted here first, so no repeat until a pack is used up).
 
+        `question` = (pack id, question id) posts that very question instead (a cohort's curriculum).
         The post row is created first; if the platform refuses the message the row is removed again.
         """
         platform = self.platforms.get(channel.platform)
         if platform is None:
             raise QuizError(f"The {channel.platform} adapter is not running.")
         packs = [pack_id] if pack_id else (pack_ids or [p.id for p in self.catalog.packs])
+        if question is not None:
+            packs = [question[0]]
         for name in packs:
             self.catalog.get(name)  # raises UnknownPack with the list of packs
         now = self.clock.now()
         async with self.db.transaction() as session:
             channel_row = await self.directory.channel_id(session, channel, now)
-            question = await self._next_question(session, channel_row, packs)
-            order = list(range(len(question.choices)))
+            if question is None:
+                chosen = await self._next_question(session, channel_row, packs)
+            else:
+                chosen = await self._question(session, *question)
+            order = list(range(len(chosen.choices)))
             self.rng.shuffle(order)
             poster = await self.directory.user_id(session, posted_by, now) if posted_by else None
             post = Post(
                 channel_id=channel_row,
-                question_id=question.id,
+                question_id=chosen.id,
                 choice_order=order,
                 source=source.value,
                 source_ref=source_ref,
@@ -168,7 +176,7 @@ class QuizService:
             )
             session.add(post)
             await session.flush()
-            card = await self._card(session, post, question)
+            card = await self._card(session, post, chosen)
         try:
             message_ref = await platform.post_card(channel, card)
         except Exception as exc:
@@ -210,6 +218,19 @@ class QuizService:
         assert question is not None
         return question
 
+    @staticmethod
+    async def _question(session: AsyncSession, pack_id: str, key: str) -> QuestionRow:
+        found = (
+            await session.execute(
+                select(QuestionRow).where(
+                    QuestionRow.pack_id == pack_id, QuestionRow.key == key, QuestionRow.active.is_(True)
+                )
+            )
+        ).scalar()
+        if found is None:
+            raise UnknownPack(f"Question {key} of {pack_id} is not loaded: is content synced?")
+        return found
+
     async def record_answer(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:
         """Record a click. The first click counts; later ones are told what was answered; closed posts say so.
 
@@ -228,14 +249,16 @@ class QuizService:
             latency = now - post.opened_at
             correct = choice_index == question.correct_index
             window = (post.closes_at - post.opened_at) if post.closes_at else None
+            workspace_row = await self._workspace_of(session, post.channel_id)
+            points = points_for(correct=correct, latency=latency, window=window)
             values = {
                 "post_id": post.id,
                 "user_id": user_row,
-                "workspace_id": await self._workspace_of(session, post.channel_id),
+                "workspace_id": workspace_row,
                 "channel_id": post.channel_id,
                 "choice_index": choice_index,
                 "is_correct": correct,
-                "points": points_for(correct=correct, latency=latency, window=window),
+                "points": points,
                 "answered_at": now,
                 "latency_ms": max(0, int(latency.total_seconds() * 1000)),
             }
@@ -245,6 +268,18 @@ class QuizService:
             if inserted is None:
                 previous = await self._existing_answer(session, post.id, user_row)
                 return self._result(AnswerOutcome.ALREADY_ANSWERED, post, question, previous)
+            await record_answer_effects(
+                session,
+                RecordedAnswer(
+                    user_id=user_row,
+                    workspace_id=workspace_row,
+                    channel_id=post.channel_id,
+                    question_id=question.id,
+                    correct=correct,
+                    points=points,
+                    answered_at=now,
+                ),
+            )
         log.info("answer recorded", extra={"post_id": post.id, "correct": correct})
         return self._result(AnswerOutcome.RECORDED, post, question, (choice_index, correct))
 
