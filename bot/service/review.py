@@ -282,7 +282,9 @@ def question_message(question: ReviewQuestion) -> Message:
 
 def nothing_due_message(nothing: NothingDue, *, now: datetime) -> Message:
     """Nothing due: when the next question comes back, and how much is mastered."""
-    if nothing.next_due_at is None:
+    if nothing.next_due_at is None and nothing.mastered:
+        title = "Nothing to review: you have mastered every question you missed."
+    elif nothing.next_due_at is None:
         title = "Nothing to review: questions you get wrong come back here."
     else:
         title = f"Nothing due for review; the next question comes back {_in(nothing.next_due_at - now)}."
