@@ -1,4 +1,4 @@
-"""The `quizbot` command line: run the bot, migrate the database, check and import content."""
+"""The `quizbot` command line: run the bot, migrate the database, check and import content, write reports."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.config import Settings, load_settings
@@ -16,6 +17,9 @@ from bot.content.loader import validate_paths
 from bot.content.schema import pack_json_schema
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
+
+if TYPE_CHECKING:
+    from bot.service.report import Report
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,6 +43,14 @@ def _parser() -> argparse.ArgumentParser:
     importer.add_argument("--id", dest="pack_id", help="pack id (default: from the title)")
     schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
     schema.add_argument("-o", "--output", type=Path)
+
+    report = commands.add_parser(
+        "report", help="write an HTML report with charts: participation, accuracy, most-missed, leaderboard"
+    )
+    report.add_argument("--cohort", help="report on this cohort (default: the whole workspace)")
+    report.add_argument("--workspace", help="workspace id: Slack team, Discord guild, `local` for the terminal")
+    report.add_argument("--platform", help="slack, discord or console (when a workspace id is ambiguous)")
+    report.add_argument("-o", "--out", type=Path, default=Path("report.html"), help="default: report.html")
     return parser
 
 
@@ -102,6 +114,41 @@ async def _db(command: str, revision: str) -> int:
     return 0
 
 
+async def _load_report(cohort: str | None, workspace: str | None, platform: str | None) -> Report:
+    from bot.clock import SystemClock
+    from bot.db import Database
+    from bot.db.migrate import current_revision, head_revision
+    from bot.service.report import ReportService
+    from bot.service.stats import Stats
+
+    settings = _settings()
+    db = Database.from_url(settings.database_url)
+    try:
+        current, head = await current_revision(db), head_revision()
+        if current != head:
+            state = "empty" if current is None else f"at {current}, the newest is {head}"
+            raise QuizError(f"the database at {settings.database_url} is {state}: run `quizbot db upgrade` first")
+        reports = ReportService(db=db, stats=Stats(db), clock=SystemClock())
+        found_platform, found_workspace = await reports.find_workspace(
+            platform=platform, workspace=workspace, cohort=cohort
+        )
+        return await reports.build(platform=found_platform, workspace=found_workspace, cohort=cohort, top=20)
+    finally:
+        await db.dispose()
+
+
+def _report(cohort: str | None, workspace: str | None, platform: str | None, out: Path) -> int:
+    from bot.report_html import render_html
+
+    report = asyncio.run(_load_report(cohort, workspace, platform))
+    try:
+        out.write_text(render_html(report), encoding="utf-8")
+    except OSError as exc:
+        raise QuizError(f"cannot write {out}: {exc}") from exc
+    print(f"wrote {out}: {report.title}, {report.answers} answers by {report.participants} people")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `quizbot` console script."""
     args = _parser().parse_args(argv)
@@ -116,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging(settings.effective_log_level(), settings.log_format)
         if args.command == "db":
             return asyncio.run(_db(args.db_command, getattr(args, "revision", "head")))
+        if args.command == "report":
+            return _report(args.cohort, args.workspace, args.platform, args.out)
         from bot.runtime import run
 
         asyncio.run(run(settings))
