@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 from datetime import timedelta
 
 import pytest
@@ -208,11 +210,14 @@ async def test_concurrent_clicks_by_many_users_are_all_recorded(runtime: Runtime
 async def test_answer_count_edits_are_coalesced(runtime: Runtime, platform: FakePlatform, channel: ChannelRef) -> None:
     runtime.cards.interval = 0.2
     card = (await runtime.quiz.post_question(channel)).card
+    started = time.monotonic()
     for i in range(25):
         await runtime.app.answer(post_id=card.post_id, user=make_user(f"c{i}"), choice_index=card.choice_ids[0])
+    # At most one edit per interval while the burst lasts (however slow a loaded machine makes it), plus the last.
+    allowed = 1 + math.ceil((time.monotonic() - started) / runtime.cards.interval)
     await asyncio.sleep(0.5)
     edits = platform.of_kind("update_card")
-    assert 1 <= len(edits) <= 2
+    assert 1 <= len(edits) <= min(allowed, 24)
     assert edits[-1].card is not None
     assert edits[-1].card.answer_count == 25
 
