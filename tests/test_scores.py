@@ -287,3 +287,34 @@ async def test_the_migration_rolls_up_existing_answers_and_puts_misses_in_review
     assert scores == [(0, 0, 1), (20, 1, 1)]
     assert channels == 2
     assert [(item.box, item.retired_at) for item in review] == [(1, None)]
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+async def test_boards_read_only_the_tail_of_the_history_and_agree_with_it(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock, seed: int
+) -> None:
+    import random
+
+    from bot.service.stats import user_streaks
+
+    rng = random.Random(seed)
+    names = ["ann", "ben", "cy"]
+    for i in range(14):
+        closes = clock.now() + timedelta(hours=1) if i % 3 else None
+        card = await post(runtime, channel, source=PostSource.SCHEDULE, closes_at=closes)
+        for name in names:
+            roll = rng.random()
+            if roll < 0.75:
+                await answer(runtime, card, name, right=roll < 0.6)
+        if i < 11 and rng.random() < 0.8:
+            await runtime.app.reveal(card.post_id)
+        clock.advance(timedelta(hours=2 if i % 4 else 26))
+    async with runtime.db.transaction() as session:
+        rows = dict((await session.execute(select(UserScore.user_id, UserScore.user_id))).all())
+        users = sorted(rows)
+        full = await user_streaks(session, users, timezone="UTC", now=clock.now(), history=True)
+        tail = await user_streaks(session, users, timezone="UTC", now=clock.now(), history=False)
+    assert {u: (q.current, d.current) for u, (q, d) in tail.items()} == {
+        u: (q.current, d.current) for u, (q, d) in full.items()
+    }
+    assert any(q.current for q, _ in full.values())  # the scenario has live streaks to compare

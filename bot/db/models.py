@@ -161,7 +161,8 @@ class Answer(Base):
 
     workspace_id and channel_id are copied from the post so leaderboards read one table through one index.
     The three time indexes carry the columns a windowed board sums (user, points, correctness), so a week or
-    month board is an index-only range scan; all-time boards read the rollups below instead.
+    month board is an index-only range scan; all-time boards read the rollups below instead. The user index
+    also carries the post, for streaks and cohort boards.
     """
 
     __tablename__ = "answers"
@@ -169,7 +170,7 @@ class Answer(Base):
         UniqueConstraint("post_id", "user_id"),
         Index("ix_answers_workspace_board", "workspace_id", "answered_at", "user_id", "points", "is_correct"),
         Index("ix_answers_channel_board", "channel_id", "answered_at", "user_id", "points", "is_correct"),
-        Index("ix_answers_user_board", "user_id", "answered_at", "points", "is_correct"),
+        Index("ix_answers_user_board", "user_id", "answered_at", "points", "is_correct", "post_id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

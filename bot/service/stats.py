@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, select
+from sqlalchemy import ColumnElement, Select, and_, case, func, not_, or_, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.commands import Scope, Window
@@ -129,27 +129,36 @@ def _windowed_totals(conditions: Sequence[ColumnElement[bool]]) -> Select[Any, A
     )
 
 
-async def top_entries(session: AsyncSession, totals: Select[Any, Any, Any, Any], limit: int) -> list[Entry]:
+async def top_entries(
+    session: AsyncSession, totals: Select[Any, Any, Any, Any], limit: int, *, rollup: bool
+) -> list[Entry]:
     """The top `limit` users of a totals query (user_id, points, correct, answered), plus everyone tied at the cut.
 
-    The query is ordered the way the board ranks, so a rollup is read through its index and stops early; a tie
-    straddling the cut is fetched whole, so who makes the board never depends on the database's sort order.
+    Ties at the cut are always fetched whole, so who makes the board never depends on the database's sort order.
+    A rollup (`rollup=True`) is read in board order through its index, stopping after limit + 1 rows; a second
+    query fetches a tie straddling the cut. An aggregate over answers is ranked in SQL instead (RANK() <= limit),
+    so the answers are summed once.
     """
     sub = totals.subquery()
-    order = (sub.c.points.desc(), sub.c.correct.desc(), sub.c.answered, sub.c.user_id)
+    key = (sub.c.points.desc(), sub.c.correct.desc(), sub.c.answered)
     columns = (sub.c.user_id, sub.c.points, sub.c.correct, sub.c.answered)
-    rows = [
-        tuple(int(v) for v in row)
-        for row in (await session.execute(select(*columns).order_by(*order).limit(limit + 1))).all()
-    ]
-    if len(rows) > limit and rows[limit][1:] == rows[limit - 1][1:]:
-        cut = rows[limit - 1][1:]
-        tied = (
-            await session.execute(
-                select(*columns).where(sub.c.points == cut[0], sub.c.correct == cut[1], sub.c.answered == cut[2])
-            )
-        ).all()
-        rows = [row for row in rows[:limit] if row[1:] != cut] + [tuple(int(v) for v in row) for row in tied]
+    if not rollup:
+        ranked = select(*columns, func.rank().over(order_by=key).label("place")).subquery()
+        query = select(ranked.c.user_id, ranked.c.points, ranked.c.correct, ranked.c.answered).where(
+            ranked.c.place <= limit
+        )
+        rows = [tuple(int(v) for v in row) for row in (await session.execute(query)).all()]
+    else:
+        query = select(*columns).order_by(*key, sub.c.user_id).limit(limit + 1)
+        rows = [tuple(int(v) for v in row) for row in (await session.execute(query)).all()]
+        if len(rows) > limit and rows[limit][1:] == rows[limit - 1][1:]:
+            cut = rows[limit - 1][1:]
+            tied = (
+                await session.execute(
+                    select(*columns).where(sub.c.points == cut[0], sub.c.correct == cut[1], sub.c.answered == cut[2])
+                )
+            ).all()
+            rows = [row for row in rows[:limit] if row[1:] != cut] + [tuple(int(v) for v in row) for row in tied]
     names = await _names(session, [row[0] for row in rows])
     return [Entry(row[0], names.get(row[0], "?"), row[1], row[2], row[3]) for row in rows]
 
@@ -161,10 +170,37 @@ async def _names(session: AsyncSession, users: Sequence[int]) -> dict[int, str]:
     return {int(row.id): row.display_name or "?" for row in rows}
 
 
+RECENT_DAYS = 62
+"""Boards read this many days of answers for day streaks, and all of them only for a user that long in a row."""
+
+
+async def _answer_days(
+    session: AsyncSession, users: Sequence[int], timezone: str, since: datetime | None
+) -> dict[int, set[date]]:
+    query = select(Answer.user_id, Answer.answered_at).where(Answer.user_id.in_(users))
+    if since is not None:
+        query = query.where(Answer.answered_at >= since)
+    days: dict[int, set[date]] = defaultdict(set)
+    for user_id, answered_at in await session.execute(query):
+        days[int(user_id)].add(local_date(answered_at, timezone))
+    return days
+
+
 async def user_streaks(
-    session: AsyncSession, users: Sequence[int], *, timezone: str, now: datetime, channel: int | None = None
+    session: AsyncSession,
+    users: Sequence[int],
+    *,
+    timezone: str,
+    now: datetime,
+    channel: int | None = None,
+    history: bool = True,
 ) -> dict[int, tuple[Streak, Streak]]:
-    """(question streak, day streak) of each user; question streaks in one channel, or the best of their channels."""
+    """(question streak, day streak) of each user; question streaks in one channel, or the best of their channels.
+
+    With `history=False` (boards, which show current streaks only) just the tail of each channel's scheduled
+    questions is read: a current streak is broken within (the user's correct answers there + 1) finished
+    questions, so that many suffice. Only the current values are exact then.
+    """
     if not users:
         return {}
     scheduled = (
@@ -176,34 +212,49 @@ async def user_streaks(
         scheduled = scheduled.where(Post.channel_id == channel)
     answered: dict[int, dict[int, bool]] = defaultdict(dict)
     channels_of: dict[int, set[int]] = defaultdict(set)
-    for row in (await session.execute(scheduled)).all():
-        answered[int(row.user_id)][int(row.post_id)] = bool(row.is_correct)
-        channels_of[int(row.user_id)].add(int(row.channel_id))
+    correct_in: Counter[tuple[int, int]] = Counter()
+    for user_id, post_id, is_correct, channel_id in await session.execute(scheduled):
+        answered[int(user_id)][int(post_id)] = bool(is_correct)
+        channels_of[int(user_id)].add(int(channel_id))
+        correct_in[(int(user_id), int(channel_id))] += int(bool(is_correct))
     posts_by_channel: dict[int, list[tuple[int, bool]]] = defaultdict(list)
     channels = set().union(*channels_of.values()) if channels_of else set()
     if channels:
-        posts = (
-            await session.execute(
-                select(Post.id, Post.channel_id, Post.closes_at, Post.closed_at)
-                .where(Post.channel_id.in_(channels), Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None))
-                .order_by(Post.opened_at, Post.id)
+        finished = or_(Post.closed_at.is_not(None), and_(Post.closes_at.is_not(None), Post.closes_at <= now))
+        shown = [Post.channel_id.in_(channels), Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
+        columns = (Post.id, Post.channel_id, Post.opened_at, finished.label("finished"))
+        if history:
+            query: Any = select(*columns).where(*shown)
+        else:
+            depth = 1 + max(correct_in.values(), default=0)
+            newest_first = (Post.opened_at.desc(), Post.id.desc())
+            ranked = (
+                select(*columns, func.row_number().over(partition_by=Post.channel_id, order_by=newest_first).label("n"))
+                .where(*shown, finished)
+                .subquery()
             )
-        ).all()
-        for post in posts:
-            finished = post.closed_at is not None or (post.closes_at is not None and post.closes_at <= now)
-            posts_by_channel[int(post.channel_id)].append((int(post.id), finished))
-    days: dict[int, set[date]] = defaultdict(set)
-    times = await session.execute(select(Answer.user_id, Answer.answered_at).where(Answer.user_id.in_(users)))
-    for user_id, answered_at in times:
-        days[int(user_id)].add(local_date(answered_at, timezone))
+            recent = select(ranked.c.id, ranked.c.channel_id, ranked.c.opened_at, ranked.c.finished).where(
+                ranked.c.n <= depth
+            )
+            query = union_all(recent, select(*columns).where(*shown, not_(finished)))
+        rows = sorted((await session.execute(query)).all(), key=lambda row: (row[2], row[0]))
+        for post_id, channel_id, _opened, is_finished in rows:
+            posts_by_channel[int(channel_id)].append((int(post_id), bool(is_finished)))
+    since = None if history else now - timedelta(days=RECENT_DAYS)
+    days = await _answer_days(session, users, timezone, since)
     today = local_date(now, timezone)
+    long_runs = [
+        u for u in users if since is not None and day_streak(days.get(u, ()), today).current >= RECENT_DAYS - 2
+    ]
+    if long_runs:
+        days.update(await _answer_days(session, long_runs, timezone, None))
     result: dict[int, tuple[Streak, Streak]] = {}
     for user in users:
         mine = answered.get(user, {})
         per_channel = [
             question_streak(
-                outcome_of(answered_correctly=mine.get(post_id), finished=finished)
-                for post_id, finished in posts_by_channel[channel_id]
+                outcome_of(answered_correctly=mine.get(post_id), finished=is_finished)
+                for post_id, is_finished in posts_by_channel[channel_id]
             )
             for channel_id in channels_of.get(user, ())
         ]
@@ -274,10 +325,15 @@ class Stats:
                             Answer.answered_at >= max(start, found.starts_at),
                         ]
                     )
-            entries = await top_entries(session, totals, limit)
+            entries = await top_entries(session, totals, limit, rollup=start is None)
             ranked = rank_entries(entries)[:limit]
             streaks = await user_streaks(
-                session, [e.user_id for _, e in ranked], timezone=timezone, now=now, channel=streak_channel
+                session,
+                [e.user_id for _, e in ranked],
+                timezone=timezone,
+                now=now,
+                channel=streak_channel,
+                history=False,
             )
         rows = tuple(
             LeaderboardRow(

@@ -124,7 +124,7 @@ def upgrade() -> None:
     op.drop_index('ix_answers_user_time', table_name='answers')
     op.drop_index('ix_answers_workspace_time', table_name='answers')
     op.create_index('ix_answers_channel_board', 'answers', ['channel_id', 'answered_at', 'user_id', 'points', 'is_correct'], unique=False)
-    op.create_index('ix_answers_user_board', 'answers', ['user_id', 'answered_at', 'points', 'is_correct'], unique=False)
+    op.create_index('ix_answers_user_board', 'answers', ['user_id', 'answered_at', 'points', 'is_correct', 'post_id'], unique=False)
     op.create_index('ix_answers_workspace_board', 'answers', ['workspace_id', 'answered_at', 'user_id', 'points', 'is_correct'], unique=False)
 
     # ### end Alembic commands ###
