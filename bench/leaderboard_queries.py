@@ -5,7 +5,7 @@ postgres@127.0.0.1:5432), migrates it, fills it with synthetic data in SQL (1 wo
 ~14 700 posts over a year, 1 000 008 answers, 50 cohorts of 20), rolls the answers up the way migration 0003
 does, times the real `Stats` queries (median of 15 runs), and drops the database.
 
-    .venv/bin/python -m bench.leaderboard_queries [--keep]
+    .venv/bin/python -m bench.leaderboard_queries [--keep] [--reuse DATABASE]
 
 The benchmark issue replaces this with a proper harness.
 """
@@ -32,7 +32,8 @@ from bot.domain import ChannelRef, UserRef
 from bot.service.stats import Stats
 
 ADMIN_URL = os.environ.get("QUIZBOT_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
-NOW = datetime(2025, 12, 27, 12, 0, tzinfo=UTC)  # a Saturday near the end of the data
+NOW = datetime(2026, 1, 31, 21, 0, tzinfo=UTC)  # Saturday 23:00 in Helsinki, just after the last answer:
+# the month board sums a whole month (~84 000 answers), the week board six days.
 
 SEED = [
     "INSERT INTO workspaces (id, platform, external_id, name, timezone, created_at) "
@@ -50,9 +51,9 @@ SEED = [
     "INSERT INTO posts (id, channel_id, question_id, message_ref, choice_order, source, opened_at, closes_at, "
     "closed_at) SELECT p, 1 + (p % 20), 1 + (p % 50), 'm' || p, '[0,1,2,3]'::json, "
     "CASE WHEN (p / 20) % 2 = 0 THEN 'schedule' ELSE 'command' END, "
-    "timestamptz '2025-01-01 07:00+00' + (p / 40) * interval '1 day' + ((p / 20) % 2) * interval '5 hours', "
-    "timestamptz '2025-01-01 08:00+00' + (p / 40) * interval '1 day' + ((p / 20) % 2) * interval '5 hours', "
-    "timestamptz '2025-01-01 08:00+00' + (p / 40) * interval '1 day' + ((p / 20) % 2) * interval '5 hours' "
+    "timestamptz '2025-01-29 07:00+00' + (p / 40) * interval '1 day' + ((p / 20) % 2) * interval '5 hours', "
+    "timestamptz '2025-01-29 08:00+00' + (p / 40) * interval '1 day' + ((p / 20) % 2) * interval '5 hours', "
+    "timestamptz '2025-01-29 08:00+00' + (p / 40) * interval '1 day' + ((p / 20) % 2) * interval '5 hours' "
     "FROM generate_series(1, 14706) p",
     # 68 answers a post from the channel's pool of 1000 users (pools overlap: each user is in two channels).
     "INSERT INTO answers (post_id, user_id, workspace_id, channel_id, choice_index, is_correct, points, answered_at, "
@@ -66,8 +67,8 @@ SEED = [
     "INSERT INTO channel_scores (user_id, channel_id, points, correct, answered) SELECT user_id, channel_id, "
     "SUM(points), SUM(CASE WHEN is_correct THEN 1 ELSE 0 END), COUNT(*) FROM answers GROUP BY user_id, channel_id",
     "INSERT INTO cohorts (id, workspace_id, key, name, start_date, starts_at, packs, created_at) "
-    "SELECT c, 1, 'cohort' || c, 'cohort' || c, date '2025-01-01' + c * 5, "
-    "timestamptz '2024-12-31 22:00+00' + c * interval '5 days', '[\"bench\"]'::json, now() "
+    "SELECT c, 1, 'cohort' || c, 'cohort' || c, date '2025-01-29' + c * 5, "
+    "timestamptz '2025-01-28 22:00+00' + c * interval '5 days', '[\"bench\"]'::json, now() "
     "FROM generate_series(1, 50) c",
     "INSERT INTO cohort_members (cohort_id, user_id, joined_at, points, correct, answered) "
     "SELECT 1 + (u - 1) / 20, u, now(), 0, 0, 0 FROM generate_series(1, 1000) u",
@@ -98,28 +99,33 @@ async def _median_ms(call: Callable[[], Awaitable[Any]], runs: int = 15) -> floa
     return statistics.median(times)
 
 
-async def main(keep: bool) -> None:
-    """Seed, measure, print a table, drop the database (unless --keep)."""
-    name = f"quizbot_bench_{uuid.uuid4().hex[:8]}"
-    await _admin(f'CREATE DATABASE "{name}"')
+async def _seed(db: Database, url: str, name: str) -> None:
+    await upgrade(db)
+    started = time.perf_counter()
+    seeder = create_async_engine(url)  # the app's engine stops statements after 30 s; seeding takes longer
+    try:
+        async with seeder.begin() as connection:
+            for statement in SEED:
+                await connection.execute(text(statement))
+        async with seeder.connect() as connection:
+            await connection.execution_options(isolation_level="AUTOCOMMIT")
+            await connection.execute(text("VACUUM ANALYZE"))
+            count = (await connection.execute(text("SELECT count(*) FROM answers"))).scalar_one()
+    finally:
+        await seeder.dispose()
+    print(f"seeded {count} answers in {time.perf_counter() - started:.0f} s ({name})")
+
+
+async def main(keep: bool, reuse: str | None) -> None:
+    """Seed, measure, print a table, drop the database (unless --keep, or --reuse of a kept one)."""
+    name = reuse or f"quizbot_bench_{uuid.uuid4().hex[:8]}"
+    if not reuse:
+        await _admin(f'CREATE DATABASE "{name}"')
     url = ADMIN_URL.rsplit("/", 1)[0] + "/" + name
     db = Database.from_url(url)
     try:
-        await upgrade(db)
-        started = time.perf_counter()
-        seeder = create_async_engine(url)  # the app's engine stops statements after 30 s; seeding takes longer
-        try:
-            async with seeder.begin() as connection:
-                for statement in SEED:
-                    await connection.execute(text(statement))
-            async with seeder.connect() as connection:
-                await connection.execution_options(isolation_level="AUTOCOMMIT")
-                await connection.execute(text("VACUUM ANALYZE"))
-                count = (await connection.execute(text("SELECT count(*) FROM answers"))).scalar_one()
-        finally:
-            await seeder.dispose()
-        print(f"seeded {count} answers in {time.perf_counter() - started:.0f} s ({name})")
-
+        if not reuse:
+            await _seed(db, url, name)
         stats = Stats(db)
         channel = ChannelRef("bench", "W", "C3")
         cases: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
@@ -148,11 +154,13 @@ async def main(keep: bool) -> None:
             print(f"{label:32s} {await _median_ms(call):8.1f} ms")
     finally:
         await db.dispose()
-        if not keep:
+        if not keep and not reuse:
             await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", action="store_true", help="keep the database for exploring")
-    asyncio.run(main(parser.parse_args().keep))
+    parser.add_argument("--reuse", metavar="DATABASE", help="measure a database kept by an earlier --keep run")
+    args = parser.parse_args()
+    asyncio.run(main(args.keep, args.reuse))

@@ -141,7 +141,10 @@ class Post(Base):
     """One question posted to one channel, with the order its choices were shown in."""
 
     __tablename__ = "posts"
-    __table_args__ = (Index("ix_posts_channel_open", "channel_id", "closed_at", "opened_at"),)
+    __table_args__ = (
+        Index("ix_posts_channel_open", "channel_id", "closed_at", "opened_at"),
+        Index("ix_posts_channel_time", "channel_id", "opened_at"),  # newest first per channel, for streaks
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))

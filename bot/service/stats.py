@@ -15,13 +15,14 @@ from fractions import Fraction
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, not_, or_, select, union_all
+from sqlalchemy import ColumnElement, Select, and_, case, func, not_, or_, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.commands import Scope, Window
 from bot.db import Database
 from bot.db.models import (
     Answer,
+    Channel,
     ChannelScore,
     Cohort,
     CohortMember,
@@ -186,6 +187,106 @@ async def _answer_days(
     return days
 
 
+PostsByChannel = dict[int, list[tuple[int, bool]]]
+"""Scheduled posts of each channel in posting order, as (post id, finished)."""
+
+
+def _finished(now: datetime) -> ColumnElement[bool]:
+    return or_(Post.closed_at.is_not(None), and_(Post.closes_at.is_not(None), Post.closes_at <= now))
+
+
+def _streak_posts(channels: Iterable[int]) -> list[ColumnElement[bool]]:
+    return [Post.channel_id.in_(list(channels)), Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
+
+
+def _by_channel(rows: Iterable[Any]) -> PostsByChannel:
+    posts: PostsByChannel = defaultdict(list)
+    for post_id, channel_id, _opened, finished in sorted(rows, key=lambda row: (row[2], row[0])):
+        posts[int(channel_id)].append((int(post_id), bool(finished)))
+    return posts
+
+
+async def _whole_histories(
+    session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
+) -> tuple[dict[int, dict[int, bool]], dict[int, set[int]], PostsByChannel]:
+    """Every scheduled question of the channels where the users answered one, and their answers to them."""
+    scheduled = (
+        select(Answer.user_id, Answer.post_id, Answer.is_correct, Post.channel_id)
+        .join(Post, Post.id == Answer.post_id)
+        .where(Answer.user_id.in_(users), Post.source.in_(STREAK_SOURCES))
+    )
+    if channel is not None:
+        scheduled = scheduled.where(Post.channel_id == channel)
+    answered: dict[int, dict[int, bool]] = defaultdict(dict)
+    channels_of: dict[int, set[int]] = defaultdict(set)
+    for user_id, post_id, is_correct, channel_id in await session.execute(scheduled):
+        answered[int(user_id)][int(post_id)] = bool(is_correct)
+        channels_of[int(user_id)].add(int(channel_id))
+    channels = set().union(*channels_of.values()) if channels_of else set()
+    if not channels:
+        return answered, channels_of, {}
+    finished = _finished(now)
+    query = select(Post.id, Post.channel_id, Post.opened_at, finished.label("finished")).where(*_streak_posts(channels))
+    return answered, channels_of, _by_channel((await session.execute(query)).all())
+
+
+async def _tails(
+    session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
+) -> tuple[dict[int, dict[int, bool]], dict[int, set[int]], PostsByChannel]:
+    """Just enough of each channel's scheduled questions for current streaks, and the users' answers to them.
+
+    A current streak breaks within (the user's correct answers in the channel + 1) finished questions; the
+    channel rollup's count of correct answers (of any kind) bounds that, so only that many of each channel's
+    newest finished questions are read (through the (channel, time) index on PostgreSQL), and the open ones.
+    """
+    scores = select(ChannelScore.user_id, ChannelScore.channel_id, ChannelScore.correct).where(
+        ChannelScore.user_id.in_(users)
+    )
+    if channel is not None:
+        scores = scores.where(ChannelScore.channel_id == channel)
+    channels_of: dict[int, set[int]] = defaultdict(set)
+    depth: dict[int, int] = {}
+    for user_id, channel_id, correct in await session.execute(scores):
+        channels_of[int(user_id)].add(int(channel_id))
+        depth[int(channel_id)] = max(depth.get(int(channel_id), 0), int(correct) + 1)
+    if not depth:
+        return {}, channels_of, {}
+    finished = _finished(now)
+    columns = (Post.id, Post.channel_id, Post.opened_at, finished.label("finished"))
+    newest_first = (Post.opened_at.desc(), Post.id.desc())
+    limit = max(depth.values())
+    recent: Select[Any, Any, Any, Any]
+    if session.get_bind().dialect.name == "postgresql":
+        # One backward index scan per channel that stops after `limit` finished questions.
+        tail = (
+            select(*columns)
+            .where(Post.channel_id == Channel.id, *_streak_posts(depth)[1:], finished)
+            .order_by(*newest_first)
+            .limit(limit)
+            .lateral("tail")
+        )
+        recent = select(*tail.c).select_from(Channel).join(tail, true()).where(Channel.id.in_(list(depth)))
+    else:
+        # SQLite has no LATERAL; number each channel's finished questions instead (small databases).
+        ranked = (
+            select(*columns, func.row_number().over(partition_by=Post.channel_id, order_by=newest_first).label("n"))
+            .where(*_streak_posts(depth), finished)
+            .subquery()
+        )
+        recent = select(ranked.c.id, ranked.c.channel_id, ranked.c.opened_at, ranked.c.finished).where(
+            ranked.c.n <= limit
+        )
+    still_open = select(*columns).where(*_streak_posts(depth), not_(finished))
+    posts = union_all(recent, still_open).subquery()
+    answers = select(Answer.user_id, Answer.post_id, Answer.is_correct).where(
+        Answer.user_id.in_(users), Answer.post_id.in_(select(posts.c.id))
+    )
+    answered: dict[int, dict[int, bool]] = defaultdict(dict)
+    for user_id, post_id, is_correct in await session.execute(answers):
+        answered[int(user_id)][int(post_id)] = bool(is_correct)
+    return answered, channels_of, _by_channel((await session.execute(select(posts))).all())
+
+
 async def user_streaks(
     session: AsyncSession,
     users: Sequence[int],
@@ -198,48 +299,12 @@ async def user_streaks(
     """(question streak, day streak) of each user; question streaks in one channel, or the best of their channels.
 
     With `history=False` (boards, which show current streaks only) just the tail of each channel's scheduled
-    questions is read: a current streak is broken within (the user's correct answers there + 1) finished
-    questions, so that many suffice. Only the current values are exact then.
+    questions and the last RECENT_DAYS of answers are read, and only the current values are exact.
     """
     if not users:
         return {}
-    scheduled = (
-        select(Answer.user_id, Answer.post_id, Answer.is_correct, Post.channel_id)
-        .join(Post, Post.id == Answer.post_id)
-        .where(Answer.user_id.in_(users), Post.source.in_(STREAK_SOURCES))
-    )
-    if channel is not None:
-        scheduled = scheduled.where(Post.channel_id == channel)
-    answered: dict[int, dict[int, bool]] = defaultdict(dict)
-    channels_of: dict[int, set[int]] = defaultdict(set)
-    correct_in: Counter[tuple[int, int]] = Counter()
-    for user_id, post_id, is_correct, channel_id in await session.execute(scheduled):
-        answered[int(user_id)][int(post_id)] = bool(is_correct)
-        channels_of[int(user_id)].add(int(channel_id))
-        correct_in[(int(user_id), int(channel_id))] += int(bool(is_correct))
-    posts_by_channel: dict[int, list[tuple[int, bool]]] = defaultdict(list)
-    channels = set().union(*channels_of.values()) if channels_of else set()
-    if channels:
-        finished = or_(Post.closed_at.is_not(None), and_(Post.closes_at.is_not(None), Post.closes_at <= now))
-        shown = [Post.channel_id.in_(channels), Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
-        columns = (Post.id, Post.channel_id, Post.opened_at, finished.label("finished"))
-        if history:
-            query: Any = select(*columns).where(*shown)
-        else:
-            depth = 1 + max(correct_in.values(), default=0)
-            newest_first = (Post.opened_at.desc(), Post.id.desc())
-            ranked = (
-                select(*columns, func.row_number().over(partition_by=Post.channel_id, order_by=newest_first).label("n"))
-                .where(*shown, finished)
-                .subquery()
-            )
-            recent = select(ranked.c.id, ranked.c.channel_id, ranked.c.opened_at, ranked.c.finished).where(
-                ranked.c.n <= depth
-            )
-            query = union_all(recent, select(*columns).where(*shown, not_(finished)))
-        rows = sorted((await session.execute(query)).all(), key=lambda row: (row[2], row[0]))
-        for post_id, channel_id, _opened, is_finished in rows:
-            posts_by_channel[int(channel_id)].append((int(post_id), bool(is_finished)))
+    read = _whole_histories if history else _tails
+    answered, channels_of, posts_by_channel = await read(session, users, channel, now)
     since = None if history else now - timedelta(days=RECENT_DAYS)
     days = await _answer_days(session, users, timezone, since)
     today = local_date(now, timezone)
@@ -254,7 +319,7 @@ async def user_streaks(
         per_channel = [
             question_streak(
                 outcome_of(answered_correctly=mine.get(post_id), finished=is_finished)
-                for post_id, is_finished in posts_by_channel[channel_id]
+                for post_id, is_finished in posts_by_channel.get(channel_id, ())
             )
             for channel_id in channels_of.get(user, ())
         ]
