@@ -20,6 +20,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy import text
@@ -134,20 +135,18 @@ async def main(keep: bool, reuse: str | None) -> None:
                 cases.append(
                     (
                         f"leaderboard {scope.value} {window.value}",
-                        lambda s=scope, w=window: stats.leaderboard(channel, window=w, scope=s, now=NOW),
+                        partial(stats.leaderboard, channel, window=window, scope=scope, now=NOW),
                     )
                 )
         for window in (Window.ALL, Window.WEEK):
             cases.append(
                 (
                     f"leaderboard cohort {window.value}",
-                    lambda w=window: stats.leaderboard(
-                        channel, window=w, scope=Scope.COHORT, cohort="cohort40", now=NOW
-                    ),
+                    partial(stats.leaderboard, channel, window=window, scope=Scope.COHORT, cohort="cohort40", now=NOW),
                 )
             )
             cases.append(
-                (f"cohort vs cohort {window.value}", lambda w=window: stats.cohort_board(channel, window=w, now=NOW))
+                (f"cohort vs cohort {window.value}", partial(stats.cohort_board, channel, window=window, now=NOW))
             )
         cases.append(("/quiz me", lambda: stats.user_stats(UserRef("bench", "W", "U1234", "user1234"), now=NOW)))
         for label, call in cases:
