@@ -1,4 +1,5 @@
-"""The `quizbot` command line: run the bot, migrate the database, check and import content.
+"""The `quizbot` command line: run the bot, migrate the database, check and import content,
+write reports.
 
 Adapters add their own commands (e.g. `quizbot discord sync`) through the `quizbot.cli` entry-point group: each
 entry point is a function that takes the subparsers and adds one parser whose defaults carry
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.config import Settings, load_settings
@@ -25,6 +27,8 @@ from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
 
 CLI_GROUP = "quizbot.cli"
+if TYPE_CHECKING:
+    from bot.service.report import Report
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -61,6 +65,14 @@ def _parser() -> argparse.ArgumentParser:
     forget.add_argument("platform", help="slack, discord or console")
     forget.add_argument("user_id", help="the platform's user id (Slack U..., Discord snowflake, console name)")
     forget.add_argument("--workspace", help="only in this workspace (Slack team id, Discord guild id)")
+
+    report = commands.add_parser(
+        "report", help="write an HTML report with charts: participation, accuracy, most-missed, leaderboard"
+    )
+    report.add_argument("--cohort", help="report on this cohort (default: the whole workspace)")
+    report.add_argument("--workspace", help="workspace id: Slack team, Discord guild, `local` for the terminal")
+    report.add_argument("--platform", help="slack, discord or console (when a workspace id is ambiguous)")
+    report.add_argument("-o", "--out", type=Path, default=Path("report.html"), help="default: report.html")
     _plugin_commands(commands)
     return parser
 
@@ -206,6 +218,41 @@ def _healthcheck(url: str | None) -> int:
     return 0 if healthy else 1
 
 
+async def _load_report(cohort: str | None, workspace: str | None, platform: str | None) -> Report:
+    from bot.clock import SystemClock
+    from bot.db import Database
+    from bot.db.migrate import current_revision, head_revision
+    from bot.service.report import ReportService
+    from bot.service.stats import Stats
+
+    settings = _settings()
+    db = Database.from_url(settings.database_url)
+    try:
+        current, head = await current_revision(db), head_revision()
+        if current != head:
+            state = "empty" if current is None else f"at {current}, the newest is {head}"
+            raise QuizError(f"the database at {settings.database_url} is {state}: run `quizbot db upgrade` first")
+        reports = ReportService(db=db, stats=Stats(db), clock=SystemClock())
+        found_platform, found_workspace = await reports.find_workspace(
+            platform=platform, workspace=workspace, cohort=cohort
+        )
+        return await reports.build(platform=found_platform, workspace=found_workspace, cohort=cohort, top=20)
+    finally:
+        await db.dispose()
+
+
+def _report(cohort: str | None, workspace: str | None, platform: str | None, out: Path) -> int:
+    from bot.report_html import render_html
+
+    report = asyncio.run(_load_report(cohort, workspace, platform))
+    try:
+        out.write_text(render_html(report), encoding="utf-8")
+    except OSError as exc:
+        raise QuizError(f"cannot write {out}: {exc}") from exc
+    print(f"wrote {out}: {report.title}, {report.answers} answers by {report.participants} people")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `quizbot` console script."""
     args = _parser().parse_args(argv)
@@ -237,6 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         plugin_main = getattr(args, "plugin_main", None)
         if plugin_main is not None:
             return int(plugin_main(args, settings))
+        if args.command == "report":
+            return _report(args.cohort, args.workspace, args.platform, args.out)
         from bot.runtime import run
 
         asyncio.run(run(settings))

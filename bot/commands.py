@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import enum
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from bot.errors import CommandError
 
@@ -19,10 +21,12 @@ class Window(enum.StrEnum):
 
 
 class Scope(enum.StrEnum):
-    """Whose answers a leaderboard counts."""
+    """Whose answers a leaderboard counts: a channel, the workspace, one cohort's members, or cohort vs cohort."""
 
     CHANNEL = "channel"
     WORKSPACE = "workspace"
+    COHORT = "cohort"
+    COHORTS = "cohorts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,10 +43,11 @@ class Reveal:
 
 @dataclass(frozen=True, slots=True)
 class ShowLeaderboard:
-    """`/quiz leaderboard [week|month|all] [channel|workspace]`."""
+    """`/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts]`; `cohort` is set for COHORT."""
 
     window: Window = Window.ALL
     scope: Scope = Scope.CHANNEL
+    cohort: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +67,116 @@ class ShowHelp:
     topic: str | None = None
 
 
-Command = PostNow | Reveal | ShowLeaderboard | ShowMe | ListPacks | ShowHelp
+class CohortCommand:
+    """Base of the `/quiz cohort ...` commands (handled together by the cohort service)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CreateCohort(CohortCommand):
+    """`/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b]`: a cohort on a curriculum (default: every pack)."""
+
+    name: str
+    start: date | None = None
+    packs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class JoinCohort(CohortCommand):
+    """`/quiz cohort join NAME`."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveCohort(CohortCommand):
+    """`/quiz cohort leave NAME`."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddToCohort(CohortCommand):
+    """`/quiz cohort add NAME @user...` (admins and the cohort's creator); `users` are platform user ids."""
+
+    name: str
+    users: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveFromCohort(CohortCommand):
+    """`/quiz cohort remove NAME @user...` (admins and the cohort's creator)."""
+
+    name: str
+    users: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ListCohorts(CohortCommand):
+    """`/quiz cohort list` (or `/quiz cohorts`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShowCohort(CohortCommand):
+    """`/quiz cohort show NAME`: members and progress through the curriculum."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class PostCohortQuestion(CohortCommand):
+    """`/quiz cohort next NAME`: post the cohort's next curriculum question here (admins and the creator)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteCohort(CohortCommand):
+    """`/quiz cohort delete NAME` (admins and the creator); answers stay, the cohort and its board go."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class StartReview:
+    """`/quiz review`: privately get the missed question that has been due longest."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerReview:
+    """`/quiz review N`: answer the review question with the number of a choice."""
+
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShowReport:
+    """`/quiz report [cohort NAME]`: a short summary of the workspace or one cohort."""
+
+    cohort: str | None = None
+
+
+Command = (
+    PostNow
+    | Reveal
+    | ShowLeaderboard
+    | ShowMe
+    | ListPacks
+    | ShowHelp
+    | CreateCohort
+    | JoinCohort
+    | LeaveCohort
+    | AddToCohort
+    | RemoveFromCohort
+    | ListCohorts
+    | ShowCohort
+    | PostCohortQuestion
+    | DeleteCohort
+    | StartReview
+    | AnswerReview
+    | ShowReport
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,21 +204,146 @@ def _parse_now(args: list[str]) -> Command:
     return PostNow(pack=args[0] if args else None)
 
 
+_COHORT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+_MENTION = re.compile(r"<@!?([A-Za-z0-9_.-]+)(?:\|[^>]*)?>")
+_LEADERBOARD_USAGE = "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts]"
+
+
+def cohort_name(text: str) -> str:
+    """A valid cohort name, or CommandError saying what names look like."""
+    if not _COHORT_NAME.fullmatch(text):
+        raise CommandError(
+            f"`{text}` is not a cohort name: use 1 to 40 letters, digits, `-`, `_` or `.`, starting with a letter "
+            "or digit (e.g. `2026-spring`)."
+        )
+    return text
+
+
+def user_ids(words: Sequence[str]) -> tuple[str, ...]:
+    """Platform user ids from mentions (`<@U123>`, `<@U123|ann>` on Slack, `<@123>`, `<@!123>` on Discord),
+    `@name`, or plain ids; commas separate too. Duplicates are dropped, order kept."""
+    found: list[str] = []
+    for word in words:
+        for raw in word.split(","):
+            part = raw.strip()
+            if not part:
+                continue
+            mention = _MENTION.fullmatch(part)
+            user = mention.group(1) if mention else part.removeprefix("@")
+            if not user or not re.fullmatch(r"[^\s<>@|]{1,64}", user):
+                raise CommandError(f"`{part}` is not a user: mention them (`@name`) or give their user id.")
+            found.append(user)
+    return tuple(dict.fromkeys(found))
+
+
 def _parse_leaderboard(args: list[str]) -> Command:
-    window, scope = Window.ALL, Scope.CHANNEL
+    window, scope, cohort = Window.ALL, Scope.CHANNEL, None
     windows = {w.value: w for w in Window} | {"all-time": Window.ALL, "alltime": Window.ALL}
-    scopes = {s.value: s for s in Scope}
-    for arg in args:
+    scopes = {Scope.CHANNEL.value: Scope.CHANNEL, Scope.WORKSPACE.value: Scope.WORKSPACE}
+    words = iter(args)
+    for arg in words:
         word = arg.casefold()
         if word in windows:
             window = windows[word]
         elif word in scopes:
-            scope = scopes[word]
+            scope, cohort = scopes[word], None
+        elif word == Scope.COHORTS.value:
+            scope, cohort = Scope.COHORTS, None
+        elif word == Scope.COHORT.value:
+            name = next(words, None)
+            if name is None:
+                raise CommandError(f"Which cohort? Try `/quiz leaderboard cohort NAME` (`{_LEADERBOARD_USAGE}`).")
+            scope, cohort = Scope.COHORT, cohort_name(name)
+        else:
+            raise CommandError(f"`{arg}` is not a leaderboard option. Try `{_LEADERBOARD_USAGE}`.")
+    return ShowLeaderboard(window=window, scope=scope, cohort=cohort)
+
+
+_COHORT_USAGE = "/quiz cohort create|join|leave|add|remove|list|show|next|delete NAME ..."
+
+
+def _one_name(action: str, args: list[str]) -> str:
+    if len(args) != 1:
+        raise CommandError(f"`/quiz cohort {action}` takes one cohort name, e.g. `/quiz cohort {action} 2026-spring`.")
+    return cohort_name(args[0])
+
+
+def _parse_create(args: list[str]) -> Command:
+    if not args:
+        raise CommandError("Name the cohort: `/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b]`.")
+    name = cohort_name(args[0])
+    start: date | None = None
+    packs: tuple[str, ...] = ()
+    for arg in args[1:]:
+        option, _, value = arg.partition(":")
+        option = option.casefold()
+        if option == "start" and value:
+            try:
+                start = date.fromisoformat(value)
+            except ValueError:
+                raise CommandError(
+                    f"`{value}` is not a date: write it as YYYY-MM-DD, e.g. `start:2026-03-02`."
+                ) from None
+        elif option == "packs" and value:
+            packs = tuple(dict.fromkeys(p.strip() for p in value.split(",") if p.strip()))
+            if not packs:
+                raise CommandError("`packs:` needs pack ids, e.g. `packs:data-parallelism,model-pipeline-parallelism`.")
         else:
             raise CommandError(
-                f"`{arg}` is not a leaderboard option. Try `/quiz leaderboard [week|month|all] [channel|workspace]`."
+                f"`{arg}` is not a cohort option. Try `/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b]`."
             )
-    return ShowLeaderboard(window=window, scope=scope)
+    return CreateCohort(name=name, start=start, packs=packs)
+
+
+def _parse_members(action: str, args: list[str]) -> tuple[str, tuple[str, ...]]:
+    if len(args) < 2:
+        raise CommandError(f"Usage: `/quiz cohort {action} NAME @user...` (mentions or user ids).")
+    return cohort_name(args[0]), user_ids(args[1:])
+
+
+def _parse_cohort(args: list[str]) -> Command:
+    if not args:
+        return ListCohorts()
+    action, rest = args[0].casefold(), args[1:]
+    match action:
+        case "create" | "new":
+            return _parse_create(rest)
+        case "join":
+            return JoinCohort(_one_name(action, rest))
+        case "leave":
+            return LeaveCohort(_one_name(action, rest))
+        case "add":
+            return AddToCohort(*_parse_members(action, rest))
+        case "remove" | "kick":
+            return RemoveFromCohort(*_parse_members("remove", rest))
+        case "list" | "ls":
+            if rest:
+                raise CommandError("`/quiz cohort list` takes no arguments.")
+            return ListCohorts()
+        case "show" | "info":
+            return ShowCohort(_one_name("show", rest))
+        case "next":
+            return PostCohortQuestion(_one_name(action, rest))
+        case "delete":
+            return DeleteCohort(_one_name(action, rest))
+    raise CommandError(f"`{args[0]}` is not a cohort command. Try `{_COHORT_USAGE}`.")
+
+
+def _parse_review(args: list[str]) -> Command:
+    words = args[1:] if args and args[0].casefold() == "answer" else args
+    if not words and not args:
+        return StartReview()
+    if len(words) == 1 and words[0].isdigit():
+        return AnswerReview(int(words[0]))
+    raise CommandError("`/quiz review` gives you a question to review; answer it with `/quiz review N` (a number).")
+
+
+def _parse_report(args: list[str]) -> Command:
+    if not args or (len(args) == 1 and args[0].casefold() == "workspace"):
+        return ShowReport()
+    if len(args) == 2 and args[0].casefold() == "cohort":
+        return ShowReport(cohort=cohort_name(args[1]))
+    raise CommandError("Try `/quiz report` (this workspace) or `/quiz report cohort NAME`.")
 
 
 def _parse_help(args: list[str]) -> Command:
@@ -121,15 +360,43 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     ),
     Subcommand(
         "leaderboard",
-        "/quiz leaderboard [week|month|all] [channel|workspace]",
-        "who leads, by points",
+        _LEADERBOARD_USAGE,
+        "who leads, by points (with streaks); `cohorts` ranks cohorts by points per active member",
         _parse_leaderboard,
     ),
-    Subcommand("me", "/quiz me", "your answers, accuracy, points and rank", _no_args("me", ShowMe())),
+    Subcommand(
+        "me",
+        "/quiz me",
+        "your points, rank, accuracy, streaks, review and most-missed topics",
+        _no_args("me", ShowMe()),
+    ),
+    Subcommand(
+        "cohort",
+        "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] | join NAME | leave NAME | add NAME @user... | "
+        "remove NAME @user... | list | show NAME | next NAME | delete NAME",
+        "onboarding cohorts: members, a curriculum of packs, their own leaderboard",
+        _parse_cohort,
+    ),
+    Subcommand(
+        "review",
+        "/quiz review [N]",
+        "privately review a question you missed; `/quiz review N` answers it",
+        _parse_review,
+    ),
+    Subcommand(
+        "report", "/quiz report [cohort NAME]", "a short summary: participation, accuracy, leaders", _parse_report
+    ),
     Subcommand("packs", "/quiz packs", "the quiz packs you can pick from", _no_args("packs", ListPacks())),
     Subcommand("help", "/quiz help [command]", "this help", _parse_help),
 )
-_ALIASES = {"lb": "leaderboard", "top": "leaderboard", "stats": "me", "question": "now", "?": "help"}
+_ALIASES = {
+    "lb": "leaderboard",
+    "top": "leaderboard",
+    "stats": "me",
+    "question": "now",
+    "?": "help",
+    "cohorts": "cohort",
+}
 
 
 def help_lines(topic: str | None = None) -> list[str]:

@@ -128,13 +128,15 @@ class AnswerResult:
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardRow:
-    """One line of a leaderboard."""
+    """One line of a leaderboard; `streak` is the current question streak, `day_streak` the current day streak."""
 
     rank: int
     name: str
     points: int
     correct: int
     answered: int
+    streak: int = 0
+    day_streak: int = 0
 
     @property
     def accuracy(self) -> float:
@@ -153,7 +155,7 @@ class Leaderboard:
 
 @dataclass(frozen=True, slots=True)
 class UserStats:
-    """A user's own record."""
+    """A user's own record: all-time totals and rank in the workspace, streaks, review progress, cohorts."""
 
     name: str
     answered: int
@@ -161,8 +163,47 @@ class UserStats:
     points: int
     rank: int | None
     missed_tags: tuple[tuple[str, int], ...] = field(default_factory=tuple)
+    streak: int = 0
+    best_streak: int = 0
+    day_streak: int = 0
+    best_day_streak: int = 0
+    review_due: int = 0
+    review_learning: int = 0
+    review_mastered: int = 0
+    cohorts: tuple[str, ...] = ()
 
     @property
     def accuracy(self) -> float:
         """Share of answers that were correct, 0..1."""
         return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class CohortStanding:
+    """One cohort on the cohort-vs-cohort board: ranked by points per active member, so size does not win."""
+
+    rank: int
+    name: str
+    members: int
+    active: int
+    points: int
+    correct: int
+    answered: int
+
+    @property
+    def points_per_member(self) -> float:
+        """Points per active member (members who answered in the window)."""
+        return self.points / self.active if self.active else 0.0
+
+    @property
+    def accuracy(self) -> float:
+        """Share of the cohort's answers that were correct, 0..1."""
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class CohortBoard:
+    """The cohort-vs-cohort board of a workspace for one window."""
+
+    window: str
+    rows: Sequence[CohortStanding]

@@ -5,10 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.content import Catalog
-from bot.domain import AnswerOutcome, AnswerResult, Leaderboard, QuestionCard, UserStats
+from bot.domain import AnswerOutcome, AnswerResult, CohortBoard, Leaderboard, QuestionCard, UserStats
 from bot.ports import Message
 
 CHOICE_MARKS = "123456789X"
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 day`, `3 days`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def percent(value: float) -> str:
@@ -64,14 +69,39 @@ def card_footer(card: QuestionCard) -> str:
     return f"{card.pack_title} · question {card.question_number} of {card.question_count} · {answers}{state}"
 
 
+def streak_words(streak: int, day_streak: int) -> str:
+    """` · 3 in a row · 4-day streak` (empty when both are 0)."""
+    words = []
+    if streak:
+        words.append(f"{streak} in a row")
+    if day_streak:
+        words.append(f"{day_streak}-day streak")
+    return "".join(f" · {word}" for word in words)
+
+
 def leaderboard_message(board: Leaderboard) -> Message:
-    """A leaderboard as lines: rank, name, points, accuracy."""
+    """A leaderboard as lines: rank, name, points, accuracy, current streaks."""
     window = {"week": "this week", "month": "this month", "all": "all time"}[board.window]
     title = f"Leaderboard ({board.scope}, {window})"
     if not board.rows:
         return Message(title=title, lines=("No answers yet. Post a question with `/quiz now`.",))
     lines = [
         f"{row.rank}. {row.name} — {row.points} pts · {row.correct}/{row.answered} correct ({percent(row.accuracy)})"
+        + streak_words(row.streak, row.day_streak)
+        for row in board.rows
+    ]
+    return Message(title=title, lines=tuple(lines))
+
+
+def cohort_board_message(board: CohortBoard) -> Message:
+    """Cohort vs cohort: points per active member, with how many are active and their accuracy."""
+    window = {"week": "this week", "month": "this month", "all": "since each cohort's start"}[board.window]
+    title = f"Cohorts by points per active member ({window})"
+    if not board.rows:
+        return Message(title=title, lines=("No cohort has answers yet. Create one with `/quiz cohort create NAME`.",))
+    lines = [
+        f"{row.rank}. {row.name} — {row.points_per_member:.1f} pts per active member · "
+        f"{row.active}/{row.members} active · {row.points} pts · accuracy {percent(row.accuracy)}"
         for row in board.rows
     ]
     return Message(title=title, lines=tuple(lines))
@@ -79,12 +109,21 @@ def leaderboard_message(board: Leaderboard) -> Message:
 
 def stats_message(stats: UserStats) -> Message:
     """A user's own record."""
+    cohorts = ("Cohorts: " + ", ".join(stats.cohorts),) if stats.cohorts else ()
     if stats.answered == 0:
-        return Message(title=f"{stats.name}: no answers yet.", lines=("Answer a question to get on the board.",))
+        return Message(
+            title=f"{stats.name}: no answers yet.", lines=("Answer a question to get on the board.", *cohorts)
+        )
     lines = [
         f"Answered: {stats.answered} · correct: {stats.correct} · accuracy: {percent(stats.accuracy)}",
         f"Points: {stats.points} · rank: {stats.rank}",
+        f"Streaks: {plural(stats.streak, 'scheduled question')} right in a row (best {stats.best_streak}) · "
+        f"{plural(stats.day_streak, 'day')} in a row with an answer (best {stats.best_day_streak})",
     ]
+    if stats.review_learning or stats.review_mastered:
+        due = f"{stats.review_due} due now (`/quiz review`)" if stats.review_due else "nothing due now"
+        lines.append(f"Review: {due} · {stats.review_learning} learning · {stats.review_mastered} mastered")
+    lines.extend(cohorts)
     if stats.missed_tags:
         lines.append("Most missed topics: " + ", ".join(f"{tag} ({n})" for tag, n in stats.missed_tags))
     return Message(title=f"Your quiz record, {stats.name}", lines=tuple(lines))

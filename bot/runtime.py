@@ -28,8 +28,11 @@ from bot.ports import PlatformRegistry
 from bot.service.answers import AnswerRecorder
 from bot.service.app import QuizApp
 from bot.service.cards import CardRefresher
+from bot.service.cohorts import CohortService
 from bot.service.directory import Directory
 from bot.service.quiz import QuizService
+from bot.service.report import ReportService
+from bot.service.review import ReviewService
 from bot.service.stats import Stats
 
 log = logging.getLogger(__name__)
@@ -110,7 +113,17 @@ async def build_runtime(
     stats = Stats(db)
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
     answers = AnswerRecorder(db=db, directory=directory, clock=clock)
-    app = QuizApp(quiz=quiz, answers=answers, stats=stats, cards=cards, clock=clock, metrics=metrics)
+    app = QuizApp(
+        quiz=quiz,
+        answers=answers,
+        stats=stats,
+        cards=cards,
+        clock=clock,
+        metrics=metrics,
+        cohorts=CohortService(db=db, catalog=catalog, directory=directory, clock=clock, quiz=quiz),
+        review=ReviewService(db=db, directory=directory, clock=clock, rng=rng),
+        reports=ReportService(db=db, stats=stats, clock=clock),
+    )
     return Runtime(
         settings=settings,
         db=db,

@@ -7,6 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.commands import (
+    AnswerReview,
+    ListCohorts,
     ListPacks,
     PostNow,
     Reveal,
@@ -14,6 +16,8 @@ from bot.commands import (
     ShowHelp,
     ShowLeaderboard,
     ShowMe,
+    ShowReport,
+    StartReview,
     Window,
     help_lines,
     parse_command,
@@ -39,6 +43,15 @@ from bot.errors import CommandError
         ("me", ShowMe()),
         ("stats", ShowMe()),
         ("packs", ListPacks()),
+        ("leaderboard cohort Spring-26 week", ShowLeaderboard(Window.WEEK, Scope.COHORT, "Spring-26")),
+        ("leaderboard cohort spring workspace", ShowLeaderboard(Window.ALL, Scope.WORKSPACE)),
+        ("lb cohorts month", ShowLeaderboard(Window.MONTH, Scope.COHORTS)),
+        ("cohorts", ListCohorts()),
+        ("cohort", ListCohorts()),
+        ("review", StartReview()),
+        ("review 2", AnswerReview(2)),
+        ("report", ShowReport()),
+        ("report cohort spring", ShowReport("spring")),
     ],
 )
 def test_parses(text: str, expected: object) -> None:
@@ -53,6 +66,10 @@ def test_parses(text: str, expected: object) -> None:
         ("reveal now", "takes no arguments"),
         ("leaderboard yearly", "`yearly` is not a leaderboard option"),
         ('now "unclosed', "Check your quotes"),
+        ("leaderboard cohort", "Which cohort?"),
+        ("leaderboard cohort no/slash", "is not a cohort name"),
+        ("review 1 2", "answer it with `/quiz review N`"),
+        ("report frob", "Try `/quiz report`"),
     ],
 )
 def test_errors_say_what_to_type(text: str, message: str) -> None:
@@ -62,7 +79,7 @@ def test_errors_say_what_to_type(text: str, message: str) -> None:
 
 def test_help_lists_every_command_and_one_on_request() -> None:
     lines = help_lines()
-    for name in ("now", "reveal", "leaderboard", "me", "packs", "help"):
+    for name in ("now", "reveal", "leaderboard", "me", "packs", "help", "cohort", "review", "report"):
         assert any(line.startswith(f"/quiz {name}") for line in lines)
     assert help_lines("lb") == [line for line in lines if line.startswith("/quiz leaderboard")]
 

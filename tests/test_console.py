@@ -80,7 +80,7 @@ async def test_run_reads_until_end_of_input(runtime: Runtime) -> None:
     await console.run()
     text = out.getvalue()
     assert "data-parallelism — Data Parallelism Quiz (8 questions)" in text
-    assert "/quiz leaderboard [week|month|all] [channel|workspace]" in text
+    assert "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts]" in text
     assert text.rstrip().endswith("Bye.")
 
 

@@ -17,6 +17,7 @@ from pydantic import SecretStr
 from adapters.discord.adapter import DiscordAdapter, intents, invite_permissions
 from adapters.discord.cli import sync_commands
 from bot.cli import main
+from bot.commands import SUBCOMMANDS as CORE_SUBCOMMANDS
 from bot.config import Settings, load_settings
 from bot.errors import ConfigError
 from bot.runtime import Runtime, adapter_factories, build_adapters
@@ -68,7 +69,7 @@ async def test_sync_registers_quiz_and_its_subcommands_globally(fake: FakeDiscor
     window, scope = options["leaderboard"]["options"]
     assert [c["value"] for c in window["choices"]] == ["week", "month", "all"]
     assert [c["value"] for c in scope["choices"]] == ["channel", "workspace"]
-    assert [c["value"] for c in options["help"]["options"][0]["choices"]] == SUBCOMMANDS
+    assert [c["value"] for c in options["help"]["options"][0]["choices"]] == [sub.name for sub in CORE_SUBCOMMANDS]
     assert fake.guild_commands.get(fake.guild_id, []) == []
 
 

@@ -121,10 +121,10 @@ async def test_a_whole_round_post_click_explain_count_reveal_leaderboard(runtime
         assert lines[0] == "Leaderboard (channel, all time)"
         # The manual clock does not move, so alice and carol are equally fast and share the first rank.
         assert sorted(lines[1:3]) == [
-            "1. alice — 20 pts · 1/1 correct (100%)",
-            "1. carol — 20 pts · 1/1 correct (100%)",
+            "1. alice — 20 pts · 1/1 correct (100%) · 1-day streak",
+            "1. carol — 20 pts · 1/1 correct (100%) · 1-day streak",
         ]
-        assert lines[3] == "3. bob — 0 pts · 0/1 correct (0%)"
+        assert lines[3] == "3. bob — 0 pts · 0/1 correct (0%) · 1-day streak"
     assert post_id > 0
 
 

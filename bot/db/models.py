@@ -3,13 +3,14 @@ Discord guild id, or the terminal's local workspace), so several workspaces can 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Date,
     DateTime,
     Dialect,
     ForeignKey,
@@ -140,7 +141,10 @@ class Post(Base):
     """One question posted to one channel, with the order its choices were shown in."""
 
     __tablename__ = "posts"
-    __table_args__ = (Index("ix_posts_channel_open", "channel_id", "closed_at", "opened_at"),)
+    __table_args__ = (
+        Index("ix_posts_channel_open", "channel_id", "closed_at", "opened_at"),
+        Index("ix_posts_channel_time", "channel_id", "opened_at"),  # newest first per channel, for streaks
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
@@ -159,14 +163,17 @@ class Answer(Base):
     """One person's answer to one post: the first click counts, so (post, user) is unique.
 
     workspace_id and channel_id are copied from the post so leaderboards read one table through one index.
+    The three time indexes carry the columns a windowed board sums (user, points, correctness), so a week or
+    month board is an index-only range scan; all-time boards read the rollups below instead. The user index
+    also carries the post, for streaks and cohort boards.
     """
 
     __tablename__ = "answers"
     __table_args__ = (
         UniqueConstraint("post_id", "user_id"),
-        Index("ix_answers_workspace_time", "workspace_id", "answered_at"),
-        Index("ix_answers_channel_time", "channel_id", "answered_at"),
-        Index("ix_answers_user_time", "user_id", "answered_at"),
+        Index("ix_answers_workspace_board", "workspace_id", "answered_at", "user_id", "points", "is_correct"),
+        Index("ix_answers_channel_board", "channel_id", "answered_at", "user_id", "points", "is_correct"),
+        Index("ix_answers_user_board", "user_id", "answered_at", "points", "is_correct", "post_id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -179,3 +186,110 @@ class Answer(Base):
     points: Mapped[int] = mapped_column(Integer)
     answered_at: Mapped[datetime]
     latency_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class UserScore(Base):
+    """A user's all-time totals in their workspace: a rollup of `answers` kept in the answer's own transaction.
+
+    The all-time workspace board is then an index scan of this table instead of an aggregate of every answer.
+    """
+
+    __tablename__ = "user_scores"
+    __table_args__ = (Index("ix_user_scores_board", "workspace_id", "points", "correct", "answered"),)
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    correct: Mapped[int] = mapped_column(Integer, default=0)
+    answered: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ChannelScore(Base):
+    """A user's all-time totals in one channel (same rollup as UserScore, for the channel board)."""
+
+    __tablename__ = "channel_scores"
+    __table_args__ = (Index("ix_channel_scores_board", "channel_id", "points", "correct", "answered"),)
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True)
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    correct: Mapped[int] = mapped_column(Integer, default=0)
+    answered: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Cohort(Base):
+    """A named group of a workspace (an onboarding cohort) with a start date and a curriculum of packs in order.
+
+    `key` is the casefolded name (names are unique per workspace whatever their case); `starts_at` is the start
+    date's local midnight in the workspace's timezone, as UTC: answers from then on count for the cohort.
+    """
+
+    __tablename__ = "cohorts"
+    __table_args__ = (UniqueConstraint("workspace_id", "key"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(64))
+    start_date: Mapped[date] = mapped_column(Date)
+    starts_at: Mapped[datetime]
+    packs: Mapped[list[str]] = mapped_column(JSON, default=list)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime]
+
+
+class CohortMember(Base):
+    """A member of a cohort, with their totals since the cohort's start (a rollup kept like UserScore)."""
+
+    __tablename__ = "cohort_members"
+    __table_args__ = (Index("ix_cohort_members_user", "user_id"),)
+
+    cohort_id: Mapped[int] = mapped_column(ForeignKey("cohorts.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    joined_at: Mapped[datetime]
+    added_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    correct: Mapped[int] = mapped_column(Integer, default=0)
+    answered: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ReviewItem(Base):
+    """A question a user got wrong, in a Leitner box: due again at `due_at`, retired once mastered.
+
+    While a review question is out (`asked_at` set), `shown_order` holds the order its choices were shown in.
+    """
+
+    __tablename__ = "review_items"
+    __table_args__ = (
+        UniqueConstraint("user_id", "question_id"),
+        Index("ix_review_items_due", "user_id", "retired_at", "due_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    question_id: Mapped[int] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"))
+    box: Mapped[int] = mapped_column(Integer)
+    due_at: Mapped[datetime]
+    retired_at: Mapped[datetime | None]
+    asked_at: Mapped[datetime | None]
+    shown_order: Mapped[list[int] | None] = mapped_column(JSON)
+    reviews: Mapped[int] = mapped_column(Integer, default=0)
+    lapses: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class ReviewAnswer(Base):
+    """One answer given in review: counts for the user's mastery, never for a leaderboard."""
+
+    __tablename__ = "review_answers"
+    __table_args__ = (Index("ix_review_answers_user_time", "user_id", "answered_at"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("review_items.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    question_id: Mapped[int] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"))
+    box: Mapped[int] = mapped_column(Integer)
+    choice_index: Mapped[int] = mapped_column(Integer)
+    is_correct: Mapped[bool] = mapped_column(Boolean)
+    answered_at: Mapped[datetime]

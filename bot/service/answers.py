@@ -27,6 +27,7 @@ from bot.domain import AnswerOutcome, AnswerResult, UserRef
 from bot.errors import InvalidChoice, UnknownPost
 from bot.scoring import points_for
 from bot.service.directory import Directory, insert_ignoring_conflict
+from bot.service.scores import RecordedAnswer, record_answers_effects
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ class _Click:
 @dataclass(frozen=True, slots=True)
 class _PostInfo:
     post_id: int
+    question_id: int
     channel_id: int
     workspace_id: int
     opened_at: datetime
@@ -158,6 +160,22 @@ class AnswerRecorder:
                 statement = insert_ignoring_conflict(session, Answer, None, ["post_id", "user_id"])
                 returned = await session.execute(statement.returning(Answer.post_id, Answer.user_id), rows)
                 inserted = {(row[0], row[1]) for row in returned.all()}
+                await record_answers_effects(
+                    session,
+                    [
+                        RecordedAnswer(
+                            user_id=row["user_id"],
+                            workspace_id=row["workspace_id"],
+                            channel_id=row["channel_id"],
+                            question_id=posts[row["post_id"]].question_id,
+                            correct=row["is_correct"],
+                            points=row["points"],
+                            answered_at=row["answered_at"],
+                        )
+                        for row in rows
+                        if (row["post_id"], row["user_id"]) in inserted
+                    ],
+                )
             earlier = await self._existing(
                 session,
                 [
@@ -191,6 +209,7 @@ class AnswerRecorder:
             await session.execute(
                 select(
                     Post.id,
+                    Post.question_id,
                     Post.channel_id,
                     Channel.workspace_id,
                     Post.opened_at,
@@ -208,6 +227,7 @@ class AnswerRecorder:
         return {
             row.id: _PostInfo(
                 post_id=row.id,
+                question_id=row.question_id,
                 channel_id=row.channel_id,
                 workspace_id=row.workspace_id,
                 opened_at=row.opened_at,

@@ -12,13 +12,18 @@ from dataclasses import dataclass
 
 from bot.clock import Clock
 from bot.commands import (
+    AnswerReview,
+    CohortCommand,
     Command,
     ListPacks,
     PostNow,
     Reveal,
+    Scope,
     ShowHelp,
     ShowLeaderboard,
     ShowMe,
+    ShowReport,
+    StartReview,
     help_lines,
     parse_command,
 )
@@ -26,10 +31,14 @@ from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, PostSource, Ques
 from bot.errors import CommandError, QuizError, ShuttingDown, StorageUnavailable
 from bot.ops.metrics import Metrics
 from bot.ports import Message, PlatformError
-from bot.render import help_message, leaderboard_message, packs_message, stats_message
+from bot.render import cohort_board_message, help_message, leaderboard_message, packs_message, stats_message
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
+from bot.service.cohorts import CohortService
+from bot.service.outcome import Outcome
 from bot.service.quiz import QuizService
+from bot.service.report import ReportService
+from bot.service.review import ReviewService
 from bot.service.stats import Stats
 
 log = logging.getLogger(__name__)
@@ -77,6 +86,10 @@ def error_reply(exc: BaseException) -> Reply:
     return Reply(Message("Something went wrong on our side; it has been logged. Please try again."), ok=False)
 
 
+def _reply(outcome: Outcome) -> Reply:
+    return Reply(outcome.message, private=outcome.private, quiet=outcome.quiet)
+
+
 class QuizApp:
     """The quiz core as adapters see it."""
 
@@ -89,6 +102,9 @@ class QuizApp:
         cards: CardRefresher,
         clock: Clock,
         metrics: Metrics | None = None,
+        cohorts: CohortService | None = None,
+        review: ReviewService | None = None,
+        reports: ReportService | None = None,
     ) -> None:
         self.quiz = quiz
         self.answers = answers
@@ -100,6 +116,12 @@ class QuizApp:
         self._inflight = 0
         self._idle = asyncio.Event()
         self._idle.set()
+        db, directory = quiz.db, quiz.directory
+        self.cohorts = cohorts or CohortService(
+            db=db, catalog=quiz.catalog, directory=directory, clock=clock, quiz=quiz
+        )
+        self.review = review or ReviewService(db=db, directory=directory, clock=clock, rng=quiz.rng)
+        self.reports = reports or ReportService(db=db, stats=stats, clock=clock)
 
     async def handle_command(self, invocation: Invocation) -> Reply:
         """Parse and run a `/quiz` command; every error becomes a friendly reply."""
@@ -123,8 +145,13 @@ class QuizApp:
                     Message(f"Revealed: {card.choices[card.reveal.correct_position] if card.reveal else ''}"),
                     quiet=True,
                 )
-            case ShowLeaderboard(window=window, scope=scope):
-                board = await self.stats.leaderboard(inv.channel, window=window, scope=scope, now=self.clock.now())
+            case ShowLeaderboard(window=window, scope=Scope.COHORTS):
+                cohorts = await self.stats.cohort_board(inv.channel, window=window, now=self.clock.now())
+                return Reply(cohort_board_message(cohorts))
+            case ShowLeaderboard(window=window, scope=scope, cohort=cohort):
+                board = await self.stats.leaderboard(
+                    inv.channel, window=window, scope=scope, cohort=cohort, now=self.clock.now()
+                )
                 return Reply(leaderboard_message(board))
             case ShowMe():
                 return Reply(stats_message(await self.stats.user_stats(inv.user, now=self.clock.now())))
@@ -132,6 +159,14 @@ class QuizApp:
                 return Reply(packs_message(self.quiz.catalog))
             case ShowHelp(topic=topic):
                 return Reply(help_message(help_lines(topic)))
+            case CohortCommand():
+                return _reply(
+                    await self.cohorts.run(command, channel=inv.channel, user=inv.user, is_admin=inv.is_admin)
+                )
+            case StartReview() | AnswerReview():
+                return _reply(await self.review.run(command, inv.user))
+            case ShowReport(cohort=cohort):
+                return _reply(await self.reports.run(inv.channel, cohort=cohort))
         raise CommandError("That command is not available here.")  # pragma: no cover - the match is exhaustive
 
     async def answer(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:

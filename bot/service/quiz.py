@@ -139,27 +139,34 @@ class QuizService:
         posted_by: UserRef | None = None,
         closes_at: datetime | None = None,
         pack_ids: list[str] | None = None,
+        question: tuple[str, str] | None = None,
     ) -> PostedQuestion:
         """Post the channel's next question (least posted here first, so no repeat until a pack is used up).
 
+        `question` = (pack id, question id) posts that very question instead (a cohort's curriculum).
         The post row is created first; if the platform refuses the message the row is removed again.
         """
         platform = self.platforms.get(channel.platform)
         if platform is None:
             raise QuizError(f"The {channel.platform} adapter is not running.")
         packs = [pack_id] if pack_id else (pack_ids or [p.id for p in self.catalog.packs])
+        if question is not None:
+            packs = [question[0]]
         for name in packs:
             self.catalog.get(name)  # raises UnknownPack with the list of packs
         now = self.clock.now()
         async with self.db.transaction() as session:
             channel_row = await self.directory.channel_id(session, channel, now)
-            question = await self._next_question(session, channel_row, packs)
-            order = list(range(len(question.choices)))
+            if question is None:
+                chosen = await self._next_question(session, channel_row, packs)
+            else:
+                chosen = await self._question(session, *question)
+            order = list(range(len(chosen.choices)))
             self.rng.shuffle(order)
             poster = await self.directory.user_id(session, posted_by, now) if posted_by else None
             post = Post(
                 channel_id=channel_row,
-                question_id=question.id,
+                question_id=chosen.id,
                 choice_order=order,
                 source=source.value,
                 source_ref=source_ref,
@@ -169,7 +176,7 @@ class QuizService:
             )
             session.add(post)
             await session.flush()
-            card = await self._card(session, post, question)
+            card = await self._card(session, post, chosen)
         try:
             message_ref = await platform.post_card(channel, card)
         except Exception as exc:
@@ -218,6 +225,19 @@ class QuizService:
         question = await session.get(QuestionRow, self.rng.choice(candidates))
         assert question is not None
         return question
+
+    @staticmethod
+    async def _question(session: AsyncSession, pack_id: str, key: str) -> QuestionRow:
+        found = (
+            await session.execute(
+                select(QuestionRow).where(
+                    QuestionRow.pack_id == pack_id, QuestionRow.key == key, QuestionRow.active.is_(True)
+                )
+            )
+        ).scalar()
+        if found is None:
+            raise UnknownPack(f"Question {key} of {pack_id} is not loaded: is content synced?")
+        return found
 
     async def _post_and_question(self, session: AsyncSession, post_id: int) -> tuple[Post, QuestionRow]:
         row = (

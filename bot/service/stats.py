@@ -1,19 +1,41 @@
-"""Read models: leaderboards and a user's stats, written as queries for speed rather than repository methods."""
+"""Read models: leaderboards, cohort boards and a user's stats, written as queries for speed.
+
+All-time boards read the score rollups (`user_scores`, `channel_scores`, `cohort_members`): an index scan that
+stops after the top rows. Week and month boards sum `answers` in the window through covering indexes (an
+index-only range scan). Streaks are computed for the rows shown only.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
-from datetime import UTC, datetime, timedelta
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from fractions import Fraction
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Select, and_, case, func, select
+from sqlalchemy import ColumnElement, Select, and_, case, func, not_, or_, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.commands import Scope, Window
 from bot.db import Database
-from bot.db.models import Answer, Channel, Post, QuestionRow, User, Workspace
-from bot.domain import ChannelRef, Leaderboard, LeaderboardRow, UserRef, UserStats
+from bot.db.models import (
+    Answer,
+    Channel,
+    ChannelScore,
+    Cohort,
+    CohortMember,
+    Post,
+    QuestionRow,
+    User,
+    UserScore,
+)
+from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
+from bot.errors import QuizError
+from bot.service.lookups import channel_row, find_cohort, local_date, workspace_row
+from bot.service.review import review_summary
+from bot.streaks import STREAK_SOURCES, Streak, best_of, day_streak, outcome_of, question_streak
 
 
 def window_start(window: Window, now: datetime, timezone: str) -> datetime | None:
@@ -28,113 +50,477 @@ def window_start(window: Window, now: datetime, timezone: str) -> datetime | Non
     return start.astimezone(UTC)
 
 
-def rank_rows(rows: list[tuple[str, int, int, int]]) -> list[LeaderboardRow]:
-    """Rank (name, points, correct, answered) rows: by points, then correct answers, then fewer answers.
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A user's totals before ranking."""
 
-    Equal on all three share a rank (1, 1, 3); within a rank, names sort alphabetically so the order is stable.
+    user_id: int
+    name: str
+    points: int
+    correct: int
+    answered: int
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """What ranks: points, then correct answers; fewer answers is better."""
+        return (self.points, self.correct, self.answered)
+
+
+def rank_entries(entries: Iterable[Entry]) -> list[tuple[int, Entry]]:
+    """Rank by points, then correct answers, then fewer answers; equal on all three share a rank (1, 1, 3).
+
+    Within a rank, names sort alphabetically (then by user id), so the order is stable.
     """
-    ordered = sorted(rows, key=lambda r: (-r[1], -r[2], r[3], r[0].casefold(), r[0]))
-    ranked: list[LeaderboardRow] = []
-    for index, (name, points, correct, answered) in enumerate(ordered):
-        tied = ranked and (ranked[-1].points, ranked[-1].correct, ranked[-1].answered) == (
-            points,
-            correct,
-            answered,
-        )
-        rank = ranked[-1].rank if tied else index + 1
-        ranked.append(LeaderboardRow(rank=rank, name=name, points=points, correct=correct, answered=answered))
+    ordered = sorted(entries, key=lambda e: (-e.points, -e.correct, e.answered, e.name.casefold(), e.name, e.user_id))
+    ranked: list[tuple[int, Entry]] = []
+    for index, entry in enumerate(ordered):
+        tied = ranked and ranked[-1][1].key == entry.key
+        ranked.append((ranked[-1][0] if tied else index + 1, entry))
     return ranked
 
 
+def rank_rows(rows: list[tuple[str, int, int, int]]) -> list[LeaderboardRow]:
+    """Rank (name, points, correct, answered) rows the way every board does (see `rank_entries`)."""
+    entries = [Entry(i, name, points, correct, answered) for i, (name, points, correct, answered) in enumerate(rows)]
+    return [
+        LeaderboardRow(rank=rank, name=e.name, points=e.points, correct=e.correct, answered=e.answered)
+        for rank, e in rank_entries(entries)
+    ]
+
+
+def rank_cohorts(standings: Iterable[CohortStanding]) -> list[CohortStanding]:
+    """Rank cohorts by points per active member, then accuracy; equal on both share a rank; names break ties."""
+
+    def key(s: CohortStanding) -> tuple[Fraction, Fraction]:
+        return (Fraction(s.points, s.active or 1), Fraction(s.correct, s.answered or 1))
+
+    ordered = sorted(standings, key=lambda s: (-key(s)[0], -key(s)[1], s.name.casefold(), s.name))
+    ranked: list[CohortStanding] = []
+    for index, standing in enumerate(ordered):
+        tied = ranked and key(ranked[-1]) == key(standing)
+        rank = ranked[-1].rank if tied else index + 1
+        ranked.append(
+            CohortStanding(
+                rank=rank,
+                name=standing.name,
+                members=standing.members,
+                active=standing.active,
+                points=standing.points,
+                correct=standing.correct,
+                answered=standing.answered,
+            )
+        )
+    return ranked
+
+
+def _correct_count() -> ColumnElement[Any]:
+    return func.sum(case((Answer.is_correct, 1), else_=0))
+
+
+def _windowed_totals(conditions: Sequence[ColumnElement[bool]]) -> Select[Any, Any, Any, Any]:
+    return (
+        select(
+            Answer.user_id.label("user_id"),
+            func.sum(Answer.points).label("points"),
+            _correct_count().label("correct"),
+            func.count().label("answered"),
+        )
+        .where(and_(*conditions))
+        .group_by(Answer.user_id)
+    )
+
+
+async def top_entries(
+    session: AsyncSession, totals: Select[Any, Any, Any, Any], limit: int, *, rollup: bool
+) -> list[Entry]:
+    """The top `limit` users of a totals query (user_id, points, correct, answered), plus everyone tied at the cut.
+
+    Ties at the cut are always fetched whole, so who makes the board never depends on the database's sort order.
+    A rollup (`rollup=True`) is read in board order through its index, stopping after limit + 1 rows; a second
+    query fetches a tie straddling the cut. An aggregate over answers is ranked in SQL instead (RANK() <= limit),
+    so the answers are summed once.
+    """
+    sub = totals.subquery()
+    key = (sub.c.points.desc(), sub.c.correct.desc(), sub.c.answered)
+    columns = (sub.c.user_id, sub.c.points, sub.c.correct, sub.c.answered)
+    if not rollup:
+        ranked = select(*columns, func.rank().over(order_by=key).label("place")).subquery()
+        query = select(ranked.c.user_id, ranked.c.points, ranked.c.correct, ranked.c.answered).where(
+            ranked.c.place <= limit
+        )
+        rows = [tuple(int(v) for v in row) for row in (await session.execute(query)).all()]
+    else:
+        query = select(*columns).order_by(*key, sub.c.user_id).limit(limit + 1)
+        rows = [tuple(int(v) for v in row) for row in (await session.execute(query)).all()]
+        if len(rows) > limit and rows[limit][1:] == rows[limit - 1][1:]:
+            cut = rows[limit - 1][1:]
+            tied = (
+                await session.execute(
+                    select(*columns).where(sub.c.points == cut[0], sub.c.correct == cut[1], sub.c.answered == cut[2])
+                )
+            ).all()
+            rows = [row for row in rows[:limit] if row[1:] != cut] + [tuple(int(v) for v in row) for row in tied]
+    names = await _names(session, [row[0] for row in rows])
+    return [Entry(row[0], names.get(row[0], "?"), row[1], row[2], row[3]) for row in rows]
+
+
+async def _names(session: AsyncSession, users: Sequence[int]) -> dict[int, str]:
+    if not users:
+        return {}
+    rows = (await session.execute(select(User.id, User.display_name).where(User.id.in_(users)))).all()
+    return {int(row.id): row.display_name or "?" for row in rows}
+
+
+RECENT_DAYS = 62
+"""Boards read this many days of answers for day streaks, and all of them only for a user that long in a row."""
+
+
+async def _answer_days(
+    session: AsyncSession, users: Sequence[int], timezone: str, since: datetime | None
+) -> dict[int, set[date]]:
+    query = select(Answer.user_id, Answer.answered_at).where(Answer.user_id.in_(users))
+    if since is not None:
+        query = query.where(Answer.answered_at >= since)
+    days: dict[int, set[date]] = defaultdict(set)
+    for user_id, answered_at in await session.execute(query):
+        days[int(user_id)].add(local_date(answered_at, timezone))
+    return days
+
+
+PostsByChannel = dict[int, list[tuple[int, bool]]]
+"""Scheduled posts of each channel in posting order, as (post id, finished)."""
+
+
+def _finished(now: datetime) -> ColumnElement[bool]:
+    return or_(Post.closed_at.is_not(None), and_(Post.closes_at.is_not(None), Post.closes_at <= now))
+
+
+def _streak_posts(channels: Iterable[int]) -> list[ColumnElement[bool]]:
+    return [Post.channel_id.in_(list(channels)), Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
+
+
+def _by_channel(rows: Iterable[Any]) -> PostsByChannel:
+    posts: PostsByChannel = defaultdict(list)
+    for post_id, channel_id, _opened, finished in sorted(rows, key=lambda row: (row[2], row[0])):
+        posts[int(channel_id)].append((int(post_id), bool(finished)))
+    return posts
+
+
+async def _whole_histories(
+    session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
+) -> tuple[dict[int, dict[int, bool]], dict[int, set[int]], PostsByChannel]:
+    """Every scheduled question of the channels where the users answered one, and their answers to them."""
+    scheduled = (
+        select(Answer.user_id, Answer.post_id, Answer.is_correct, Post.channel_id)
+        .join(Post, Post.id == Answer.post_id)
+        .where(Answer.user_id.in_(users), Post.source.in_(STREAK_SOURCES))
+    )
+    if channel is not None:
+        scheduled = scheduled.where(Post.channel_id == channel)
+    answered: dict[int, dict[int, bool]] = defaultdict(dict)
+    channels_of: dict[int, set[int]] = defaultdict(set)
+    for user_id, post_id, is_correct, channel_id in await session.execute(scheduled):
+        answered[int(user_id)][int(post_id)] = bool(is_correct)
+        channels_of[int(user_id)].add(int(channel_id))
+    channels = set().union(*channels_of.values()) if channels_of else set()
+    if not channels:
+        return answered, channels_of, {}
+    finished = _finished(now)
+    query = select(Post.id, Post.channel_id, Post.opened_at, finished.label("finished")).where(*_streak_posts(channels))
+    return answered, channels_of, _by_channel((await session.execute(query)).all())
+
+
+async def _tails(
+    session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
+) -> tuple[dict[int, dict[int, bool]], dict[int, set[int]], PostsByChannel]:
+    """Just enough of each channel's scheduled questions for current streaks, and the users' answers to them.
+
+    A current streak breaks within (the user's correct answers in the channel + 1) finished questions; the
+    channel rollup's count of correct answers (of any kind) bounds that, so only that many of each channel's
+    newest finished questions are read (through the (channel, time) index on PostgreSQL), and the open ones.
+    """
+    scores = select(ChannelScore.user_id, ChannelScore.channel_id, ChannelScore.correct).where(
+        ChannelScore.user_id.in_(users)
+    )
+    if channel is not None:
+        scores = scores.where(ChannelScore.channel_id == channel)
+    channels_of: dict[int, set[int]] = defaultdict(set)
+    depth: dict[int, int] = {}
+    for user_id, channel_id, correct in await session.execute(scores):
+        channels_of[int(user_id)].add(int(channel_id))
+        depth[int(channel_id)] = max(depth.get(int(channel_id), 0), int(correct) + 1)
+    if not depth:
+        return {}, channels_of, {}
+    finished = _finished(now)
+    columns = (Post.id, Post.channel_id, Post.opened_at, finished.label("finished"))
+    newest_first = (Post.opened_at.desc(), Post.id.desc())
+    limit = max(depth.values())
+    recent: Select[Any, Any, Any, Any]
+    if session.get_bind().dialect.name == "postgresql":
+        # One backward index scan per channel that stops after `limit` finished questions.
+        tail = (
+            select(*columns)
+            .where(Post.channel_id == Channel.id, *_streak_posts(depth)[1:], finished)
+            .order_by(*newest_first)
+            .limit(limit)
+            .lateral("tail")
+        )
+        recent = select(*tail.c).select_from(Channel).join(tail, true()).where(Channel.id.in_(list(depth)))
+    else:
+        # SQLite has no LATERAL; number each channel's finished questions instead (small databases).
+        ranked = (
+            select(*columns, func.row_number().over(partition_by=Post.channel_id, order_by=newest_first).label("n"))
+            .where(*_streak_posts(depth), finished)
+            .subquery()
+        )
+        recent = select(ranked.c.id, ranked.c.channel_id, ranked.c.opened_at, ranked.c.finished).where(
+            ranked.c.n <= limit
+        )
+    still_open = select(*columns).where(*_streak_posts(depth), not_(finished))
+    posts = union_all(recent, still_open).subquery()
+    answers = select(Answer.user_id, Answer.post_id, Answer.is_correct).where(
+        Answer.user_id.in_(users), Answer.post_id.in_(select(posts.c.id))
+    )
+    answered: dict[int, dict[int, bool]] = defaultdict(dict)
+    for user_id, post_id, is_correct in await session.execute(answers):
+        answered[int(user_id)][int(post_id)] = bool(is_correct)
+    return answered, channels_of, _by_channel((await session.execute(select(posts))).all())
+
+
+async def user_streaks(
+    session: AsyncSession,
+    users: Sequence[int],
+    *,
+    timezone: str,
+    now: datetime,
+    channel: int | None = None,
+    history: bool = True,
+) -> dict[int, tuple[Streak, Streak]]:
+    """(question streak, day streak) of each user; question streaks in one channel, or the best of their channels.
+
+    With `history=False` (boards, which show current streaks only) just the tail of each channel's scheduled
+    questions and the last RECENT_DAYS of answers are read, and only the current values are exact.
+    """
+    if not users:
+        return {}
+    read = _whole_histories if history else _tails
+    answered, channels_of, posts_by_channel = await read(session, users, channel, now)
+    since = None if history else now - timedelta(days=RECENT_DAYS)
+    days = await _answer_days(session, users, timezone, since)
+    today = local_date(now, timezone)
+    long_runs = [
+        u for u in users if since is not None and day_streak(days.get(u, ()), today).current >= RECENT_DAYS - 2
+    ]
+    if long_runs:
+        days.update(await _answer_days(session, long_runs, timezone, None))
+    result: dict[int, tuple[Streak, Streak]] = {}
+    for user in users:
+        mine = answered.get(user, {})
+        per_channel = [
+            question_streak(
+                outcome_of(answered_correctly=mine.get(post_id), finished=is_finished)
+                for post_id, is_finished in posts_by_channel.get(channel_id, ())
+            )
+            for channel_id in channels_of.get(user, ())
+        ]
+        result[user] = (best_of(per_channel), day_streak(days.get(user, ()), today))
+    return result
+
+
 class Stats:
-    """Leaderboards and per-user stats."""
+    """Leaderboards, cohort boards and per-user stats."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def _workspace(self, session: AsyncSession, platform: str, external_id: str) -> tuple[int, str] | None:
-        row = (
-            await session.execute(
-                select(Workspace.id, Workspace.timezone).where(
-                    Workspace.platform == platform, Workspace.external_id == external_id
-                )
-            )
-        ).first()
-        return (int(row.id), row.timezone) if row else None
-
-    @staticmethod
-    def _totals(workspace: int, start: datetime | None) -> Select[int, int, Any, int]:
-        conditions = [Answer.workspace_id == workspace]
-        if start is not None:
-            conditions.append(Answer.answered_at >= start)
-        return (
-            select(
-                Answer.user_id,
-                func.sum(Answer.points).label("points"),
-                func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
-                func.count(Answer.id).label("answered"),
-            )
-            .where(and_(*conditions))
-            .group_by(Answer.user_id)
-        )
-
     async def leaderboard(
-        self, channel: ChannelRef, *, window: Window, scope: Scope, now: datetime, limit: int = 10
+        self,
+        channel: ChannelRef,
+        *,
+        window: Window,
+        scope: Scope,
+        now: datetime,
+        limit: int = 10,
+        cohort: str | None = None,
     ) -> Leaderboard:
-        """The top of the leaderboard for a channel or its workspace, in a window."""
+        """The top of the board of a channel, its workspace or one cohort, in a window, with current streaks."""
+        if scope is Scope.COHORTS:
+            raise QuizError("The cohort-vs-cohort board is `/quiz leaderboard cohorts`.")  # use cohort_board
+        label = scope.value
+        found: Cohort | None = None
         async with self.db.transaction() as session:
-            workspace = await self._workspace(session, channel.platform, channel.workspace_id)
+            workspace = await workspace_row(session, channel.platform, channel.workspace_id)
+            if scope is Scope.COHORT:
+                found = await find_cohort(session, workspace[0] if workspace else None, cohort or "")
+                label = f"cohort {found.name} from {found.start_date.isoformat()}"
             if workspace is None:
-                return Leaderboard(scope=scope.value, window=window.value, rows=())
-            workspace_row, tz = workspace
-            totals = self._totals(workspace_row, window_start(window, now, tz))
+                return Leaderboard(scope=label, window=window.value, rows=())
+            workspace_id, timezone = workspace
+            start = window_start(window, now, timezone)
+            streak_channel: int | None = None
+            totals: Select[Any, Any, Any, Any]
             if scope is Scope.CHANNEL:
-                totals = totals.join(Channel, Channel.id == Answer.channel_id).where(
-                    Channel.external_id == channel.channel_id
+                streak_channel = await channel_row(session, workspace_id, channel)
+                if streak_channel is None:
+                    return Leaderboard(scope=label, window=window.value, rows=())
+                if start is None:
+                    totals = select(
+                        ChannelScore.user_id, ChannelScore.points, ChannelScore.correct, ChannelScore.answered
+                    ).where(ChannelScore.channel_id == streak_channel)
+                else:
+                    totals = _windowed_totals([Answer.channel_id == streak_channel, Answer.answered_at >= start])
+            elif scope is Scope.WORKSPACE:
+                if start is None:
+                    totals = select(UserScore.user_id, UserScore.points, UserScore.correct, UserScore.answered).where(
+                        UserScore.workspace_id == workspace_id
+                    )
+                else:
+                    totals = _windowed_totals([Answer.workspace_id == workspace_id, Answer.answered_at >= start])
+            else:
+                assert found is not None
+                if start is None:
+                    totals = select(
+                        CohortMember.user_id, CohortMember.points, CohortMember.correct, CohortMember.answered
+                    ).where(CohortMember.cohort_id == found.id, CohortMember.answered > 0)
+                else:
+                    members = select(CohortMember.user_id).where(CohortMember.cohort_id == found.id)
+                    totals = _windowed_totals(
+                        [
+                            Answer.user_id.in_(members),
+                            Answer.answered_at >= max(start, found.starts_at),
+                        ]
+                    )
+            entries = await top_entries(session, totals, limit, rollup=start is None)
+            ranked = rank_entries(entries)[:limit]
+            streaks = await user_streaks(
+                session,
+                [e.user_id for _, e in ranked],
+                timezone=timezone,
+                now=now,
+                channel=streak_channel,
+                history=False,
+            )
+        rows = tuple(
+            LeaderboardRow(
+                rank=rank,
+                name=entry.name,
+                points=entry.points,
+                correct=entry.correct,
+                answered=entry.answered,
+                streak=streaks[entry.user_id][0].current,
+                day_streak=streaks[entry.user_id][1].current,
+            )
+            for rank, entry in ranked
+        )
+        return Leaderboard(scope=label, window=window.value, rows=rows)
+
+    async def cohort_board(self, channel: ChannelRef, *, window: Window, now: datetime) -> CohortBoard:
+        """Cohorts of the channel's workspace ranked by points per active member (members who answered)."""
+        async with self.db.transaction() as session:
+            workspace = await workspace_row(session, channel.platform, channel.workspace_id)
+            if workspace is None:
+                return CohortBoard(window=window.value, rows=())
+            workspace_id, timezone = workspace
+            start = window_start(window, now, timezone)
+            sizes = dict(
+                (
+                    await session.execute(
+                        select(Cohort.id, func.count(CohortMember.user_id))
+                        .outerjoin(CohortMember, CohortMember.cohort_id == Cohort.id)
+                        .where(Cohort.workspace_id == workspace_id)
+                        .group_by(Cohort.id)
+                    )
+                ).all()
+            )
+            names = dict(
+                (await session.execute(select(Cohort.id, Cohort.name).where(Cohort.workspace_id == workspace_id))).all()
+            )
+            if start is None:
+                query = (
+                    select(
+                        CohortMember.cohort_id,
+                        func.count(CohortMember.user_id),
+                        func.sum(CohortMember.points),
+                        func.sum(CohortMember.correct),
+                        func.sum(CohortMember.answered),
+                    )
+                    .join(Cohort, Cohort.id == CohortMember.cohort_id)
+                    .where(Cohort.workspace_id == workspace_id, CohortMember.answered > 0)
+                    .group_by(CohortMember.cohort_id)
                 )
-            sub = totals.subquery()
-            rows = (
-                await session.execute(
-                    select(User.display_name, sub.c.points, sub.c.correct, sub.c.answered)
-                    .join(sub, sub.c.user_id == User.id)
-                    .order_by(sub.c.points.desc(), sub.c.correct.desc(), sub.c.answered, User.display_name)
-                    .limit(limit * 3)  # ties at the cut are ranked in Python; read a margin
+            else:
+                query = (
+                    select(
+                        CohortMember.cohort_id,
+                        func.count(func.distinct(Answer.user_id)),
+                        func.sum(Answer.points),
+                        _correct_count(),
+                        func.count(Answer.id),
+                    )
+                    .join(Answer, Answer.user_id == CohortMember.user_id)
+                    .join(Cohort, Cohort.id == CohortMember.cohort_id)
+                    .where(
+                        Cohort.workspace_id == workspace_id,
+                        Answer.answered_at >= start,
+                        Answer.answered_at >= Cohort.starts_at,
+                    )
+                    .group_by(CohortMember.cohort_id)
                 )
-            ).all()
-        ranked = rank_rows([(r.display_name, int(r.points), int(r.correct), int(r.answered)) for r in rows])
-        return Leaderboard(scope=scope.value, window=window.value, rows=tuple(ranked[:limit]))
+            rows = (await session.execute(query)).all()
+        standings = [
+            CohortStanding(
+                rank=0,
+                name=names[cohort_id],
+                members=int(sizes.get(cohort_id, 0)),
+                active=int(active),
+                points=int(points or 0),
+                correct=int(correct or 0),
+                answered=int(answered or 0),
+            )
+            for cohort_id, active, points, correct, answered in rows
+            if active
+        ]
+        return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)))
 
     async def user_stats(self, user: UserRef, *, now: datetime) -> UserStats:
-        """A user's all-time record in their workspace: answers, accuracy, points, rank, most-missed tags."""
+        """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""
         async with self.db.transaction() as session:
-            workspace = await self._workspace(session, user.platform, user.workspace_id)
+            workspace = await workspace_row(session, user.platform, user.workspace_id)
             empty = UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None)
             if workspace is None:
                 return empty
-            workspace_row, _tz = workspace
+            workspace_id, timezone = workspace
             user_row = (
                 await session.execute(
-                    select(User.id).where(User.workspace_id == workspace_row, User.external_id == user.user_id)
+                    select(User.id).where(User.workspace_id == workspace_id, User.external_id == user.user_id)
                 )
             ).scalar()
             if user_row is None:
                 return empty
-            totals = self._totals(workspace_row, None).subquery()
-            mine = (await session.execute(select(totals).where(totals.c.user_id == user_row))).first()
+            cohorts = tuple(
+                (
+                    await session.execute(
+                        select(Cohort.name)
+                        .join(CohortMember, CohortMember.cohort_id == Cohort.id)
+                        .where(CohortMember.user_id == user_row)
+                        .order_by(Cohort.key)
+                    )
+                ).scalars()
+            )
+            mine = await session.get(UserScore, user_row)
             if mine is None:
-                return empty
+                return UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None, cohorts=cohorts)
             ahead = (
                 await session.execute(
-                    select(func.count())
-                    .select_from(totals)
-                    .where(
-                        (totals.c.points > mine.points)
-                        | ((totals.c.points == mine.points) & (totals.c.correct > mine.correct))
+                    select(func.count()).where(
+                        UserScore.workspace_id == workspace_id,
+                        (UserScore.points > mine.points)
+                        | ((UserScore.points == mine.points) & (UserScore.correct > mine.correct))
                         | (
-                            (totals.c.points == mine.points)
-                            & (totals.c.correct == mine.correct)
-                            & (totals.c.answered < mine.answered)
-                        )
+                            (UserScore.points == mine.points)
+                            & (UserScore.correct == mine.correct)
+                            & (UserScore.answered < mine.answered)
+                        ),
                     )
                 )
             ).scalar_one()
@@ -147,11 +533,21 @@ class Stats:
                 )
             ).scalars()
             tags = Counter(tag for row in missed for tag in (row or []))
+            streaks = (await user_streaks(session, [user_row], timezone=timezone, now=now))[user_row]
+            review = await review_summary(session, user_row, now)
         return UserStats(
             name=user.display_name,
-            answered=int(mine.answered),
-            correct=int(mine.correct),
-            points=int(mine.points),
+            answered=mine.answered,
+            correct=mine.correct,
+            points=mine.points,
             rank=int(ahead) + 1,
             missed_tags=tuple(sorted(tags.items(), key=lambda item: (-item[1], item[0]))[:3]),
+            streak=streaks[0].current,
+            best_streak=streaks[0].best,
+            day_streak=streaks[1].current,
+            best_day_streak=streaks[1].best,
+            review_due=review.due,
+            review_learning=review.learning,
+            review_mastered=review.mastered,
+            cohorts=cohorts,
         )

@@ -1,0 +1,472 @@
+"""Onboarding cohorts: a named group of a workspace with members, a start date and a curriculum (packs in order).
+
+Anyone may create a cohort, join or leave one; adding, removing, posting the next curriculum question and
+deleting need a workspace admin (Invocation.is_admin) or the cohort's creator, who is usually the onboarding
+lead and not always an admin. Members' points since the cohort's start are kept on their membership row (see
+bot/service/scores.py), so cohort boards read one row per member.
+
+`post_next_question` is the piece a cohort schedule calls: it posts the first question of the curriculum that
+the cohort has not been asked yet, with PostSource.COHORT and source_ref = the cohort's id.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, cast
+
+from sqlalchemy import Table, case, delete, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.clock import Clock
+from bot.commands import (
+    AddToCohort,
+    CohortCommand,
+    CreateCohort,
+    DeleteCohort,
+    JoinCohort,
+    LeaveCohort,
+    ListCohorts,
+    PostCohortQuestion,
+    RemoveFromCohort,
+    ShowCohort,
+)
+from bot.content import Catalog
+from bot.db import Database
+from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionRow, User, Workspace
+from bot.domain import ChannelRef, PostSource, UserRef
+from bot.errors import CommandError, QuizError
+from bot.ports import Message
+from bot.service.directory import Directory
+from bot.service.lookups import find_cohort, local_date, local_midnight, workspace_row
+from bot.service.outcome import Outcome
+from bot.service.quiz import PostedQuestion, QuizService
+
+log = logging.getLogger(__name__)
+
+
+class NotAllowed(QuizError):
+    """The user may not change this cohort."""
+
+
+@dataclass(frozen=True, slots=True)
+class CurriculumPack:
+    """One pack of a curriculum and how far the cohort has got through it."""
+
+    pack_id: str
+    title: str
+    posted: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemberProgress:
+    """A member: cohort questions answered (and right), and points since the cohort's start (anywhere)."""
+
+    name: str
+    answered: int
+    correct: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class CohortView:
+    """A cohort as `/quiz cohort show` and `list` present it."""
+
+    name: str
+    start_date: date
+    created_by: str | None
+    curriculum: tuple[CurriculumPack, ...]
+    members: tuple[MemberProgress, ...]
+
+    @property
+    def posted(self) -> int:
+        """Curriculum questions asked so far."""
+        return sum(p.posted for p in self.curriculum)
+
+    @property
+    def total(self) -> int:
+        """Curriculum questions in all."""
+        return sum(p.total for p in self.curriculum)
+
+
+def _insert_member(session: AsyncSession, values: dict[str, Any]) -> Any:
+    table = cast(Table, CohortMember.__table__)
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    return (
+        insert(table)
+        .values(**values)
+        .on_conflict_do_nothing(index_elements=["cohort_id", "user_id"])
+        .returning(table.c.user_id)
+    )
+
+
+class CohortService:
+    """Cohort use cases and the `/quiz cohort ...` commands."""
+
+    def __init__(
+        self, *, db: Database, catalog: Catalog, directory: Directory, clock: Clock, quiz: QuizService
+    ) -> None:
+        self.db = db
+        self.catalog = catalog
+        self.directory = directory
+        self.clock = clock
+        self.quiz = quiz
+
+    # --- commands --------------------------------------------------------------------------------------
+
+    async def run(self, command: CohortCommand, *, channel: ChannelRef, user: UserRef, is_admin: bool) -> Outcome:
+        """Run one `/quiz cohort ...` command for `user` in `channel`."""
+        match command:
+            case CreateCohort(name=name, start=start, packs=packs):
+                view = await self.create(channel, user, name=name, start=start, packs=list(packs))
+                return Outcome(created_message(view))
+            case JoinCohort(name=name):
+                joined = await self.add_members(channel, user, name, [user], is_admin=is_admin)
+                verb = "You joined" if joined else "You are already in"
+                return Outcome(Message(f"{verb} cohort {name}.", ("See it with `/quiz cohort show " + name + "`.",)))
+            case LeaveCohort(name=name):
+                left = await self.remove_members(channel, user, name, [user.user_id], is_admin=is_admin)
+                return Outcome(Message(f"You left cohort {name}." if left else f"You are not in cohort {name}."))
+            case AddToCohort(name=name, users=ids):
+                refs = [UserRef(channel.platform, channel.workspace_id, uid, "") for uid in ids]
+                added = await self.add_members(channel, user, name, refs, is_admin=is_admin)
+                already = [uid for uid in ids if uid not in added]
+                lines = (f"Already members: {', '.join(already)}.",) if already else ()
+                title = f"Added {', '.join(added)} to cohort {name}." if added else f"Nobody new added to {name}."
+                return Outcome(Message(title, lines))
+            case RemoveFromCohort(name=name, users=ids):
+                removed = await self.remove_members(channel, user, name, list(ids), is_admin=is_admin)
+                missing = [uid for uid in ids if uid not in removed]
+                lines = (f"Not members: {', '.join(missing)}.",) if missing else ()
+                title = f"Removed {', '.join(removed)} from cohort {name}." if removed else "Nobody was removed."
+                return Outcome(Message(title, lines))
+            case ListCohorts():
+                return Outcome(list_message(await self.all_cohorts(channel)))
+            case ShowCohort(name=name):
+                return Outcome(show_message(await self.show(channel, name)))
+            case PostCohortQuestion(name=name):
+                cohort_id = await self._managed_cohort(channel, user, name, is_admin=is_admin, action="post for")
+                posted = await self.post_next_question(channel, cohort_id=cohort_id, posted_by=user)
+                if posted is None:
+                    return Outcome(Message(f"Cohort {name} has been asked every question of its curriculum."))
+                return Outcome(Message(f"Posted the next question of {name}'s curriculum."), quiet=True)
+            case DeleteCohort(name=name):
+                await self.delete(channel, user, name, is_admin=is_admin)
+                return Outcome(Message(f"Deleted cohort {name}. Answers and points of its members are kept."))
+        raise CommandError("That cohort command is not available here.")  # pragma: no cover
+
+    # --- use cases -------------------------------------------------------------------------------------
+
+    async def create(
+        self, channel: ChannelRef, creator: UserRef, *, name: str, start: date | None, packs: list[str]
+    ) -> CohortView:
+        """Create a cohort in the channel's workspace; packs default to every loaded pack, start to today."""
+        curriculum = packs or [pack.id for pack in self.catalog.packs]
+        for pack_id in curriculum:
+            self.catalog.get(pack_id)  # UnknownPack lists the packs there are
+        now = self.clock.now()
+        async with self.db.transaction() as session:
+            workspace = await self.directory.workspace_id(session, channel.platform, channel.workspace_id, now)
+            timezone = (await session.execute(select(Workspace.timezone).where(Workspace.id == workspace))).scalar_one()
+            creator_row = await self.directory.user_id(session, creator, now)
+            day = start or local_date(now, timezone)
+            table = cast(Table, Cohort.__table__)
+            insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+            created = (
+                await session.execute(
+                    insert(table)
+                    .values(
+                        workspace_id=workspace,
+                        key=name.casefold(),
+                        name=name,
+                        start_date=day,
+                        starts_at=local_midnight(day, timezone),
+                        packs=curriculum,
+                        created_by=creator_row,
+                        created_at=now,
+                    )
+                    .on_conflict_do_nothing(index_elements=["workspace_id", "key"])
+                    .returning(table.c.id)
+                )
+            ).scalar()
+            if created is None:
+                raise QuizError(f"A cohort named `{name}` already exists here. See `/quiz cohort show {name}`.")
+            cohort = await session.get(Cohort, created)
+            assert cohort is not None
+            view = await cohort_view(session, cohort)
+        log.info("cohort created", extra={"platform": channel.platform, "workspace": channel.workspace_id})
+        return view
+
+    async def add_members(
+        self, channel: ChannelRef, actor: UserRef, name: str, users: list[UserRef], *, is_admin: bool
+    ) -> list[str]:
+        """Add users (created on first sight) to a cohort; returns the user ids that were not members yet.
+
+        Each new membership starts with the member's totals since the cohort's start. The user's row is locked
+        first: an answer being recorded at the same moment holds a key-share lock on it, so the two serialize and
+        the answer is counted exactly once (by the totals read here, or by the answer's own rollup update).
+        """
+        now = self.clock.now()
+        async with self.db.transaction() as session:
+            cohort = await self._cohort(session, channel, name)
+            actor_row = await self.directory.user_id(session, actor, now)
+            if not (is_admin or cohort.created_by == actor_row or users == [actor]):
+                raise NotAllowed(f"Only workspace admins and the creator of cohort {cohort.name} can add members.")
+            added: list[str] = []
+            for ref in users:
+                user_row = await self.directory.user_id(session, ref, now)
+                await session.execute(select(User.id).where(User.id == user_row).with_for_update())
+                totals = (
+                    await session.execute(
+                        select(
+                            func.coalesce(func.sum(Answer.points), 0),
+                            func.coalesce(func.sum(case((Answer.is_correct, 1), else_=0)), 0),
+                            func.count(Answer.id),
+                        ).where(Answer.user_id == user_row, Answer.answered_at >= cohort.starts_at)
+                    )
+                ).one()
+                values = {
+                    "cohort_id": cohort.id,
+                    "user_id": user_row,
+                    "joined_at": now,
+                    "added_by": actor_row,
+                    "points": int(totals[0]),
+                    "correct": int(totals[1]),
+                    "answered": int(totals[2]),
+                }
+                if (await session.execute(_insert_member(session, values))).scalar() is not None:
+                    added.append(ref.user_id)
+        return added
+
+    async def remove_members(
+        self, channel: ChannelRef, actor: UserRef, name: str, user_ids: list[str], *, is_admin: bool
+    ) -> list[str]:
+        """Remove users (by platform id) from a cohort; returns the ids that were members."""
+        now = self.clock.now()
+        async with self.db.transaction() as session:
+            cohort = await self._cohort(session, channel, name)
+            actor_row = await self.directory.user_id(session, actor, now)
+            if not (is_admin or cohort.created_by == actor_row or user_ids == [actor.user_id]):
+                raise NotAllowed(f"Only workspace admins and the creator of cohort {cohort.name} can remove members.")
+            rows = (
+                await session.execute(
+                    select(User.id, User.external_id)
+                    .join(CohortMember, CohortMember.user_id == User.id)
+                    .where(
+                        CohortMember.cohort_id == cohort.id,
+                        User.workspace_id == cohort.workspace_id,
+                        User.external_id.in_(user_ids),
+                    )
+                )
+            ).all()
+            if rows:
+                await session.execute(
+                    delete(CohortMember).where(
+                        CohortMember.cohort_id == cohort.id, CohortMember.user_id.in_([row.id for row in rows])
+                    )
+                )
+        found = {row.external_id for row in rows}
+        return [uid for uid in user_ids if uid in found]
+
+    async def delete(self, channel: ChannelRef, actor: UserRef, name: str, *, is_admin: bool) -> None:
+        """Delete a cohort and its memberships (answers stay)."""
+        cohort_id = await self._managed_cohort(channel, actor, name, is_admin=is_admin, action="delete")
+        async with self.db.transaction() as session:
+            await session.execute(delete(Cohort).where(Cohort.id == cohort_id))
+
+    async def all_cohorts(self, channel: ChannelRef) -> list[CohortView]:
+        """The cohorts of the channel's workspace, by name, with their progress (members without detail)."""
+        async with self.db.transaction() as session:
+            workspace = await workspace_row(session, channel.platform, channel.workspace_id)
+            if workspace is None:
+                return []
+            cohorts = (
+                (await session.execute(select(Cohort).where(Cohort.workspace_id == workspace[0]).order_by(Cohort.key)))
+                .scalars()
+                .all()
+            )
+            return [await cohort_view(session, cohort) for cohort in cohorts]
+
+    async def show(self, channel: ChannelRef, name: str) -> CohortView:
+        """One cohort: its curriculum progress and its members' progress."""
+        async with self.db.transaction() as session:
+            return await cohort_view(session, await self._cohort(session, channel, name))
+
+    async def next_question(self, cohort_id: int) -> tuple[str, str] | None:
+        """(pack id, question id) of the first curriculum question the cohort has not been asked, or None."""
+        async with self.db.transaction() as session:
+            cohort = await session.get(Cohort, cohort_id)
+            if cohort is None:
+                raise QuizError(f"Cohort {cohort_id} no longer exists.")
+            posted = set(await posted_questions(session, cohort.id))
+            for question in await curriculum_questions(session, cohort):
+                if question.id not in posted:
+                    return question.pack_id, question.key
+        return None
+
+    async def post_next_question(
+        self,
+        channel: ChannelRef,
+        *,
+        cohort_id: int,
+        closes_at: datetime | None = None,
+        posted_by: UserRef | None = None,
+    ) -> PostedQuestion | None:
+        """Post the cohort's next curriculum question to `channel` (None when the curriculum is done).
+
+        This is what a cohort schedule calls on each fire: one question, in curriculum order, recorded with
+        PostSource.COHORT and source_ref = the cohort's id, so progress and streaks can find it.
+        """
+        question = await self.next_question(cohort_id)
+        if question is None:
+            return None
+        return await self.quiz.post_question(
+            channel,
+            question=question,
+            source=PostSource.COHORT,
+            source_ref=str(cohort_id),
+            posted_by=posted_by,
+            closes_at=closes_at,
+        )
+
+    # --- helpers ---------------------------------------------------------------------------------------
+
+    async def _cohort(self, session: AsyncSession, channel: ChannelRef, name: str) -> Cohort:
+        workspace = await workspace_row(session, channel.platform, channel.workspace_id)
+        return await find_cohort(session, workspace[0] if workspace else None, name)
+
+    async def _managed_cohort(
+        self, channel: ChannelRef, actor: UserRef, name: str, *, is_admin: bool, action: str
+    ) -> int:
+        async with self.db.transaction() as session:
+            cohort = await self._cohort(session, channel, name)
+            actor_row = await self.directory.user_id(session, actor, self.clock.now())
+            if not (is_admin or cohort.created_by == actor_row):
+                raise NotAllowed(f"Only workspace admins and the creator of cohort {cohort.name} can {action} it.")
+            return cohort.id
+
+
+async def curriculum_questions(session: AsyncSession, cohort: Cohort) -> list[QuestionRow]:
+    """The cohort's curriculum: active questions of its packs, pack by pack in order, each pack in its order."""
+    order = {pack_id: index for index, pack_id in enumerate(cohort.packs)}
+    rows = (
+        (
+            await session.execute(
+                select(QuestionRow).where(QuestionRow.pack_id.in_(cohort.packs), QuestionRow.active.is_(True))
+            )
+        )
+        .scalars()
+        .all()
+    )
+    return sorted(rows, key=lambda q: (order[q.pack_id], q.position, q.id))
+
+
+async def posted_questions(session: AsyncSession, cohort_id: int) -> list[int]:
+    """Question row ids the cohort has been asked (posts with source cohort and this cohort's id)."""
+    return list(
+        (
+            await session.execute(
+                select(Post.question_id)
+                .where(Post.source == PostSource.COHORT.value, Post.source_ref == str(cohort_id))
+                .distinct()
+            )
+        ).scalars()
+    )
+
+
+async def cohort_view(session: AsyncSession, cohort: Cohort) -> CohortView:
+    """A cohort with its curriculum progress and its members' progress."""
+    curriculum = await curriculum_questions(session, cohort)
+    posted = set(await posted_questions(session, cohort.id))
+    titles = dict((await session.execute(select(PackRow.id, PackRow.title).where(PackRow.id.in_(cohort.packs)))).all())
+    packs = tuple(
+        CurriculumPack(
+            pack_id=pack_id,
+            title=titles.get(pack_id, pack_id),
+            posted=sum(1 for q in curriculum if q.pack_id == pack_id and q.id in posted),
+            total=sum(1 for q in curriculum if q.pack_id == pack_id),
+        )
+        for pack_id in cohort.packs
+    )
+    on_cohort_posts = (
+        select(
+            Answer.user_id,
+            func.count(Answer.id).label("answered"),
+            func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
+        )
+        .join(Post, Post.id == Answer.post_id)
+        .where(Post.source == PostSource.COHORT.value, Post.source_ref == str(cohort.id))
+        .group_by(Answer.user_id)
+        .subquery()
+    )
+    rows = (
+        await session.execute(
+            select(
+                User.display_name,
+                CohortMember.points,
+                func.coalesce(on_cohort_posts.c.answered, 0),
+                func.coalesce(on_cohort_posts.c.correct, 0),
+            )
+            .join(User, User.id == CohortMember.user_id)
+            .outerjoin(on_cohort_posts, on_cohort_posts.c.user_id == CohortMember.user_id)
+            .where(CohortMember.cohort_id == cohort.id)
+        )
+    ).all()
+    members = sorted(
+        (MemberProgress(name=row[0], points=int(row[1]), answered=int(row[2]), correct=int(row[3])) for row in rows),
+        key=lambda m: (-m.answered, -m.correct, m.name.casefold()),
+    )
+    creator = await session.get(User, cohort.created_by) if cohort.created_by else None
+    return CohortView(
+        name=cohort.name,
+        start_date=cohort.start_date,
+        created_by=creator.display_name if creator else None,
+        curriculum=packs,
+        members=tuple(members),
+    )
+
+
+def created_message(view: CohortView) -> Message:
+    """The reply to `/quiz cohort create`."""
+    packs = ", ".join(p.pack_id for p in view.curriculum)
+    return Message(
+        f"Created cohort {view.name}, starting {view.start_date.isoformat()}.",
+        (
+            f"Curriculum: {packs} ({view.total} questions, in this order).",
+            f"Members join with `/quiz cohort join {view.name}`; an admin or you can `/quiz cohort add "
+            f"{view.name} @someone`. Post its next question here with `/quiz cohort next {view.name}`.",
+        ),
+    )
+
+
+def list_message(views: list[CohortView]) -> Message:
+    """The reply to `/quiz cohort list`."""
+    if not views:
+        return Message("No cohorts yet.", ("Create one with `/quiz cohort create NAME [start:YYYY-MM-DD]`.",))
+    lines = [
+        f"{v.name} — from {v.start_date.isoformat()} · {len(v.members)} members · {v.posted}/{v.total} questions asked"
+        for v in views
+    ]
+    return Message("Cohorts", tuple(lines))
+
+
+def show_message(view: CohortView) -> Message:
+    """The reply to `/quiz cohort show NAME`: curriculum progress and members' progress."""
+    by = f" · created by {view.created_by}" if view.created_by else ""
+    lines = [
+        f"Starts {view.start_date.isoformat()}{by} · {len(view.members)} members",
+        f"Curriculum: {view.posted} of {view.total} questions asked",
+    ]
+    lines += [f"  {p.title} ({p.pack_id}): {p.posted}/{p.total}" for p in view.curriculum]
+    if view.members:
+        lines.append("Members (cohort questions answered, right, points since the start):")
+        lines += [
+            f"  {m.name} — {m.answered}/{view.posted} answered · {m.correct} right · {m.points} pts"
+            for m in view.members
+        ]
+    else:
+        lines.append(f"No members yet: `/quiz cohort join {view.name}`.")
+    return Message(f"Cohort {view.name}", tuple(lines))

@@ -1,0 +1,69 @@
+"""Small shared reads: a workspace by its platform id, a cohort by name, and local dates in a workspace's timezone."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import Channel, Cohort, Workspace
+from bot.domain import ChannelRef
+from bot.errors import QuizError
+
+
+class UnknownCohort(QuizError):
+    """No cohort of that name in the workspace; the message lists the cohorts there are."""
+
+
+def local_midnight(day: date, timezone: str) -> datetime:
+    """The UTC instant at which `day` begins in `timezone`."""
+    return datetime(day.year, day.month, day.day, tzinfo=ZoneInfo(timezone)).astimezone(UTC)
+
+
+def local_date(instant: datetime, timezone: str) -> date:
+    """The calendar date of an instant in `timezone`."""
+    return instant.astimezone(ZoneInfo(timezone)).date()
+
+
+async def workspace_row(session: AsyncSession, platform: str, external_id: str) -> tuple[int, str] | None:
+    """(row id, timezone) of a workspace, or None if it has never been seen."""
+    row = (
+        await session.execute(
+            select(Workspace.id, Workspace.timezone).where(
+                Workspace.platform == platform, Workspace.external_id == external_id
+            )
+        )
+    ).first()
+    return (int(row.id), row.timezone) if row else None
+
+
+async def channel_row(session: AsyncSession, workspace: int, channel: ChannelRef) -> int | None:
+    """The row id of a channel of a workspace, or None if it has never been seen."""
+    found = (
+        await session.execute(
+            select(Channel.id).where(Channel.workspace_id == workspace, Channel.external_id == channel.channel_id)
+        )
+    ).scalar()
+    return int(found) if found is not None else None
+
+
+async def find_cohort(session: AsyncSession, workspace: int | None, name: str) -> Cohort:
+    """The cohort of this name (any case) in a workspace, or UnknownCohort naming the cohorts there are."""
+    found = None
+    if workspace is not None:
+        found = (
+            await session.execute(select(Cohort).where(Cohort.workspace_id == workspace, Cohort.key == name.casefold()))
+        ).scalar()
+    if found is not None:
+        return found
+    names = []
+    if workspace is not None:
+        names = list(
+            (
+                await session.execute(select(Cohort.name).where(Cohort.workspace_id == workspace).order_by(Cohort.key))
+            ).scalars()
+        )
+    there = f"Cohorts here: {', '.join(names)}." if names else "There are no cohorts here yet."
+    raise UnknownCohort(f"No cohort named `{name}`. {there} Create one with `/quiz cohort create NAME`.")

@@ -1,0 +1,385 @@
+"""Reports on a workspace or a cohort: participation, accuracy per question and tag, most-missed questions, board.
+
+`ReportService.build` gathers a Report (plain data); `bot/report_html.py` draws it as a self-contained HTML file
+(`quizbot report`), and `summary_message` words it for chat (`/quiz report`).
+
+Scope: a workspace report counts every answer in the workspace; a cohort report counts its members' answers
+(anywhere in the workspace) since the cohort's start, the same answers its leaderboard counts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from sqlalchemy import ColumnElement, case, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.clock import Clock
+from bot.commands import Scope, Window
+from bot.db import Database
+from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionRow, ReviewItem, User, Workspace
+from bot.domain import ChannelRef, Leaderboard
+from bot.errors import QuizError
+from bot.ports import Message
+from bot.render import percent, plural
+from bot.service.cohorts import CurriculumPack, MemberProgress, cohort_view
+from bot.service.lookups import find_cohort, local_date
+from bot.service.outcome import Outcome
+from bot.service.stats import Stats
+
+
+@dataclass(frozen=True, slots=True)
+class DayActivity:
+    """Answers on one local day (or one week, for long reports)."""
+
+    day: date
+    answers: int
+    participants: int
+    correct: int
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionResult:
+    """How one question went: answers and correct answers in the report's scope."""
+
+    pack_id: str
+    pack_title: str
+    key: str
+    number: int
+    prompt: str
+    correct_choice: str
+    explanation: str
+    tags: tuple[str, ...]
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        """Share of answers that were correct, 0..1."""
+        return self.correct / self.answered if self.answered else 0.0
+
+    @property
+    def missed(self) -> int:
+        """Wrong answers."""
+        return self.answered - self.correct
+
+
+@dataclass(frozen=True, slots=True)
+class TagResult:
+    """Answers to questions with one tag (a question with several tags counts for each)."""
+
+    tag: str
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        """Share of answers that were correct, 0..1."""
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything a report shows."""
+
+    title: str
+    workspace: str
+    timezone: str
+    generated_at: datetime
+    since: date | None
+    participants: int
+    answers: int
+    correct: int
+    points: int
+    leaderboard: Leaderboard
+    questions: tuple[QuestionResult, ...]
+    days: tuple[DayActivity, ...] = ()
+    members: tuple[MemberProgress, ...] | None = None
+    curriculum: tuple[CurriculumPack, ...] = ()
+    review_learning: int = 0
+    review_mastered: int = 0
+    tags: tuple[TagResult, ...] = field(default=())
+
+    @property
+    def accuracy(self) -> float:
+        """Share of answers that were correct, 0..1."""
+        return self.correct / self.answered if self.answered else 0.0
+
+    @property
+    def answered(self) -> int:
+        """Same as `answers` (so accuracy reads like the other records)."""
+        return self.answers
+
+    def most_missed(self, limit: int = 5) -> list[QuestionResult]:
+        """Questions with wrong answers, lowest accuracy first (more answers first among equals)."""
+        missed = [q for q in self.questions if q.missed]
+        return sorted(missed, key=lambda q: (q.accuracy, -q.answered, q.pack_id, q.number))[:limit]
+
+
+def tag_results(questions: tuple[QuestionResult, ...]) -> tuple[TagResult, ...]:
+    """Accuracy per tag from accuracy per question, most answered first."""
+    answered: dict[str, int] = defaultdict(int)
+    correct: dict[str, int] = defaultdict(int)
+    for question in questions:
+        for tag in question.tags:
+            answered[tag] += question.answered
+            correct[tag] += question.correct
+    return tuple(
+        TagResult(tag=tag, answered=answered[tag], correct=correct[tag])
+        for tag in sorted(answered, key=lambda t: (-answered[t], t))
+    )
+
+
+def weekly(days: list[DayActivity], participants_by_week: dict[date, int]) -> list[DayActivity]:
+    """Daily activity folded into weeks starting on Monday."""
+    weeks: dict[date, list[int]] = {}
+    for day in days:
+        monday = date.fromordinal(day.day.toordinal() - day.day.weekday())
+        totals = weeks.setdefault(monday, [0, 0])
+        totals[0] += day.answers
+        totals[1] += day.correct
+    return [
+        DayActivity(day=week, answers=a, participants=participants_by_week.get(week, 0), correct=c)
+        for week, (a, c) in sorted(weeks.items())
+    ]
+
+
+class UnknownWorkspace(QuizError):
+    """No workspace with that platform and id in the database."""
+
+
+WEEKLY_AFTER_DAYS = 120
+"""Participation is charted per day up to this span, per week beyond."""
+
+
+class ReportService:
+    """Builds reports from the database (no content files needed)."""
+
+    def __init__(self, *, db: Database, stats: Stats, clock: Clock) -> None:
+        self.db = db
+        self.stats = stats
+        self.clock = clock
+
+    async def run(self, channel: ChannelRef, *, cohort: str | None) -> Outcome:
+        """`/quiz report [cohort NAME]`: a short summary of the channel's workspace or a cohort, for the channel."""
+        try:
+            report = await self.build(
+                platform=channel.platform, workspace=channel.workspace_id, cohort=cohort, daily=False, top=3
+            )
+        except UnknownWorkspace:
+            return Outcome(Message("Report: no answers yet.", ("Post a question with `/quiz now`.",)))
+        return Outcome(summary_message(report, cohort=cohort), private=False)
+
+    async def find_workspace(
+        self, *, platform: str | None = None, workspace: str | None = None, cohort: str | None = None
+    ) -> tuple[str, str]:
+        """(platform, workspace id) matching the filters, or QuizError saying which ones there are."""
+        async with self.db.transaction() as session:
+            query = select(Workspace.platform, Workspace.external_id).order_by(
+                Workspace.platform, Workspace.external_id
+            )
+            if platform:
+                query = query.where(Workspace.platform == platform)
+            if workspace:
+                query = query.where(Workspace.external_id == workspace)
+            if cohort:
+                query = query.join(Cohort, Cohort.workspace_id == Workspace.id).where(Cohort.key == cohort.casefold())
+            found = (await session.execute(query)).all()
+            if len(found) == 1:
+                return found[0][0], found[0][1]
+            everything = (
+                await session.execute(
+                    select(Workspace.platform, Workspace.external_id).order_by(
+                        Workspace.platform, Workspace.external_id
+                    )
+                )
+            ).all()
+        known = ", ".join(f"{p}:{w}" for p, w in everything) or "none yet"
+        what = f"cohort {cohort!r}" if cohort else "workspace"
+        if not found:
+            raise QuizError(f"No {what} matches. Workspaces in this database: {known}.")
+        choices = ", ".join(f"--platform {p} --workspace {w}" for p, w in found)
+        raise QuizError(f"Several workspaces match; pick one with {choices}.")
+
+    async def build(
+        self, *, platform: str, workspace: str, cohort: str | None = None, daily: bool = True, top: int = 10
+    ) -> Report:
+        """The report for a workspace, or one of its cohorts; `daily` adds participation over time."""
+        now = self.clock.now()
+        async with self.db.transaction() as session:
+            row = (
+                await session.execute(
+                    select(Workspace.id, Workspace.timezone, Workspace.name).where(
+                        Workspace.platform == platform, Workspace.external_id == workspace
+                    )
+                )
+            ).first()
+            if row is None:
+                raise UnknownWorkspace(f"No workspace {platform}:{workspace} in this database.")
+            workspace_id, timezone = int(row.id), row.timezone
+            found = await find_cohort(session, workspace_id, cohort) if cohort else None
+            scope = self._scope(workspace_id, found)
+            totals = (
+                await session.execute(
+                    select(
+                        func.count(func.distinct(Answer.user_id)),
+                        func.count(Answer.id),
+                        func.coalesce(func.sum(case((Answer.is_correct, 1), else_=0)), 0),
+                        func.coalesce(func.sum(Answer.points), 0),
+                    ).where(*scope)
+                )
+            ).one()
+            questions = await self._questions(session, scope)
+            days = await self._days(session, scope, timezone) if daily else ()
+            view = await cohort_view(session, found) if found else None
+            users = (
+                select(CohortMember.user_id).where(CohortMember.cohort_id == found.id)
+                if found
+                else select(User.id).where(User.workspace_id == workspace_id)
+            )
+            review = dict(
+                (
+                    await session.execute(
+                        select(ReviewItem.retired_at.is_(None), func.count())
+                        .where(ReviewItem.user_id.in_(users))
+                        .group_by(ReviewItem.retired_at.is_(None))
+                    )
+                ).all()
+            )
+        board = await self.stats.leaderboard(
+            ChannelRef(platform, workspace, ""),
+            window=Window.ALL,
+            scope=Scope.COHORT if found else Scope.WORKSPACE,
+            cohort=found.name if found else None,
+            now=now,
+            limit=top,
+        )
+        title = f"Cohort {found.name}" if found else f"Workspace {row.name or workspace}"
+        return Report(
+            title=title,
+            workspace=f"{platform}:{workspace}",
+            timezone=timezone,
+            generated_at=now,
+            since=found.start_date if found else None,
+            participants=int(totals[0]),
+            answers=int(totals[1]),
+            correct=int(totals[2]),
+            points=int(totals[3]),
+            leaderboard=board,
+            questions=questions,
+            days=tuple(days),
+            members=view.members if view else None,
+            curriculum=view.curriculum if view else (),
+            review_learning=int(review.get(True, 0)),
+            review_mastered=int(review.get(False, 0)),
+            tags=tag_results(questions),
+        )
+
+    @staticmethod
+    def _scope(workspace_id: int, cohort: Cohort | None) -> list[ColumnElement[bool]]:
+        if cohort is None:
+            return [Answer.workspace_id == workspace_id]
+        members = select(CohortMember.user_id).where(CohortMember.cohort_id == cohort.id)
+        return [Answer.user_id.in_(members), Answer.answered_at >= cohort.starts_at]
+
+    @staticmethod
+    async def _questions(session: AsyncSession, scope: list[ColumnElement[bool]]) -> tuple[QuestionResult, ...]:
+        per_question = (
+            select(
+                Post.question_id.label("question_id"),
+                func.count(Answer.id).label("answered"),
+                func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
+            )
+            .join(Post, Post.id == Answer.post_id)
+            .where(*scope)
+            .group_by(Post.question_id)
+            .subquery()
+        )
+        rows = (
+            await session.execute(
+                select(QuestionRow, PackRow.title, per_question.c.answered, per_question.c.correct)
+                .join(per_question, per_question.c.question_id == QuestionRow.id)
+                .join(PackRow, PackRow.id == QuestionRow.pack_id)
+                .order_by(QuestionRow.pack_id, QuestionRow.position, QuestionRow.id)
+            )
+        ).all()
+        return tuple(
+            QuestionResult(
+                pack_id=question.pack_id,
+                pack_title=title,
+                key=question.key,
+                number=question.position + 1,
+                prompt=question.prompt,
+                correct_choice=question.choices[question.correct_index],
+                explanation=question.explanation,
+                tags=tuple(question.tags or ()),
+                answered=int(answered),
+                correct=int(correct or 0),
+            )
+            for question, title, answered, correct in rows
+        )
+
+    @staticmethod
+    async def _days(session: AsyncSession, scope: list[ColumnElement[bool]], timezone: str) -> list[DayActivity]:
+        # Local days need the workspace's timezone rules, which SQLite does not have: fold in Python.
+        answers: dict[date, list[int]] = {}
+        people: dict[date, set[int]] = defaultdict(set)
+        weekly_people: dict[date, set[int]] = defaultdict(set)
+        result = await session.execute(select(Answer.answered_at, Answer.user_id, Answer.is_correct).where(*scope))
+        for answered_at, user_id, correct in result:
+            day = local_date(answered_at, timezone)
+            totals = answers.setdefault(day, [0, 0])
+            totals[0] += 1
+            totals[1] += int(bool(correct))
+            people[day].add(user_id)
+            weekly_people[date.fromordinal(day.toordinal() - day.weekday())].add(user_id)
+        if not answers:
+            return []
+        first, last = min(answers), max(answers)
+        days = [
+            DayActivity(
+                day=day,
+                answers=answers.get(day, [0, 0])[0],
+                participants=len(people.get(day, ())),
+                correct=answers.get(day, [0, 0])[1],
+            )
+            for day in (date.fromordinal(n) for n in range(first.toordinal(), last.toordinal() + 1))
+        ]
+        if (last - first).days > WEEKLY_AFTER_DAYS:
+            return weekly(days, {week: len(users) for week, users in weekly_people.items()})
+        return days
+
+
+def summary_message(report: Report, *, cohort: str | None = None) -> Message:
+    """`/quiz report`: participation, accuracy, leaders, most-missed questions, and how to get the charts."""
+    since = f" since {report.since.isoformat()}" if report.since else ""
+    title = f"Report: {report.title}{since}"
+    if not report.answers:
+        return Message(title, ("No answers yet.",))
+    lines = [
+        f"{report.participants} people answered {report.answers} times · accuracy {percent(report.accuracy)} · "
+        f"{report.points} points",
+    ]
+    if report.curriculum:
+        asked = sum(p.posted for p in report.curriculum)
+        total = sum(p.total for p in report.curriculum)
+        lines.append(f"Curriculum: {asked} of {total} questions asked")
+    if report.leaderboard.rows:
+        leaders = ", ".join(f"{row.rank}. {row.name} ({row.points})" for row in report.leaderboard.rows[:3])
+        lines.append(f"Leaders: {leaders}")
+    missed = report.most_missed(3)
+    if missed:
+        lines.append("Most missed:")
+        lines += [f"  {percent(q.accuracy)} right ({plural(q.answered, 'answer')}): {_short(q.prompt)}" for q in missed]
+    if report.review_learning or report.review_mastered:
+        lines.append(f"Review: {report.review_learning} questions being learned · {report.review_mastered} mastered")
+    option = f" --cohort {cohort}" if cohort else ""
+    lines.append(f"Charts and explanations: `quizbot report{option} --out report.html`")
+    return Message(title, tuple(lines))
+
+
+def _short(text: str, width: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"

@@ -1,0 +1,99 @@
+"""Score rollups, kept in step with `answers` inside the transaction that records the answer.
+
+All-time boards read these rollups (an index scan of at most one row per user) instead of summing every answer;
+windowed boards (week, month) sum `answers` through covering indexes. See the README's "Leaderboards" section
+for the measurements behind this split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import cast
+
+from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import ChannelScore, Cohort, CohortMember, UserScore
+from bot.service import review
+from bot.service.upserts import COUNTERS, add_to_totals_many
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedAnswer:
+    """What the rollups need to know about an answer that was just inserted."""
+
+    user_id: int
+    workspace_id: int
+    channel_id: int
+    question_id: int
+    correct: bool
+    points: int
+    answered_at: datetime
+
+
+async def record_answers_effects(session: AsyncSession, answers: Sequence[RecordedAnswer]) -> None:
+    """Everything a batch of inserted answers changes besides their own rows: score rollups, cohort totals, review.
+
+    One statement per table for the whole batch (executemany), with rows summed per key first: one INSERT may
+    not touch the same row twice, and keys are sorted so concurrent batches lock rows in the same order.
+    """
+    if not answers:
+        return
+    by_user: dict[int, dict[str, int]] = {}
+    by_channel: dict[tuple[int, int], dict[str, int]] = {}
+    by_member: dict[tuple[int, datetime], dict[str, int]] = {}
+    for answer in answers:
+        add = {"points": answer.points, "correct": int(answer.correct), "answered": 1}
+        for totals in (
+            by_user.setdefault(answer.user_id, dict.fromkeys(COUNTERS, 0)),
+            by_channel.setdefault((answer.user_id, answer.channel_id), dict.fromkeys(COUNTERS, 0)),
+            by_member.setdefault((answer.user_id, answer.answered_at), dict.fromkeys(COUNTERS, 0)),
+        ):
+            for name, value in add.items():
+                totals[name] += value
+    workspace_of = {answer.user_id: answer.workspace_id for answer in answers}
+    await add_to_totals_many(
+        session,
+        UserScore,
+        [{"user_id": user, "workspace_id": workspace_of[user], **by_user[user]} for user in sorted(by_user)],
+        ["user_id"],
+        COUNTERS,
+    )
+    await add_to_totals_many(
+        session,
+        ChannelScore,
+        [
+            {"user_id": user, "channel_id": channel, **by_channel[(user, channel)]}
+            for user, channel in sorted(by_channel)
+        ],
+        ["user_id", "channel_id"],
+        COUNTERS,
+    )
+    members = cast(Table, CohortMember.__table__)
+    await session.execute(
+        update(members)
+        .where(
+            members.c.user_id == bindparam("member"),
+            members.c.cohort_id.in_(select(Cohort.id).where(Cohort.starts_at <= bindparam("at"))),
+        )
+        .values(
+            points=members.c.points + bindparam("add_points"),
+            correct=members.c.correct + bindparam("add_correct"),
+            answered=members.c.answered + bindparam("add_answered"),
+        ),
+        [
+            {
+                "member": user,
+                "at": at,
+                "add_points": t["points"],
+                "add_correct": t["correct"],
+                "add_answered": t["answered"],
+            }
+            for (user, at), t in sorted(by_member.items())
+        ],
+    )
+    wrong = sorted({(a.user_id, a.question_id): a.answered_at for a in answers if not a.correct}.items())
+    if wrong:
+        await review.put_many_in_review(session, [(user, question, at) for (user, question), at in wrong])

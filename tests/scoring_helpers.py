@@ -1,0 +1,52 @@
+"""Helpers for the scores, cohorts, review and report tests: post a question, answer it right or wrong."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import update
+
+from bot.db.models import Workspace
+from bot.domain import AnswerResult, ChannelRef, PostSource, QuestionCard, UserRef
+from bot.runtime import Runtime
+from tests.conftest import make_user
+
+
+async def post(
+    runtime: Runtime,
+    channel: ChannelRef,
+    *,
+    source: PostSource = PostSource.COMMAND,
+    closes_at: datetime | None = None,
+    pack: str | None = None,
+) -> QuestionCard:
+    """Post the channel's next question."""
+    return (await runtime.quiz.post_question(channel, pack_id=pack, source=source, closes_at=closes_at)).card
+
+
+def correct_index(runtime: Runtime, card: QuestionCard) -> int:
+    """The pack index of the card's correct choice."""
+    question = next(q for p in runtime.catalog.packs for q in p.questions if q.prompt == card.prompt)
+    return question.correct_index
+
+
+def wrong_index(runtime: Runtime, card: QuestionCard) -> int:
+    """The pack index of a wrong choice of the card."""
+    right = correct_index(runtime, card)
+    return next(i for i in card.choice_ids if i != right)
+
+
+async def answer(runtime: Runtime, card: QuestionCard, who: str | UserRef, *, right: bool) -> AnswerResult:
+    """Answer a card right or wrong as a user (a name on workspace W1, or a UserRef)."""
+    user = make_user(who) if isinstance(who, str) else who
+    choice = correct_index(runtime, card) if right else wrong_index(runtime, card)
+    return await runtime.app.answer(post_id=card.post_id, user=user, choice_index=choice)
+
+
+async def set_timezone(runtime: Runtime, channel: ChannelRef, timezone: str) -> None:
+    """Give the channel's workspace a timezone (creating the workspace row if needed)."""
+    async with runtime.db.transaction() as session:
+        row = await runtime.quiz.directory.workspace_id(
+            session, channel.platform, channel.workspace_id, runtime.clock.now()
+        )
+        await session.execute(update(Workspace).where(Workspace.id == row).values(timezone=timezone))
