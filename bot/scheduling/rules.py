@@ -18,6 +18,7 @@ fall-back hour's second occurrence over and over (and a rule would post twice th
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -130,6 +131,21 @@ class Rule:
             raise CommandError(f"The rule `{self.cron}` never fires. Try {EXAMPLES}.")
         return best
 
+    def last_slot(self, at_or_before: datetime, tz: ZoneInfo) -> Slot | None:
+        """The latest fire at or before the instant `at_or_before` (None if there is none within the search span)."""
+        start = at_or_before.astimezone(tz).date() + timedelta(days=1)
+        best: Slot | None = None
+        first_day: date | None = None
+        for offset in range(MAX_SEARCH_DAYS):
+            day = start - timedelta(days=offset)
+            if first_day is not None and day < first_day:
+                break
+            for slot in self.slots_on(day, tz):
+                if slot.due <= at_or_before and (best is None or slot.due > best.due):
+                    best = slot
+                    first_day = day - timedelta(days=1)
+        return best
+
     def upcoming(self, after: datetime, tz: ZoneInfo, count: int) -> list[Slot]:
         """The next `count` fires after `after`."""
         slots: list[Slot] = []
@@ -199,15 +215,30 @@ def split_rule(words: Sequence[str]) -> tuple[Rule, list[str]]:
 
 
 def _check_interval(rule: Rule) -> None:
-    reference = datetime(2001, 1, 1, tzinfo=UTC)
-    fires = rule.upcoming(reference, ZoneInfo("UTC"), 48)
-    gaps = [later.due - earlier.due for earlier, later in zip(fires, fires[1:], strict=False)]
-    if gaps and min(gaps) < MIN_INTERVAL:
-        minutes = int(min(gaps).total_seconds() // 60)
+    """Refuse rules that never fire, or fire more often than MIN_INTERVAL (without enumerating a busy rule)."""
+    limit = int(MIN_INTERVAL.total_seconds() // 60)
+    times = sorted({h * 60 + m for h in rule.hours for m in rule.minutes})
+    within_day = min((b - a for a, b in itertools.pairwise(times)), default=24 * 60)
+    if within_day < limit:
         raise CommandError(
-            f"`{rule.cron}` would post every {minutes} min; schedules post at most every "
-            f"{int(MIN_INTERVAL.total_seconds() // 60)} minutes."
+            f"`{rule.cron}` would post every {within_day} min; schedules post at most every {limit} minutes."
         )
+    reference = datetime(2001, 1, 1, tzinfo=UTC)
+    first = rule.next_slot(reference, ZoneInfo("UTC"))  # raises if it never fires
+    if times[0] + 24 * 60 - times[-1] < limit:  # late one day and early the next: look at real fires
+        fires = rule.upcoming(first.due - timedelta(microseconds=1), ZoneInfo("UTC"), 48)
+        smallest = min(later.due - earlier.due for earlier, later in itertools.pairwise(fires))
+        if smallest < MIN_INTERVAL:
+            raise CommandError(
+                f"`{rule.cron}` would post every {int(smallest.total_seconds() // 60)} min; schedules post at most "
+                f"every {limit} minutes."
+            )
+
+
+@lru_cache(maxsize=1024)
+def load_rule(cron: str) -> Rule:
+    """A stored rule (five cron fields), parsed without the checks made when it was added."""
+    return _parse_cron(cron.split())
 
 
 def _parse_friendly(words: list[str]) -> tuple[Rule, list[str]]:
@@ -260,8 +291,7 @@ def _parse_days(text: str) -> frozenset[int]:
                 f"`{text}` is not a day rule. Use `daily`, `weekdays`, `weekends`, days such as `mon,wed,fri` "
                 f"or `mon-thu`, or a five-field cron rule such as `30 9 * * 1-5`."
             )
-        first, last = _day(ends[0]), _day(ends[-1])
-        assert first is not None and last is not None
+        first, last = _day(ends[0]) or 0, _day(ends[-1]) or 0
         if last < first:
             raise CommandError(f"The day range `{part}` goes backwards; write it from Monday towards Sunday.")
         days.update(range(first, last + 1))
@@ -309,7 +339,9 @@ def _parse_cron(fields: list[str]) -> Rule:
             f"`{' '.join(fields)}`. Example: `30 9 * * 1-5` is 09:30 Monday to Friday."
         )
     fields = [field.casefold() for field in fields]
-    values = [_parse_field(text, lo, hi, names, label) for text, (label, lo, hi, names) in zip(fields, _FIELDS)]
+    values = [
+        _parse_field(text, lo, hi, names, label) for text, (label, lo, hi, names) in zip(fields, _FIELDS, strict=True)
+    ]
     minutes, hours, days, months, cron_dow = values
     return Rule(
         cron=" ".join(fields),
@@ -338,8 +370,8 @@ def _parse_field(text: str, lo: int, hi: int, names: dict[str, int] | None, labe
             ends = base.split("-")
             if len(ends) > 2 or not all(ends):
                 raise CommandError(f"The cron {label} field `{text}` is not understood.")
-            first = _cron_value(ends[0], lo, hi, names, label, text)
-            last = _cron_value(ends[-1], lo, hi, names, label, text) if len(ends) == 2 else first
+            first = _cron_value(ends[0], lo=lo, hi=hi, names=names, label=label, text=text)
+            last = _cron_value(ends[-1], lo=lo, hi=hi, names=names, label=label, text=text) if len(ends) == 2 else first
             if step_text and len(ends) == 1:
                 last = hi  # `5/15` means from 5 to the end, every 15
             if last < first:
@@ -351,7 +383,7 @@ def _parse_field(text: str, lo: int, hi: int, names: dict[str, int] | None, labe
     return result
 
 
-def _cron_value(word: str, lo: int, hi: int, names: dict[str, int] | None, label: str, text: str) -> int:
+def _cron_value(word: str, *, lo: int, hi: int, names: dict[str, int] | None, label: str, text: str) -> int:
     if names and word in names:
         return names[word]
     if not word.isascii() or not word.isdigit():
@@ -399,7 +431,10 @@ def parse_duration(text: str, *, minimum: timedelta | None = None, maximum: time
         hint = f" Add a unit: `{word}m` for minutes or `{word}h` for hours." if word.isdigit() else ""
         raise CommandError(f"`{text}` is not a duration.{hint} Examples: `30m`, `2h`, `1h30m`, `1d`.")
     days, hours, minutes, seconds = (int(part or 0) for part in match.groups())
-    value = timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
+    try:
+        value = timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
+    except OverflowError:
+        raise CommandError(f"`{text}` is far too long.") from None
     if minimum is not None and value < minimum:
         raise CommandError(f"`{text}` is too short; the least is {format_duration(minimum)}.")
     if maximum is not None and value > maximum:
