@@ -41,3 +41,7 @@ class InvalidChoice(QuizError):
 
 class StorageUnavailable(QuizError):
     """The database could not be reached; nothing was recorded and the user may retry."""
+
+
+class NotAllowed(QuizError):
+    """The user may not do this (e.g. only admins manage schedules); nothing was changed."""

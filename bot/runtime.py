@@ -12,6 +12,7 @@ import signal
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
+from datetime import timedelta
 from importlib.metadata import entry_points
 from typing import Protocol
 
@@ -22,6 +23,8 @@ from bot.db import Database
 from bot.db.migrate import upgrade
 from bot.errors import ConfigError
 from bot.ports import PlatformRegistry
+from bot.scheduling.service import ScheduleService
+from bot.scheduling.ticker import Ticker
 from bot.service.app import QuizApp
 from bot.service.cards import CardRefresher
 from bot.service.directory import Directory
@@ -46,11 +49,14 @@ class Runtime:
     stats: Stats
     cards: CardRefresher
     app: QuizApp
+    schedules: ScheduleService
+    ticker: Ticker
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def aclose(self) -> None:
-        """Finish pending card edits and close the database."""
+        """Stop the scheduler, finish pending card edits and close the database."""
         try:
+            await self.ticker.stop()
             await self.app.aclose()
         finally:
             await self.db.dispose()
@@ -87,21 +93,26 @@ async def build_runtime(
             await upgrade(db)
         clock = clock or SystemClock()
         platforms = PlatformRegistry()
-        quiz = QuizService(
-            db=db,
-            catalog=catalog,
-            platforms=platforms,
-            clock=clock,
-            directory=Directory(default_timezone=settings.timezone),
-            rng=rng,
-        )
+        directory = Directory(default_timezone=settings.timezone)
+        quiz = QuizService(db=db, catalog=catalog, platforms=platforms, clock=clock, directory=directory, rng=rng)
         await quiz.sync_content()
     except BaseException:
         await db.dispose()
         raise
     stats = Stats(db)
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
-    app = QuizApp(quiz=quiz, stats=stats, cards=cards, clock=clock)
+    schedules = ScheduleService(db=db, catalog=catalog, clock=clock, directory=directory)
+    app = QuizApp(quiz=quiz, stats=stats, cards=cards, clock=clock, schedules=schedules)
+    ticker = Ticker(
+        db=db,
+        quiz=quiz,
+        app=app,
+        platforms=platforms,
+        clock=clock,
+        grace=settings.schedule_grace,
+        lease=timedelta(seconds=settings.schedule_lease_seconds),
+        interval=settings.schedule_tick_seconds,
+    )
     return Runtime(
         settings=settings,
         db=db,
@@ -112,6 +123,8 @@ async def build_runtime(
         stats=stats,
         cards=cards,
         app=app,
+        schedules=schedules,
+        ticker=ticker,
     )
 
 
@@ -138,6 +151,8 @@ async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
         with suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, runtime.stopping.set)
     tasks = [asyncio.create_task(adapter.run(), name=f"adapter-{adapter.name}") for adapter in adapters]
+    # Scheduled questions run with any adapter; a tick skips platforms whose adapter has not registered yet.
+    runtime.ticker.start()
     stop_wait = asyncio.create_task(runtime.stopping.wait(), name="stop-signal")
     try:
         done, _ = await asyncio.wait([*tasks, stop_wait], return_when=asyncio.FIRST_COMPLETED)

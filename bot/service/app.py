@@ -7,12 +7,19 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.clock import Clock
 from bot.commands import (
+    AddSchedule,
     Command,
     ListPacks,
+    ListSchedules,
+    NextSchedule,
+    PauseSchedule,
     PostNow,
+    RemoveSchedule,
+    ResumeSchedule,
     Reveal,
     ShowHelp,
     ShowLeaderboard,
@@ -27,6 +34,9 @@ from bot.render import help_message, leaderboard_message, packs_message, stats_m
 from bot.service.cards import CardRefresher
 from bot.service.quiz import QuizService
 from bot.service.stats import Stats
+
+if TYPE_CHECKING:
+    from bot.scheduling.service import ScheduleService
 
 log = logging.getLogger(__name__)
 
@@ -76,11 +86,20 @@ def error_reply(exc: BaseException) -> Reply:
 class QuizApp:
     """The quiz core as adapters see it."""
 
-    def __init__(self, *, quiz: QuizService, stats: Stats, cards: CardRefresher, clock: Clock) -> None:
+    def __init__(
+        self,
+        *,
+        quiz: QuizService,
+        stats: Stats,
+        cards: CardRefresher,
+        clock: Clock,
+        schedules: ScheduleService | None = None,
+    ) -> None:
         self.quiz = quiz
         self.stats = stats
         self.cards = cards
         self.clock = clock
+        self.schedules = schedules
 
     async def handle_command(self, invocation: Invocation) -> Reply:
         """Parse and run a `/quiz` command; every error becomes a friendly reply."""
@@ -113,6 +132,15 @@ class QuizApp:
                 return Reply(packs_message(self.quiz.catalog))
             case ShowHelp(topic=topic):
                 return Reply(help_message(help_lines(topic)))
+            case (
+                AddSchedule() | ListSchedules() | RemoveSchedule() | PauseSchedule() | ResumeSchedule() | NextSchedule()
+            ):
+                if self.schedules is None:
+                    raise CommandError("Schedules are not available here.")
+                message, public = await self.schedules.handle(
+                    command, channel=inv.channel, user=inv.user, is_admin=inv.is_admin
+                )
+                return Reply(message, private=not public)
         raise CommandError("That command is not available here.")  # pragma: no cover - the match is exhaustive
 
     async def answer(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:
