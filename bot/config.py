@@ -82,12 +82,17 @@ class Settings(BaseSettings):
     @field_validator("schedule_grace", mode="before")
     @classmethod
     def _duration(cls, value: object) -> object:
-        if isinstance(value, str) and value.strip() and not value.strip().replace(".", "", 1).isdigit():
-            try:
-                return parse_duration(value)
-            except QuizError as exc:
-                raise ValueError(str(exc).replace("`", "")) from None
-        return value
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        try:
+            return timedelta(seconds=float(text))  # environment variables arrive as text: `3600`
+        except (ValueError, OverflowError):
+            pass
+        try:
+            return parse_duration(text)
+        except QuizError as exc:
+            raise ValueError(str(exc).replace("`", "")) from None
 
     @field_validator("schedule_grace")
     @classmethod

@@ -145,7 +145,7 @@ async def test_the_default_timezone_is_the_workspaces_and_the_default_close_is_t
     reply = await run(runtime, channel, "schedule add daily 08:00")
     assert reply.ok, reply.message
     assert "America/New_York time" in reply.message.title
-    assert "Packs: all; each question closes when the next one is due (at most 1 d)." in reply.message.lines
+    assert "Packs: all; each question closes when the next one is due (at most 24 h)." in reply.message.lines
     assert "EST" in reply.message.lines[1]
     (schedule,) = await schedules(runtime)
     assert schedule.timezone == "America/New_York"
@@ -240,3 +240,16 @@ async def test_refused_adds_change_nothing(runtime: Runtime, channel: ChannelRef
     assert not bad.ok
     assert bad.message.title.startswith("`25:00` is not a time")
     assert len(await schedules(runtime)) == 1
+
+
+def test_the_grace_window_setting_takes_seconds_or_a_duration() -> None:
+    from bot.config import load_settings
+    from bot.errors import ConfigError
+
+    assert load_settings(_env_file=None).schedule_grace == timedelta(hours=1)
+    assert load_settings(_env_file=None, schedule_grace="90m").schedule_grace == timedelta(minutes=90)
+    assert load_settings(_env_file=None, schedule_grace="600").schedule_grace == timedelta(minutes=10)
+    with pytest.raises(ConfigError, match="QUIZBOT_SCHEDULE_GRACE: soon is not a duration"):
+        load_settings(_env_file=None, schedule_grace="soon")
+    with pytest.raises(ConfigError, match="QUIZBOT_SCHEDULE_TICK_SECONDS"):
+        load_settings(_env_file=None, schedule_tick_seconds=0)

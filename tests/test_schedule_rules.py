@@ -255,7 +255,8 @@ def test_durations() -> None:
     assert parse_duration("1h30m") == timedelta(hours=1, minutes=30)
     assert parse_duration("2d") == timedelta(days=2)
     assert format_duration(timedelta(hours=1, minutes=30)) == "1 h 30 min"
-    assert format_duration(timedelta(hours=24)) == "1 d"
+    assert format_duration(timedelta(hours=24)) == "24 h"
+    assert format_duration(timedelta(days=3, hours=2)) == "3 d 2 h"
     with pytest.raises(CommandError, match=r"Add a unit: `90m` for minutes"):
         parse_duration("90")
     with pytest.raises(CommandError, match="too long; the most is 7 d"):

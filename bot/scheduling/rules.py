@@ -443,9 +443,9 @@ def parse_duration(text: str, *, minimum: timedelta | None = None, maximum: time
 
 
 def format_duration(value: timedelta) -> str:
-    """timedelta -> `1 h 30 min`, `2 d`, `45 s`."""
+    """timedelta -> `1 h 30 min`, `24 h`, `2 d`, `45 s` (days from two days up)."""
     total = int(value.total_seconds())
-    days, rest = divmod(total, 86400)
+    days, rest = divmod(total, 86400) if total >= 2 * 86400 else (0, total)
     hours, rest = divmod(rest, 3600)
     minutes, seconds = divmod(rest, 60)
     parts = [f"{days} d" if days else "", f"{hours} h" if hours else "", f"{minutes} min" if minutes else ""]
