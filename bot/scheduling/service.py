@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Select, delete, func, select
+from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
@@ -248,11 +248,6 @@ class ScheduleService:
             )
         ).one()
         return str(row.timezone or row.workspace_timezone or "UTC")
-
-    async def count(self) -> int:
-        """How many schedules there are in all (for tests and status)."""
-        async with self.db.transaction() as session:
-            return int((await session.execute(select(func.count(Schedule.id)))).scalar_one())
 
 
 def _require_admin(is_admin: bool, what: str) -> None:
