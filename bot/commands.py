@@ -7,9 +7,10 @@ import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from bot.errors import CommandError
+from bot.scheduling.rules import Rule, parse_duration, parse_timezone, split_rule
 
 
 class Window(enum.StrEnum):
@@ -65,6 +66,55 @@ class ShowHelp:
     """`/quiz help [command]`."""
 
     topic: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AddSchedule:
+    """`/quiz schedule add <when> [pack...] [tz:Area/City] [close:DURATION]`: post questions here on a rule.
+
+    No packs means every pack; no timezone means the channel's; no close means until the next fire (at most 24 h).
+    """
+
+    rule: Rule
+    packs: tuple[str, ...] = ()
+    timezone: str | None = None
+    close_after: timedelta | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ListSchedules:
+    """`/quiz schedule list [all]`: this channel's schedules, or the whole workspace's."""
+
+    everywhere: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveSchedule:
+    """`/quiz schedule remove ID`."""
+
+    schedule_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class PauseSchedule:
+    """`/quiz schedule pause ID`."""
+
+    schedule_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeSchedule:
+    """`/quiz schedule resume ID`."""
+
+    schedule_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class NextSchedule:
+    """`/quiz schedule next`: what fires next in this channel."""
+
+
+ScheduleCommand = AddSchedule | ListSchedules | RemoveSchedule | PauseSchedule | ResumeSchedule | NextSchedule
 
 
 class CohortCommand:
@@ -176,6 +226,7 @@ Command = (
     | StartReview
     | AnswerReview
     | ShowReport
+    | ScheduleCommand
 )
 
 
@@ -346,6 +397,89 @@ def _parse_report(args: list[str]) -> Command:
     raise CommandError("Try `/quiz report` (this workspace) or `/quiz report cohort NAME`.")
 
 
+CLOSE_MIN = timedelta(minutes=1)
+CLOSE_MAX = timedelta(days=7)
+_SCHEDULE_USAGE = (
+    "`/quiz schedule add <when> [pack...] [tz:Area/City] [close:DURATION]`, `/quiz schedule list [all]`, "
+    "`/quiz schedule remove|pause|resume ID`, `/quiz schedule next`"
+)
+_SCHEDULE_ACTIONS = {
+    "add": "add",
+    "new": "add",
+    "list": "list",
+    "ls": "list",
+    "show": "list",
+    "remove": "remove",
+    "rm": "remove",
+    "delete": "remove",
+    "del": "remove",
+    "pause": "pause",
+    "resume": "resume",
+    "unpause": "resume",
+    "next": "next",
+}
+
+
+def _parse_schedule(args: list[str]) -> Command:
+    if not args:
+        raise CommandError(f"`/quiz schedule` needs an action: {_SCHEDULE_USAGE}.")
+    action = _SCHEDULE_ACTIONS.get(args[0].casefold())
+    rest = args[1:]
+    if action is None:
+        raise CommandError(f"`{args[0]}` is not a schedule action. Use {_SCHEDULE_USAGE}.")
+    if action == "add":
+        return _parse_schedule_add(rest)
+    if action == "list":
+        if rest and [word.casefold() for word in rest] != ["all"]:
+            raise CommandError("`/quiz schedule list` takes nothing, or `all` for the whole workspace.")
+        return ListSchedules(everywhere=bool(rest))
+    if action == "next":
+        if rest:
+            raise CommandError("`/quiz schedule next` takes no arguments.")
+        return NextSchedule()
+    if len(rest) != 1:
+        raise CommandError(f"`/quiz schedule {action}` takes one schedule id, e.g. `/quiz schedule {action} 3`.")
+    schedule_id = _schedule_id(rest[0])
+    if action == "remove":
+        return RemoveSchedule(schedule_id)
+    return PauseSchedule(schedule_id) if action == "pause" else ResumeSchedule(schedule_id)
+
+
+def _schedule_id(word: str) -> int:
+    digits = word.removeprefix("#")
+    if not digits.isascii() or not digits.isdigit() or len(digits) > 18:
+        raise CommandError(f"`{word}` is not a schedule id; `/quiz schedule list` shows the ids.")
+    return int(digits)
+
+
+def _parse_schedule_add(args: list[str]) -> Command:
+    if not args:
+        raise CommandError(
+            "Say when, e.g. `/quiz schedule add weekdays 09:30`, `/quiz schedule add mon,wed,fri 14:00 "
+            "data-parallelism tz:Europe/Helsinki close:2h` or a cron rule such as `30 9 * * 1-5`."
+        )
+    rule, rest = split_rule(args)
+    packs: list[str] = []
+    timezone: str | None = None
+    close_after: timedelta | None = None
+    for word in rest:
+        key, sep, value = word.replace("=", ":", 1).partition(":")
+        key = key.casefold()
+        if sep and key in {"tz", "timezone", "zone"}:
+            if not value:
+                raise CommandError("Give the timezone after `tz:`, e.g. `tz:Europe/Helsinki`.")
+            timezone = parse_timezone(value)
+        elif sep and key in {"close", "closes", "close-after"}:
+            close_after = parse_duration(value, minimum=CLOSE_MIN, maximum=CLOSE_MAX)
+        elif sep:
+            raise CommandError(f"Unknown option `{key}:`. Options are `tz:Area/City` and `close:DURATION`.")
+        elif "/" in word:
+            raise CommandError(f"`{word}` looks like a timezone; write it as `tz:{word}`.")
+        elif word.casefold() not in {"all", "any"}:
+            packs.append(word.casefold())
+    return AddSchedule(rule=rule, packs=tuple(dict.fromkeys(packs)), timezone=timezone, close_after=close_after)
+
+
 def _parse_help(args: list[str]) -> Command:
     return ShowHelp(topic=args[0].casefold() if args else None)
 
@@ -387,6 +521,13 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "report", "/quiz report [cohort NAME]", "a short summary: participation, accuracy, leaders", _parse_report
     ),
     Subcommand("packs", "/quiz packs", "the quiz packs you can pick from", _no_args("packs", ListPacks())),
+    Subcommand(
+        "schedule",
+        "/quiz schedule add <when> [pack...] [tz:Area/City] [close:2h] | list [all] | remove ID | pause ID | "
+        "resume ID | next",
+        "post questions on a schedule, e.g. `add weekdays 09:30` (admins add, remove, pause and resume)",
+        _parse_schedule,
+    ),
     Subcommand("help", "/quiz help [command]", "this help", _parse_help),
 )
 _ALIASES = {
@@ -396,6 +537,8 @@ _ALIASES = {
     "question": "now",
     "?": "help",
     "cohorts": "cohort",
+    "schedules": "schedule",
+    "sched": "schedule",
 }
 
 

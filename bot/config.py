@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -9,8 +10,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.errors import ConfigError
+from bot.errors import ConfigError, QuizError
 from bot.resources import bundled_content_dir
+from bot.scheduling.rules import parse_duration
 
 AdapterName = Literal["console", "slack", "discord"]
 
@@ -48,6 +50,19 @@ class Settings(BaseSettings):
         default=None, ge=0, le=65535, description="Port of /healthz and /metrics (off unless set; 8080 in the image)."
     )
     console_user: str = Field(default="", description="Simulated user name in the terminal (default: $USER).")
+    schedule_grace: timedelta = Field(
+        default=timedelta(hours=1),
+        description="A slot missed while no bot ran is posted late within this window (seconds, or 30m, 2h).",
+    )
+    schedule_tick_seconds: float = Field(
+        default=10.0, ge=1.0, le=300.0, description="How often each process looks for due schedules."
+    )
+    schedule_lease_seconds: float = Field(
+        default=300.0,
+        ge=10.0,
+        le=86400.0,
+        description="After this long a claimed slot whose replica went silent is taken over by another.",
+    )
 
     slack_bot_token: SecretStr | None = None
     slack_app_token: SecretStr | None = None
@@ -76,6 +91,28 @@ class Settings(BaseSettings):
     def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("schedule_grace", mode="before")
+    @classmethod
+    def _duration(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        try:
+            return timedelta(seconds=float(text))  # environment variables arrive as text: `3600`
+        except (ValueError, OverflowError):
+            pass
+        try:
+            return parse_duration(text)
+        except QuizError as exc:
+            raise ValueError(str(exc).replace("`", "")) from None
+
+    @field_validator("schedule_grace")
+    @classmethod
+    def _not_negative(cls, value: timedelta) -> timedelta:
+        if value < timedelta(0):
+            raise ValueError("must not be negative")
         return value
 
     @field_validator("timezone")

@@ -45,3 +45,7 @@ class StorageUnavailable(QuizError):
 
 class ShuttingDown(QuizError):
     """The bot is stopping and takes no new work; the user may retry once it is back."""
+
+
+class NotAllowed(QuizError):
+    """The user may not do this (e.g. only admins manage schedules); nothing was changed."""

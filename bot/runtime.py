@@ -13,6 +13,7 @@ import signal
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
+from datetime import timedelta
 from importlib.metadata import entry_points
 from typing import Protocol
 
@@ -25,6 +26,8 @@ from bot.errors import ConfigError
 from bot.ops.http import OpsServer
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformRegistry
+from bot.scheduling.service import ScheduleService
+from bot.scheduling.ticker import Ticker
 from bot.service.answers import AnswerRecorder
 from bot.service.app import QuizApp
 from bot.service.cards import CardRefresher
@@ -54,11 +57,14 @@ class Runtime:
     cards: CardRefresher
     app: QuizApp
     metrics: Metrics
+    schedules: ScheduleService
+    ticker: Ticker
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def aclose(self) -> None:
-        """Finish pending card edits and close the database."""
+        """Stop the scheduler, finish pending card edits and close the database."""
         try:
+            await self.ticker.stop()
             await self.app.aclose()
         finally:
             await self.db.dispose()
@@ -112,6 +118,7 @@ async def build_runtime(
         raise
     stats = Stats(db)
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
+    schedules = ScheduleService(db=db, catalog=catalog, clock=clock, directory=directory)
     answers = AnswerRecorder(db=db, directory=directory, clock=clock)
     app = QuizApp(
         quiz=quiz,
@@ -123,6 +130,17 @@ async def build_runtime(
         cohorts=CohortService(db=db, catalog=catalog, directory=directory, clock=clock, quiz=quiz),
         review=ReviewService(db=db, directory=directory, clock=clock, rng=rng),
         reports=ReportService(db=db, stats=stats, clock=clock),
+        schedules=schedules,
+    )
+    ticker = Ticker(
+        db=db,
+        quiz=quiz,
+        app=app,
+        platforms=platforms,
+        clock=clock,
+        grace=settings.schedule_grace,
+        lease=timedelta(seconds=settings.schedule_lease_seconds),
+        interval=settings.schedule_tick_seconds,
     )
     return Runtime(
         settings=settings,
@@ -135,6 +153,8 @@ async def build_runtime(
         cards=cards,
         app=app,
         metrics=metrics,
+        schedules=schedules,
+        ticker=ticker,
     )
 
 
@@ -179,12 +199,15 @@ async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
         ops = OpsServer(runtime, host=runtime.settings.http_host, port=runtime.settings.http_port)
         await ops.start()
     tasks = [asyncio.create_task(adapter.run(), name=f"adapter-{adapter.name}") for adapter in adapters]
+    # Scheduled questions run with any adapter; a tick skips platforms whose adapter has not registered yet.
+    runtime.ticker.start()
     stop_wait = asyncio.create_task(stop_requested.wait(), name="stop-signal")
     try:
         done, _ = await asyncio.wait([*tasks, stop_wait], return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             if task is not stop_wait and not task.cancelled() and (exc := task.exception()) is not None:
                 log.error("adapter %s failed: %s", task.get_name(), exc, exc_info=exc)
+        await runtime.ticker.stop()  # no new scheduled posts; claims cut short are recovered by any replica
         await runtime.app.drain()
         runtime.stopping.set()
         # Adapters watch `stopping` and return; give them a moment, then cancel what is left.

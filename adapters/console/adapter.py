@@ -15,6 +15,7 @@ from bot.errors import NoOpenPost
 from bot.ports import Message
 from bot.render import CHOICE_MARKS, answer_message, card_footer, reveal_lines
 from bot.runtime import Runtime
+from bot.scheduling.fanout import UNLIMITED
 from bot.service.app import Invocation, Reply, error_reply
 
 PLATFORM = "console"
@@ -35,6 +36,7 @@ class ConsoleAdapter:
     """A real adapter behind the platform port, reading lines from `stdin` and writing to `stdout`."""
 
     name = PLATFORM
+    rate_limits = UNLIMITED  # a terminal has no rate limits; scheduled posts need not be paced
 
     def __init__(self, runtime: Runtime, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         self.runtime = runtime

@@ -31,6 +31,7 @@ from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.errors import ConfigError, StorageUnavailable
 from bot.ports import Message, PlatformError
 from bot.runtime import Runtime
+from bot.scheduling.fanout import DISCORD_LIMITS
 from bot.service.app import Invocation, error_reply
 
 log = logging.getLogger(__name__)
@@ -143,6 +144,7 @@ class DiscordAdapter:
     """The platform port on discord.py, and the bot's Discord connection."""
 
     name = PLATFORM
+    rate_limits = DISCORD_LIMITS  # how fast scheduled fan-out may post (bot/scheduling/fanout.py)
 
     def __init__(self, runtime: Runtime, *, defer_after: float = DEFER_AFTER) -> None:
         self.runtime = runtime

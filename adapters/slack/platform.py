@@ -17,6 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.blocks import card_blocks, card_text, message_blocks, message_text
 from bot.domain import ChannelRef, QuestionCard
 from bot.ports import Message, PlatformError
+from bot.scheduling.fanout import SLACK_LIMITS
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +88,7 @@ class SlackPlatform:
     """The ChatPlatform for Slack. Stateless apart from its Web API client, so any replica can serve any post."""
 
     name = PLATFORM
+    rate_limits = SLACK_LIMITS  # how fast scheduled fan-out may post (bot/scheduling/fanout.py)
 
     def __init__(self, client: AsyncWebClient) -> None:
         self.client = client

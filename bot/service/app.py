@@ -9,14 +9,21 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.clock import Clock
 from bot.commands import (
+    AddSchedule,
     AnswerReview,
     CohortCommand,
     Command,
     ListPacks,
+    ListSchedules,
+    NextSchedule,
+    PauseSchedule,
     PostNow,
+    RemoveSchedule,
+    ResumeSchedule,
     Reveal,
     Scope,
     ShowHelp,
@@ -40,6 +47,9 @@ from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
 from bot.service.stats import Stats
+
+if TYPE_CHECKING:
+    from bot.scheduling.service import ScheduleService
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +115,7 @@ class QuizApp:
         cohorts: CohortService | None = None,
         review: ReviewService | None = None,
         reports: ReportService | None = None,
+        schedules: ScheduleService | None = None,
     ) -> None:
         self.quiz = quiz
         self.answers = answers
@@ -122,6 +133,7 @@ class QuizApp:
         )
         self.review = review or ReviewService(db=db, directory=directory, clock=clock, rng=quiz.rng)
         self.reports = reports or ReportService(db=db, stats=stats, clock=clock)
+        self.schedules = schedules
 
     async def handle_command(self, invocation: Invocation) -> Reply:
         """Parse and run a `/quiz` command; every error becomes a friendly reply."""
@@ -167,6 +179,15 @@ class QuizApp:
                 return _reply(await self.review.run(command, inv.user))
             case ShowReport(cohort=cohort):
                 return _reply(await self.reports.run(inv.channel, cohort=cohort))
+            case (
+                AddSchedule() | ListSchedules() | RemoveSchedule() | PauseSchedule() | ResumeSchedule() | NextSchedule()
+            ):
+                if self.schedules is None:
+                    raise CommandError("Schedules are not available here.")
+                message, public = await self.schedules.handle(
+                    command, channel=inv.channel, user=inv.user, is_admin=inv.is_admin
+                )
+                return Reply(message, private=not public)
         raise CommandError("That command is not available here.")  # pragma: no cover - the match is exhaustive
 
     async def answer(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:

@@ -7,7 +7,7 @@ Existing answers are rolled up, and every question a user got wrong becomes a re
 Branched from 0001 on the scores branch; re-chained after 0002 (schedules) when the branches merge.
 
 Revision ID: 0003
-Revises: 0001
+Revises: 0002
 Create Date: 2026-11-30 04:14:15.847999
 """
 
@@ -18,7 +18,7 @@ from alembic import op
 
 
 revision: str = '0003'
-down_revision: str | None = '0001'
+down_revision: str | None = "0002"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,459 @@
+"""Schedule rules: what people type (`daily 09:00`, `weekdays 09:30`, `mon,wed,fri 14:00`, or a five-field cron),
+the rule in words, and when it fires in an IANA timezone, daylight-saving changes included.
+
+Rules are evaluated here rather than with APScheduler's CronTrigger, on purpose. CronTrigger 3.11.3 returns the
+fall-back hour's second occurrence over and over (and a rule would post twice that day), and its
+`from_crontab` reads day-of-week 1 as Tuesday where cron means Monday. The semantics here:
+
+- Each fire has a *slot*: the rule's local calendar date and wall time (`2026-03-29T03:30`). Slots are what the
+  database claims, so one slot posts once whatever the clocks do.
+- On the day clocks go back, a wall time that happens twice fires at its first occurrence only.
+- On the day clocks go forward, a wall time in the skipped hour fires once, shifted forward by the gap
+  (03:30 in a 03:00->04:00 jump fires at 04:30). If that lands on the instant of another slot of the same rule,
+  the two are one fire.
+- Cron fields follow Vixie cron: day-of-week 0 or 7 is Sunday; when both day-of-month and day-of-week are
+  restricted (neither starts with `*`) a day matches if either does.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from functools import lru_cache
+from zoneinfo import ZoneInfo, available_timezones
+
+from bot.errors import CommandError
+
+MIN_INTERVAL = timedelta(minutes=10)
+"""A rule may not fire more often than this (a question every minute is a typo, not a quiz)."""
+
+MAX_SEARCH_DAYS = 366 * 8 + 2
+"""How far ahead a next fire is looked for (covers 29 February across a non-leap century year)."""
+
+SLOT_FORMAT = "%Y-%m-%dT%H:%M"
+
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_DAY_WORDS: dict[str, int] = {}
+for _index, _name in enumerate(WEEKDAY_NAMES):
+    for _alias in (_name.casefold(), _name[:3].casefold()):
+        _DAY_WORDS[_alias] = _index
+_DAY_WORDS.update({"tues": 1, "thur": 3, "thurs": 3})
+
+_CRON_DOW = {"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6}
+_CRON_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1
+    )
+}
+_EVERY_DAY = ("daily", "day", "everyday", "days")
+_WEEKDAYS = ("weekdays", "weekday", "workdays", "workday")
+_WEEKENDS = ("weekends", "weekend")
+_TIME = re.compile(r"^([0-9]{1,2})(?::([0-9]{2}))?(am|pm)?$")
+_CRONISH = re.compile(r"^[0-9*]")
+_TIMEISH = re.compile(r"^[0-9]{1,2}(:[0-9]{2})?(am|pm)?$")
+_DURATION = re.compile(r"^(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m(?:in)?)?(?:([0-9]+)s)?$")
+
+EXAMPLES = "`daily 09:00`, `weekdays 09:30`, `mon,wed,fri 14:00` or a cron rule such as `30 9 * * 1-5`"
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One fire of a rule: `key` is the local date and wall time the rule names, `due` the UTC instant it fires."""
+
+    key: str
+    due: datetime
+    shifted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A parsed rule. `cron` (five standard cron fields) is what is stored; everything else derives from it."""
+
+    cron: str
+    minutes: tuple[int, ...]
+    hours: tuple[int, ...]
+    days: frozenset[int]
+    months: frozenset[int]
+    weekdays: frozenset[int]  # Python numbering: 0 = Monday
+    day_star: bool
+    weekday_star: bool
+
+    # --- evaluation ------------------------------------------------------------------------------
+
+    def matches(self, day: date) -> bool:
+        """Whether the rule fires at all on this local calendar date."""
+        if day.month not in self.months:
+            return False
+        dom = day.day in self.days
+        dow = day.weekday() in self.weekdays
+        if self.day_star or self.weekday_star:
+            return dom and dow
+        return dom or dow
+
+    def slots_on(self, day: date, tz: ZoneInfo) -> list[Slot]:
+        """The rule's fires on one local date, earliest first (DST gaps shifted, duplicates merged)."""
+        if not self.matches(day):
+            return []
+        by_instant: dict[datetime, Slot] = {}
+        for hour in self.hours:
+            for minute in self.minutes:
+                wall = datetime.combine(day, time(hour, minute))
+                # fold=0: an ambiguous time is its first occurrence; a skipped time keeps the offset from before
+                # the jump, which lands it after the jump by the size of the gap.
+                due = wall.replace(tzinfo=tz).astimezone(UTC)
+                shifted = due.astimezone(tz).replace(tzinfo=None) != wall
+                slot = Slot(key=wall.strftime(SLOT_FORMAT), due=due, shifted=shifted)
+                existing = by_instant.get(due)
+                if existing is None or (existing.shifted and not shifted):
+                    by_instant[due] = slot
+        return sorted(by_instant.values(), key=lambda s: s.due)
+
+    def next_slot(self, after: datetime, tz: ZoneInfo) -> Slot:
+        """The first fire strictly after the instant `after`."""
+        start = after.astimezone(tz).date() - timedelta(days=1)
+        best: Slot | None = None
+        last_day: date | None = None
+        for offset in range(MAX_SEARCH_DAYS):
+            day = start + timedelta(days=offset)
+            if last_day is not None and day > last_day:
+                break
+            for slot in self.slots_on(day, tz):
+                if slot.due > after and (best is None or slot.due < best.due):
+                    best = slot
+                    # A DST shift moves a fire by hours, never past the next day: one more day settles it.
+                    last_day = day + timedelta(days=1)
+        if best is None:
+            raise CommandError(f"The rule `{self.cron}` never fires. Try {EXAMPLES}.")
+        return best
+
+    def last_slot(self, at_or_before: datetime, tz: ZoneInfo) -> Slot | None:
+        """The latest fire at or before the instant `at_or_before` (None if there is none within the search span)."""
+        start = at_or_before.astimezone(tz).date() + timedelta(days=1)
+        best: Slot | None = None
+        first_day: date | None = None
+        for offset in range(MAX_SEARCH_DAYS):
+            day = start - timedelta(days=offset)
+            if first_day is not None and day < first_day:
+                break
+            for slot in self.slots_on(day, tz):
+                if slot.due <= at_or_before and (best is None or slot.due > best.due):
+                    best = slot
+                    first_day = day - timedelta(days=1)
+        return best
+
+    def upcoming(self, after: datetime, tz: ZoneInfo, count: int) -> list[Slot]:
+        """The next `count` fires after `after`."""
+        slots: list[Slot] = []
+        for _ in range(count):
+            slots.append(self.next_slot(slots[-1].due if slots else after, tz))
+        return slots
+
+    # --- words -----------------------------------------------------------------------------------
+
+    def describe(self) -> str:
+        """The rule in words: `every weekday (Mon–Fri) at 09:30`."""
+        times = [f"{h:02d}:{m:02d}" for h in self.hours for m in self.minutes]
+        if len(times) > 4 or len(self.months) != 12:
+            return f"on the cron schedule `{self.cron}`"
+        at = f"at {_join(times)}"
+        if self.day_star and len(self.days) == 31:  # only the day of the week decides
+            if len(self.weekdays) == 7:
+                return f"every day {at}"
+            return f"{_weekday_phrase(self.weekdays)} {at}"
+        if self.weekday_star and len(self.weekdays) == 7:  # only the day of the month decides
+            return f"on day {_join([str(d) for d in sorted(self.days)])} of every month {at}"
+        return f"on the cron schedule `{self.cron}`"
+
+
+def _join(items: Sequence[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _weekday_phrase(weekdays: frozenset[int]) -> str:
+    if weekdays == frozenset(range(5)):
+        return "every weekday (Mon–Fri)"
+    if weekdays == frozenset({5, 6}):
+        return "every Saturday and Sunday"
+    return "every " + _join([WEEKDAY_NAMES[d] for d in sorted(weekdays)])
+
+
+# --- parsing ---------------------------------------------------------------------------------------
+
+
+def parse_rule(text: str) -> Rule:
+    """Parse a whole rule (`weekdays 09:30`, or five cron fields) and check it fires, not too often."""
+    words = text.split()
+    rule, rest = split_rule(words)
+    if rest:
+        raise CommandError(f"Did not understand `{' '.join(rest)}` after the rule. Try {EXAMPLES}.")
+    return rule
+
+
+def split_rule(words: Sequence[str]) -> tuple[Rule, list[str]]:
+    """Read a rule from the start of `words`; returns it and the words after it (packs, options)."""
+    words = list(words)
+    if not words:
+        raise CommandError(f"Say when, e.g. {EXAMPLES}.")
+    first = words[0]
+    if len(first.split()) > 1:  # a quoted rule: "30 9 * * 1-5"
+        rule, rest = split_rule(first.split())
+        if rest:
+            raise CommandError(f"Did not understand `{' '.join(rest)}` in `{first}`. Try {EXAMPLES}.")
+        return rule, words[1:]
+    if _CRONISH.match(first) and not (_TIMEISH.match(first.casefold()) and not first.isdigit()):
+        rule, rest = _parse_cron(words[:5]), words[5:]
+    else:
+        rule, rest = _parse_friendly(words)
+    _check_interval(rule)
+    return rule, rest
+
+
+def _check_interval(rule: Rule) -> None:
+    """Refuse rules that never fire, or fire more often than MIN_INTERVAL (without enumerating a busy rule)."""
+    limit = int(MIN_INTERVAL.total_seconds() // 60)
+    times = sorted({h * 60 + m for h in rule.hours for m in rule.minutes})
+    within_day = min((b - a for a, b in itertools.pairwise(times)), default=24 * 60)
+    if within_day < limit:
+        raise CommandError(
+            f"`{rule.cron}` would post every {within_day} min; schedules post at most every {limit} minutes."
+        )
+    reference = datetime(2001, 1, 1, tzinfo=UTC)
+    first = rule.next_slot(reference, ZoneInfo("UTC"))  # raises if it never fires
+    if times[0] + 24 * 60 - times[-1] < limit:  # late one day and early the next: look at real fires
+        fires = rule.upcoming(first.due - timedelta(microseconds=1), ZoneInfo("UTC"), 48)
+        smallest = min(later.due - earlier.due for earlier, later in itertools.pairwise(fires))
+        if smallest < MIN_INTERVAL:
+            raise CommandError(
+                f"`{rule.cron}` would post every {int(smallest.total_seconds() // 60)} min; schedules post at most "
+                f"every {limit} minutes."
+            )
+
+
+@lru_cache(maxsize=1024)
+def load_rule(cron: str) -> Rule:
+    """A stored rule (five cron fields), parsed without the checks made when it was added."""
+    return _parse_cron(cron.split())
+
+
+def _parse_friendly(words: list[str]) -> tuple[Rule, list[str]]:
+    i = 0
+    if words[i].casefold() == "every":
+        i += 1
+        if i == len(words):
+            raise CommandError(f"Every what? Try {EXAMPLES}.")
+    # A day list may have been typed with spaces after its commas: `mon, wed, fri`.
+    days_text = words[i]
+    i += 1
+    while i < len(words) and (days_text.endswith((",", "-")) or words[i].startswith((",", "-"))):
+        days_text += words[i]
+        i += 1
+    weekdays = _parse_days(days_text)
+    if i < len(words) and words[i].casefold() == "at":
+        i += 1
+    if i == len(words):
+        raise CommandError(f"Add a time after `{days_text}`, e.g. `{days_text} 09:30`.")
+    time_text = words[i]
+    i += 1
+    if i < len(words) and words[i].casefold() in {"am", "pm"}:
+        time_text += words[i]
+        i += 1
+    hour, minute = _parse_time(time_text)
+    if weekdays == frozenset(range(7)):
+        dow = "*"
+    elif weekdays == frozenset(range(5)):
+        dow = "1-5"
+    else:
+        dow = ",".join(str(n) for n in sorted((d + 1) % 7 for d in weekdays))
+    return _parse_cron([str(minute), str(hour), "*", "*", dow]), words[i:]
+
+
+def _parse_days(text: str) -> frozenset[int]:
+    word = text.casefold()
+    if word in _EVERY_DAY:
+        return frozenset(range(7))
+    if word in _WEEKDAYS:
+        return frozenset(range(5))
+    if word in _WEEKENDS:
+        return frozenset({5, 6})
+    if _TIMEISH.match(word):
+        raise CommandError(f"Start with the days, then the time: e.g. `daily {text}` or `weekdays {text}`.")
+    days: set[int] = set()
+    for part in word.split(","):
+        ends = part.split("-")
+        if len(ends) > 2 or not all(_day(end) is not None for end in ends):
+            raise CommandError(
+                f"`{text}` is not a day rule. Use `daily`, `weekdays`, `weekends`, days such as `mon,wed,fri` "
+                f"or `mon-thu`, or a five-field cron rule such as `30 9 * * 1-5`."
+            )
+        first, last = _day(ends[0]) or 0, _day(ends[-1]) or 0
+        if last < first:
+            raise CommandError(f"The day range `{part}` goes backwards; write it from Monday towards Sunday.")
+        days.update(range(first, last + 1))
+    return frozenset(days)
+
+
+def _day(word: str) -> int | None:
+    if word in _DAY_WORDS:
+        return _DAY_WORDS[word]
+    if word.endswith("s") and word[:-1] in _DAY_WORDS:  # `mondays`
+        return _DAY_WORDS[word[:-1]]
+    return None
+
+
+def _parse_time(text: str) -> tuple[int, int]:
+    match = _TIME.match(text.casefold())
+    problem = f"`{text}` is not a time: write 24-hour HH:MM such as `09:30` (or `9:30am`)."
+    if match is None:
+        raise CommandError(problem)
+    hour, minute, meridiem = int(match.group(1)), int(match.group(2) or 0), match.group(3)
+    if meridiem is None and match.group(2) is None:
+        raise CommandError(problem)
+    if meridiem is not None:
+        if not 1 <= hour <= 12:
+            raise CommandError(problem)
+        hour = hour % 12 + (12 if meridiem == "pm" else 0)
+    if hour > 23 or minute > 59:
+        raise CommandError(problem)
+    return hour, minute
+
+
+_FIELDS = (
+    ("minute", 0, 59, None),
+    ("hour", 0, 23, None),
+    ("day-of-month", 1, 31, None),
+    ("month", 1, 12, _CRON_MONTHS),
+    ("day-of-week", 0, 7, _CRON_DOW),
+)
+
+
+def _parse_cron(fields: list[str]) -> Rule:
+    if len(fields) != 5:
+        raise CommandError(
+            f"A cron rule has five fields (minute hour day-of-month month day-of-week); got {len(fields)}: "
+            f"`{' '.join(fields)}`. Example: `30 9 * * 1-5` is 09:30 Monday to Friday."
+        )
+    fields = [field.casefold() for field in fields]
+    values = [
+        _parse_field(text, lo, hi, names, label) for text, (label, lo, hi, names) in zip(fields, _FIELDS, strict=True)
+    ]
+    minutes, hours, days, months, cron_dow = values
+    return Rule(
+        cron=" ".join(fields),
+        minutes=tuple(sorted(minutes)),
+        hours=tuple(sorted(hours)),
+        days=frozenset(days),
+        months=frozenset(months),
+        weekdays=frozenset((d - 1) % 7 for d in cron_dow),  # cron 0/7 = Sunday -> 6, 1 = Monday -> 0
+        day_star=fields[2].startswith("*"),
+        weekday_star=fields[4].startswith("*"),
+    )
+
+
+def _parse_field(text: str, lo: int, hi: int, names: dict[str, int] | None, label: str) -> set[int]:
+    result: set[int] = set()
+    for part in text.split(","):
+        base, _, step_text = part.partition("/")
+        step = 1
+        if step_text:
+            if not step_text.isascii() or not step_text.isdigit() or int(step_text) == 0:
+                raise CommandError(f"The cron {label} field `{text}` has a bad step `/{step_text}`.")
+            step = int(step_text)
+        if base == "*":
+            first, last = lo, hi
+        else:
+            ends = base.split("-")
+            if len(ends) > 2 or not all(ends):
+                raise CommandError(f"The cron {label} field `{text}` is not understood.")
+            first = _cron_value(ends[0], lo=lo, hi=hi, names=names, label=label, text=text)
+            last = _cron_value(ends[-1], lo=lo, hi=hi, names=names, label=label, text=text) if len(ends) == 2 else first
+            if step_text and len(ends) == 1:
+                last = hi  # `5/15` means from 5 to the end, every 15
+            if last < first:
+                raise CommandError(f"The cron {label} range `{base}` goes backwards.")
+        result.update(range(first, last + 1, step))
+    if names is _CRON_DOW and 7 in result:
+        result.discard(7)
+        result.add(0)
+    return result
+
+
+def _cron_value(word: str, *, lo: int, hi: int, names: dict[str, int] | None, label: str, text: str) -> int:
+    if names and word in names:
+        return names[word]
+    if not word.isascii() or not word.isdigit():
+        unsupported = [mark.upper() for mark in "lw#?" if mark in word]
+        if unsupported:
+            raise CommandError(f"The cron {label} field `{text}` uses `{unsupported[0]}`, which is not supported.")
+        raise CommandError(f"The cron {label} field `{text}` is not understood (`{word}`).")
+    value = int(word)
+    if not lo <= value <= hi:
+        raise CommandError(f"The cron {label} value `{value}` is out of range {lo}-{hi}.")
+    return value
+
+
+# --- timezones and durations -----------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _zone_names() -> dict[str, str]:
+    return {name.casefold(): name for name in available_timezones()} | {"utc": "UTC"}
+
+
+def parse_timezone(text: str) -> str:
+    """The canonical IANA name for `text` (case-insensitive), or a CommandError suggesting the closest names."""
+    names = _zone_names()
+    canonical = names.get(text.strip().casefold())
+    if canonical is not None:
+        try:
+            ZoneInfo(canonical)
+        except Exception:  # an entry the system cannot load
+            canonical = None
+    if canonical is None:
+        close = difflib.get_close_matches(text.casefold(), list(names), n=3, cutoff=0.6)
+        hint = f" Did you mean {', '.join(f'`{names[c]}`' for c in close)}?" if close else ""
+        raise CommandError(
+            f"Unknown timezone `{text}`.{hint} Use an IANA name such as `Europe/Helsinki` or `America/New_York`."
+        )
+    return canonical
+
+
+def parse_duration(text: str, *, minimum: timedelta | None = None, maximum: timedelta | None = None) -> timedelta:
+    """`90m`, `2h`, `1h30m`, `1d`, `45s` -> timedelta; a CommandError says what to write otherwise."""
+    word = text.strip().casefold()
+    match = _DURATION.match(word)
+    if not word or match is None or not any(match.groups()):
+        hint = f" Add a unit: `{word}m` for minutes or `{word}h` for hours." if word.isdigit() else ""
+        raise CommandError(f"`{text}` is not a duration.{hint} Examples: `30m`, `2h`, `1h30m`, `1d`.")
+    days, hours, minutes, seconds = (int(part or 0) for part in match.groups())
+    try:
+        value = timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
+    except OverflowError:
+        raise CommandError(f"`{text}` is far too long.") from None
+    if minimum is not None and value < minimum:
+        raise CommandError(f"`{text}` is too short; the least is {format_duration(minimum)}.")
+    if maximum is not None and value > maximum:
+        raise CommandError(f"`{text}` is too long; the most is {format_duration(maximum)}.")
+    return value
+
+
+def format_duration(value: timedelta) -> str:
+    """timedelta -> `1 h 30 min`, `24 h`, `2 d`, `45 s` (days from two days up)."""
+    total = int(value.total_seconds())
+    days, rest = divmod(total, 86400) if total >= 2 * 86400 else (0, total)
+    hours, rest = divmod(rest, 3600)
+    minutes, seconds = divmod(rest, 60)
+    parts = [f"{days} d" if days else "", f"{hours} h" if hours else "", f"{minutes} min" if minutes else ""]
+    parts.append(f"{seconds} s" if seconds and not days and not hours else "")
+    return " ".join(p for p in parts if p) or "0 min"
+
+
+def format_local(when: datetime, tz: ZoneInfo) -> str:
+    """An instant as the schedule's local time: `Mon 5 Jan 2026 09:30 EET`."""
+    local = when.astimezone(tz)
+    return f"{local:%a} {local.day} {local:%b %Y %H:%M} {local.tzname()}"

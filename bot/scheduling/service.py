@@ -1,0 +1,288 @@
+"""Schedule use cases behind `/quiz schedule ...`: add, list, remove, pause, resume, and what fires next.
+
+Each use case is one transaction. Changes land in the database only, so every replica's ticker sees them on its
+next tick, without a restart.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Select, delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.clock import Clock
+from bot.commands import (
+    AddSchedule,
+    ListSchedules,
+    NextSchedule,
+    PauseSchedule,
+    RemoveSchedule,
+    ResumeSchedule,
+    ScheduleCommand,
+)
+from bot.content import Catalog
+from bot.db import Database
+from bot.db.models import Channel, Schedule, User, Workspace
+from bot.domain import ChannelRef, UserRef
+from bot.errors import NotAllowed, QuizError
+from bot.ports import Message
+from bot.scheduling import wording
+from bot.scheduling.rules import Rule, Slot, load_rule
+from bot.service.directory import Directory
+
+log = logging.getLogger(__name__)
+
+MAX_PER_CHANNEL = 25
+"""More schedules than this in one channel is a mistake, not a curriculum."""
+
+_NEVER = datetime.max.replace(tzinfo=UTC)
+
+
+class UnknownSchedule(QuizError):
+    """No schedule with that id in this workspace."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleView:
+    """A schedule as people see it."""
+
+    id: int
+    channel: ChannelRef
+    rule: Rule
+    timezone: str
+    pack_ids: tuple[str, ...]
+    close_after: timedelta | None
+    enabled: bool
+    paused_reason: str | None
+    next_slot: Slot | None
+    created_by: str | None
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The schedule's timezone."""
+        return ZoneInfo(self.timezone)
+
+
+class ScheduleService:
+    """Manage a workspace's schedules. Only admins change them; anyone may list them."""
+
+    def __init__(self, *, db: Database, catalog: Catalog, clock: Clock, directory: Directory) -> None:
+        self.db = db
+        self.catalog = catalog
+        self.clock = clock
+        self.directory = directory
+
+    async def handle(
+        self, command: ScheduleCommand, *, channel: ChannelRef, user: UserRef, is_admin: bool
+    ) -> tuple[Message, bool]:
+        """Run a `/quiz schedule` command; returns the reply and whether the whole channel should see it."""
+        match command:
+            case AddSchedule():
+                view, upcoming = await self.add(command, channel=channel, user=user, is_admin=is_admin)
+                return wording.added(view, upcoming), True
+            case ListSchedules(everywhere=everywhere):
+                views = await self.list(channel, everywhere=everywhere)
+                return wording.listing(views, everywhere=everywhere, here=channel), False
+            case RemoveSchedule(schedule_id=schedule_id):
+                view = await self.remove(schedule_id, channel=channel, user=user, is_admin=is_admin)
+                return wording.removed(view, user), True
+            case PauseSchedule(schedule_id=schedule_id):
+                view, changed = await self.set_paused(
+                    schedule_id, paused=True, channel=channel, user=user, is_admin=is_admin
+                )
+                return wording.paused(view, user, changed=changed), changed
+            case ResumeSchedule(schedule_id=schedule_id):
+                view, changed = await self.set_paused(
+                    schedule_id, paused=False, channel=channel, user=user, is_admin=is_admin
+                )
+                return wording.resumed(view, user, changed=changed), changed
+            case NextSchedule():
+                return wording.next_here(await self.next_here(channel), now=self.clock.now()), False
+        raise QuizError("That schedule command is not available.")  # pragma: no cover - the match is exhaustive
+
+    # --- use cases -------------------------------------------------------------------------------
+
+    async def add(
+        self, command: AddSchedule, *, channel: ChannelRef, user: UserRef, is_admin: bool
+    ) -> tuple[ScheduleView, list[Slot]]:
+        """Put a channel on a rule; returns the schedule and its next three fires."""
+        _require_admin(is_admin, "add schedules")
+        packs = [self.catalog.get(pack).id for pack in command.packs]  # UnknownPack lists the packs there are
+        now = self.clock.now()
+        async with self.db.transaction() as session:
+            channel_row = await self.directory.channel_id(session, channel, now)
+            workspace_row = await self.directory.workspace_id(session, channel.platform, channel.workspace_id, now)
+            timezone = command.timezone or await self._channel_timezone(session, channel_row)
+            zone = ZoneInfo(timezone)
+            existing = list(
+                (await session.execute(select(Schedule).where(Schedule.channel_id == channel_row))).scalars()
+            )
+            for other in existing:
+                if (other.rule, other.timezone, sorted(other.pack_ids)) == (command.rule.cron, timezone, sorted(packs)):
+                    raise QuizError(
+                        f"Schedule #{other.id} already posts here {command.rule.describe()} ({timezone}). "
+                        "`/quiz schedule list` shows it."
+                    )
+            if len(existing) >= MAX_PER_CHANNEL:
+                raise QuizError(
+                    f"This channel has {len(existing)} schedules, the most allowed; remove one first "
+                    "(`/quiz schedule list` shows them)."
+                )
+            upcoming = command.rule.upcoming(now, zone, 3)
+            schedule = Schedule(
+                workspace_id=workspace_row,
+                channel_id=channel_row,
+                rule=command.rule.cron,
+                timezone=timezone,
+                pack_ids=packs,
+                close_after_seconds=int(command.close_after.total_seconds()) if command.close_after else None,
+                enabled=True,
+                paused_reason=None,
+                created_by=await self.directory.user_id(session, user, now),
+                created_at=now,
+                next_fire_at=upcoming[0].due,
+                next_slot=upcoming[0].key,
+            )
+            session.add(schedule)
+            await session.flush()
+            view = _view(schedule, channel, user.display_name)
+        log.info(
+            "schedule %s added: %s in %s",
+            view.id,
+            view.rule.cron,
+            view.timezone,
+            extra=_log_extra(channel, view.id),
+        )
+        return view, upcoming
+
+    async def list(self, channel: ChannelRef, *, everywhere: bool = False) -> list[ScheduleView]:
+        """The schedules of a channel (or of its whole workspace), soonest first, paused ones last."""
+        async with self.db.transaction() as session:
+            query = self._query(channel, channel_only=not everywhere)
+            rows = (await session.execute(query)).all()
+        views = [_view(row.Schedule, _ref(channel, row.channel), row.created_by) for row in rows]
+        return sorted(views, key=lambda v: (not v.enabled, v.next_slot.due if v.next_slot else _NEVER, v.id))
+
+    async def remove(self, schedule_id: int, *, channel: ChannelRef, user: UserRef, is_admin: bool) -> ScheduleView:
+        """Delete a schedule of this workspace (its past posts stay, and open ones are still revealed)."""
+        _require_admin(is_admin, "remove schedules")
+        async with self.db.transaction() as session:
+            view = await self._get(session, channel, schedule_id)
+            await session.execute(delete(Schedule).where(Schedule.id == schedule_id))
+        log.info("schedule %s removed by %s", schedule_id, user.user_id, extra=_log_extra(view.channel, schedule_id))
+        return view
+
+    async def set_paused(
+        self, schedule_id: int, *, paused: bool, channel: ChannelRef, user: UserRef, is_admin: bool
+    ) -> tuple[ScheduleView, bool]:
+        """Pause or resume a schedule; returns it and whether anything changed.
+
+        Resuming computes the next fire from now: slots that passed while paused are not posted.
+        """
+        _require_admin(is_admin, "pause and resume schedules")
+        now = self.clock.now()
+        async with self.db.transaction() as session:
+            view = await self._get(session, channel, schedule_id)
+            schedule = await session.get(Schedule, schedule_id)
+            assert schedule is not None
+            changed = schedule.enabled == paused
+            if changed:
+                schedule.enabled = not paused
+                schedule.paused_reason = f"paused by {user.display_name or user.user_id}" if paused else None
+                if not paused:
+                    upcoming = view.rule.next_slot(now, view.zone)
+                    schedule.next_fire_at, schedule.next_slot = upcoming.due, upcoming.key
+                await session.flush()
+                view = _view(schedule, view.channel, view.created_by)
+        if changed:
+            log.info(
+                "schedule %s %s by %s",
+                schedule_id,
+                "paused" if paused else "resumed",
+                user.user_id,
+                extra=_log_extra(view.channel, schedule_id),
+            )
+        return view, changed
+
+    async def next_here(self, channel: ChannelRef) -> ScheduleView | None:
+        """The enabled schedule of this channel that fires soonest, if any."""
+        views = [view for view in await self.list(channel) if view.enabled and view.next_slot is not None]
+        return views[0] if views else None
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def _query(channel: ChannelRef, *, channel_only: bool) -> Select[Schedule, str, str]:
+        query = (
+            select(Schedule, Channel.external_id.label("channel"), User.display_name.label("created_by"))
+            .join(Channel, Channel.id == Schedule.channel_id)
+            .join(Workspace, Workspace.id == Schedule.workspace_id)
+            .outerjoin(User, User.id == Schedule.created_by)
+            .where(Workspace.platform == channel.platform, Workspace.external_id == channel.workspace_id)
+        )
+        if channel_only:
+            query = query.where(Channel.external_id == channel.channel_id)
+        return query
+
+    async def _get(self, session: AsyncSession, channel: ChannelRef, schedule_id: int) -> ScheduleView:
+        row = (
+            await session.execute(self._query(channel, channel_only=False).where(Schedule.id == schedule_id))
+        ).first()
+        if row is None:
+            raise UnknownSchedule(
+                f"There is no schedule #{schedule_id} in this workspace; `/quiz schedule list all` shows them."
+            )
+        return _view(row.Schedule, _ref(channel, row.channel), row.created_by)
+
+    @staticmethod
+    async def _channel_timezone(session: AsyncSession, channel_row: int) -> str:
+        row = (
+            await session.execute(
+                select(Channel.timezone, Workspace.timezone.label("workspace_timezone"))
+                .join(Workspace, Workspace.id == Channel.workspace_id)
+                .where(Channel.id == channel_row)
+            )
+        ).one()
+        return str(row.timezone or row.workspace_timezone or "UTC")
+
+
+def _require_admin(is_admin: bool, what: str) -> None:
+    if not is_admin:
+        raise NotAllowed(f"Only workspace admins can {what}; nothing was changed. Ask an admin of this workspace.")
+
+
+def _ref(channel: ChannelRef, channel_id: str) -> ChannelRef:
+    return ChannelRef(platform=channel.platform, workspace_id=channel.workspace_id, channel_id=channel_id)
+
+
+def _view(schedule: Schedule, channel: ChannelRef, created_by: str | None) -> ScheduleView:
+    next_slot = (
+        Slot(key=schedule.next_slot, due=schedule.next_fire_at)
+        if schedule.next_slot is not None and schedule.next_fire_at is not None
+        else None
+    )
+    return ScheduleView(
+        id=schedule.id,
+        channel=channel,
+        rule=load_rule(schedule.rule),
+        timezone=schedule.timezone,
+        pack_ids=tuple(schedule.pack_ids),
+        close_after=timedelta(seconds=schedule.close_after_seconds) if schedule.close_after_seconds else None,
+        enabled=schedule.enabled,
+        paused_reason=schedule.paused_reason,
+        next_slot=next_slot,
+        created_by=created_by,
+    )
+
+
+def _log_extra(channel: ChannelRef, schedule_id: int) -> dict[str, object]:
+    return {
+        "platform": channel.platform,
+        "workspace": channel.workspace_id,
+        "channel": channel.channel_id,
+        "schedule_id": schedule_id,
+    }
