@@ -1,0 +1,156 @@
+"""Benchmark 6: footprint. `quizbot run` with every adapter loaded (terminal, Slack in HTTP mode, Discord), on
+SQLite: start-up to ready, idle resident memory, and its growth after 100,000 answers (signed Slack clicks).
+
+    python -m bench.footprint [--answers 100000]
+
+The bot runs as a child process (discord.py pointed at a loopback fake Discord, the Slack Web API at a loopback
+fake Slack, both served by this process); memory is the child's VmRSS from /proc.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+
+from bench.common import run, write_section
+from bench.slack_path import _load
+from tests.fakes.discord_api import FakeDiscord
+from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, block_actions_body
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def serve(api_base: str, gateway_url: str) -> None:
+    """Child: `quizbot run`, with discord.py pointed at the fake (the only thing a setting cannot do)."""
+    from bot.cli import main as quizbot
+    from tests.fakes.discord_api import patch_discord
+
+    with patch_discord(api_base, gateway_url):
+        raise SystemExit(quizbot(["run"]))
+
+
+async def wait_healthy(url: str, deadline: float) -> None:
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            try:
+                async with session.get(url) as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.02)
+    raise RuntimeError(f"{url} never became healthy")
+
+
+async def main() -> None:
+    """Start, measure, click, measure, stop; record."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--answers", type=int, default=100_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        slack, discord_fake = FakeSlack(), FakeDiscord(validate_payloads=False)
+        await slack.start()
+        await discord_fake.start()
+        users = 5000
+        for n in range(users):
+            slack.add_user(f"U{n:05d}", f"user{n}", join_channels=True)
+        http_port, slack_port = _free_port(), _free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
+        env.update(
+            QUIZBOT_ADAPTERS="console,slack,discord",
+            QUIZBOT_DATABASE_URL=f"sqlite+aiosqlite:///{tmp}/quizbot.db",
+            QUIZBOT_HTTP_PORT=str(http_port),
+            QUIZBOT_HTTP_HOST="127.0.0.1",
+            QUIZBOT_SLACK_BOT_TOKEN=slack.bot_token,
+            QUIZBOT_SLACK_SIGNING_SECRET=SIGNING_SECRET,
+            QUIZBOT_SLACK_API_URL=slack.api_url,
+            QUIZBOT_SLACK_HOST="127.0.0.1",
+            QUIZBOT_SLACK_PORT=str(slack_port),
+            QUIZBOT_DISCORD_TOKEN="bench-token",
+            QUIZBOT_LOG_LEVEL="WARNING",
+        )
+        started = time.monotonic()
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bench.footprint", "--serve", discord_fake.api_base, discord_fake.gateway_url,
+            env={**env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+            cwd=tmp, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
+            stderr=open(f"{tmp}/bot.log", "w"),  # noqa: SIM115 - the child owns it until it exits
+        )
+        try:
+            await wait_healthy(f"http://127.0.0.1:{http_port}/healthz", started + 60)
+            startup = time.monotonic() - started
+            await discord_fake.wait_until_connected(timeout=30)
+            await asyncio.sleep(5)
+            idle = rss_mb(child.pid)
+            # Cards to click: posted by `/quiz now` through Slack.
+            from tests.fakes.slack_api import slash_command_body, signed_headers
+
+            cards = []
+            async with aiohttp.ClientSession() as session:
+                for _ in range(20):
+                    body = slash_command_body("now", team_id=slack.team_id, channel_id="C0001", user_id="U00000")
+                    headers = {"Content-Type": "application/x-www-form-urlencoded", **signed_headers(SIGNING_SECRET, body)}
+                    async with session.post(f"http://127.0.0.1:{slack_port}/slack/events", data=body, headers=headers):
+                        pass
+                    calls = await slack.wait_for_calls("chat.postMessage", len(cards) + 1, ok=True, timeout=10)
+                    call = calls[-1]
+                    cards.append(slack.message(call.response["channel"], call.response["ts"]))
+            bodies = []
+            for n in range(args.answers):
+                card = cards[n % len(cards)]
+                user = n // len(cards)
+                button = [el for b in card["blocks"] if b["type"] == "actions" for el in b["elements"]][n % 4]
+                bodies.append(
+                    block_actions_body(
+                        message=card, action_id=button["action_id"], user_id=f"U{user:05d}", user_name=f"user{user}",
+                        team_id=slack.team_id, channel_id="C0001",
+                    )
+                )
+            elapsed, _, failures = await _load(slack_port, bodies, 200)
+            await asyncio.sleep(10)  # let the acked clicks finish and the card edits settle
+            loaded = rss_mb(child.pid)
+        finally:
+            if child.returncode is None:
+                child.send_signal(signal.SIGTERM)
+            else:
+                print(Path(f"{tmp}/bot.log").read_text(encoding="utf-8")[-3000:])
+            await asyncio.wait_for(child.wait(), 60)
+            await slack.stop()
+            await discord_fake.stop()
+    rows = [
+        "| figure | measured | target |",
+        "|---|---|---|",
+        f"| start-up to ready (/healthz 200), SQLite, all adapters | {startup:.2f} s | <= 2 s |",
+        f"| idle resident memory, all adapters loaded | {idle:.0f} MiB | <= 150 MB |",
+        f"| after {args.answers:,} answers ({args.answers / elapsed:,.0f}/s through Slack, {failures} non-200) | "
+        f"{loaded:.0f} MiB (+{loaded - idle:.0f} MiB) | growth <= 20 MB |",
+    ]
+    print("\n".join(rows))
+    write_section("6. Footprint", f"python -m bench.footprint --answers {args.answers}", "\n".join(rows))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"]:
+        serve(sys.argv[2], sys.argv[3])  # the child: its own event loop, as `quizbot run` makes one
+    run(main)
