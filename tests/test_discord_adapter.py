@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from adapters.discord.adapter import DiscordAdapter
+from bot.clock import ManualClock
 from bot.config import Settings
 from bot.domain import AnswerResult, ChannelRef
 from bot.ports import Message, PlatformError
@@ -452,7 +454,7 @@ async def test_a_subcommand_discord_knows_but_the_bot_does_not_is_answered(
     runtime: Runtime, fake: FakeDiscord, adapter: DiscordAdapter
 ) -> None:
     async with serving(adapter, fake):
-        callback = await slash(fake, "schedule", user_name="alice")  # registered by a newer version, say
+        callback = await slash(fake, "frobnicate", user_name="alice")  # registered by a newer version, say
         assert callback.ephemeral
         assert "quizbot discord sync" in text_of(callback)
 
@@ -537,3 +539,143 @@ async def test_stopping_lets_an_answer_being_recorded_finish_before_disconnectin
     assert adapter.client.is_closed()
     assert fake.original_response(data["id"])["embeds"][0]["title"].startswith("Correct!")
     assert len(await answer_rows(runtime)) == 1
+
+
+# --- /quiz schedule, cohort, review, report: options rebuilt into the core's text ---------------------------
+
+MANAGE_SERVER = 1 << 5
+
+
+async def test_schedule_add_by_an_admin_replies_with_the_rule_in_words_and_others_are_refused(
+    runtime: Runtime, fake: FakeDiscord, adapter: DiscordAdapter, clock: ManualClock
+) -> None:
+    clock.set(datetime(2026, 1, 5, 9, 0, tzinfo=UTC))  # Monday 11:00 in Helsinki
+    managers = fake.add_role("managers", permissions=MANAGE_SERVER)
+    options = {"when": "weekdays 09:30", "packs": "data-parallelism", "tz": "Europe/Helsinki", "close": "2h"}
+    async with serving(adapter, fake):
+        added = await slash(fake, "add", options, group="schedule", user_name="lead", roles=[managers["id"]])
+        assert not added.ephemeral, text_of(added)  # the channel sees it is now on a schedule
+        assert added.embeds[0]["title"] == (
+            "Scheduled #1: a question every weekday (Mon–Fri) at 09:30, Europe/Helsinki time."
+        )
+        assert "Packs: data-parallelism; each question closes after 2 h." in text_of(added)
+        assert "Next: Tue 6 Jan 2026 09:30 EET" in text_of(added)
+
+        cron = await slash(fake, "add", {"when": "30 9 * * 1-5"}, group="schedule", roles=[managers["id"]])
+        assert cron.embeds[0]["title"].startswith("Scheduled #2: "), text_of(cron)
+
+        refused = await slash(fake, "add", {"when": "daily 10:00"}, group="schedule", user_name="member")
+        paused = await slash(fake, "pause", {"id": 1}, group="schedule", user_name="member")
+        for callback in (refused, paused):
+            assert callback.ephemeral
+            assert text_of(callback).startswith("Only workspace admins can"), text_of(callback)
+
+        by_admin = await slash(fake, "pause", {"id": 1}, group="schedule", roles=[managers["id"]])
+        assert "#1" in text_of(by_admin), text_of(by_admin)
+        listing = await slash(fake, "list", {"all": True}, group="schedule", user_name="member")
+        assert "Europe/Helsinki" in text_of(listing) and "paused" in text_of(listing).casefold()
+        bad_zone = await slash(
+            fake, "add", {"when": "daily 10:00", "tz": "Mars/Olympus"}, group="schedule", roles=[managers["id"]]
+        )
+        assert bad_zone.ephemeral and "Mars/Olympus" in text_of(bad_zone)
+    stored = sorted(await runtime.schedules.list(runtime_channel(fake), everywhere=True), key=lambda s: s.id)
+    assert [(s.id, s.timezone, s.pack_ids, s.close_after, s.enabled) for s in stored] == [
+        (1, "Europe/Helsinki", ("data-parallelism",), timedelta(hours=2), False),
+        (2, "UTC", (), None, True),
+    ]
+
+
+def runtime_channel(fake: FakeDiscord) -> ChannelRef:
+    """The fake's default channel as the core addresses it."""
+    return ChannelRef("discord", fake.guild_id, fake.channel_id)
+
+
+async def test_cohort_create_join_add_and_show(runtime: Runtime, fake: FakeDiscord, adapter: DiscordAdapter) -> None:
+    ben = fake.add_user("ben", user_id=1002)
+    async with serving(adapter, fake):
+        created = await slash(
+            fake,
+            "create",
+            {"name": "spring-26", "start": "2026-03-02", "packs": "data-parallelism, model-pipeline-parallelism"},
+            group="cohort",
+            user_id=1000,
+            user_name="lead",
+        )
+        assert "Created cohort spring-26, starting 2026-03-02" in text_of(created), text_of(created)
+        joined = await slash(fake, "join", {"name": "spring-26"}, group="cohort", user_id=1001, user_name="ann")
+        assert "cohort spring-26" in text_of(joined), text_of(joined)
+        # The creator may add members; Discord sends a mention typed in a string option as <@id>.
+        added = await slash(
+            fake, "add", {"name": "spring-26", "members": f"<@{ben['id']}>"}, group="cohort", user_id=1000
+        )
+        assert text_of(added) == f"Added {ben['id']} to cohort spring-26."
+        shown = await slash(fake, "show", {"name": "spring-26"}, group="cohort", user_id=1001)
+        assert "created by lead" in text_of(shown)
+        assert "Data Parallelism Quiz (data-parallelism): 0/8" in text_of(shown)
+        assert "ann — 0/0 answered" in text_of(shown)
+        assert "1002 — 0/0 answered" in text_of(shown)  # added before speaking: shown by id
+        listing = await slash(fake, "list", group="cohort", user_id=1001)
+        assert "spring-26" in text_of(listing)
+        bad_date = await slash(fake, "create", {"name": "autumn", "start": "next week"}, group="cohort")
+        assert bad_date.ephemeral and "`next week` is not a date" in text_of(bad_date)
+
+
+async def test_pack_list_options_complete_the_last_pack(
+    runtime: Runtime, fake: FakeDiscord, adapter: DiscordAdapter
+) -> None:
+    async with serving(adapter, fake):
+        data = fake.autocomplete_interaction(
+            "quiz", "create", {"name": "x", "packs": "data-parallelism, pipe"}, focused="packs", group="cohort"
+        )
+        typed = await fake.send_interaction(data)
+        assert typed is not None and typed.type == 8
+        assert [c["value"] for c in typed.data["choices"]] == ["data-parallelism, model-pipeline-parallelism"]
+
+
+async def test_review_with_nothing_due_then_a_missed_question_answered_by_number(
+    runtime: Runtime, fake: FakeDiscord, adapter: DiscordAdapter, clock: ManualClock
+) -> None:
+    async with serving(adapter, fake):
+        nothing = await slash(fake, "review", user_id=1001, user_name="alice")
+        assert nothing.ephemeral
+        assert text_of(nothing) == "Nothing to review: questions you get wrong come back here."
+
+        message, post_id, _, wrong = await _post(runtime, fake)
+        await click(fake, message, f"quiz:answer:{post_id}:{wrong}", user_id=1001, user_name="alice")
+        clock.advance(timedelta(minutes=11))
+        asked = await slash(fake, "review", user_id=1001, user_name="alice")
+        assert asked.ephemeral and text_of(asked).startswith("Review · "), text_of(asked)
+        answered = await slash(fake, "review", {"answer": 1}, user_id=1001, user_name="alice")
+        assert answered.ephemeral
+        assert "box" in text_of(answered), text_of(answered)  # right moves it up a box, wrong back to box 1
+
+
+async def test_report_and_leaderboard_cohort_scopes(
+    runtime: Runtime, fake: FakeDiscord, adapter: DiscordAdapter
+) -> None:
+    async with serving(adapter, fake):
+        empty = await slash(fake, "report", user_name="alice")
+        assert text_of(empty).startswith("Report: no answers yet."), text_of(empty)
+
+        await slash(fake, "create", {"name": "spring"}, group="cohort", user_id=1001, user_name="alice")
+        await slash(fake, "join", {"name": "spring"}, group="cohort", user_id=1001, user_name="alice")
+        message, post_id, correct, _ = await _post(runtime, fake)
+        await click(fake, message, f"quiz:answer:{post_id}:{correct}", user_id=1001, user_name="alice")
+
+        report = await slash(fake, "report", user_name="alice")
+        assert not report.ephemeral  # posted for the channel
+        assert "accuracy 100%" in text_of(report) and "Leaders: 1. alice (20)" in text_of(report), text_of(report)
+        cohort_report = await slash(fake, "report", {"cohort": "spring"}, user_name="alice")
+        assert text_of(cohort_report).startswith("Report: Cohort spring"), text_of(cohort_report)
+
+        board = await slash(fake, "leaderboard", {"window": "week", "cohort": "spring"}, user_id=1001)
+        assert "Leaderboard (cohort spring from " in text_of(board), text_of(board)
+        assert "1\\. alice" in text_of(board)
+        by_scope = await slash(fake, "leaderboard", {"scope": "cohort", "cohort": "spring"}, user_id=1001)
+        assert text_of(by_scope) == text_of(board).replace("this week", "all time")
+        versus = await slash(fake, "leaderboard", {"scope": "cohorts"}, user_id=1001)
+        assert "Cohorts by points per active member" in text_of(versus), text_of(versus)
+        unnamed = await slash(fake, "leaderboard", {"scope": "cohort"}, user_id=1001)
+        assert unnamed.ephemeral and "Which cohort?" in text_of(unnamed)
+        spaced = await slash(fake, "leaderboard", {"cohort": "Spring 2027"}, user_id=1001)
+        assert "`Spring 2027` is not a cohort name" in text_of(spaced)  # quoted whole, refused by the core

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -25,7 +26,11 @@ from tests.conftest import CONTENT, REPO
 from tests.discord_support import serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 
-SUBCOMMANDS = ["now", "reveal", "leaderboard", "me", "packs", "help"]
+SUBCOMMANDS = ["now", "reveal", "leaderboard", "me", "packs", "review", "report", "help", "schedule", "cohort"]
+GROUPS = {
+    "schedule": ["add", "list", "remove", "pause", "resume", "next"],
+    "cohort": ["create", "join", "leave", "add", "remove", "list", "show", "next", "delete"],
+}
 
 
 @pytest.fixture
@@ -62,14 +67,54 @@ async def test_sync_registers_quiz_and_its_subcommands_globally(fake: FakeDiscor
     assert quiz["name"] == "quiz"
     options = {o["name"]: o for o in quiz["options"]}
     assert list(options) == SUBCOMMANDS
-    assert all(o["type"] == 1 for o in options.values())  # subcommands
-    assert all(0 < len(o["description"]) <= 100 for o in options.values())
+    assert [name for name, o in options.items() if o["type"] == 2] == list(GROUPS)  # nested groups
+    assert all(o["type"] == 1 for name, o in options.items() if name not in GROUPS)  # subcommands
+    for group, actions in GROUPS.items():
+        assert [o["name"] for o in options[group]["options"]] == actions
+        assert all(o["type"] == 1 for o in options[group]["options"])
+
+    def descriptions(option: dict[str, Any]) -> Iterator[str]:
+        yield option["description"]
+        for child in option.get("options", []):
+            yield from descriptions(child)
+
+    assert all(0 < len(text) <= 100 for text in descriptions(quiz))
+    assert len(quiz["options"]) <= 25 and all(len(o.get("options", [])) <= 25 for o in quiz["options"])
     [pack] = options["now"]["options"]
     assert (pack["name"], pack["autocomplete"], pack.get("required", False)) == ("pack", True, False)
-    window, scope = options["leaderboard"]["options"]
+    window, scope, cohort = options["leaderboard"]["options"]
     assert [c["value"] for c in window["choices"]] == ["week", "month", "all"]
-    assert [c["value"] for c in scope["choices"]] == ["channel", "workspace"]
+    assert [c["value"] for c in scope["choices"]] == ["channel", "workspace", "cohort", "cohorts"]
+    assert (cohort["name"], cohort["type"], cohort.get("required", False)) == ("cohort", 3, False)
     assert [c["value"] for c in options["help"]["options"][0]["choices"]] == [sub.name for sub in CORE_SUBCOMMANDS]
+    [answer] = options["review"]["options"]
+    assert (answer["name"], answer["type"], answer.get("required", False)) == ("answer", 4, False)
+    assert [o["name"] for o in options["report"]["options"]] == ["cohort"]
+
+    schedule = {o["name"]: o for o in options["schedule"]["options"]}
+    add = {o["name"]: o for o in schedule["add"]["options"]}
+    assert [(name, o["type"], o.get("required", False)) for name, o in add.items()] == [
+        ("when", 3, True),
+        ("packs", 3, False),
+        ("tz", 3, False),
+        ("close", 3, False),
+    ]
+    assert add["packs"]["autocomplete"] and "Europe/Helsinki" in add["tz"]["description"]
+    for action in ("remove", "pause", "resume"):
+        [schedule_id] = schedule[action]["options"]
+        assert (schedule_id["name"], schedule_id["type"], schedule_id["required"]) == ("id", 4, True)
+    assert [(o["name"], o["type"]) for o in schedule["list"]["options"]] == [("all", 5)]
+    assert schedule["next"].get("options", []) == []
+
+    cohort_group = {o["name"]: o for o in options["cohort"]["options"]}
+    assert [o["name"] for o in cohort_group["create"]["options"]] == ["name", "start", "packs"]
+    for action in ("add", "remove"):
+        assert [(o["name"], o["required"]) for o in cohort_group[action]["options"]] == [
+            ("name", True),
+            ("members", True),
+        ]
+    for action in ("join", "leave", "show", "next", "delete"):
+        assert [o["name"] for o in cohort_group[action]["options"]] == ["name"]
     assert fake.guild_commands.get(fake.guild_id, []) == []
 
 
