@@ -14,6 +14,7 @@ import asyncio
 import os
 import signal
 import socket
+import sqlite3
 import sys
 import tempfile
 import time
@@ -45,6 +46,23 @@ def serve(api_base: str, gateway_url: str) -> None:
     """Child: `quizbot run`, with discord.py pointed at the fake (the only thing a setting cannot do)."""
     from bot.cli import main as quizbot
     from tests.fakes.discord_api import patch_discord
+
+    if os.environ.get("BENCH_TRACEMALLOC"):  # where memory goes: a snapshot diff on SIGUSR1 (first: baseline)
+        import tracemalloc
+
+        tracemalloc.start(15)
+        snapshots: list[tracemalloc.Snapshot] = []
+
+        def dump(*_: object) -> None:
+            snapshots.append(tracemalloc.take_snapshot())
+            if len(snapshots) == 2:
+                stats = snapshots[1].compare_to(snapshots[0], "traceback")[:8]
+                with open(os.environ["BENCH_TRACEMALLOC"], "w", encoding="utf-8") as out:
+                    for stat in stats:
+                        out.write(f"{stat.size_diff // 1024} KiB in {stat.count_diff} blocks\n")
+                        out.write("\n".join(stat.traceback.format()[-14:]) + "\n\n")
+
+        signal.signal(signal.SIGUSR1, dump)
 
     with patch_discord(api_base, gateway_url):
         raise SystemExit(quizbot(["run"]))
@@ -78,7 +96,7 @@ async def main() -> None:
         http_port, slack_port = _free_port(), _free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
         env.update(
-            QUIZBOT_ADAPTERS="console,slack,discord",
+            QUIZBOT_ADAPTERS=os.environ.get("BENCH_ADAPTERS", "console,slack,discord"),
             QUIZBOT_DATABASE_URL=f"sqlite+aiosqlite:///{tmp}/quizbot.db",
             QUIZBOT_HTTP_PORT=str(http_port),
             QUIZBOT_HTTP_HOST="127.0.0.1",
@@ -92,17 +110,28 @@ async def main() -> None:
         )
         started = time.monotonic()
         child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bench.footprint", "--serve", discord_fake.api_base, discord_fake.gateway_url,
+            sys.executable,
+            "-m",
+            "bench.footprint",
+            "--serve",
+            discord_fake.api_base,
+            discord_fake.gateway_url,
             env={**env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
-            cwd=tmp, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
+            cwd=tmp,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.DEVNULL,
             stderr=open(f"{tmp}/bot.log", "w"),  # noqa: SIM115 - the child owns it until it exits
         )
         try:
-            await wait_healthy(f"http://127.0.0.1:{http_port}/healthz", started + 60)
+            await wait_healthy(f"http://127.0.0.1:{http_port}/healthz", started + 180)
             startup = time.monotonic() - started
-            await discord_fake.wait_until_connected(timeout=30)
+            if "discord" in env["QUIZBOT_ADAPTERS"]:
+                await discord_fake.wait_until_connected(timeout=30)
             await asyncio.sleep(5)
             idle = rss_mb(child.pid)
+            tracing = bool(os.environ.get("BENCH_TRACEMALLOC"))
+            if tracing:
+                child.send_signal(signal.SIGUSR1)
             # Cards to click: posted by `/quiz now` through Slack.
             from tests.fakes.slack_api import slash_command_body, signed_headers
 
@@ -110,7 +139,10 @@ async def main() -> None:
             async with aiohttp.ClientSession() as session:
                 for _ in range(20):
                     body = slash_command_body("now", team_id=slack.team_id, channel_id="C0001", user_id="U00000")
-                    headers = {"Content-Type": "application/x-www-form-urlencoded", **signed_headers(SIGNING_SECRET, body)}
+                    headers = {
+                        "Content-Type": "application/x-www-form-urlencoded",
+                        **signed_headers(SIGNING_SECRET, body),
+                    }
                     async with session.post(f"http://127.0.0.1:{slack_port}/slack/events", data=body, headers=headers):
                         pass
                     calls = await slack.wait_for_calls("chat.postMessage", len(cards) + 1, ok=True, timeout=10)
@@ -123,13 +155,31 @@ async def main() -> None:
                 button = [el for b in card["blocks"] if b["type"] == "actions" for el in b["elements"]][n % 4]
                 bodies.append(
                     block_actions_body(
-                        message=card, action_id=button["action_id"], user_id=f"U{user:05d}", user_name=f"user{user}",
-                        team_id=slack.team_id, channel_id="C0001",
+                        message=card,
+                        action_id=button["action_id"],
+                        user_id=f"U{user:05d}",
+                        user_name=f"user{user}",
+                        team_id=slack.team_id,
+                        channel_id="C0001",
                     )
                 )
             elapsed, _, failures = await _load(slack_port, bodies, 200)
-            await asyncio.sleep(10)  # let the acked clicks finish and the card edits settle
+            # Slack clicks are acked first and recorded right after: wait until every one is in the database,
+            # so the figure is the steady state, not the backlog of acked clicks still being worked on.
+            recorded = 0
+            db_file = Path(tmp) / "quizbot.db"
+            for _ in range(1200):
+                with sqlite3.connect(db_file, timeout=30) as conn:
+                    recorded = conn.execute("SELECT count(*) FROM answers").fetchone()[0]
+                if recorded >= len(bodies):
+                    break
+                await asyncio.sleep(0.5)
+            drained = time.monotonic()
+            await asyncio.sleep(5)
             loaded = rss_mb(child.pid)
+            if tracing:
+                child.send_signal(signal.SIGUSR1)
+                await asyncio.sleep(3)
         finally:
             if child.returncode is None:
                 child.send_signal(signal.SIGTERM)
@@ -143,7 +193,8 @@ async def main() -> None:
         "|---|---|---|",
         f"| start-up to ready (/healthz 200), SQLite, all adapters | {startup:.2f} s | <= 2 s |",
         f"| idle resident memory, all adapters loaded | {idle:.0f} MiB | <= 150 MB |",
-        f"| after {args.answers:,} answers ({args.answers / elapsed:,.0f}/s through Slack, {failures} non-200) | "
+        f"| after {args.answers:,} answers ({args.answers / elapsed:,.0f}/s acked through Slack, {failures} non-200, "
+        f"{recorded:,} recorded) | "
         f"{loaded:.0f} MiB (+{loaded - idle:.0f} MiB) | growth <= 20 MB |",
     ]
     print("\n".join(rows))
