@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adapters.discord.embeds import ANSWER_TEMPLATE, answer_custom_id
+from adapters.slack.blocks import parse_answer_action
 from bot.content.importer import parse_plain_quiz
 from bot.content.loader import parse_pack
 from bot.errors import InvalidPack
@@ -60,3 +64,37 @@ def test_any_plain_text_quiz_imports_or_is_refused_cleanly(parts: list[str]) -> 
         return
     assert quiz.questions
     assert all(len(q.choices) >= 2 for q in quiz.questions)
+
+
+# Button values: what a forged click can carry, decoded by each adapter's own parser.
+
+button_texts = st.one_of(
+    st.text(max_size=120),
+    st.builds(lambda a, b: f"quiz:answer:{a}:{b}", st.text(max_size=25), st.text(max_size=5)),
+    st.builds(lambda a, b: f"quiz:answer:{a}:{b}", st.integers(-(10**25), 10**25), st.integers(-5, 10**4)),
+)
+
+
+@given(button_texts)
+def test_slack_button_values_decode_to_small_ids_or_nothing(value: str) -> None:
+    parsed = parse_answer_action(value)
+    if parsed is not None:
+        post_id, choice = parsed
+        assert 0 <= post_id < 2**63  # always fits the database's BIGINT
+        assert 0 <= choice < 1000
+
+
+@given(button_texts)
+def test_discord_custom_ids_match_only_small_ids(custom_id: str) -> None:
+    match = re.fullmatch(ANSWER_TEMPLATE, custom_id)
+    if match is not None:
+        post_id, choice = (int(value) for value in match.groups())
+        assert 0 <= post_id < 2**63
+        assert 0 <= choice < 100
+
+
+@given(st.integers(0, 10**18 - 1), st.integers(0, 9))  # 18 digits: far beyond any real post id
+def test_discord_custom_ids_round_trip(post_id: int, choice: int) -> None:
+    match = re.fullmatch(ANSWER_TEMPLATE, answer_custom_id(post_id, choice))
+    assert match is not None
+    assert (int(match["post_id"]), int(match["choice"])) == (post_id, choice)
