@@ -71,29 +71,34 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
         ["user_id", "channel_id"],
         COUNTERS,
     )
-    members = cast(Table, CohortMember.__table__)
-    await session.execute(
-        update(members)
-        .where(
-            members.c.user_id == bindparam("member"),
-            members.c.cohort_id.in_(select(Cohort.id).where(Cohort.starts_at <= bindparam("at"))),
-        )
-        .values(
-            points=members.c.points + bindparam("add_points"),
-            correct=members.c.correct + bindparam("add_correct"),
-            answered=members.c.answered + bindparam("add_answered"),
-        ),
-        [
-            {
-                "member": user,
-                "at": at,
-                "add_points": t["points"],
-                "add_correct": t["correct"],
-                "add_answered": t["answered"],
-            }
-            for (user, at), t in sorted(by_member.items())
-        ],
+    # Most answerers are in no cohort: find the ones who are, and update only their memberships.
+    in_cohorts = set(
+        (
+            await session.execute(
+                select(CohortMember.user_id).where(CohortMember.user_id.in_(sorted(by_user))).distinct()
+            )
+        ).scalars()
     )
+    member_rows = [
+        {"member": user, "at": at, **{f"add_{name}": value for name, value in totals.items()}}
+        for (user, at), totals in sorted(by_member.items())
+        if user in in_cohorts
+    ]
+    if member_rows:
+        members = cast(Table, CohortMember.__table__)
+        await session.execute(
+            update(members)
+            .where(
+                members.c.user_id == bindparam("member"),
+                members.c.cohort_id.in_(select(Cohort.id).where(Cohort.starts_at <= bindparam("at"))),
+            )
+            .values(
+                points=members.c.points + bindparam("add_points"),
+                correct=members.c.correct + bindparam("add_correct"),
+                answered=members.c.answered + bindparam("add_answered"),
+            ),
+            member_rows,
+        )
     wrong = sorted({(a.user_id, a.question_id): a.answered_at for a in answers if not a.correct}.items())
     if wrong:
         await review.put_many_in_review(session, [(user, question, at) for (user, question), at in wrong])
