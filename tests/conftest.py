@@ -28,6 +28,8 @@ from bot.domain import ChannelRef, UserRef
 from bot.runtime import Runtime, build_runtime
 from tests.fakes.fake_platform import FakePlatform
 
+pytest_plugins = ["tests.slack_harness"]  # the Slack fixtures (`fake`, no proxies) for every Slack test module
+
 REPO = Path(__file__).resolve().parent.parent
 CONTENT = REPO / "content"
 POSTGRES_ADMIN_URL = os.environ.get(

@@ -41,6 +41,23 @@ def clear_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test: no proxy variables (see `without_proxies`)."""
+    clear_proxies(monkeypatch)
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeSlack]:
+    """A started loopback FakeSlack (modules that fake Discord define their own `fake`)."""
+    slack = FakeSlack()
+    await slack.start()
+    try:
+        yield slack
+    finally:
+        await asyncio.wait_for(slack.stop(), 5)
+
+
 def slack_settings(runtime: Runtime, fake: FakeSlack, mode: Literal["http", "socket"], **extra: Any) -> None:
     """Point the runtime's settings at the fake: HTTP mode on a free loopback port, or Socket Mode."""
     update: dict[str, Any] = {

@@ -3,21 +3,18 @@ no 500, no crash, nothing recorded, and the bot still answers a real click after
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 import random
-from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlencode
 
-import pytest
 from sqlalchemy import func, select
 
 from bot.db.models import Answer, Post
 from bot.runtime import Runtime
 from tests.fakes.slack_api import FakeSlack
-from tests.slack_harness import answer_buttons, clear_proxies, post_id_of, running_adapter
+from tests.slack_harness import answer_buttons, post_id_of, running_adapter
 
 JUNK: list[Any] = [
     None,
@@ -105,17 +102,6 @@ def _command_bodies(fake: FakeSlack, count: int, seed: int) -> list[str]:
         form["text"] = rng.choice(["dance", "now no-such-pack", "reveal now", '"', "leaderboard yearly", "help \u0000"])
         bodies.append(urlencode(form))
     return bodies
-
-
-@pytest.fixture
-async def fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeSlack]:
-    clear_proxies(monkeypatch)
-    slack = FakeSlack()
-    await slack.start()
-    try:
-        yield slack
-    finally:
-        await asyncio.wait_for(slack.stop(), 5)
 
 
 async def _count(runtime: Runtime, model: type[Answer] | type[Post]) -> int:

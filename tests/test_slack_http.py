@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,25 +18,9 @@ from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, signed_headers, val
 from tests.slack_harness import (
     answer_buttons,
     choice_action,
-    clear_proxies,
     post_id_of,
     running_adapter,
 )
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_proxies(monkeypatch)
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlack]:
-    slack = FakeSlack()
-    await slack.start()
-    try:
-        yield slack
-    finally:
-        await asyncio.wait_for(slack.stop(), 5)
 
 
 async def _answers(runtime: Runtime) -> list[tuple[str, int, bool]]:

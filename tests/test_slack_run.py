@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -27,25 +26,9 @@ from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, poll_until
 from tests.slack_harness import (
     RunningSlack,
     choice_action,
-    clear_proxies,
     running_adapter,
     without_proxies,
 )
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_proxies(monkeypatch)
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlack]:
-    slack = FakeSlack()
-    await slack.start()
-    try:
-        yield slack
-    finally:
-        await asyncio.wait_for(slack.stop(), 5)
 
 
 async def _answer_rows(database_url: str) -> list[tuple[str, bool]]:

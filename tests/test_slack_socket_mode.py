@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-
-import pytest
 from sqlalchemy import func, select
 
 from bot.db.models import Answer, Post
 from bot.runtime import Runtime
 from tests.fakes.slack_api import FakeSlack, poll_until
-from tests.slack_harness import answer_buttons, choice_action, clear_proxies, running_adapter
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_proxies(monkeypatch)
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlack]:
-    slack = FakeSlack()
-    await slack.start()
-    try:
-        yield slack
-    finally:
-        await asyncio.wait_for(slack.stop(), 5)
+from tests.slack_harness import answer_buttons, choice_action, running_adapter
 
 
 async def _count(runtime: Runtime, model: type[Post] | type[Answer]) -> int:
