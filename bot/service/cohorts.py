@@ -14,10 +14,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, case, delete, func, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import case, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
@@ -39,7 +38,7 @@ from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionR
 from bot.domain import ChannelRef, PostSource, UserRef
 from bot.errors import CommandError, QuizError
 from bot.ports import Message
-from bot.service.directory import Directory
+from bot.service.directory import Directory, insert_ignoring_conflict
 from bot.service.lookups import find_cohort, local_date, local_midnight, workspace_row
 from bot.service.outcome import Outcome
 from bot.service.quiz import PostedQuestion, QuizService
@@ -93,14 +92,8 @@ class CohortView:
 
 
 def _insert_member(session: AsyncSession, values: dict[str, Any]) -> Any:
-    table = cast(Table, CohortMember.__table__)
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    return (
-        insert(table)
-        .values(**values)
-        .on_conflict_do_nothing(index_elements=["cohort_id", "user_id"])
-        .returning(table.c.user_id)
-    )
+    statement = insert_ignoring_conflict(session, CohortMember, values, ["cohort_id", "user_id"])
+    return statement.returning(CohortMember.user_id)
 
 
 class CohortService:
@@ -173,25 +166,18 @@ class CohortService:
             timezone = (await session.execute(select(Workspace.timezone).where(Workspace.id == workspace))).scalar_one()
             creator_row = await self.directory.user_id(session, creator, now)
             day = start or local_date(now, timezone)
-            table = cast(Table, Cohort.__table__)
-            insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-            created = (
-                await session.execute(
-                    insert(table)
-                    .values(
-                        workspace_id=workspace,
-                        key=name.casefold(),
-                        name=name,
-                        start_date=day,
-                        starts_at=local_midnight(day, timezone),
-                        packs=curriculum,
-                        created_by=creator_row,
-                        created_at=now,
-                    )
-                    .on_conflict_do_nothing(index_elements=["workspace_id", "key"])
-                    .returning(table.c.id)
-                )
-            ).scalar()
+            values = {
+                "workspace_id": workspace,
+                "key": name.casefold(),
+                "name": name,
+                "start_date": day,
+                "starts_at": local_midnight(day, timezone),
+                "packs": curriculum,
+                "created_by": creator_row,
+                "created_at": now,
+            }
+            statement = insert_ignoring_conflict(session, Cohort, values, ["workspace_id", "key"])
+            created = (await session.execute(statement.returning(Cohort.id))).scalar()
             if created is None:
                 raise QuizError(f"A cohort named `{name}` already exists here. See `/quiz cohort show {name}`.")
             cohort = await session.get(Cohort, created)

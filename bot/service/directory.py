@@ -14,6 +14,12 @@ from bot.db.models import Base, Channel, User, Workspace
 from bot.domain import ChannelRef, UserRef
 
 
+def dialect_insert(session: AsyncSession, model: type[Base]) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT into the model's table in the session's dialect (both have ON CONFLICT clauses)."""
+    table = cast(Table, model.__table__)
+    return postgresql.insert(table) if session.get_bind().dialect.name == "postgresql" else sqlite.insert(table)
+
+
 def insert_ignoring_conflict(
     session: AsyncSession, model: type[Base], values: dict[str, Any] | None, keys: list[str]
 ) -> postgresql.Insert | sqlite.Insert:
@@ -22,9 +28,9 @@ def insert_ignoring_conflict(
     With `values=None` the statement takes its rows as execute() parameters: a list of rows then runs as one
     executemany, which SQLAlchemy batches into multi-row INSERTs from a cached compilation (RETURNING included).
     """
-    table = cast(Table, model.__table__)
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    statement = insert(table) if values is None else insert(table).values(values)
+    statement = dialect_insert(session, model)
+    if values is not None:
+        statement = statement.values(values)
     return statement.on_conflict_do_nothing(index_elements=keys)
 
 

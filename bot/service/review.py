@@ -16,7 +16,6 @@ from datetime import datetime, timedelta
 from typing import cast
 
 from sqlalchemy import Select, Table, func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
@@ -27,7 +26,7 @@ from bot.domain import UserRef
 from bot.errors import InvalidChoice, QuizError
 from bot.ports import Message
 from bot.render import CHOICE_MARKS
-from bot.service.directory import Directory
+from bot.service.directory import Directory, dialect_insert
 from bot.service.outcome import Outcome
 
 log = logging.getLogger(__name__)
@@ -71,8 +70,7 @@ async def put_many_in_review(session: AsyncSession, misses: Sequence[tuple[int, 
     if not misses:
         return
     table = cast(Table, ReviewItem.__table__)
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    statement = insert(table)
+    statement = dialect_insert(session, ReviewItem)
     again = {
         "box": 1,
         "due_at": statement.excluded.due_at,

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from sqlalchemy import Table
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Base
+from bot.service.directory import dialect_insert
 
 COUNTERS = ("points", "correct", "answered")
 
@@ -24,7 +24,6 @@ async def add_to_totals_many(
     if not rows:
         return
     table = cast(Table, model.__table__)
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    statement = insert(table)
+    statement = dialect_insert(session, model)
     changes = {name: table.c[name] + statement.excluded[name] for name in counters}
     await session.execute(statement.on_conflict_do_update(index_elements=keys, set_=changes), rows)
