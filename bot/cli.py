@@ -222,8 +222,10 @@ async def _load_report(cohort: str | None, workspace: str | None, platform: str 
     from bot.clock import SystemClock
     from bot.db import Database
     from bot.db.migrate import current_revision, head_revision
+    from bot.service.directory import Directory
     from bot.service.report import ReportService
     from bot.service.stats import Stats
+    from bot.service.uow import unit_of_work_factory
 
     settings = _settings()
     db = Database.from_url(settings.database_url)
@@ -232,7 +234,8 @@ async def _load_report(cohort: str | None, workspace: str | None, platform: str 
         if current != head:
             state = "empty" if current is None else f"at {current}, the newest is {head}"
             raise QuizError(f"the database at {settings.database_url} is {state}: run `quizbot db upgrade` first")
-        reports = ReportService(db=db, stats=Stats(db), clock=SystemClock())
+        uow = unit_of_work_factory(db, Directory(default_timezone=settings.timezone))
+        reports = ReportService(uow=uow, stats=Stats(uow), clock=SystemClock())
         found_platform, found_workspace = await reports.find_workspace(
             platform=platform, workspace=workspace, cohort=cohort
         )

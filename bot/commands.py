@@ -2,32 +2,15 @@
 
 from __future__ import annotations
 
-import enum
 import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.scheduling.rules import Rule, parse_duration, parse_timezone, split_rule
-
-
-class Window(enum.StrEnum):
-    """A leaderboard time window, in the workspace's timezone."""
-
-    WEEK = "week"
-    MONTH = "month"
-    ALL = "all"
-
-
-class Scope(enum.StrEnum):
-    """Whose answers a leaderboard counts: a channel, the workspace, one cohort's members, or cohort vs cohort."""
-
-    CHANNEL = "channel"
-    WORKSPACE = "workspace"
-    COHORT = "cohort"
-    COHORTS = "cohorts"
 
 
 @dataclass(frozen=True, slots=True)

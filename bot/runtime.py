@@ -37,6 +37,7 @@ from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
 from bot.service.stats import Stats
+from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,8 @@ class Runtime:
     metrics: Metrics
     schedules: ScheduleService
     ticker: Ticker
+    directory: Directory
+    uow: UnitOfWorkFactory
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def aclose(self) -> None:
@@ -103,33 +106,27 @@ async def build_runtime(
         metrics = Metrics()
         platforms = PlatformRegistry()
         directory = Directory(default_timezone=settings.timezone)
-        quiz = QuizService(
-            db=db,
-            catalog=catalog,
-            platforms=platforms,
-            clock=clock,
-            directory=directory,
-            rng=rng,
-            metrics=metrics,
-        )
+        uow = unit_of_work_factory(db, directory)
+        quiz = QuizService(uow=uow, catalog=catalog, platforms=platforms, clock=clock, rng=rng, metrics=metrics)
         await quiz.sync_content()
     except BaseException:
         await db.dispose()
         raise
-    stats = Stats(db)
+    stats = Stats(uow)
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
-    schedules = ScheduleService(db=db, catalog=catalog, clock=clock, directory=directory)
-    answers = AnswerRecorder(db=db, directory=directory, clock=clock)
+    schedules = ScheduleService(uow=uow, catalog=catalog, clock=clock)
+    answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)
     app = QuizApp(
+        uow=uow,
         quiz=quiz,
         answers=answers,
         stats=stats,
         cards=cards,
         clock=clock,
         metrics=metrics,
-        cohorts=CohortService(db=db, catalog=catalog, directory=directory, clock=clock, quiz=quiz),
-        review=ReviewService(db=db, directory=directory, clock=clock, rng=rng),
-        reports=ReportService(db=db, stats=stats, clock=clock),
+        cohorts=CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz),
+        review=ReviewService(uow=uow, clock=clock, rng=rng),
+        reports=ReportService(uow=uow, stats=stats, clock=clock),
         schedules=schedules,
     )
     ticker = Ticker(
@@ -155,6 +152,8 @@ async def build_runtime(
         metrics=metrics,
         schedules=schedules,
         ticker=ticker,
+        directory=directory,
+        uow=uow,
     )
 
 

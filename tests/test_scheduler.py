@@ -20,11 +20,11 @@ from bot.config import Settings
 from bot.db.models import Post, Schedule, ScheduleFire
 from bot.domain import ChannelRef, QuestionCard
 from bot.ports import PlatformError
-from bot.render import reveal_lines
 from bot.runtime import Runtime, build_runtime
 from bot.scheduling.fanout import FanOut, PlatformLimits, Rate
 from bot.scheduling.ticker import JOB_ID, Ticker
 from bot.service.app import Invocation
+from bot.wording.cards import reveal_lines
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
 from tests.fakes.rate_limited import LimitedPlatform, VirtualTime

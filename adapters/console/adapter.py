@@ -13,10 +13,11 @@ from typing import TextIO
 from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
 from bot.errors import NoOpenPost
 from bot.ports import Message
-from bot.render import CHOICE_MARKS, answer_message, card_footer, reveal_lines
 from bot.runtime import Runtime
 from bot.scheduling.fanout import UNLIMITED
 from bot.service.app import Invocation, Reply, error_reply
+from bot.wording.answers import answer_message
+from bot.wording.cards import CHOICE_MARKS, card_footer, reveal_lines
 
 PLATFORM = "console"
 WORKSPACE = "local"

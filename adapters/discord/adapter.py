@@ -33,6 +33,8 @@ from bot.ports import Message, PlatformError
 from bot.runtime import Runtime
 from bot.scheduling.fanout import DISCORD_LIMITS
 from bot.service.app import Invocation, error_reply
+from bot.wording import translate
+from bot.wording.errors import click_not_recorded, posted_in_channel, unexpected, unknown_button
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +54,10 @@ RESPONSE_MARGIN = 1.0
 DRAIN_TIMEOUT = 5.0
 """At stop, how long interactions being answered may take to finish before the connection closes."""
 
-STORAGE_DOWN = "Could not record your answer: the quiz database is not reachable right now. Please try again."
-UNKNOWN_BUTTON = (
-    "That button is not one I know (it may come from an older quiz). Post a fresh question with `/quiz now`."
-)
 OUT_OF_SYNC = (
     "This command does not match what the bot knows; the commands may have changed. "
     "An admin can run `quizbot discord sync` to update them."
 )
-COMMAND_FAILED = "Something went wrong on our side; it has been logged. Please try again."
-PUBLIC_POSTED = "Posted in the channel."
 
 _ANSWER_ID = re.compile(ANSWER_TEMPLATE)
 
@@ -133,7 +129,7 @@ class QuizClient(discord.AutoShardedClient):
         if _ANSWER_ID.fullmatch(custom_id):
             return  # an AnswerButton handles it
         log.info("click on an unknown button %r", custom_id, extra={"platform": PLATFORM})
-        await self.adapter.respond(interaction, _immediate(Response(problem_embed(UNKNOWN_BUTTON))))
+        await self.adapter.respond(interaction, _immediate(Response(problem_embed(unknown_button().text))))
 
 
 async def _immediate(response: Response) -> Response:
@@ -265,7 +261,7 @@ class DiscordAdapter:
             response = await task
         except Exception:
             log.exception("answering interaction %s failed", interaction.id)
-            response = Response(problem_embed(COMMAND_FAILED))
+            response = Response(problem_embed(unexpected().text))
         try:
             if not deferred:
                 await interaction.response.send_message(embed=response.embed, ephemeral=response.ephemeral)
@@ -274,7 +270,7 @@ class DiscordAdapter:
             else:
                 # The deferred reply is private; a public answer goes to the channel.
                 await self.post_to(interaction, response.embed)
-                await interaction.edit_original_response(embed=problem_embed(PUBLIC_POSTED))
+                await interaction.edit_original_response(embed=problem_embed(posted_in_channel().text))
         except (discord.HTTPException, PlatformError) as exc:
             log.warning("could not answer interaction %s: %s", interaction.id, exc)
 
@@ -293,7 +289,7 @@ class DiscordAdapter:
                 result = await self.runtime.app.answer(post_id=post_id, user=user, choice_index=choice)
             except StorageUnavailable:
                 log.warning("answer not recorded: database unavailable", extra=extra)
-                return Response(problem_embed(STORAGE_DOWN))
+                return Response(problem_embed(click_not_recorded().text))
             except Exception as exc:
                 log.info("click refused: %s", exc, extra=extra)
                 return Response(problem_embed(error_reply(exc).message.text))
@@ -336,7 +332,7 @@ class DiscordAdapter:
         else:
             log.error("slash command failed: %s", error, exc_info=error)
         if not interaction.response.is_done():
-            text = OUT_OF_SYNC if stale else COMMAND_FAILED
+            text = translate(OUT_OF_SYNC) if stale else unexpected().text
             try:
                 await interaction.response.send_message(embed=problem_embed(text), ephemeral=True)
             except discord.HTTPException as exc:

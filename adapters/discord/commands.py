@@ -15,7 +15,8 @@ from typing import Protocol
 import discord
 from discord import app_commands
 
-from bot.commands import SUBCOMMANDS, Scope, Window
+from bot.commands import SUBCOMMANDS
+from bot.domain.windows import Scope, Window
 
 DESCRIPTION_LIMIT = 100
 AUTOCOMPLETE_LIMIT = 25

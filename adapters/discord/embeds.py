@@ -8,7 +8,8 @@ import discord
 
 from bot.domain import AnswerOutcome, AnswerResult, QuestionCard
 from bot.ports import Message
-from bot.render import CHOICE_MARKS, answer_message, card_footer, reveal_lines
+from bot.wording.answers import answer_message
+from bot.wording.cards import CHOICE_MARKS, card_footer, pick_hint, reveal_text
 
 # Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
 TITLE_LIMIT = 256
@@ -83,16 +84,17 @@ def card_embed(card: QuestionCard) -> discord.Embed:
         if not labels_fit(card):
             lines += [f"**{CHOICE_MARKS[i]}.** {escape(choice)}" for i, choice in enumerate(card.choices)]
             lines.append("")
-        lines.append("*Pick an answer below: only you will see whether you were right.*")
+        lines.append(f"*{pick_hint()}*")
         colour = OPEN_COLOUR
     else:
-        revealed = reveal_lines(card)
-        shown = len(card.choices)
-        lines += [escape(line) for line in revealed[:shown]]
+        revealed = reveal_text(card)
+        assert revealed is not None
+        lines += [escape(line) for line in revealed.choices]
         lines.append("")
-        answer, *rest = revealed[shown:]
-        lines.append(f"**{escape(answer)}**")
-        lines += [escape(line) for line in rest]
+        lines.append(f"**{escape(revealed.answer)}**")
+        lines.append(escape(revealed.explanation))
+        if revealed.winners:
+            lines.append(escape(revealed.winners))
         colour = CLOSED_COLOUR
     embed = discord.Embed(title=title, description=clip("\n".join(lines).strip(), DESCRIPTION_LIMIT), colour=colour)
     embed.set_footer(text=clip(card_footer(card), FOOTER_LIMIT))

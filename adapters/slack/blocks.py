@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.domain import QuestionCard
 from bot.ports import Message
-from bot.render import CHOICE_MARKS, card_footer, reveal_lines
+from bot.wording.cards import CHOICE_MARKS, card_footer, reveal_text
 
 Block = dict[str, Any]
 
@@ -119,14 +119,15 @@ def card_blocks(card: QuestionCard) -> list[Block]:
 
 def _revealed_blocks(card: QuestionCard) -> list[Block]:
     assert card.reveal is not None
-    lines = reveal_lines(card)
-    distribution, rest = lines[: len(card.choices)], lines[len(card.choices) :]
-    correct = card.reveal.correct_position
-    shown = [f"*{escape(line)}*" if position == correct else escape(line) for position, line in enumerate(distribution)]
+    revealed = reveal_text(card)
+    assert revealed is not None
+    correct = revealed.correct_position
+    shown = [
+        f"*{escape(line)}*" if position == correct else escape(line) for position, line in enumerate(revealed.choices)
+    ]
     blocks = [_section(f"🔔 *{escape(card.prompt)}*"), _section("\n".join(shown))]
-    # rest: "Answer: ...", the explanation, and "Got it right: ..." / "Nobody got it right ..."
-    if rest:
-        blocks += _sections([f"*{escape(rest[0])}*", *(escape(line) for line in rest[1:])])
+    tail = [escape(revealed.explanation), *([escape(revealed.winners)] if revealed.winners else [])]
+    blocks += _sections([f"*{escape(revealed.answer)}*", *tail])
     blocks.append(_context(escape(card_footer(card))))
     return blocks[:MAX_BLOCKS]
 

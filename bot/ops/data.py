@@ -14,8 +14,8 @@ from sqlalchemy import ForeignKey, Table, case, delete, func, select, true, upda
 
 from bot.db import Database
 from bot.db.models import Answer, Base, Channel, Post, QuestionRow, User, Workspace
+from bot.domain.ranking import rank_rows
 from bot.errors import QuizError
-from bot.service.stats import rank_rows
 
 ANSWER_FIELDS = (
     "answer_id",

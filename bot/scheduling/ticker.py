@@ -42,8 +42,7 @@ from bot.domain import ChannelRef, PostSource
 from bot.errors import QuizError, StorageUnavailable, UnknownPack
 from bot.ports import PlatformError, PlatformRegistry
 from bot.scheduling.fanout import FanOut
-from bot.scheduling.rules import Rule, Slot, load_rule
-from bot.scheduling.wording import DEFAULT_CLOSE_CAP
+from bot.scheduling.rules import DEFAULT_CLOSE_CAP, Rule, Slot, load_rule
 from bot.service.app import QuizApp
 from bot.service.directory import insert_ignoring_conflict
 from bot.service.quiz import PostedQuestion, QuizService

@@ -10,11 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Channel, Cohort, Workspace
 from bot.domain import ChannelRef
-from bot.errors import QuizError
-
-
-class UnknownCohort(QuizError):
-    """No cohort of that name in the workspace; the message lists the cohorts there are."""
+from bot.errors import UnknownCohort
 
 
 def local_midnight(day: date, timezone: str) -> datetime:
