@@ -17,13 +17,15 @@ from datetime import timedelta
 from importlib.metadata import entry_points
 from typing import Protocol
 
+from aiohttp import web
+
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.content import Catalog, load_catalog
 from bot.db import Database
 from bot.db.migrate import upgrade
 from bot.errors import ConfigError
-from bot.ops.http import OpsServer
+from bot.ops.http import OpsServer, ops_routes
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformRegistry
 from bot.scheduling.service import ScheduleService
@@ -33,6 +35,7 @@ from bot.service.app import QuizApp
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.directory import Directory
+from bot.service.facade import AdapterHost
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
@@ -64,6 +67,10 @@ class Runtime:
     uow: UnitOfWorkFactory
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
+    def ops_routes(self) -> list[web.RouteDef]:
+        """/healthz and /metrics of this bot, to serve beside an adapter's own routes."""
+        return ops_routes(self)
+
     async def aclose(self) -> None:
         """Stop the scheduler, finish pending card edits and close the database."""
         try:
@@ -86,7 +93,7 @@ class Adapter(Protocol):
         ...
 
 
-AdapterFactory = Callable[[Runtime], Adapter]
+AdapterFactory = Callable[[AdapterHost], Adapter]
 
 
 async def build_runtime(

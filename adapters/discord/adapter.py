@@ -30,9 +30,9 @@ from adapters.discord.embeds import (
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.errors import ConfigError, StorageUnavailable
 from bot.ports import Message, PlatformError
-from bot.runtime import Runtime
 from bot.scheduling.fanout import DISCORD_LIMITS
 from bot.service.app import Invocation, error_reply
+from bot.service.facade import AdapterHost
 from bot.wording import translate
 from bot.wording.errors import click_not_recorded, posted_in_channel, unexpected, unknown_button
 
@@ -142,7 +142,7 @@ class DiscordAdapter:
     name = PLATFORM
     rate_limits = DISCORD_LIMITS  # how fast scheduled fan-out may post (bot/scheduling/fanout.py)
 
-    def __init__(self, runtime: Runtime, *, defer_after: float = DEFER_AFTER) -> None:
+    def __init__(self, runtime: AdapterHost, *, defer_after: float = DEFER_AFTER) -> None:
         self.runtime = runtime
         self.defer_after = defer_after
         self._answering: set[asyncio.Task[Any]] = set()  # interactions being answered, drained at stop
@@ -318,7 +318,7 @@ class DiscordAdapter:
         typed = current.casefold().strip()
         return [
             app_commands.Choice(name=f"{pack.title} ({pack.id})"[:100], value=pack.id)
-            for pack in self.runtime.catalog.packs
+            for pack in self.runtime.app.packs
             if typed in pack.id.casefold() or typed in pack.title.casefold()
         ]
 
@@ -381,7 +381,7 @@ class DiscordAdapter:
                 if answering:
                     log.info("waiting for %d interaction(s) to be answered", len(answering))
                     await asyncio.wait(answering, timeout=DRAIN_TIMEOUT)
-                await self.runtime.cards.flush()
+                await self.runtime.app.flush_cards()
             finally:
                 await self.client.close()
         if not client_task.done():

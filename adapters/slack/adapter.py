@@ -25,8 +25,7 @@ from adapters.slack.admins import AdminDirectory
 from adapters.slack.listeners import QuizListeners
 from adapters.slack.platform import PLATFORM, SlackPlatform, make_client
 from bot.errors import ConfigError
-from bot.ops.http import ops_routes
-from bot.runtime import Runtime
+from bot.service.facade import AdapterHost
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +51,7 @@ class SlackAdapter:
 
     name = PLATFORM
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: AdapterHost) -> None:
         settings = runtime.settings
         if settings.slack_bot_token is None:
             raise ConfigError("the Slack adapter needs QUIZBOT_SLACK_BOT_TOKEN (xoxb-...)")
@@ -137,7 +136,7 @@ class SlackAdapter:
         /healthz (database and migrations) and /metrics beside them for the load balancer and Prometheus."""
         app = web.Application()
         app.router.add_post(EVENTS_PATH, self.handle_http)
-        app.add_routes(ops_routes(self.runtime))
+        app.add_routes(self.runtime.ops_routes())
         return app
 
     async def _serve_http(self) -> None:
@@ -185,6 +184,6 @@ class SlackAdapter:
             return False
 
 
-def build(runtime: Runtime) -> SlackAdapter:
+def build(runtime: AdapterHost) -> SlackAdapter:
     """Entry point for `quizbot.adapters`: the Slack adapter, in the mode its settings choose."""
     return SlackAdapter(runtime)

@@ -27,8 +27,8 @@ from adapters.slack.platform import PLATFORM, SlackPlatform
 from bot.domain import ChannelRef, UserRef
 from bot.errors import QuizError, StorageUnavailable
 from bot.ports import Message, PlatformError
-from bot.runtime import Runtime
 from bot.service.app import Invocation, Reply, error_reply
+from bot.service.facade import AdapterHost
 from bot.wording.answers import answer_message
 from bot.wording.errors import click_not_recorded, unknown_button
 
@@ -194,7 +194,7 @@ class RejectMalformed(AsyncMiddleware):
 class QuizListeners:
     """The Slack side of the quiz: what `/quiz` and the answer buttons do."""
 
-    def __init__(self, runtime: Runtime, platform: SlackPlatform, admins: AdminDirectory) -> None:
+    def __init__(self, runtime: AdapterHost, platform: SlackPlatform, admins: AdminDirectory) -> None:
         self.runtime = runtime
         self.platform = platform
         self.admins = admins

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
 
@@ -31,7 +31,14 @@ class RunningBot(Protocol):
 log = logging.getLogger(__name__)
 
 
-async def health(runtime: RunningBot) -> tuple[bool, dict[str, Any]]:
+class Health(NamedTuple):
+    """Whether the bot is healthy, and what /healthz reports."""
+
+    healthy: bool
+    report: dict[str, Any]
+
+
+async def health(runtime: RunningBot) -> Health:
     """Whether the bot is healthy, and the details: database reachable, schema at the newest migration."""
     report: dict[str, Any] = {"status": "ok", "adapters": runtime.platforms.names()}
     healthy = True
@@ -53,7 +60,7 @@ async def health(runtime: RunningBot) -> tuple[bool, dict[str, Any]]:
         healthy = False
         report["shutting_down"] = True
     report["status"] = "ok" if healthy else "unhealthy"
-    return healthy, report
+    return Health(healthy, report)
 
 
 def ops_routes(runtime: RunningBot) -> list[web.RouteDef]:

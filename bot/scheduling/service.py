@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Select, delete, select
@@ -54,6 +55,20 @@ class ScheduleView:
         return ZoneInfo(self.timezone)
 
 
+class AddedSchedule(NamedTuple):
+    """A schedule just added, and its next fires."""
+
+    view: ScheduleView
+    upcoming: list[Slot]
+
+
+class PauseChange(NamedTuple):
+    """A schedule after pause/resume, and whether that changed anything."""
+
+    view: ScheduleView
+    changed: bool
+
+
 class ScheduleService:
     """Manage a workspace's schedules. Only admins change them; anyone may list them."""
 
@@ -64,7 +79,7 @@ class ScheduleService:
 
     # --- use cases -------------------------------------------------------------------------------
 
-    async def add(self, command: AddSchedule, *, channel: ChannelRef, user: UserRef) -> tuple[ScheduleView, list[Slot]]:
+    async def add(self, command: AddSchedule, *, channel: ChannelRef, user: UserRef) -> AddedSchedule:
         """Put a channel on a rule; returns the schedule and its next three fires."""
         packs = [self.catalog.get(pack).id for pack in command.packs]  # UnknownPack lists the packs there are
         now = self.clock.now()
@@ -114,7 +129,7 @@ class ScheduleService:
             view.timezone,
             extra=_log_extra(channel, view.id),
         )
-        return view, upcoming
+        return AddedSchedule(view, upcoming)
 
     async def list(self, channel: ChannelRef, *, everywhere: bool = False) -> list[ScheduleView]:
         """The schedules of a channel (or of its whole workspace), soonest first, paused ones last."""
@@ -135,9 +150,7 @@ class ScheduleService:
         log.info("schedule %s removed by %s", schedule_id, user.user_id, extra=_log_extra(view.channel, schedule_id))
         return view
 
-    async def set_paused(
-        self, schedule_id: int, *, paused: bool, channel: ChannelRef, user: UserRef
-    ) -> tuple[ScheduleView, bool]:
+    async def set_paused(self, schedule_id: int, *, paused: bool, channel: ChannelRef, user: UserRef) -> PauseChange:
         """Pause or resume a schedule; returns it and whether anything changed.
 
         Resuming computes the next fire from now: slots that passed while paused are not posted.
@@ -166,7 +179,7 @@ class ScheduleService:
                 user.user_id,
                 extra=_log_extra(view.channel, schedule_id),
             )
-        return view, changed
+        return PauseChange(view, changed)
 
     async def next_here(self, channel: ChannelRef) -> ScheduleView | None:
         """The enabled schedule of this channel that fires soonest, if any."""

@@ -8,12 +8,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from bot.clock import Clock
 from bot.commands import Command, help_lines, parse_command
-from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, QuestionCard, UserRef
+from bot.domain import AnswerOutcome, AnswerResult, Pack, QuestionCard, UserRef
 from bot.errors import CommandError, QuizError, ShuttingDown, StorageUnavailable
 from bot.ops.metrics import Metrics
 from bot.ports import Message, PlatformError
@@ -21,7 +21,7 @@ from bot.scheduling.service import ScheduleService
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
-from bot.service.handlers import COMMAND_HANDLERS, Context, Reply, Route, bind_routes, check_permission
+from bot.service.handlers import COMMAND_HANDLERS, Context, Invocation, Reply, Route, bind_routes, check_permission
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
@@ -33,25 +33,6 @@ from bot.wording.errors import RESTARTING, not_available_here
 log = logging.getLogger(__name__)
 
 __all__ = ["Context", "Invocation", "QuizApp", "Reply", "error_reply"]
-
-
-@dataclass(frozen=True, slots=True)
-class Invocation:
-    """A `/quiz ...` typed by a user in a channel.
-
-    `is_admin` is decided by the adapter from its platform's roles (Slack workspace admins and owners,
-    Discord members with Manage Server, everyone in the terminal) and gates commands that change settings.
-    """
-
-    channel: ChannelRef
-    user: UserRef
-    text: str
-    is_admin: bool = False
-
-    @property
-    def context(self) -> Context:
-        """Who runs the command, and where."""
-        return Context(channel=self.channel, user=self.user, is_admin=self.is_admin)
 
 
 def error_reply(exc: BaseException) -> Reply:
@@ -176,6 +157,15 @@ class QuizApp:
         closed = await self.quiz.close_post(post_id)
         await self.cards.edit_now(post_id, closed)
         return closed[2]
+
+    async def flush_cards(self) -> None:
+        """Finish pending card edits now (an adapter calls this before it disconnects)."""
+        await self.cards.flush()
+
+    @property
+    def packs(self) -> Sequence[Pack]:
+        """The loaded packs."""
+        return self.quiz.catalog.packs
 
     async def aclose(self) -> None:
         """Stop taking clicks, let those in flight commit, then finish pending card edits."""

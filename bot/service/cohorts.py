@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.clock import Clock
 from bot.content import Catalog
 from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionRow, User, Workspace
-from bot.domain import ChannelRef, PostSource, UserRef
+from bot.domain import ChannelRef, PostSource, QuestionKey, UserRef
 from bot.errors import QuizError
 from bot.service.directory import insert_ignoring_conflict
 from bot.service.lookups import find_cohort, local_date, local_midnight, workspace_row
@@ -206,7 +206,7 @@ class CohortService:
         return await find_cohort(uow.session, workspace[0] if workspace else None, name)
 
     @staticmethod
-    async def next_question(uow: UnitOfWork, cohort_id: int) -> tuple[str, str] | None:
+    async def next_question(uow: UnitOfWork, cohort_id: int) -> QuestionKey | None:
         """(pack id, question id) of the first curriculum question the cohort has not been asked, or None."""
         session = uow.session
         cohort = await session.get(Cohort, cohort_id)
@@ -215,7 +215,7 @@ class CohortService:
         posted = set(await posted_questions(session, cohort.id))
         for question in await curriculum_questions(session, cohort):
             if question.id not in posted:
-                return question.pack_id, question.key
+                return QuestionKey(question.pack_id, question.key)
         return None
 
     async def post_next_question(

@@ -71,6 +71,25 @@ class Context:
 
 
 @dataclass(frozen=True, slots=True)
+class Invocation:
+    """A `/quiz ...` typed by a user in a channel.
+
+    `is_admin` is decided by the adapter from its platform's roles (Slack workspace admins and owners,
+    Discord members with Manage Server, everyone in the terminal) and gates commands that change settings.
+    """
+
+    channel: ChannelRef
+    user: UserRef
+    text: str
+    is_admin: bool = False
+
+    @property
+    def context(self) -> Context:
+        """Who runs the command, and where."""
+        return Context(channel=self.channel, user=self.user, is_admin=self.is_admin)
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """What to tell the user who ran a command, the one reply shape of every handler.
 

@@ -7,6 +7,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -19,6 +20,7 @@ from bot.domain import (
     ChannelRef,
     PostSource,
     QuestionCard,
+    QuestionKey,
     RevealView,
     UserRef,
 )
@@ -29,6 +31,14 @@ from bot.service.uow import UnitOfWorkFactory
 from bot.wording.errors import UNKNOWN_POST
 
 log = logging.getLogger(__name__)
+
+
+class PostedCard(NamedTuple):
+    """A post's card as it stands, and where it was posted (message_ref is None until the platform answered)."""
+
+    channel: ChannelRef
+    message_ref: str | None
+    card: QuestionCard
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +148,7 @@ class QuizService:
         posted_by: UserRef | None = None,
         closes_at: datetime | None = None,
         pack_ids: list[str] | None = None,
-        question: tuple[str, str] | None = None,
+        question: QuestionKey | None = None,
     ) -> PostedQuestion:
         """Post the channel's next question (least posted here first, so no repeat until a pack is used up).
 
@@ -280,7 +290,7 @@ class QuizService:
             raise NoOpenPost("There is no open question in this channel. Post one with `/quiz now`.")
         return int(post_id)
 
-    async def close_post(self, post_id: int) -> tuple[ChannelRef, str | None, QuestionCard]:
+    async def close_post(self, post_id: int) -> PostedCard:
         """Close a post (idempotent) and return where it is and its revealed card."""
         now = self.clock.now()
         async with self.uow() as uow:
@@ -296,16 +306,16 @@ class QuizService:
             "post closed",
             extra={"post_id": post_id, "platform": channel.platform, "channel": channel.channel_id},
         )
-        return channel, post.message_ref, card
+        return PostedCard(channel, post.message_ref, card)
 
-    async def card(self, post_id: int) -> tuple[ChannelRef, str | None, QuestionCard]:
+    async def card(self, post_id: int) -> PostedCard:
         """A post's current card, where it was posted, and its message reference."""
         async with self.uow() as uow:
             session = uow.session
             post, question = await self._post_and_question(session, post_id)
             channel = await self._channel_ref(session, post.channel_id)
             card = await self._card(session, post, question)
-        return channel, post.message_ref, card
+        return PostedCard(channel, post.message_ref, card)
 
     @staticmethod
     async def _channel_ref(session: AsyncSession, channel_row: int) -> ChannelRef:

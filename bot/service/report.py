@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import NamedTuple
 
 from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
 from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionRow, ReviewItem, User, Workspace
-from bot.domain import ChannelRef, Leaderboard
+from bot.domain import ChannelRef, Leaderboard, Tally
 from bot.domain.windows import Scope, Window
 from bot.errors import QuizError, UnknownWorkspace
 from bot.service.cohorts import CurriculumPack, MemberProgress, cohort_view
@@ -38,7 +39,7 @@ class DayActivity:
 
 
 @dataclass(frozen=True, slots=True)
-class QuestionResult:
+class QuestionResult(Tally):
     """How one question went: answers and correct answers in the report's scope."""
 
     pack_id: str
@@ -53,32 +54,22 @@ class QuestionResult:
     correct: int
 
     @property
-    def accuracy(self) -> float:
-        """Share of answers that were correct, 0..1."""
-        return self.correct / self.answered if self.answered else 0.0
-
-    @property
     def missed(self) -> int:
         """Wrong answers."""
         return self.answered - self.correct
 
 
 @dataclass(frozen=True, slots=True)
-class TagResult:
+class TagResult(Tally):
     """Answers to questions with one tag (a question with several tags counts for each)."""
 
     tag: str
     answered: int
     correct: int
 
-    @property
-    def accuracy(self) -> float:
-        """Share of answers that were correct, 0..1."""
-        return self.correct / self.answered if self.answered else 0.0
-
 
 @dataclass(frozen=True, slots=True)
-class Report:
+class Report(Tally):
     """Everything a report shows."""
 
     title: str
@@ -98,11 +89,6 @@ class Report:
     review_learning: int = 0
     review_mastered: int = 0
     tags: tuple[TagResult, ...] = field(default=())
-
-    @property
-    def accuracy(self) -> float:
-        """Share of answers that were correct, 0..1."""
-        return self.correct / self.answered if self.answered else 0.0
 
     @property
     def answered(self) -> int:
@@ -147,6 +133,13 @@ WEEKLY_AFTER_DAYS = 120
 """Participation is charted per day up to this span, per week beyond."""
 
 
+class WorkspaceKey(NamedTuple):
+    """A workspace by its platform and the platform's id for it."""
+
+    platform: str
+    workspace: str
+
+
 class ReportService:
     """Builds reports from the database (no content files needed)."""
 
@@ -157,7 +150,7 @@ class ReportService:
 
     async def find_workspace(
         self, *, platform: str | None = None, workspace: str | None = None, cohort: str | None = None
-    ) -> tuple[str, str]:
+    ) -> WorkspaceKey:
         """(platform, workspace id) matching the filters, or QuizError saying which ones there are."""
         async with self.uow() as uow:
             session = uow.session
@@ -172,7 +165,7 @@ class ReportService:
                 query = query.join(Cohort, Cohort.workspace_id == Workspace.id).where(Cohort.key == cohort.casefold())
             found = (await session.execute(query)).all()
             if len(found) == 1:
-                return found[0][0], found[0][1]
+                return WorkspaceKey(found[0][0], found[0][1])
             everything = (
                 await session.execute(
                     select(Workspace.platform, Workspace.external_id).order_by(
