@@ -268,6 +268,30 @@ async def test_genuine_commands_and_clicks_work_alongside_refused_requests(
     assert await _count(runtime, Answer) == 3
 
 
+async def test_slacks_unsigned_ssl_check_gets_an_empty_200_and_nothing_else(
+    runtime: Runtime, fake: FakeSlack, slack: RunningSlack, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Slack sends `ssl_check=1` without signature headers (as Bolt does, it gets 200); nothing else runs."""
+    caplog.set_level(logging.INFO)
+    assert await slack.post("ssl_check=1&token=legacy-token", sign=False) == (200, "")
+    # Dressed up as a command, it is still only an ssl_check: nothing is run.
+    disguised = "ssl_check=1&" + fake.slash_command_body("now")
+    assert len(disguised) < 1024
+    assert await slack.post(disguised, sign=False) == (200, "")
+    # Anything else unsigned is refused: another value, a signed-looking one, a big one, JSON.
+    assert (await slack.post("ssl_check=0&token=x", sign=False))[0] == 401
+    assert (await slack.post("ssl_check=1&ssl_check=1", sign=False))[0] == 401
+    half_signed = {"X-Slack-Signature": "v0=" + "0" * 64}
+    assert (await slack.post("ssl_check=1&token=x", sign=False, headers=half_signed))[0] == 401
+    assert (await slack.post("ssl_check=1&pad=" + "x" * 2000, sign=False))[0] == 401
+    assert (await slack.post("ssl_check=1", sign=False, headers={"Content-Type": "application/json"}))[0] == 401
+    await slack.idle()
+    await _nothing_recorded(runtime, fake)
+    assert slack.adapter.intake is not None
+    assert slack.adapter.intake.refusals.refused == 5
+    assert "ssl_check" not in caplog.text
+
+
 async def test_a_request_that_bypasses_the_intake_is_still_verified_by_bolt(
     fake: FakeSlack, slack: RunningSlack
 ) -> None:

@@ -13,7 +13,9 @@ parse, and write to its log, as much as they send. `SlackIntake` stands in front
 4. the signature, `v0=` + HMAC-SHA256(signing secret, `v0:{timestamp}:{raw body}`), is compared in constant time;
    a mismatch is refused with 401.
 
-Only then is the request handed on (to Bolt). A refused request whose body was not read to its end gets its answer
+Only then is the request handed on (to Bolt). The one exception is Slack's unsigned `ssl_check`: a form of at most
+`SSL_CHECK_MAX_BYTES` without either signature header is read, and if it is `ssl_check=1` it gets an empty 200
+here, going no further (see `SSL_CHECK_MAX_BYTES`). A refused request whose body was not read to its end gets its answer
 with `Connection: close` and the connection is closed, so the rest is never read. Refusals are logged as one short
 line (method, path, reason, client address; never the body or a header's value), at most one line per
 `LOG_INTERVAL` seconds, the next line telling how many were refused in between.
@@ -33,6 +35,7 @@ import hmac
 import logging
 import re
 import time
+import urllib.parse
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -66,6 +69,11 @@ MAX_SKEW_SECONDS = 300
 BODY_TIMEOUT = 10.0
 """Seconds the body of one request may take to arrive. Slack wants an ack within 3 s and sends the whole body at
 once, so a body still arriving after this long is not from Slack (a connection held open by a slow sender)."""
+
+SSL_CHECK_MAX_BYTES = 1024
+"""Slack's `ssl_check` (sent to slash command URLs to check the certificate) is the one request it does not sign:
+a tiny form, `ssl_check=1&token=...`. An unsigned form of at most this many bytes is read and, if it is one, gets
+an empty 200 from the intake itself (as Bolt answers it); nothing else ever sees it."""
 
 LOG_INTERVAL = 10.0
 """At most one log line about refused requests per this many seconds."""
@@ -227,10 +235,12 @@ class SlackIntake:
         async def verified(request: web.Request) -> web.StreamResponse:
             refusal = self._check_before_body(request)
             if refusal is not None:
+                if self._may_be_ssl_check(request) and await self._is_ssl_check(request):
+                    return web.Response(status=200, text="")  # nothing else is done for it
                 return await self._refuse(request, refusal)
             try:
                 async with asyncio.timeout(self.body_timeout):
-                    raw = await self._read_capped(request)
+                    raw = await self._read_capped(request, self.max_body)
             except TimeoutError:
                 return await self._refuse(request, TOO_SLOW)
             except (HttpProcessingError, ConnectionError):  # a broken chunked encoding, a dropped connection
@@ -249,7 +259,7 @@ class SlackIntake:
     async def expect(self, request: web.Request) -> web.StreamResponse | None:
         """aiohttp's `expect_handler`: with `Expect: 100-continue`, refuse before the client sends the body."""
         refusal = self._check_before_body(request)
-        if refusal is not None:
+        if refusal is not None and not self._may_be_ssl_check(request):
             return await self._refuse(request, refusal)
         if request.headers.get("Expect", "").lower() != "100-continue":
             return await self._refuse(request, Refusal(417, "unknown Expect"))
@@ -270,18 +280,46 @@ class SlackIntake:
             request.headers.get("X-Slack-Request-Timestamp"), request.headers.get("X-Slack-Signature")
         )
 
-    async def _read_capped(self, request: web.Request) -> bytes | None:
-        """The body, or None as soon as it is longer than the cap (never more than one byte past it is read)."""
+    @staticmethod
+    async def _read_capped(request: web.Request, cap: int) -> bytes | None:
+        """The body, or None as soon as it is longer than `cap` (never more than one byte past it is read)."""
         chunks: list[bytes] = []
         received = 0
         while True:
-            chunk = await request.content.read(min(65536, self.max_body + 1 - received))
+            chunk = await request.content.read(min(65536, cap + 1 - received))
             if not chunk:
                 return b"".join(chunks)
             received += len(chunk)
-            if received > self.max_body:
+            if received > cap:
                 return None
             chunks.append(chunk)
+
+    @staticmethod
+    def _may_be_ssl_check(request: web.Request) -> bool:
+        """Whether this could be Slack's `ssl_check`: a tiny form without either signature header."""
+        if "X-Slack-Signature" in request.headers or "X-Slack-Request-Timestamp" in request.headers:
+            return False
+        try:
+            declared = request.content_length
+        except ValueError:
+            return False
+        small = declared is None or declared <= SSL_CHECK_MAX_BYTES
+        return small and request.content_type == "application/x-www-form-urlencoded"
+
+    async def _is_ssl_check(self, request: web.Request) -> bool:
+        """Whether the (tiny, unsigned) body is `ssl_check=1`; at most `SSL_CHECK_MAX_BYTES` of it are read."""
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                raw = await self._read_capped(request, SSL_CHECK_MAX_BYTES)
+        except (TimeoutError, HttpProcessingError, ConnectionError):
+            return False
+        if raw is None:
+            return False
+        try:
+            fields = urllib.parse.parse_qs(raw.decode("ascii"), max_num_fields=32, strict_parsing=True)
+        except (UnicodeDecodeError, ValueError):
+            return False
+        return fields.get("ssl_check") == ["1"]
 
     async def _refuse(self, request: web.Request, refusal: Refusal) -> web.StreamResponse:
         self.refusals.refuse(request.method, request.path, refusal, request.remote)
