@@ -96,6 +96,7 @@ class Refusal:
 TOO_LARGE = Refusal(413, "body too large")
 TOO_SLOW = Refusal(408, "body too slow")
 INCOMPLETE = Refusal(400, "body incomplete")
+BAD_LENGTH = Refusal(400, "malformed Content-Length")
 NO_TIMESTAMP = Refusal(401, "missing timestamp")
 BAD_TIMESTAMP = Refusal(401, "malformed timestamp")
 STALE = Refusal(401, "timestamp more than 5 minutes off")
@@ -261,11 +262,12 @@ class SlackIntake:
         refusal = self._check_before_body(request)
         if refusal is not None and not self._may_be_ssl_check(request):
             return await self._refuse(request, refusal)
+        if request.version != HttpVersion11:  # as aiohttp's own expect handler: HTTP/1.0 has no 100 Continue
+            return None
         if request.headers.get("Expect", "").lower() != "100-continue":
             return await self._refuse(request, Refusal(417, "unknown Expect"))
-        if request.version == HttpVersion11:
-            await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-            request.writer.output_size = 0  # as aiohttp's own handler: the 100 is not part of the response
+        await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        request.writer.output_size = 0  # as aiohttp's own handler does: the 100 is not part of the response
         return None
 
     def _check_before_body(self, request: web.Request) -> Refusal | None:
@@ -273,7 +275,7 @@ class SlackIntake:
         try:
             declared = request.content_length
         except ValueError:  # aiohttp's parser already refuses these with 400; never let one through
-            return INCOMPLETE
+            return BAD_LENGTH
         if declared is not None and declared > self.max_body:
             return TOO_LARGE
         return self.check.check_headers(
@@ -329,8 +331,11 @@ class SlackIntake:
         # The rest of the body is still coming: answer, then close instead of reading (aiohttp would otherwise
         # read and discard it, for up to 10 s, to keep the connection alive).
         response.force_close()
-        await response.prepare(request)
-        await response.write_eof()
+        try:
+            await response.prepare(request)
+            await response.write_eof()
+        except ConnectionError:  # the client is already gone: nothing to tell it, nothing to log
+            pass
         request.protocol.force_close()
         return response
 
