@@ -19,20 +19,15 @@ processes). A tick:
 from __future__ import annotations
 
 import asyncio
-import enum
 import logging
-import os
-import secrets
-import socket
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
-from sqlalchemy import CursorResult, delete, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
@@ -42,72 +37,31 @@ from bot.domain import ChannelRef, PostSource
 from bot.errors import QuizError, StorageUnavailable, UnknownPack
 from bot.ports import PlatformError, PlatformRegistry
 from bot.scheduling.fanout import FanOut
+from bot.scheduling.fires import (
+    LOGGER_NAME,
+    Claim,
+    FireKey,
+    FireStatus,
+    TickReport,
+    log_context,
+    replica_name,
+    rows_changed,
+)
 from bot.scheduling.rules import Rule, Slot, load_rule
 from bot.scheduling.wording import DEFAULT_CLOSE_CAP
 from bot.service.app import QuizApp
 from bot.service.directory import insert_ignoring_conflict
 from bot.service.quiz import PostedQuestion, QuizService
 
-log = logging.getLogger(__name__)
+log = logging.getLogger(LOGGER_NAME)
 
 JOB_ID = "quizbot-schedule-tick"
 MAX_RECORDED_SKIPS = 100
 RETRY_AFTER_FAILURE = timedelta(minutes=1)
 
 
-class FireStatus(enum.StrEnum):
-    """Where a fire slot stands."""
-
-    CLAIMED = "claimed"
-    POSTED = "posted"
-    FAILED = "failed"
-    SKIPPED = "skipped"
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """A fire slot this process owns (until its lease expires) and must post."""
-
-    fire_id: int
-    attempts: int
-    schedule_id: int
-    slot: Slot
-    channel: ChannelRef
-    pack_ids: tuple[str, ...]
-    close_after: timedelta | None
-    rule: Rule
-    zone: ZoneInfo
-
-    @property
-    def source_ref(self) -> str:
-        """What the post records as its source: the schedule and the slot (`12:2026-01-05T09:00`)."""
-        return f"{self.schedule_id}:{self.slot.key}"
-
-
-@dataclass
-class TickReport:
-    """What one tick did (posts may finish after `tick(wait=False)` returns)."""
-
-    posted: list[int] = field(default_factory=list)
-    revealed: list[int] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    deferred: list[str] = field(default_factory=list)
-    paused: list[int] = field(default_factory=list)
-    recovered: int = 0
-
-
 class _LostClaim(Exception):
     """Another replica took the slot over; this one must not post it."""
-
-
-def _rowcount(result: Any) -> int:
-    return int(cast(CursorResult[Any], result).rowcount)
-
-
-def replica_name() -> str:
-    """This process's name in claims: host, pid and a random suffix."""
-    return f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
 class Ticker:
@@ -289,7 +243,7 @@ class Ticker:
         for row in rows:
             async with self.db.transaction() as session:
                 # Whoever closes the post reveals it: one replica, once.
-                closed = _rowcount(
+                closed = rows_changed(
                     await session.execute(
                         update(Post).where(Post.id == row.id, Post.closed_at.is_(None)).values(closed_at=row.closes_at)
                     )
@@ -310,7 +264,7 @@ class Ticker:
         platform = self.platforms.get(channel.platform)
         if platform is None:
             return
-        extra = _extra(channel, post_id=post_id)
+        extra = log_context(channel, post_id=post_id)
 
         async def attempt() -> None:
             async with self._working:
@@ -369,7 +323,7 @@ class Ticker:
             if latest is None or latest.due < current.due:
                 latest = current
             following = rule.next_slot(now, zone)
-            advanced = _rowcount(
+            advanced = rows_changed(
                 await session.execute(
                     update(Schedule)
                     .where(
@@ -383,7 +337,7 @@ class Ticker:
             )
             if not advanced:
                 return None  # another replica advanced it first (and claimed the slot)
-            extra = _extra(channel, schedule_id=schedule_id)
+            extra = log_context(channel, schedule_id=schedule_id)
             missed = self._missed(rule, zone, current, latest)
             for slot in missed:
                 await self._insert_fire(
@@ -394,7 +348,7 @@ class Ticker:
                     status=FireStatus.SKIPPED,
                     detail="missed; a later slot was due",
                 )
-                report.skipped.append(f"{schedule_id}:{slot.key}")
+                report.skipped.append(str(FireKey(schedule_id, slot.key)))
             if missed:
                 log.warning(
                     "%d slot(s) from %s were missed while no scheduler ran; skipped",
@@ -412,7 +366,7 @@ class Ticker:
                     status=FireStatus.SKIPPED,
                     detail=f"missed by {late} (grace {self.grace})",
                 )
-                report.skipped.append(f"{schedule_id}:{latest.key}")
+                report.skipped.append(str(FireKey(schedule_id, latest.key)))
                 log.warning(
                     "slot %s was missed by %s, more than the grace window (%s); skipped",
                     latest.key,
@@ -429,17 +383,7 @@ class Ticker:
                 return None
             if late > timedelta(minutes=1):
                 log.info("slot %s is %s late; posting it now", latest.key, late, extra=extra)
-            return Claim(
-                fire_id=fire_id,
-                attempts=1,
-                schedule_id=schedule_id,
-                slot=latest,
-                channel=channel,
-                pack_ids=tuple(schedule.pack_ids),
-                close_after=timedelta(seconds=schedule.close_after_seconds) if schedule.close_after_seconds else None,
-                rule=rule,
-                zone=zone,
-            )
+            return Claim.of(schedule, fire_id=fire_id, attempts=1, slot=latest, channel=channel)
 
     @staticmethod
     def _missed(rule: Rule, zone: ZoneInfo, current: Slot, latest: Slot) -> list[Slot]:
@@ -527,7 +471,7 @@ class Ticker:
         self, fire_id: int, attempts: int, now: datetime, expired: datetime, report: TickReport
     ) -> Claim | None:
         async with self.db.transaction() as session:
-            taken = _rowcount(
+            taken = rows_changed(
                 await session.execute(
                     update(ScheduleFire)
                     .where(
@@ -547,9 +491,9 @@ class Ticker:
             if loaded is None:
                 return None
             schedule, channel = loaded
-            extra = _extra(channel, schedule_id=schedule.id)
+            extra = log_context(channel, schedule_id=schedule.id)
             slot = Slot(key=fire.slot_key, due=fire.due_at)
-            source_ref = f"{schedule.id}:{slot.key}"
+            source_ref = str(FireKey(schedule.id, slot.key))
             posts = (
                 await session.execute(
                     select(Post.id, Post.message_ref).where(
@@ -576,27 +520,16 @@ class Ticker:
                 give_up = FireStatus.SKIPPED if late > self.grace else FireStatus.FAILED
                 fire.status, fire.finished_at = give_up.value, now
                 fire.detail = f"claim expired after {attempts} attempt(s); {late} late"[:300]
-                (report.skipped if give_up is FireStatus.SKIPPED else report.failed).append(f"{schedule.id}:{slot.key}")
+                (report.skipped if give_up is FireStatus.SKIPPED else report.failed).append(source_ref)
                 log.warning("slot %s: %s", slot.key, fire.detail, extra=extra)
                 return None
             log.warning("slot %s: claim expired (owner %s gone?); retrying", slot.key, fire.claimed_by, extra=extra)
-            return Claim(
-                fire_id=fire_id,
-                attempts=attempts + 1,
-                schedule_id=schedule.id,
-                slot=slot,
-                channel=channel,
-                pack_ids=tuple(schedule.pack_ids),
-                close_after=timedelta(seconds=schedule.close_after_seconds) if schedule.close_after_seconds else None,
-                rule=load_rule(schedule.rule),
-                zone=ZoneInfo(schedule.timezone),
-            )
+            return Claim.of(schedule, fire_id=fire_id, attempts=attempts + 1, slot=slot, channel=channel)
 
     # --- posting ---------------------------------------------------------------------------------
 
     async def _post(self, claim: Claim, report: TickReport, *, after: asyncio.Task[None] | None = None) -> None:
-        extra = _extra(claim.channel, schedule_id=claim.schedule_id)
-        key = f"{claim.schedule_id}:{claim.slot.key}"
+        extra = log_context(claim.channel, schedule_id=claim.schedule_id)
         try:
             if after is not None:
                 await asyncio.wait([after])
@@ -644,7 +577,7 @@ class Ticker:
                 extra={**extra, "post_id": posted.card.post_id},
             )
         except StorageUnavailable as exc:  # bookkeeping failed: the claim expires and is recovered
-            log.warning("slot %s: database unavailable (%s); left for recovery", key, exc, extra=extra)
+            log.warning("slot %s: database unavailable (%s); left for recovery", claim.key, exc, extra=extra)
         finally:
             self._inflight.pop(claim.fire_id, None)
 
@@ -658,7 +591,7 @@ class Ticker:
     async def _renew(self, claim: Claim) -> bool:
         async with self.db.transaction() as session:
             return bool(
-                _rowcount(
+                rows_changed(
                     await session.execute(
                         update(ScheduleFire)
                         .where(
@@ -676,7 +609,7 @@ class Ticker:
         self, claim: Claim, status: FireStatus, *, post_id: int | None = None, detail: str | None = None
     ) -> None:
         async with self.db.transaction() as session:
-            done = _rowcount(
+            done = rows_changed(
                 await session.execute(
                     update(ScheduleFire)
                     .where(
@@ -696,15 +629,15 @@ class Ticker:
             log.warning(
                 "slot %s: the claim was taken over while this replica finished it",
                 claim.slot.key,
-                extra=_extra(claim.channel, schedule_id=claim.schedule_id, post_id=post_id),
+                extra=log_context(claim.channel, schedule_id=claim.schedule_id, post_id=post_id),
             )
 
     async def _defer(self, claim: Claim, reason: str, report: TickReport) -> None:
         """A failure that may pass: retry in a minute (as an expired claim), or give up after max attempts."""
-        extra = _extra(claim.channel, schedule_id=claim.schedule_id)
+        extra = log_context(claim.channel, schedule_id=claim.schedule_id)
         if claim.attempts >= self.max_attempts:
             await self._finish(claim, FireStatus.FAILED, detail=reason)
-            report.failed.append(f"{claim.schedule_id}:{claim.slot.key}")
+            report.failed.append(str(claim.key))
             log.error("slot %s failed after %d attempts: %s", claim.slot.key, claim.attempts, reason, extra=extra)
             return
         retry_at = self.clock.now() - self.lease + min(self.lease, RETRY_AFTER_FAILURE)
@@ -718,7 +651,7 @@ class Ticker:
                 )
                 .values(claimed_at=retry_at, detail=reason[:300])
             )
-        report.deferred.append(f"{claim.schedule_id}:{claim.slot.key}")
+        report.deferred.append(str(claim.key))
         log.warning("slot %s not posted (%s); will retry", claim.slot.key, reason, extra=extra)
 
     async def _give_up(self, claim: Claim, reason: str, report: TickReport) -> None:
@@ -730,19 +663,6 @@ class Ticker:
                 .where(Schedule.id == claim.schedule_id)
                 .values(enabled=False, paused_reason=reason[:300])
             )
-        report.failed.append(f"{claim.schedule_id}:{claim.slot.key}")
+        report.failed.append(str(claim.key))
         report.paused.append(claim.schedule_id)
-        log.warning("schedule paused: %s", reason, extra=_extra(claim.channel, schedule_id=claim.schedule_id))
-
-
-def _extra(channel: ChannelRef, *, schedule_id: int | None = None, post_id: int | None = None) -> dict[str, object]:
-    extra: dict[str, object] = {
-        "platform": channel.platform,
-        "workspace": channel.workspace_id,
-        "channel": channel.channel_id,
-    }
-    if schedule_id is not None:
-        extra["schedule_id"] = schedule_id
-    if post_id is not None:
-        extra["post_id"] = post_id
-    return extra
+        log.warning("schedule paused: %s", reason, extra=log_context(claim.channel, schedule_id=claim.schedule_id))
