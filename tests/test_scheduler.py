@@ -23,7 +23,9 @@ from bot.ports import PlatformError
 from bot.render import reveal_lines
 from bot.runtime import Runtime, build_runtime
 from bot.scheduling.fanout import FanOut, PlatformLimits, Rate
-from bot.scheduling.ticker import JOB_ID, Ticker
+from bot.scheduling.leases import Leases
+from bot.scheduling.ticker import Ticker
+from bot.scheduling.timer import JOB_ID
 from bot.service.app import Invocation
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
@@ -45,8 +47,8 @@ def make_ticker(
     time = VirtualTime(clock)
     return Ticker(
         db=runtime.db,
-        quiz=runtime.quiz,
-        app=runtime.app,
+        post_question=runtime.quiz.post_question,
+        reveal_post=runtime.app.reveal,
         platforms=runtime.platforms,
         clock=clock,
         fanout=FanOut(monotonic=time.monotonic, sleep=sleep or time.sleep),
@@ -322,10 +324,10 @@ async def test_a_claim_whose_replica_crashed_before_posting_is_posted_once_after
     assert fire.post_id == post.id
 
 
-class CrashAfterPostTicker(Ticker):
+class CrashAfterPostLeases(Leases):
     """A replica that dies right after the platform accepted the post, before recording it."""
 
-    async def _finish(self, *args: Any, **kwargs: Any) -> None:
+    async def finish(self, *args: Any, **kwargs: Any) -> None:
         raise asyncio.CancelledError
 
 
@@ -334,17 +336,8 @@ async def test_a_claim_whose_replica_crashed_after_posting_is_adopted_not_posted
 ) -> None:
     await add(runtime, channel, "daily 09:00 tz:UTC")
     monday.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
-    base = make_ticker(runtime, monday, replica="A")
-    crashing = CrashAfterPostTicker(
-        db=runtime.db,
-        quiz=runtime.quiz,
-        app=runtime.app,
-        platforms=runtime.platforms,
-        clock=monday,
-        fanout=base.fanout,
-        lease=LEASE,
-        replica="A",
-    )
+    crashing = make_ticker(runtime, monday, replica="A")
+    crashing.poster.leases = CrashAfterPostLeases(db=runtime.db, clock=monday, replica="A", lease=LEASE)
     await crashing.tick()
     assert len(platform.of_kind("post_card")) == 1
     (fire,) = await rows(runtime, ScheduleFire)
