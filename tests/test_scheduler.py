@@ -23,9 +23,9 @@ from bot.ports import PlatformError
 from bot.render import reveal_lines
 from bot.runtime import Runtime, build_runtime
 from bot.scheduling.fanout import FanOut, PlatformLimits, Rate
+from bot.scheduling.fires import TickReport
 from bot.scheduling.leases import Leases
 from bot.scheduling.ticker import Ticker
-from bot.scheduling.timer import JOB_ID
 from bot.service.app import Invocation
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
@@ -488,7 +488,7 @@ async def test_200_channels_due_at_once_are_posted_and_revealed_once_each_throug
 # --- the timer -----------------------------------------------------------------------------------------
 
 
-async def test_the_apscheduler_job_is_registered_and_runs_the_tick(
+async def test_the_timer_runs_the_tick_until_stopped(
     runtime: Runtime, platform: FakePlatform, channel: ChannelRef, monday: ManualClock
 ) -> None:
     await add(runtime, channel, "daily 09:00 tz:UTC")
@@ -497,18 +497,85 @@ async def test_the_apscheduler_job_is_registered_and_runs_the_tick(
     ticker.interval = 0.05
     ticker.start()
     try:
-        assert ticker.scheduler is not None
-        job = ticker.scheduler.get_job(JOB_ID)
-        assert job is not None
-        assert job.trigger.interval == timedelta(seconds=0.05)
-        assert (job.coalesce, job.max_instances) == (True, 1)
+        assert ticker.running
         async with asyncio.timeout(10):
-            while ticker.ticks < 3 or not platform.of_kind("post_card"):  # noqa: ASYNC110 - polls the job's effect
+            while ticker.ticks < 3 or not platform.of_kind("post_card"):  # noqa: ASYNC110 - polls the timer's effect
                 await asyncio.sleep(0.02)
     finally:
         await ticker.stop()
-    assert ticker.scheduler is None
+    assert not ticker.running
     ticks = ticker.ticks
     await asyncio.sleep(0.2)
     assert ticker.ticks == ticks  # stopped
     assert len(platform.of_kind("post_card")) == 1
+
+
+INTERVAL = 0.25
+
+
+async def test_a_wall_clock_jump_back_or_forward_neither_stalls_the_timer_nor_posts_a_slot_twice(
+    runtime: Runtime, platform: FakePlatform, channel: ChannelRef, monday: ManualClock
+) -> None:
+    """The timer waits on the event loop's monotonic clock, so the tick after a jump of the wall clock (the Clock)
+    comes within two intervals; slots stay keyed by local calendar time, so none posts twice. (APScheduler's
+    IntervalTrigger, the timer before, re-armed for about an hour after the system clock went back an hour.)"""
+    await add(runtime, channel, "0 * * * * tz:UTC")  # on the hour, every hour
+    monday.set(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC))
+    ticker = make_ticker(runtime, monday)
+    ticker.interval = INTERVAL
+    loop = asyncio.get_running_loop()
+    started: list[float] = []  # loop time of each tick's start
+    tick = ticker.tick
+
+    async def recorded_tick(*, wait: bool = True) -> TickReport:
+        started.append(loop.time())
+        return await tick(wait=wait)
+
+    ticker.tick = recorded_tick  # type: ignore[method-assign]
+
+    async def jump(to: datetime) -> float:
+        """Set the wall clock; how long until the next tick started."""
+        monday.set(to)
+        jumped = loop.time()
+        async with asyncio.timeout(10):
+            while not started or started[-1] < jumped:  # noqa: ASYNC110 - polls the timer
+                await asyncio.sleep(0.01)
+        return min(t for t in started if t >= jumped) - jumped
+
+    async def settle() -> None:
+        """Let two more ticks run (and what they spawned)."""
+        count = len(started)
+        async with asyncio.timeout(10):
+            while len(started) < count + 2:  # noqa: ASYNC110 - polls the timer
+                await asyncio.sleep(0.01)
+        await asyncio.gather(*ticker._tasks)
+
+    def posted() -> list[str | None]:
+        return [card.prompt for card in cards(platform)]
+
+    ticker.start()
+    try:
+        await settle()
+        assert len(posted()) == 1  # the 09:00 slot
+        assert await jump(datetime(2026, 1, 5, 8, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # back an hour
+        await settle()
+        assert await jump(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # forward: 09:00 again
+        await settle()
+        assert len(posted()) == 1  # not posted twice
+        assert await jump(datetime(2026, 1, 5, 10, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # forward: 10:00 is due
+        await settle()
+        assert len(posted()) == 2
+        assert [c.post_id for c in cards(platform, "update_card") if c.reveal is not None] == [1]  # 09:00 revealed
+        assert await jump(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # back again
+        await settle()
+        assert len(posted()) == 2
+    finally:
+        await ticker.stop()
+    assert Counter(p.source_ref for p in await rows(runtime, Post)) == {
+        "1:2026-01-05T09:00": 1,
+        "1:2026-01-05T10:00": 1,
+    }
+    assert [(f.slot_key, f.status) for f in await rows(runtime, ScheduleFire)] == [
+        ("2026-01-05T09:00", "posted"),
+        ("2026-01-05T10:00", "posted"),
+    ]

@@ -2,7 +2,7 @@
 
 `Ticker` puts the parts together; each part is its own module:
 
-- timer.py: calls `Ticker.tick` every few seconds in the bot's own event loop;
+- timer.py: calls `Ticker.tick` every few seconds of monotonic time, in the bot's own event loop;
 - reveals.py: closes posts whose `closes_at` has passed (one replica each) and edits their cards;
 - claims.py: advances each due schedule and claims its slot with a unique insert, before anything is posted;
   missed slots: the latest is posted late within the grace window, every other one is recorded as skipped;
@@ -22,8 +22,6 @@ import logging
 from collections.abc import Coroutine
 from datetime import timedelta
 from typing import Any
-
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.clock import Clock
 from bot.db import Database
@@ -91,20 +89,19 @@ class Ticker:
             max_attempts=max_attempts,
         )
         self._tasks: set[asyncio.Task[None]] = set()
-        self._tick_lock = asyncio.Lock()
         self._timer: Timer | None = None
         self._stopping = False
 
     # --- the timer -------------------------------------------------------------------------------
 
     @property
-    def scheduler(self) -> AsyncIOScheduler | None:
-        """The running APScheduler instance (None when stopped)."""
-        return self._timer.scheduler if self._timer is not None else None
+    def running(self) -> bool:
+        """Whether the timer is running."""
+        return self._timer is not None and self._timer.running
 
     def start(self) -> None:
         """Start the timer in the running event loop: a tick now, then one every `interval` seconds."""
-        if self._timer is not None:
+        if self.running:
             return
         self._stopping = False
         self._timer = Timer(self._scheduled_tick, interval=self.interval)
@@ -114,30 +111,27 @@ class Ticker:
     async def stop(self, drain_seconds: float = 5.0) -> None:
         """Stop ticking; give in-flight posts `drain_seconds`, then cancel them (their claims are recovered)."""
         self._stopping = True
-        async with self._tick_lock:  # let a running tick finish its claims
-            if self._timer is not None:
-                self._timer.stop()
-                self._timer = None
+        if self._timer is not None:
+            await self._timer.stop()  # a running tick finishes its claims first
+            self._timer = None
         tasks = set(self._tasks)
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=drain_seconds)
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
-        await asyncio.sleep(0)  # APScheduler's own shutdown runs on the loop
 
     async def _scheduled_tick(self) -> None:
-        if self._stopping or self._tick_lock.locked():
+        if self._stopping:
             return
-        async with self._tick_lock:
-            try:
-                await self.tick(wait=False)
-            except StorageUnavailable as exc:
-                log.warning("schedule tick skipped: %s", exc)
-            except Exception:
-                log.exception("schedule tick failed")
-            finally:
-                self.ticks += 1
+        try:
+            await self.tick(wait=False)
+        except StorageUnavailable as exc:
+            log.warning("schedule tick skipped: %s", exc)
+        except Exception:
+            log.exception("schedule tick failed")
+        finally:
+            self.ticks += 1
 
     # --- one tick --------------------------------------------------------------------------------
 
