@@ -25,6 +25,7 @@ from bot.runtime import Runtime, build_runtime
 from bot.scheduling.fanout import FanOut, PlatformLimits, Rate
 from bot.scheduling.fires import TickReport
 from bot.scheduling.leases import Leases
+from bot.scheduling.posting import Stage
 from bot.scheduling.ticker import Ticker
 from bot.service.app import Invocation
 from tests.conftest import make_user
@@ -43,6 +44,7 @@ def make_ticker(
     replica: str = "A",
     grace: timedelta = timedelta(hours=1),
     sleep: Callable[[float], Awaitable[None]] | None = None,
+    max_concurrent: int = 8,
 ) -> Ticker:
     time = VirtualTime(clock)
     return Ticker(
@@ -55,6 +57,7 @@ def make_ticker(
         grace=grace,
         lease=LEASE,
         replica=replica,
+        max_concurrent=max_concurrent,
     )
 
 
@@ -102,6 +105,29 @@ class FlakyPlatform(FakePlatform):
             self.failures -= 1
             raise PlatformError("internal_error")
         return await super().post_card(channel, card)
+
+
+@dataclass
+class GatedPlatform(FakePlatform):
+    """The first `free` posts go through; the others wait at `gate` until it opens (a fan-out under way)."""
+
+    free: int = 0
+    gate: asyncio.Event = field(default_factory=asyncio.Event)
+    at_gate: int = 0
+
+    async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
+        if self.free > 0:
+            self.free -= 1
+        else:
+            self.at_gate += 1
+            await self.gate.wait()
+        return await super().post_card(channel, card)
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    async with asyncio.timeout(10):
+        while not condition():  # noqa: ASYNC110 - polls tasks running in the background
+            await asyncio.sleep(0.01)
 
 
 # --- one schedule --------------------------------------------------------------------------------------
@@ -229,6 +255,76 @@ async def test_a_pause_on_one_replica_is_seen_by_the_other_without_a_restart(
     report = await make_ticker(second_replica, monday, replica="B").tick()
     assert report.posted == []
     assert await rows(runtime, ScheduleFire) == []
+
+
+async def test_a_replica_stopped_mid_fan_out_hands_its_unposted_slots_to_the_next_tick_of_another(
+    runtime: Runtime, second_replica: Runtime, monday: ManualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    gated = GatedPlatform(free=3)
+    runtime.platforms.register(gated)
+    other_platform = second_replica.platforms.get("fake")
+    assert isinstance(other_platform, FakePlatform)
+    channels = [ChannelRef("fake", "W1", f"C{i}") for i in range(20)]
+    for ch in channels:
+        await add(runtime, ch, "daily 09:00 tz:UTC")
+    monday.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
+    a, b = make_ticker(runtime, monday, replica="A"), make_ticker(second_replica, monday, replica="B")
+    await a.tick(wait=False)
+    await until(lambda: len(gated.of_kind("post_card")) == 3 and gated.at_gate > 0)
+
+    with caplog.at_level(logging.INFO, logger="bot.scheduling.ticker"):
+        stopping = asyncio.create_task(a.stop(drain_seconds=30))  # SIGTERM on replica A
+        # What waited for its turn is handed back at once; what is inside the platform call may finish.
+        await until(lambda: all(h.stage is not Stage.WAITING for h in a.holdings) and len(a.holdings) == gated.at_gate)
+        in_call = gated.at_gate
+        gated.gate.set()
+        await stopping
+    handed_back = 20 - 3 - in_call
+    assert handed_back > 0
+    assert f"stopping: handed {handed_back} unposted slot(s) back" in caplog.text
+    fires = await rows(runtime, ScheduleFire)
+    assert Counter(f.status for f in fires) == {"posted": 3 + in_call, "claimed": handed_back}
+    released = [f for f in fires if f.status == "claimed"]
+    assert all(f.claimed_by == "A" and f.attempts == 1 for f in released)  # handing back is not an attempt
+    assert all(f.claimed_at < monday.now() - LEASE for f in released)
+
+    report = await b.tick()  # replica B's next tick: no waiting out the lease
+    assert len(report.posted) == report.recovered == handed_back
+    posted = Counter(s.channel for p in (gated, other_platform) for s in p.of_kind("post_card"))
+    assert posted == dict.fromkeys(channels, 1)  # every channel once, none twice
+    assert len(other_platform.of_kind("post_card")) == handed_back
+    fires = await rows(runtime, ScheduleFire)
+    assert {f.status for f in fires} == {"posted"}
+    assert sorted(f.attempts for f in fires) == [1] * (3 + in_call) + [2] * handed_back
+    assert len(await rows(runtime, Post)) == 20
+
+
+async def test_a_post_cut_short_in_its_platform_call_at_stop_is_left_to_the_lease_not_handed_back(
+    runtime: Runtime, second_replica: Runtime, monday: ManualClock
+) -> None:
+    stuck = HangingPlatform()
+    runtime.platforms.register(stuck)
+    other_platform = second_replica.platforms.get("fake")
+    assert isinstance(other_platform, FakePlatform)
+    channels = [ChannelRef("fake", "W1", f"C{i}") for i in range(3)]
+    for ch in channels:
+        await add(runtime, ch, "daily 09:00 tz:UTC")
+    monday.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
+    a = make_ticker(runtime, monday, replica="A", max_concurrent=1)
+    b = make_ticker(second_replica, monday, replica="B")
+    await a.tick(wait=False)
+    await asyncio.wait_for(stuck.entered.wait(), 5)
+    await a.stop(drain_seconds=0.1)  # one post hangs in the platform call; the other two wait for a worker
+    report = await b.tick()
+    assert len(report.posted) == report.recovered == 2
+    (cut,) = [f for f in await rows(runtime, ScheduleFire) if f.status == "claimed"]
+    assert cut.claimed_by == "A"  # whether it went out is unknown until the lease runs out
+    monday.set(cut.claimed_at + LEASE + timedelta(seconds=1))
+    report = await b.tick()
+    assert len(report.posted) == report.recovered == 1
+    assert Counter(s.channel for s in other_platform.of_kind("post_card")) == dict.fromkeys(channels, 1)
+    assert stuck.of_kind("post_card") == []
+    assert len(await rows(runtime, Post)) == 3
 
 
 # --- downtime ------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ The poster knows the quiz only as a `PostQuestion` callable, so the service laye
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -57,15 +58,25 @@ class PostQuestion(Protocol):
         ...
 
 
+class Stage(enum.Enum):
+    """How far the post of a held claim got, which decides what stopping may do with it."""
+
+    WAITING = "waiting"  # for the channel's reveal, a rate limit or a free worker: nothing sent, can be handed back
+    SENDING = "sending"  # inside the platform call: whether it went out is known only when the call returns
+    POSTED = "posted"  # the platform took it; only the bookkeeping is left
+
+
 @dataclass(eq=False, slots=True)
 class Holding:
-    """A claim this process holds."""
+    """A claim this process holds, the task posting it, and how far that got."""
 
     claim: Claim
+    stage: Stage = Stage.WAITING
+    task: asyncio.Task[None] | None = None
 
 
 class Holdings:
-    """The claims this process is posting, by fire id: kept alive each tick, and skipped by recovery."""
+    """The claims this process is posting, by fire id: kept alive each tick, skipped by recovery, released on stop."""
 
     def __init__(self) -> None:
         self._held: dict[int, Holding] = {}
@@ -91,6 +102,10 @@ class Holdings:
     def fire_ids(self) -> list[int]:
         """The fire rows held."""
         return list(self._held)
+
+    def at(self, stage: Stage) -> list[Holding]:
+        """The holdings whose post is at `stage`."""
+        return [holding for holding in self._held.values() if holding.stage is stage]
 
 
 class _LostClaim(Exception):
@@ -168,13 +183,20 @@ class Poster:
         async with self.working:
             if not await self.leases.renew(claim):
                 raise _LostClaim
-            return await self.post_question(
-                claim.channel,
-                pack_ids=list(claim.pack_ids) or None,
-                source=PostSource.SCHEDULE,
-                source_ref=claim.source_ref,
-                closes_at=closes_at(claim, self.clock.now()),
-            )
+            holding.stage = Stage.SENDING
+            try:
+                posted = await self.post_question(
+                    claim.channel,
+                    pack_ids=list(claim.pack_ids) or None,
+                    source=PostSource.SCHEDULE,
+                    source_ref=claim.source_ref,
+                    closes_at=closes_at(claim, self.clock.now()),
+                )
+            except Exception:
+                holding.stage = Stage.WAITING  # refused: the post's row is removed again and nothing went out
+                raise
+            holding.stage = Stage.POSTED
+            return posted
 
     async def _defer(self, claim: Claim, reason: str, report: TickReport) -> None:
         """A failure that may pass: retry in a minute (as an expired claim), or give up after max attempts."""

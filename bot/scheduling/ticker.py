@@ -32,7 +32,7 @@ from bot.scheduling.claims import SlotClaimer
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import LOGGER_NAME, TickReport, replica_name
 from bot.scheduling.leases import Leases
-from bot.scheduling.posting import Holdings, Poster, PostQuestion
+from bot.scheduling.posting import Holdings, Poster, PostQuestion, Stage
 from bot.scheduling.recovery import Recovery
 from bot.scheduling.reveals import RevealPost, Reveals
 from bot.scheduling.timer import Timer
@@ -109,17 +109,45 @@ class Ticker:
         log.info("scheduler started (tick every %s s, replica %s)", self.interval, self.replica)
 
     async def stop(self, drain_seconds: float = 5.0) -> None:
-        """Stop ticking; give in-flight posts `drain_seconds`, then cancel them (their claims are recovered)."""
+        """Stop ticking, hand back the claims whose post has not started, and drain the rest.
+
+        A post still waiting for its turn (rate limits, a free worker, the channel's reveal) is cancelled and its
+        claim released at once, so that another replica, or this bot once restarted, posts it at its next tick
+        instead of after the lease. A platform call in progress, and the reveals, get `drain_seconds`; a call cut
+        short then is left to expire with the lease, since only recovery can tell whether it went out.
+        """
         self._stopping = True
         if self._timer is not None:
             await self._timer.stop()  # a running tick finishes its claims first
             self._timer = None
+        await self._hand_back()
         tasks = set(self._tasks)
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=drain_seconds)
+            cut = [holding for holding in self.holdings.at(Stage.SENDING) if holding.task in pending]
+            if cut:
+                log.warning("stopping: %d post(s) cut short in the platform call; left for recovery", len(cut))
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+
+    async def _hand_back(self) -> None:
+        """Cancel the posts that have not reached their platform call, and release their claims."""
+        waiting = self.holdings.at(Stage.WAITING)
+        if not waiting:
+            return
+        tasks = [holding.task for holding in waiting if holding.task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)  # so that the release below is the last write
+        for holding in waiting:
+            self.holdings.drop(holding.claim.fire_id)
+        try:
+            released = await self.leases.release(holding.claim for holding in waiting)
+        except StorageUnavailable as exc:
+            log.warning("stopping: %d unposted slot(s) not handed back (%s); left for recovery", len(waiting), exc)
+            return
+        log.info("stopping: handed %d unposted slot(s) back to the next tick of any replica", released)
 
     async def _scheduled_tick(self) -> None:
         if self._stopping:
@@ -156,9 +184,10 @@ class Ticker:
             holding = self.holdings.hold(claim)
             # The channel's previous question is revealed before its next one is posted.
             after = reveals.get(claim.channel)
-            tasks.append(
-                self._spawn(self.poster.post(holding, report, after=after), name=f"schedule-{claim.schedule_id}")
+            holding.task = self._spawn(
+                self.poster.post(holding, report, after=after), name=f"schedule-{claim.schedule_id}"
             )
+            tasks.append(holding.task)
         if wait and tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         return report
