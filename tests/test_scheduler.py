@@ -114,6 +114,7 @@ class GatedPlatform(FakePlatform):
     free: int = 0
     gate: asyncio.Event = field(default_factory=asyncio.Event)
     at_gate: int = 0
+    refuse_at_gate: bool = False  # what waited at the gate is then refused with a 429
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
         if self.free > 0:
@@ -121,6 +122,8 @@ class GatedPlatform(FakePlatform):
         else:
             self.at_gate += 1
             await self.gate.wait()
+            if self.refuse_at_gate:
+                raise PlatformError("ratelimited", retry_after=30)
         return await super().post_card(channel, card)
 
 
@@ -324,6 +327,32 @@ async def test_a_post_cut_short_in_its_platform_call_at_stop_is_left_to_the_leas
     assert len(report.posted) == report.recovered == 1
     assert Counter(s.channel for s in other_platform.of_kind("post_card")) == dict.fromkeys(channels, 1)
     assert stuck.of_kind("post_card") == []
+    assert len(await rows(runtime, Post)) == 3
+
+
+async def test_a_post_refused_with_a_429_while_stopping_is_handed_back_not_retried(
+    runtime: Runtime, second_replica: Runtime, monday: ManualClock
+) -> None:
+    gated = GatedPlatform(refuse_at_gate=True)
+    runtime.platforms.register(gated)
+    other_platform = second_replica.platforms.get("fake")
+    assert isinstance(other_platform, FakePlatform)
+    channels = [ChannelRef("fake", "W1", f"C{i}") for i in range(3)]
+    for ch in channels:
+        await add(runtime, ch, "daily 09:00 tz:UTC")
+    monday.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
+    a, b = make_ticker(runtime, monday, replica="A"), make_ticker(second_replica, monday, replica="B")
+    await a.tick(wait=False)
+    await until(lambda: gated.at_gate == 3)  # all three inside the platform call
+    stopping = asyncio.create_task(a.stop(drain_seconds=30))
+    await until(lambda: all(h.stage is Stage.SENDING for h in a.holdings))
+    gated.gate.set()  # the platform answers 429 to all three: nothing went out, and A must not try again
+    await stopping
+    assert gated.of_kind("post_card") == []
+    report = await b.tick()
+    assert len(report.posted) == report.recovered == 3
+    assert Counter(s.channel for s in other_platform.of_kind("post_card")) == dict.fromkeys(channels, 1)
+    assert gated.at_gate == 3  # A did not retry after the 429s
     assert len(await rows(runtime, Post)) == 3
 
 

@@ -112,6 +112,10 @@ class _LostClaim(Exception):
     """Another replica took the slot over; this one must not post it."""
 
 
+class _Stopping(Exception):
+    """This replica is stopping: the slot is handed back rather than tried (again) now."""
+
+
 class Poster:
     """Posts held claims one slot at a time; see the module docstring for how a post ends."""
 
@@ -135,6 +139,7 @@ class Poster:
         self.clock = clock
         self.working = working
         self.max_attempts = max_attempts
+        self.stopping = False  # set by the ticker's stop: no platform call starts any more
 
     async def post(self, holding: Holding, report: TickReport, *, after: asyncio.Task[None] | None = None) -> None:
         """Post a held claim (after the task `after`, the reveal of the channel's previous question), then drop it."""
@@ -151,6 +156,10 @@ class Poster:
                 posted = await self.fanout.send(platform, claim.channel, lambda: self._attempt(holding))
             except _LostClaim:
                 log.info("slot %s was taken over by another replica; not posting it here", claim.slot.key, extra=extra)
+                return
+            except _Stopping:
+                await self.leases.release([claim])
+                log.info("slot %s handed back: this replica is stopping", claim.slot.key, extra=extra)
                 return
             except PlatformError as exc:
                 if exc.permanent:
@@ -181,6 +190,8 @@ class Poster:
         """One try (the fan-out retries 429s): renew the claim, then the platform call."""
         claim = holding.claim
         async with self.working:
+            if self.stopping:  # e.g. the retry of a post refused with a 429 while the ticker stops
+                raise _Stopping
             if not await self.leases.renew(claim):
                 raise _LostClaim
             holding.stage = Stage.SENDING

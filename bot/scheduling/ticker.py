@@ -103,7 +103,7 @@ class Ticker:
         """Start the timer in the running event loop: a tick now, then one every `interval` seconds."""
         if self.running:
             return
-        self._stopping = False
+        self._stopping = self.poster.stopping = False
         self._timer = Timer(self._scheduled_tick, interval=self.interval)
         self._timer.start()
         log.info("scheduler started (tick every %s s, replica %s)", self.interval, self.replica)
@@ -113,10 +113,11 @@ class Ticker:
 
         A post still waiting for its turn (rate limits, a free worker, the channel's reveal) is cancelled and its
         claim released at once, so that another replica, or this bot once restarted, posts it at its next tick
-        instead of after the lease. A platform call in progress, and the reveals, get `drain_seconds`; a call cut
-        short then is left to expire with the lease, since only recovery can tell whether it went out.
+        instead of after the lease; no platform call starts after this. A call in progress, and the reveals, get
+        `drain_seconds`; a call cut short then is left to expire with the lease, since only recovery can tell
+        whether it went out.
         """
-        self._stopping = True
+        self._stopping = self.poster.stopping = True  # no new tick, no new platform call
         if self._timer is not None:
             await self._timer.stop()  # a running tick finishes its claims first
             self._timer = None
@@ -124,6 +125,7 @@ class Ticker:
         tasks = set(self._tasks)
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=drain_seconds)
+            await self._hand_back()  # posts sent back to waiting meanwhile (a 429, say) that have not retried yet
             cut = [holding for holding in self.holdings.at(Stage.SENDING) if holding.task in pending]
             if cut:
                 log.warning("stopping: %d post(s) cut short in the platform call; left for recovery", len(cut))
