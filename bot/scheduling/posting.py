@@ -7,6 +7,8 @@ How a post ends:
   left to expire in a minute and recovery tries again, until `max_attempts`;
 - a failure retrying cannot fix (channel gone, bot removed, pack unknown): the slot fails and the schedule is
   paused with the reason.
+- this replica is stopping before the platform call (see `Ticker.stop`): the claim is released, and the next tick
+  of any replica posts it.
 
 The poster knows the quiz only as a `PostQuestion` callable, so the service layer can change behind it.
 """
