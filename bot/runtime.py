@@ -138,8 +138,8 @@ async def build_runtime(
     )
     ticker = Ticker(
         db=db,
-        quiz=quiz,
-        app=app,
+        post_question=quiz.post_question,
+        reveal_post=app.reveal,
         platforms=platforms,
         clock=clock,
         grace=settings.schedule_grace,
