@@ -19,9 +19,9 @@ from bot.clock import ManualClock
 from bot.config import Settings
 from bot.db.models import Post, Schedule, ScheduleFire
 from bot.domain import ChannelRef, QuestionCard
-from bot.ports import PlatformError
+from bot.ports import PlatformError, PlatformLimits, Rate
 from bot.runtime import Runtime, build_runtime
-from bot.scheduling.fanout import FanOut, PlatformLimits, Rate
+from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import TickReport
 from bot.scheduling.leases import Leases
 from bot.scheduling.posting import Stage

@@ -11,8 +11,7 @@ import threading
 from typing import TextIO
 
 from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
-from bot.ports import Message
-from bot.scheduling.fanout import UNLIMITED
+from bot.ports import UNLIMITED, Message
 from bot.service.app import Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
 from bot.wording.answers import answer_message
