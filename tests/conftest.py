@@ -122,10 +122,23 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
+SEED_PACKS = ("data-parallelism.yaml", "model-pipeline-parallelism.yaml")
+
+
+@pytest.fixture(scope="session")
+def seed_content(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A content folder with the two seed packs alone: the core's tests count questions, rotations and curricula
+    against these 16 questions, so adding packs to content/ must not change what they check."""
+    folder = tmp_path_factory.mktemp("seed-content")
+    for name in SEED_PACKS:
+        shutil.copy(CONTENT / name, folder / name)
+    return folder
+
+
 @pytest.fixture
-def settings(database_url: str) -> Settings:
-    """Settings for a test bot on the test database and the shipped packs."""
-    return Settings(database_url=database_url, content_dir=CONTENT, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
+def settings(database_url: str, seed_content: Path) -> Settings:
+    """Settings for a test bot on the test database and the two seed packs."""
+    return Settings(database_url=database_url, content_dir=seed_content, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
 
 
 @pytest.fixture
