@@ -161,6 +161,8 @@ SCOPE_CHOICES = [
 ]
 HELP_CHOICES = [app_commands.Choice(name=sub.name, value=sub.name) for sub in SUBCOMMANDS]
 
+# The options' transformers, named like the types they stand for in `app_commands.Transform[T, Transformer]`.
+# Choices keep Discord's pickers; the validator still runs, so a value from a stale client gets the grammar's reply.
 WindowOption = GrammarOption(leaderboard_window, choices=WINDOW_CHOICES)
 ScopeOption = GrammarOption(leaderboard_scope, choices=SCOPE_CHOICES)
 HelpTopic = GrammarOption(str.casefold, choices=HELP_CHOICES)
@@ -173,6 +175,7 @@ When = GrammarOption(parse_rule)
 SchedulePacks = GrammarOption(lambda text: schedule_packs(_items(text)))
 Timezone = GrammarOption(parse_timezone)
 CloseAfter = GrammarOption(close_after)
+# An integer option (Discord enforces the minimum), read by the grammar's own check all the same.
 ScheduleId = GrammarOption(schedule_id, option_type=discord.AppCommandOptionType.integer, min_value=1)
 
 WHEN = "When, e.g. `weekdays 09:30`, `mon,wed,fri 2pm` or cron `30 9 * * 1-5`"
