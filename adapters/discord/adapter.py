@@ -27,10 +27,11 @@ from adapters.discord.embeds import (
     message_embed,
     problem_embed,
 )
+from bot.commands import Command
 from bot.domain import ChannelRef, QuestionCard, UserRef
-from bot.errors import ConfigError, StorageUnavailable
+from bot.errors import CommandError, ConfigError, StorageUnavailable
 from bot.ports import Message, PlatformError, PlatformLimits, Rate
-from bot.service.app import Invocation, error_reply
+from bot.service.app import Context, Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
 from bot.wording import translate
 from bot.wording.errors import click_not_recorded, posted_in_channel, unexpected, unknown_button
@@ -303,19 +304,32 @@ class DiscordAdapter:
 
         await self.respond(interaction, record())
 
-    async def quiz_command(self, interaction: discord.Interaction[discord.Client], text: str) -> None:
-        """A `/quiz` subcommand, as the text the core parses."""
-        invocation = Invocation(
-            channel=self.channel_of(interaction),
-            user=self.user_of(interaction),
-            text=text,
-            is_admin=self.is_admin(interaction),
+    def context_of(self, interaction: discord.Interaction[discord.Client]) -> Context:
+        """Who runs a command and where, with the admin check decided from the member's roles."""
+        return Context(
+            channel=self.channel_of(interaction), user=self.user_of(interaction), is_admin=self.is_admin(interaction)
         )
 
+    async def run_command(self, interaction: discord.Interaction[discord.Client], command: Command) -> None:
+        """A `/quiz` subcommand, as the command object its typed options built: run by the core, then answered."""
+        context = self.context_of(interaction)
+
         async def run() -> Response:
-            reply = await self.runtime.app.handle_command(invocation)
-            embed = message_embed(reply.message) if reply.ok else problem_embed(reply.message.text)
-            return Response(embed, ephemeral=reply.private or reply.quiet or not reply.ok)
+            try:
+                reply = await self.runtime.app.execute(command, context)
+            except Exception as exc:
+                reply = error_reply(exc)
+            return _reply_response(reply)
+
+        await self.respond(interaction, run())
+
+    async def quiz_command(self, interaction: discord.Interaction[discord.Client], text: str) -> None:
+        """`/quiz <text>` typed as free text, parsed by the core's grammar (the typed subcommands do not use it)."""
+        context = self.context_of(interaction)
+        invocation = Invocation(channel=context.channel, user=context.user, text=text, is_admin=context.is_admin)
+
+        async def run() -> Response:
+            return _reply_response(await self.runtime.app.handle_command(invocation))
 
         await self.respond(interaction, run())
 
@@ -331,18 +345,28 @@ class DiscordAdapter:
     async def on_command_error(
         self, interaction: discord.Interaction[QuizClient], error: app_commands.AppCommandError
     ) -> None:
-        """A command discord.py could not run (usually commands registered with Discord that differ from ours)."""
-        stale = isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound)
-        if stale:
+        """A command discord.py could not run: an option the grammar refuses (answered with the grammar's
+        message), or commands registered with Discord that differ from ours."""
+        refused = _refused_option(error)
+        stale = isinstance(
+            error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound | app_commands.TransformerError
+        )
+        if refused is not None:
+            log.info("slash command option refused: %s", refused)
+        elif stale:  # a TransformerError not caused by the grammar: a value of a type our command does not have
             log.warning("slash command out of sync: %s", error)
         else:
             log.error("slash command failed: %s", error, exc_info=error)
-        if not interaction.response.is_done():
-            text = translate(OUT_OF_SYNC) if stale else unexpected().text
-            try:
-                await interaction.response.send_message(embed=problem_embed(text), ephemeral=True)
-            except discord.HTTPException as exc:
-                log.warning("could not answer interaction %s: %s", interaction.id, exc)
+        if interaction.response.is_done():
+            return
+        if refused is not None:
+            response = _reply_response(error_reply(refused))
+        else:
+            response = Response(problem_embed(translate(OUT_OF_SYNC) if stale else unexpected().text))
+        try:
+            await interaction.response.send_message(embed=response.embed, ephemeral=response.ephemeral)
+        except discord.HTTPException as exc:
+            log.warning("could not answer interaction %s: %s", interaction.id, exc)
 
     async def check_registration(self, tree: app_commands.CommandTree[QuizClient]) -> None:
         """Warn (once, at start) when `/quiz` is not registered with Discord yet."""
@@ -395,6 +419,24 @@ class DiscordAdapter:
             if not client_task.done():
                 client_task.cancel()
         log.info("discord client closed", extra={"platform": PLATFORM})
+
+
+def _reply_response(reply: Reply) -> Response:
+    """The core's reply as an interaction response: private when it is, or quiet, or a refusal."""
+    embed = message_embed(reply.message) if reply.ok else problem_embed(reply.message.text)
+    return Response(embed, ephemeral=reply.private or reply.quiet or not reply.ok)
+
+
+def _refused_option(error: app_commands.AppCommandError) -> CommandError | None:
+    """The grammar's CommandError behind a slash command's failure: raised by an option's validator (discord.py
+    chains it to a TransformerError) or while the subcommand built its command (a CommandInvokeError)."""
+    if isinstance(error, app_commands.TransformerError):
+        cause = error.__cause__
+    elif isinstance(error, app_commands.CommandInvokeError):
+        cause = error.original
+    else:
+        return None
+    return cause if isinstance(cause, CommandError) else None
 
 
 def _extra(channel: ChannelRef, post_id: int | None = None) -> dict[str, Any]:
