@@ -60,6 +60,7 @@ from bot.commands import (
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.scheduling.rules import Rule, parse_rule, parse_timezone
+from bot.wording.boards import window_words
 
 DESCRIPTION_LIMIT = 100
 AUTOCOMPLETE_LIMIT = 25
@@ -148,11 +149,8 @@ class GrammarOption(app_commands.Transformer[discord.Client]):
         return self.validate(str(value))
 
 
-WINDOW_CHOICES = [
-    app_commands.Choice(name="this week", value=Window.WEEK.value),
-    app_commands.Choice(name="this month", value=Window.MONTH.value),
-    app_commands.Choice(name="all time", value=Window.ALL.value),
-]
+WINDOW_CHOICES = [app_commands.Choice(name=window_words(w.value), value=w.value) for w in Window]
+"""One choice per leaderboard window, in the words the boards use (a new Window appears here by itself)."""
 SCOPE_CHOICES = [
     app_commands.Choice(name="this channel", value=Scope.CHANNEL.value),
     app_commands.Choice(name="this server", value=Scope.WORKSPACE.value),
