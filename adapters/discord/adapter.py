@@ -18,15 +18,10 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.buttons import AnswerButton, answer_view
+from adapters.discord.buttons import AnswerButton
+from adapters.discord.cards import edit_card, send_card
 from adapters.discord.commands import QuizCommands
-from adapters.discord.embeds import (
-    ANSWER_TEMPLATE,
-    answer_embed,
-    card_embed,
-    message_embed,
-    problem_embed,
-)
+from adapters.discord.embeds import ANSWER_TEMPLATE, answer_embed, message_embed, problem_embed
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.errors import ConfigError, StorageUnavailable
 from bot.ports import Message, PlatformError
@@ -167,21 +162,16 @@ class DiscordAdapter:
         return self.client.get_partial_messageable(int(channel.channel_id), guild_id=guild_id)
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
-        """Send the card (embed and answer buttons); its message id is the reference."""
+        """Send the card (embed and answer buttons; a very long one as several messages): their ids are the ref."""
         try:
-            message = await self._messageable(channel).send(embed=card_embed(card), view=answer_view(card))
+            return await send_card(self._messageable(channel), card)
         except discord.HTTPException as exc:
             raise platform_error(exc, "post a question") from exc
-        return str(message.id)
 
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Edit the card: a new answer count keeps the buttons; the reveal removes them."""
-        message = self._messageable(channel).get_partial_message(int(message_ref))
         try:
-            if card.reveal is None:
-                await message.edit(embed=card_embed(card))
-            else:
-                await message.edit(embed=card_embed(card), view=None)
+            await edit_card(self._messageable(channel), message_ref, card)
         except discord.HTTPException as exc:
             raise platform_error(exc, "update the question") from exc
 
