@@ -77,7 +77,9 @@ def cut(text: str, limit: int, atoms: Atoms, *, prefer_within: float = 0.25) -> 
             if ends[index] < floor:
                 break
             if pieces[index] == separator and index > 0:
-                return Cut(text[: ends[index - 1]].rstrip(" "), text[ends[index] :].lstrip(" "))
+                head = text[: ends[index - 1]].rstrip(" ")
+                if head:
+                    return Cut(head, text[ends[index] :].lstrip(" "))
     return Cut(text[: ends[-1]], text[ends[-1] :])
 
 

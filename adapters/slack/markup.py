@@ -26,7 +26,7 @@ _SAFE_CODE = re.compile(r"`[^`\n*_~&<>]+`")
 _FORMATTING = re.compile(r"([*_~`])")
 _MENTION_WORD = re.compile(r"@(here|channel|everyone)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"^(\s*)&gt;", re.MULTILINE)
-_ATOM = re.compile(f"&(?:amp|lt|gt);|{ZWSP}[*_~`]{ZWSP}|{ZWSP}&gt;|@{ZWSP}|{_SAFE_CODE.pattern}|.", re.DOTALL)
+_ATOM = re.compile(f"&(?:amp|lt|gt);|{ZWSP}[*_~`]{ZWSP}|{ZWSP}&gt;|{_SAFE_CODE.pattern}|.", re.DOTALL)
 
 
 def escape(text: str) -> str:
