@@ -341,3 +341,14 @@ def test_random_content_at_the_schema_maxima_fits_both_platforms_in_full(seed: i
         assert appears(card.prompt, on_discord) and appears(card.prompt, on_slack)
         if shape.reveal:
             assert appears(explanation, on_discord) and appears(explanation, on_slack)
+
+
+def test_pack_titles_in_discord_autocomplete_show_every_character() -> None:
+    from types import SimpleNamespace
+
+    from adapters.discord.adapter import DiscordAdapter
+
+    pack = dataclasses.replace(max_pack(choices=2), title="Quiz \u202eevil\u200b", id="spoof")
+    host = SimpleNamespace(runtime=SimpleNamespace(catalog=SimpleNamespace(packs=[pack])))
+    [choice] = DiscordAdapter.pack_choices(host, "")  # type: ignore[arg-type]
+    assert choice.name == "Quiz evil (spoof)" and choice.value == "spoof"

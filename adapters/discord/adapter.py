@@ -22,6 +22,7 @@ from adapters.discord.buttons import AnswerButton
 from adapters.discord.cards import edit_card, send_card
 from adapters.discord.commands import QuizCommands
 from adapters.discord.embeds import ANSWER_TEMPLATE, answer_embed, message_embed, problem_embed
+from adapters.text_safety import plain
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.errors import ConfigError, StorageUnavailable
 from bot.ports import Message, PlatformError
@@ -311,7 +312,7 @@ class DiscordAdapter:
         """Packs whose id or title contains what was typed."""
         typed = current.casefold().strip()
         return [
-            app_commands.Choice(name=f"{pack.title} ({pack.id})"[:100], value=pack.id)
+            app_commands.Choice(name=plain(f"{pack.title} ({pack.id})")[:100], value=pack.id)  # shown as plain text
             for pack in self.runtime.catalog.packs
             if typed in pack.id.casefold() or typed in pack.title.casefold()
         ]
