@@ -352,3 +352,22 @@ def test_pack_titles_in_discord_autocomplete_show_every_character() -> None:
     host = SimpleNamespace(runtime=SimpleNamespace(catalog=SimpleNamespace(packs=[pack])))
     [choice] = DiscordAdapter.pack_choices(host, "")  # type: ignore[arg-type]
     assert choice.name == "Quiz evil (spoof)" and choice.value == "spoof"
+
+
+@pytest.mark.parametrize("pages", [1, 2, 3])
+def test_content_beyond_the_schema_is_shortened_within_the_limits_not_refused(pages: int) -> None:
+    # A card posted before pages existed (one message), or content past the schema: the last resort clips.
+    pack = PACKS["markup"]
+    reveal = RevealView(0, (1,) * CHOICES_MAX, "_ " * 20_000, names(100))
+    card = dataclasses.replace(card_of(pack), reveal=reveal)
+    result = card_layout(card, pages)
+    assert result.clipped
+    embeds = card_embeds(card, pages)
+    assert len(embeds) == pages
+    for embed in embeds:
+        assert_discord_message([embed])
+    assert (embeds[-1].fields[-1].value if embeds[-1].fields else embeds[-1].description or "").endswith("…")
+    assert_slack_blocks(card_blocks(card), card_text(card))
+    huge = Message("t" * 9000, tuple("x_" * 3000 for _ in range(5)))
+    assert_discord_message([message_embed(huge)])
+    assert_slack_blocks(message_blocks(huge), message_text(huge))

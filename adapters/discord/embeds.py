@@ -192,12 +192,11 @@ def layout(
         if pages is None and (not queue or len(built) >= 4 * MAX_PAGES):
             break
     clipped = bool(queue)
-    if clipped:
+    if clipped:  # say so where the text stops, without growing it (the page is full)
         last = built[-1]
-        texts = list(last.texts) or [""]
+        texts = list(last.texts) or [ELLIPSIS]
         if not texts[-1].endswith((ELLIPSIS, f"{ELLIPSIS}**")):
-            room = (limits.DESCRIPTION if len(texts) == 1 else limits.FIELD_VALUE) - 2
-            texts[-1] = (clip(texts[-1], room) if len(texts[-1]) > room else texts[-1]) + "\n" + ELLIPSIS
+            texts[-1] = clip(texts[-1], len(texts[-1]) - 1)
         built[-1] = Page(last.title, tuple(texts))
     return Layout(tuple(built), clipped)
 
