@@ -1,6 +1,7 @@
 """The Discord adapter: the platform port on discord.py, `/quiz` slash commands and answer buttons.
 
-A question card is an embed with one button per choice. A click is answered ephemerally (only the clicker sees
+A question card is an embed with one button per choice (a very long one spans a few messages, the last with the
+buttons: adapters/discord/cards.py). A click is answered ephemerally (only the clicker sees
 right/wrong and why); the card's answer count is edited through the core's coalescing CardRefresher; the reveal
 edits the card again and removes its buttons. Channels are addressed by id through partial messageables, so
 nothing but the guild list needs to be cached and no privileged intent is asked for.
