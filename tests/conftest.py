@@ -32,6 +32,9 @@ pytest_plugins = ["tests.slack_harness"]  # the Slack fixtures (`fake`, no proxi
 
 REPO = Path(__file__).resolve().parent.parent
 CONTENT = REPO / "content"
+SEED_CONTENT = REPO / "tests" / "data" / "seed-content"
+"""The two seed packs alone (links to content/): the core's tests count questions, rotations and curricula against
+these 16 questions, so adding packs to content/ does not change what they check."""
 POSTGRES_ADMIN_URL = os.environ.get(
     "QUIZBOT_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 )
@@ -122,23 +125,10 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
-SEED_PACKS = ("data-parallelism.yaml", "model-pipeline-parallelism.yaml")
-
-
-@pytest.fixture(scope="session")
-def seed_content(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A content folder with the two seed packs alone: the core's tests count questions, rotations and curricula
-    against these 16 questions, so adding packs to content/ must not change what they check."""
-    folder = tmp_path_factory.mktemp("seed-content")
-    for name in SEED_PACKS:
-        shutil.copy(CONTENT / name, folder / name)
-    return folder
-
-
 @pytest.fixture
-def settings(database_url: str, seed_content: Path) -> Settings:
+def settings(database_url: str) -> Settings:
     """Settings for a test bot on the test database and the two seed packs."""
-    return Settings(database_url=database_url, content_dir=seed_content, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
+    return Settings(database_url=database_url, content_dir=SEED_CONTENT, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
 
 
 @pytest.fixture

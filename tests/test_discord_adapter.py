@@ -19,7 +19,7 @@ from bot.domain import AnswerResult, ChannelRef
 from bot.ports import Message, PlatformError
 from bot.runtime import Runtime
 from bot.service.app import Context, Reply
-from tests.conftest import CONTENT
+from tests.conftest import SEED_CONTENT
 from tests.discord_support import (
     ANSWER_ID,
     answer_rows,
@@ -40,7 +40,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
     """Test settings with a Discord token (the fake accepts any)."""
     return Settings(
         database_url=database_url,
-        content_dir=CONTENT,
+        content_dir=SEED_CONTENT,
         card_update_interval=0.0,
         discord_token="fake-bot-token",
         _env_file=None,

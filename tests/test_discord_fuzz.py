@@ -26,7 +26,7 @@ from bot.db.models import Answer
 from bot.runtime import Runtime
 from bot.wording import translate
 from bot.wording.errors import unexpected
-from tests.conftest import CONTENT
+from tests.conftest import SEED_CONTENT
 from tests.discord_support import ANSWER_ID, card_messages, click, custom_ids, serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 
@@ -96,7 +96,7 @@ def _mutate(event: dict[str, Any], rng: random.Random) -> None:
 def settings(database_url: str, tmp_path: Path) -> Settings:
     return Settings(
         database_url=database_url,
-        content_dir=CONTENT,
+        content_dir=SEED_CONTENT,
         card_update_interval=0.0,
         discord_token="fake-bot-token",
         _env_file=None,

@@ -1,6 +1,7 @@
 """The Discord adapter: the platform port on discord.py, `/quiz` slash commands and answer buttons.
 
-A question card is an embed with one button per choice. A click is answered ephemerally (only the clicker sees
+A question card is an embed with one button per choice (a very long one spans a few messages, the last with the
+buttons: adapters/discord/cards.py). A click is answered ephemerally (only the clicker sees
 right/wrong and why); the card's answer count is edited through the core's coalescing CardRefresher; the reveal
 edits the card again and removes its buttons. Channels are addressed by id through partial messageables, so
 nothing but the guild list needs to be cached and no privileged intent is asked for.
@@ -18,15 +19,11 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.buttons import AnswerButton, answer_view
+from adapters.discord.buttons import AnswerButton
+from adapters.discord.cards import edit_card, send_card
 from adapters.discord.commands import QuizCommands
-from adapters.discord.embeds import (
-    ANSWER_TEMPLATE,
-    answer_embed,
-    card_embed,
-    message_embed,
-    problem_embed,
-)
+from adapters.discord.embeds import ANSWER_TEMPLATE, answer_embed, message_embed, problem_embed
+from adapters.text_safety import plain
 from bot.commands import Command
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.errors import CommandError, ConfigError, StorageUnavailable
@@ -170,21 +167,16 @@ class DiscordAdapter:
         return self.client.get_partial_messageable(int(channel.channel_id), guild_id=guild_id)
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
-        """Send the card (embed and answer buttons); its message id is the reference."""
+        """Send the card (embed and answer buttons; a very long one as several messages): their ids are the ref."""
         try:
-            message = await self._messageable(channel).send(embed=card_embed(card), view=answer_view(card))
+            return await send_card(self._messageable(channel), card)
         except discord.HTTPException as exc:
             raise platform_error(exc, "post a question") from exc
-        return str(message.id)
 
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Edit the card: a new answer count keeps the buttons; the reveal removes them."""
-        message = self._messageable(channel).get_partial_message(int(message_ref))
         try:
-            if card.reveal is None:
-                await message.edit(embed=card_embed(card))
-            else:
-                await message.edit(embed=card_embed(card), view=None)
+            await edit_card(self._messageable(channel), message_ref, card)
         except discord.HTTPException as exc:
             raise platform_error(exc, "update the question") from exc
 
@@ -337,7 +329,7 @@ class DiscordAdapter:
         """Packs whose id or title contains what was typed."""
         typed = current.casefold().strip()
         return [
-            app_commands.Choice(name=f"{pack.title} ({pack.id})"[:100], value=pack.id)
+            app_commands.Choice(name=plain(f"{pack.title} ({pack.id})")[:100], value=pack.id)  # shown as plain text
             for pack in self.runtime.app.packs
             if typed in pack.id.casefold() or typed in pack.title.casefold()
         ]
