@@ -39,6 +39,33 @@ class InvalidChoice(QuizError):
     """A choice number outside the question's choices."""
 
 
+class DatabaseNotReady(QuizError):
+    """The database an operator command needs is unreachable, missing or not migrated.
+
+    `problem` says what is wrong (naming QUIZBOT_DATABASE_URL with any password masked, or the SQLite path) and
+    `fix` what to do; the message is both, on one line.
+    """
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem}; {fix}")
+        self.problem = problem
+        self.fix = fix
+
+
+class AdapterStartError(QuizError):
+    """A platform adapter could not start: the platform is unreachable or refused the credentials.
+
+    Adapters raise it from the platform library's own exception (`raise AdapterStartError(...) from exc`), so the
+    command line can print one line without importing that library. `setting` names the variable to check (e.g.
+    QUIZBOT_SLACK_BOT_TOKEN) and `fix` says what to do.
+    """
+
+    def __init__(self, message: str, *, setting: str | None = None, fix: str | None = None) -> None:
+        super().__init__(f"{message}; {fix}" if fix else message)
+        self.setting = setting
+        self.fix = fix
+
+
 class StorageUnavailable(QuizError):
     """The database could not be reached; nothing was recorded and the user may retry."""
 
