@@ -263,7 +263,7 @@ def load_settings(**overrides: object) -> Settings:
     except UnicodeDecodeError as exc:  # the .env file, which pydantic-settings reads as UTF-8
         env_file = overrides.get("_env_file", ENV_FILE)
         where = Path(str(env_file)).absolute() if env_file else "the environment file"
-        raise ConfigError(f"{where} is not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8") from exc
+        raise ConfigError(f"{where} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from exc
 
 
 def unknown_variables(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(ENV_FILE)) -> list[str]:

@@ -61,7 +61,7 @@ class AdapterStartError(QuizError):
     """
 
     def __init__(self, message: str, *, setting: str | None = None, fix: str | None = None) -> None:
-        super().__init__(f"{message}; {fix}" if fix else message)
+        super().__init__(f"{message.rstrip('.')}; {fix}" if fix else message)
         self.setting = setting
         self.fix = fix
 
