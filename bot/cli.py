@@ -455,8 +455,12 @@ async def _run(settings: Settings) -> None:
     from bot.runtime import build_adapters, build_runtime, serve
 
     require_sqlite_folder(settings.database_url)
-    with database_errors(settings.database_url):
-        runtime = await build_runtime(settings)
+    try:
+        with database_errors(settings.database_url):
+            runtime = await build_runtime(settings)
+    except InvalidPack as exc:  # the message names the file; say how to find every problem at once
+        fix = f"fix it (QUIZBOT_CONTENT_DIR={settings.content_dir}), then check with `quizbot content check`"
+        raise InvalidPack(f"{exc}; {fix}", problems=exc.problems) from exc
     try:
         adapters = [_Watched(adapter) for adapter in build_adapters(runtime)]
     except BaseException:

@@ -558,7 +558,7 @@ def test_a_non_utf8_pack(
     monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite:///{operator_env}/quizbot.db")
     status, _, err = cli(capsys, "run")
     assert status == 2
-    one_line(err, f"quizbot: {packs / 'latin.yaml'}: cannot read", "utf-8")
+    one_line(err, f"quizbot: {packs / 'latin.yaml'}: cannot read", "utf-8", "`quizbot content check`")
 
 
 # --- settings -------------------------------------------------------------------------------------------------------
