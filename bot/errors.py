@@ -4,8 +4,10 @@
     ├── UserInputError        what was typed or clicked cannot be used (CommandError, InvalidChoice, ...)
     ├── NotAllowed            the user may not do this; nothing was changed
     ├── NotFound              a pack, post, cohort, schedule ... that does not exist here
-    ├── Unavailable           try again later: the database is down, the bot is restarting
-    └── ConfigError           an operator's setting is missing or malformed (never reaches a chat user)
+    ├── Unavailable           try again later: the database is down, the bot is restarting (an operator's
+    │                         command gets DatabaseNotReady: what is wrong with the database, and the fix)
+    └── ConfigError           an operator's setting is missing or malformed, or a platform refused it at start
+                              (AdapterStartError); never reaches a chat user
 
 Adapters and the CLI turn a category into one friendly line (bot/wording/errors.py); the layering follows
 discord.py's ext/commands/errors.py (CommandError -> UserInputError -> BadArgument).
@@ -80,6 +82,33 @@ class UnknownWorkspace(NotFound):
 
 class NoReviewPending(NotFound):
     """`/quiz review N` with no review question out for this user."""
+
+
+class DatabaseNotReady(Unavailable):
+    """The database an operator command needs is unreachable, missing or not migrated.
+
+    `problem` says what is wrong (naming QUIZBOT_DATABASE_URL with any password masked, or the SQLite path) and
+    `fix` what to do; the message is both, on one line.
+    """
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem}; {fix}")
+        self.problem = problem
+        self.fix = fix
+
+
+class AdapterStartError(ConfigError):
+    """A platform adapter could not start: the platform is unreachable or refused the credentials.
+
+    Adapters raise it from the platform library's own exception (`raise AdapterStartError(...) from exc`), so the
+    command line can print one line without importing that library. `setting` names the variable to check (e.g.
+    QUIZBOT_SLACK_BOT_TOKEN) and `fix` says what to do.
+    """
+
+    def __init__(self, message: str, *, setting: str | None = None, fix: str | None = None) -> None:
+        super().__init__(f"{message.rstrip('.')}; {fix}" if fix else message)
+        self.setting = setting
+        self.fix = fix
 
 
 class StorageUnavailable(Unavailable):
