@@ -29,7 +29,12 @@ def is_unavailable(exc: BaseException) -> bool:
     """Whether an exception means the database could not be reached or was busy (safe to retry)."""
     if isinstance(exc, _UNAVAILABLE):
         return True
-    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+    if not isinstance(exc, DBAPIError):
+        return False
+    # A driver error SQLAlchemy could not classify (asyncpg's base `Error`, e.g. "connection was closed in the
+    # middle of operation" while connecting) is about the connection, not about a statement: a statement's own
+    # problems arrive as IntegrityError, DataError, ProgrammingError and the like.
+    return bool(exc.connection_invalidated) or type(exc) is DBAPIError
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

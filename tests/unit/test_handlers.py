@@ -93,3 +93,14 @@ async def test_bind_routes_injects_dependencies_by_name_and_refuses_a_missing_on
     assert reply.message.title == "ok" and seen == ["the catalog"]
     with pytest.raises(TypeError, match="needs catalog"):
         bind_routes(routes, {})
+
+
+def test_an_unclassified_driver_error_counts_as_the_database_being_unavailable() -> None:
+    from sqlalchemy.exc import DBAPIError, IntegrityError
+
+    from bot.db.database import is_unavailable
+
+    lost = DBAPIError("SELECT 1", None, Exception("connection was closed in the middle of operation"))
+    assert is_unavailable(lost)
+    duplicate = IntegrityError("INSERT", None, Exception("duplicate key"))
+    assert not is_unavailable(duplicate)
