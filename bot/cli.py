@@ -27,13 +27,14 @@ from bot.config import Settings, load_settings, unknown_variables
 from bot.content.importer import parse_plain_quiz, skeleton_yaml
 from bot.content.loader import validate_paths
 from bot.content.schema import pack_json_schema
-from bot.errors import AdapterStartError, ConfigError, InvalidPack, QuizError
+from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
+from bot.plugins import one_line, start_failure
 
 CLI_GROUP = "quizbot.cli"
 if TYPE_CHECKING:
     from bot.db import Database
-    from bot.runtime import Adapter
+    from bot.plugins import Adapter
     from bot.service.report import Report
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"quizbot {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    commands.add_parser("run", help="run the bot (terminal adapter unless Slack/Discord are configured)")
+    commands.add_parser("run", help="run the bot (the terminal adapter unless a platform is configured)")
 
     db = commands.add_parser("db", help="database schema").add_subparsers(dest="db_command", required=True)
     upgrade = db.add_parser("upgrade", help="migrate the database to the newest schema")
@@ -72,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--force", action="store_true", help="overwrite existing files")
 
     forget = commands.add_parser("forget-user", help="delete one person's answers and identity")
-    forget.add_argument("platform", help="slack, discord or console")
+    forget.add_argument("platform", help="the platform: an installed adapter's name (slack, discord, console)")
     forget.add_argument("user_id", help="the platform's user id (Slack U..., Discord snowflake, console name)")
     forget.add_argument("--workspace", help="only in this workspace (Slack team id, Discord guild id)")
 
@@ -81,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     report.add_argument("--cohort", help="report on this cohort (default: the whole workspace)")
     report.add_argument("--workspace", help="workspace id: Slack team, Discord guild, `local` for the terminal")
-    report.add_argument("--platform", help="slack, discord or console (when a workspace id is ambiguous)")
+    report.add_argument("--platform", help="the platform, when a workspace id is ambiguous (an adapter's name)")
     report.add_argument("-o", "--out", type=Path, default=Path("report.html"), help="default: report.html")
     report.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
     _plugin_commands(commands)
@@ -337,101 +338,6 @@ def _report(
 
 # --- `quizbot run`, and what an operator reads when a platform will not let the bot in ----------------------
 
-_PLATFORMS = {
-    # platform: (name, the setting to check, what to do when it refuses, what to do when it cannot be reached)
-    "slack": (
-        "Slack",
-        "QUIZBOT_SLACK_BOT_TOKEN",
-        "copy the Bot User OAuth Token (xoxb-...) from your Slack app's OAuth & Permissions page, and for Socket "
-        "Mode an app-level token (xapp-...) with connections:write into QUIZBOT_SLACK_APP_TOKEN",
-        "check the network, the proxy variables (HTTPS_PROXY) and QUIZBOT_SLACK_API_URL if you set it",
-    ),
-    "discord": (
-        "Discord",
-        "QUIZBOT_DISCORD_TOKEN",
-        "reset the token on the Bot page of your application in the Discord Developer Portal and copy it into "
-        "QUIZBOT_DISCORD_TOKEN",
-        "check the network and the proxy variables, and https://discordstatus.com",
-    ),
-}
-_SLACK_AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
-
-
-def _classes(exc: BaseException) -> set[str]:
-    return {cls.__name__ for cls in type(exc).__mro__}
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in chain:
-        chain.append(current)
-        current = current.__cause__ or current.__context__
-    return chain
-
-
-def _kind(exc: BaseException) -> str | None:
-    """`refused` (the token), `unreachable` (network), `answered` (an HTTP error) or None, from the exception chain.
-
-    Matched by class name, so the core needs neither discord nor slack_sdk: discord.LoginFailure,
-    discord.HTTPException, slack_sdk's SlackApiError, aiohttp's ClientConnectorError (an OSError) and time-outs.
-    """
-    for cause in _causes(exc):
-        names = _classes(cause)
-        if "LoginFailure" in names or getattr(cause, "status", None) == 401:
-            return "refused"
-        if "SlackApiError" in names:
-            response = getattr(cause, "response", None)
-            error = response.get("error") if response is not None else None
-            return "refused" if error in _SLACK_AUTH_ERRORS else "answered"
-        if isinstance(cause, OSError | TimeoutError) or "ClientConnectionError" in names:
-            return "unreachable"
-        if "HTTPException" in names or "ClientResponseError" in names:
-            return "answered"
-    return None
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
-def _platform_failure(platform: str, exc: BaseException) -> QuizError | None:
-    """One line for an adapter (or an adapter's command) that failed: what the platform did, the setting, what to do.
-
-    An AdapterStartError is the adapter's own words; a QuizError from the adapter gets the fix added; a platform
-    library's error is named by kind; None for anything else.
-    """
-    if isinstance(exc, AdapterStartError) and exc.fix:
-        return exc
-    name, setting, refused_fix, unreachable_fix = _PLATFORMS.get(
-        platform, (platform, "its settings", f"check the {platform} settings", "check the network")
-    )
-    kind = _kind(exc)
-    fixes = {
-        "refused": refused_fix,
-        "unreachable": unreachable_fix,
-        "answered": f"try again; if it persists check {setting}",
-    }
-    fix = fixes.get(kind or "")
-    if isinstance(exc, QuizError):
-        return AdapterStartError(str(exc), setting=setting, fix=fix)
-    if kind is None:
-        return None
-    detail = _one_line(exc) or type(exc).__name__
-    for cause in _causes(exc):
-        if "SlackApiError" in _classes(cause):  # its message is two lines about the request; the code says it all
-            response = getattr(cause, "response", None)
-            detail = str(response.get("error")) if response is not None else detail
-            if "apps.connections.open" in str(cause):  # Socket Mode: the app-level token was refused
-                setting = "QUIZBOT_SLACK_APP_TOKEN"
-    text = {
-        "refused": f"{name} refused {setting}: {detail}",
-        "unreachable": f"cannot reach {name}: {detail}",
-        "answered": f"{name} answered with an error: {detail}",
-    }[kind]
-    return AdapterStartError(text, setting=setting, fix=fix)
-
 
 class _Watched:
     """An adapter whose failure is kept for the command line to explain in one line (serve would log a traceback).
@@ -474,10 +380,10 @@ async def _run(settings: Settings) -> None:
     for adapter in adapters:
         if adapter.failure is not None:
             failure = adapter.failure
-            explained = _platform_failure(adapter.name, failure)
+            explained = start_failure(adapter.name, failure)
             if explained is None:
                 explained = QuizError(
-                    f"the {adapter.name} adapter stopped: {type(failure).__name__}: {_one_line(failure)}"
+                    f"the {adapter.name} adapter stopped: {type(failure).__name__}: {one_line(failure)}"
                 )
             raise explained from failure
 
@@ -543,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 return int(plugin_main(args, settings))
             except Exception as exc:
-                explained = _platform_failure(args.command, exc)
+                explained = start_failure(args.command, exc)
                 if explained is None or explained is exc:
                     raise
                 raise explained from exc
@@ -557,7 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:  # not one of ours: its class and message on one line, the traceback with DEBUG
         hint = "" if _debug(settings) else " (QUIZBOT_LOG_LEVEL=DEBUG shows the traceback)"
-        return _fail(f"{type(exc).__name__}: {_one_line(exc)}{hint}", exc, settings, 1)
+        return _fail(f"{type(exc).__name__}: {one_line(exc)}{hint}", exc, settings, 1)
 
 
 if __name__ == "__main__":

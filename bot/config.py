@@ -7,20 +7,21 @@ import os
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.errors import ConfigError, QuizError
+from bot.plugins import AdapterSettings, adapter_settings_fields, installed_plugins, names_phrase, split_commas
 from bot.resources import bundled_content_dir
 from bot.scheduling.rules import parse_duration
 
-AdapterName = Literal["console", "slack", "discord"]
-
 PREFIX = "QUIZBOT_"
+FALLBACK_ADAPTER = "console"
+"""The adapter that runs when no other is configured or named: the terminal, which needs no account."""
 ENV_FILE = ".env"
 OTHER_VARIABLES = {
     "QUIZBOT_TEST_POSTGRES_URL": "the PostgreSQL server of the test suite (tests/conftest.py)",
@@ -37,6 +38,13 @@ _URL_SCHEMES = (
 )
 
 
+def _installed_adapter(name: str) -> str:
+    installed = list(installed_plugins())
+    if name not in installed:
+        raise ValueError(f"Input should be {names_phrase(installed)}")
+    return name
+
+
 class Settings(BaseSettings):
     """Every setting of the bot. Each field is read from `QUIZBOT_<NAME>`."""
 
@@ -44,7 +52,7 @@ class Settings(BaseSettings):
         env_prefix="QUIZBOT_",
         env_file=".env",
         env_file_encoding="utf-8",
-        extra="ignore",
+        extra="allow",  # adapters' settings (bot/plugins.py) read the keys meant for them; unknown ones are warned of
         validate_default=True,
     )
 
@@ -54,7 +62,7 @@ class Settings(BaseSettings):
     )
     content_dir: Path = Field(default_factory=bundled_content_dir, description="Folder of YAML packs.")
     timezone: str = Field(default="UTC", description="Default IANA timezone of new workspaces and channels.")
-    adapters: list[AdapterName] | None = Field(
+    adapters: list[Annotated[str, AfterValidator(_installed_adapter)]] | None = Field(
         default=None,
         description="Adapters to run (comma-separated). Default: those with credentials, else console.",
     )
@@ -69,7 +77,6 @@ class Settings(BaseSettings):
     http_port: int | None = Field(
         default=None, ge=0, le=65535, description="Port of /healthz and /metrics (off unless set; 8080 in the image)."
     )
-    console_user: str = Field(default="", description="Simulated user name in the terminal (default: $USER).")
     schedule_grace: timedelta = Field(
         default=timedelta(hours=1),
         description="A slot missed while no bot ran is posted late within this window (seconds, or 30m, 2h).",
@@ -84,34 +91,7 @@ class Settings(BaseSettings):
         description="After this long a claimed slot whose replica went silent is taken over by another.",
     )
 
-    slack_bot_token: SecretStr | None = None
-    slack_app_token: SecretStr | None = None
-    slack_signing_secret: SecretStr | None = None
-    slack_host: str = "0.0.0.0"
-    slack_port: int = Field(default=3000, ge=0, le=65535, description="HTTP mode port (0: any free port).")
-    slack_api_url: str | None = Field(default=None, description="Web API base URL (tests point it at a fake).")
-    slack_admin_user_ids: list[str] | None = Field(
-        default=None, description="Slack user ids that are quiz admins besides workspace admins and owners."
-    )
-
-    discord_token: SecretStr | None = None
-    discord_guild_id: int | None = Field(default=None, description="Sync slash commands to this guild only.")
-    discord_shard_count: int | None = Field(
-        default=None, ge=1, description="Total shards of the bot (default: as many as Discord recommends)."
-    )
-    discord_shard_ids: list[int] | None = Field(
-        default=None, description="The shards this process runs (comma-separated); needs the shard count."
-    )
-    discord_admin_role_id: int | None = Field(
-        default=None, description="Members with this role may run admin commands (besides Manage Server)."
-    )
-
-    @field_validator("adapters", "discord_shard_ids", "slack_admin_user_ids", mode="before")
-    @classmethod
-    def _split_commas(cls, value: object) -> object:
-        if isinstance(value, str):
-            return [part.strip() for part in value.split(",") if part.strip()]
-        return value
+    _split_adapters = field_validator("adapters", mode="before")(split_commas)
 
     @field_validator("schedule_grace", mode="before")
     @classmethod
@@ -159,51 +139,9 @@ class Settings(BaseSettings):
             f"postgres:// are turned into those); got {scheme}"
         )
 
-    @field_validator("console_user", mode="before")
-    @classmethod
-    def _trimmed(cls, value: object) -> object:
-        return value.strip() if isinstance(value, str) else value
-
-    @model_validator(mode="after")
-    def _console_user_not_blank(self) -> Settings:
-        # Unset means "use $USER"; set to nothing (or spaces) is a mistake the terminal could only show as "".
-        if "console_user" in self.model_fields_set and not self.console_user:
-            raise ValueError("QUIZBOT_CONSOLE_USER is blank: set it to the name to play as, or unset it to use $USER")
-        return self
-
-    @model_validator(mode="after")
-    def _slack_complete(self) -> Settings:
-        if (self.slack_app_token or self.slack_signing_secret) and not self.slack_bot_token:
-            raise ValueError("QUIZBOT_SLACK_BOT_TOKEN is required when a Slack app token or signing secret is set")
-        if self.slack_app_token and not self.slack_app_token.get_secret_value().startswith("xapp-"):
-            raise ValueError("QUIZBOT_SLACK_APP_TOKEN must be an app-level token starting with xapp-")
-        return self
-
-    @model_validator(mode="after")
-    def _discord_shards_consistent(self) -> Settings:
-        if self.discord_shard_ids is None:
-            return self
-        if self.discord_shard_count is None:
-            raise ValueError(
-                "QUIZBOT_DISCORD_SHARD_IDS needs QUIZBOT_DISCORD_SHARD_COUNT (the total over all processes)"
-            )
-        wrong = [i for i in self.discord_shard_ids if not 0 <= i < self.discord_shard_count]
-        if wrong or not self.discord_shard_ids:
-            raise ValueError(
-                f"QUIZBOT_DISCORD_SHARD_IDS must list shard numbers from 0 to {self.discord_shard_count - 1}"
-                f" (QUIZBOT_DISCORD_SHARD_COUNT - 1); got {self.discord_shard_ids}"
-            )
-        return self
-
-    @property
-    def slack_configured(self) -> bool:
-        """Whether Slack credentials are present."""
-        return self.slack_bot_token is not None
-
-    @property
-    def discord_configured(self) -> bool:
-        """Whether a Discord bot token is present."""
-        return self.discord_token is not None
+    def adapter_settings(self) -> dict[str, AdapterSettings]:
+        """Each installed adapter's own settings (validated; a bad one raises pydantic's ValidationError)."""
+        return {name: plugin.settings.of(self) for name, plugin in installed_plugins().items()}
 
     def effective_log_level(self) -> str:
         """The log level to use: as set, else quiet enough not to clutter the terminal adapter."""
@@ -211,28 +149,30 @@ class Settings(BaseSettings):
             return self.log_level
         return "WARNING" if "console" in self.enabled_adapters() else "INFO"
 
-    def enabled_adapters(self) -> list[AdapterName]:
+    def enabled_adapters(self) -> list[str]:
         """The adapters to run: as configured, else every platform with credentials, else the terminal."""
         if self.adapters:
             return list(dict.fromkeys(self.adapters))
-        chosen: list[AdapterName] = []
-        if self.slack_configured:
-            chosen.append("slack")
-        if self.discord_configured:
-            chosen.append("discord")
-        return chosen or ["console"]
+        chosen = [name for name, settings in self.adapter_settings().items() if settings.configured()]
+        return chosen or [FALLBACK_ADAPTER]
 
 
 def setting_names() -> list[str]:
-    """The environment variable of every setting."""
-    return [PREFIX + name.upper() for name in Settings.model_fields]
+    """The environment variable of every setting, the installed adapters' included."""
+    return [PREFIX + name.upper() for name in [*Settings.model_fields, *adapter_settings_fields()]]
 
 
-_SECRET_FIELDS = {
-    name
-    for name, field in Settings.model_fields.items()
-    if field.annotation is SecretStr or SecretStr in get_args(field.annotation)
-}
+def _secret_fields() -> set[str]:
+    fields = {**Settings.model_fields}
+    for settings in adapter_settings_fields().values():
+        fields.update(settings.model_fields)
+    return {
+        name
+        for name, field in fields.items()
+        if field.annotation is SecretStr or SecretStr in get_args(field.annotation)
+    }
+
+
 """Settings whose values are never echoed in an error."""
 
 
@@ -246,7 +186,7 @@ def _error_line(err: Mapping[str, Any]) -> str:
     name = PREFIX + field.upper()
     items = [part for part in loc[1:] if isinstance(part, int)]
     if items:
-        shown = "" if field in _SECRET_FIELDS else f" ({err.get('input')!r})"
+        shown = "" if field in _secret_fields() else f" ({err.get('input')!r})"
         return f"{name} item {items[0] + 1}{shown}: {message}"
     return f"{name}: {message}"
 
@@ -254,7 +194,9 @@ def _error_line(err: Mapping[str, Any]) -> str:
 def load_settings(**overrides: object) -> Settings:
     """Read and validate settings; a bad value raises ConfigError naming the environment variable."""
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings(**overrides)  # type: ignore[arg-type]
+        settings.adapter_settings()  # each adapter validates its own settings now, not when it first starts
+        return settings
     except ValidationError as exc:
         lines = [_error_line(err) for err in exc.errors()]
         if len(lines) == 1:

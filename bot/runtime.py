@@ -14,8 +14,6 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import timedelta
-from importlib.metadata import entry_points
-from typing import Protocol
 
 from aiohttp import web
 
@@ -27,6 +25,7 @@ from bot.db.migrate import upgrade
 from bot.errors import ConfigError
 from bot.ops.http import OpsServer, ops_routes
 from bot.ops.metrics import Metrics
+from bot.plugins import Adapter, installed_plugins
 from bot.ports import PlatformRegistry
 from bot.scheduling.service import ScheduleService
 from bot.scheduling.ticker import Ticker
@@ -43,8 +42,6 @@ from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory
 
 log = logging.getLogger(__name__)
-
-ADAPTER_GROUP = "quizbot.adapters"
 
 
 @dataclass
@@ -78,19 +75,6 @@ class Runtime:
             await self.app.aclose()
         finally:
             await self.db.dispose()
-
-
-class Adapter(Protocol):
-    """A running platform connection. It registers its ChatPlatform and serves until `runtime.stopping` is set.
-
-    An adapter whose `run` returns on its own (the terminal at end of input) stops the whole bot.
-    """
-
-    name: str
-
-    async def run(self) -> None:
-        """Serve until told to stop (or until the platform's input ends)."""
-        ...
 
 
 AdapterFactory = Callable[[AdapterHost], Adapter]
@@ -165,8 +149,8 @@ async def build_runtime(
 
 
 def adapter_factories() -> dict[str, AdapterFactory]:
-    """The installed adapters, by name."""
-    return {ep.name: ep.load() for ep in entry_points(group=ADAPTER_GROUP)}
+    """The installed adapters, by name (each an AdapterPlugin: callable with the host)."""
+    return dict(installed_plugins())
 
 
 def build_adapters(runtime: Runtime) -> list[Adapter]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from adapters.console.settings import ConsoleSettings
 from bot.config import load_settings
 from bot.errors import ConfigError
 
@@ -85,9 +86,9 @@ def test_common_database_urls_get_the_async_driver(monkeypatch: pytest.MonkeyPat
 
 
 def test_console_user_may_be_unset_but_not_blank(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert load_settings().console_user == ""  # unset: the terminal uses $USER
+    assert ConsoleSettings.of(load_settings()).console_user == ""  # unset: the terminal uses $USER
     monkeypatch.setenv("QUIZBOT_CONSOLE_USER", " ann ")
-    assert load_settings().console_user == "ann"
+    assert ConsoleSettings.of(load_settings()).console_user == "ann"
     for blank in ("", "  \t"):
         monkeypatch.setenv("QUIZBOT_CONSOLE_USER", blank)
         with pytest.raises(ConfigError, match="QUIZBOT_CONSOLE_USER is blank"):

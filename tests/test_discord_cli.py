@@ -17,6 +17,7 @@ from pydantic import SecretStr
 
 from adapters.discord.adapter import DiscordAdapter, intents, invite_permissions
 from adapters.discord.cli import sync_commands
+from adapters.discord.settings import DiscordSettings
 from bot.cli import main
 from bot.commands import SUBCOMMANDS as CORE_SUBCOMMANDS
 from bot.config import Settings, load_settings
@@ -221,7 +222,7 @@ def test_shard_and_admin_settings_are_validated(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("QUIZBOT_DISCORD_SHARD_COUNT", "4")
     monkeypatch.setenv("QUIZBOT_DISCORD_SHARD_IDS", "2,3")
     monkeypatch.setenv("QUIZBOT_DISCORD_ADMIN_ROLE_ID", "123456789012345678")
-    settings = load_settings()
+    settings = DiscordSettings.of(load_settings())  # the Discord adapter owns these settings
     assert (settings.discord_shard_count, settings.discord_shard_ids) == (4, [2, 3])
     assert settings.discord_admin_role_id == 123456789012345678
     monkeypatch.setenv("QUIZBOT_DISCORD_SHARD_IDS", "3,4")

@@ -273,7 +273,7 @@ async def test_slack_refusing_the_bot_token_at_start(fake: FakeSlack, tmp_path: 
 def test_slack_errors_the_adapter_passes_on_name_the_token() -> None:
     from slack_sdk.errors import SlackApiError
 
-    from bot.cli import _platform_failure
+    from bot.plugins import start_failure as _platform_failure
 
     refused = SlackApiError(
         "The request to the Slack API failed. (url: https://slack.com/api/apps.connections.open)",

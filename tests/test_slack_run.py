@@ -14,6 +14,7 @@ from sqlalchemy import select
 
 from adapters.slack import SlackAdapter
 from adapters.slack.admins import AdminDirectory
+from adapters.slack.settings import SlackSettings
 from bot.commands import SUBCOMMANDS
 from bot.config import Settings, load_settings
 from bot.db import Database
@@ -138,7 +139,7 @@ def test_the_adapter_needs_a_way_to_receive_requests(runtime: Runtime) -> None:
 def test_admin_user_ids_setting_is_a_comma_separated_list(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("QUIZBOT_SLACK_ADMIN_USER_IDS", "U0ALICE, U0BOB")
-    assert load_settings().slack_admin_user_ids == ["U0ALICE", "U0BOB"]
+    assert SlackSettings.of(load_settings()).slack_admin_user_ids == ["U0ALICE", "U0BOB"]
 
 
 async def test_admins_come_from_users_info_briefly_cached_or_from_the_setting(fake: FakeSlack) -> None:

@@ -10,6 +10,7 @@ import sys
 import threading
 from typing import TextIO
 
+from adapters.console.settings import ConsoleSettings
 from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
 from bot.ports import UNLIMITED, Message
 from bot.service.app import Invocation, Reply, error_reply
@@ -42,7 +43,7 @@ class ConsoleAdapter:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
         self.channel = ChannelRef(platform=PLATFORM, workspace_id=WORKSPACE, channel_id=CHANNEL)
-        name = runtime.settings.console_user or _default_user()
+        name = ConsoleSettings.of(runtime.settings).console_user or _default_user()
         self.user = UserRef(platform=PLATFORM, workspace_id=WORKSPACE, user_id=_user_id(name), display_name=name)
         self.interactive = self.stdin.isatty()
         self._open: dict[int, QuestionCard] = {}
@@ -180,8 +181,3 @@ def _default_user() -> str:
         return getpass.getuser()
     except Exception:  # no passwd entry in some containers
         return "you"
-
-
-def build(runtime: AdapterHost) -> ConsoleAdapter:
-    """Entry point for `quizbot.adapters`: the terminal adapter on the process's stdin/stdout."""
-    return ConsoleAdapter(runtime)

@@ -1,22 +1,29 @@
 """The Discord adapter (discord.py): `/quiz` slash commands, answer buttons, ephemeral explanations.
 
-Importing this package is cheap and loads no discord.py: the `quizbot` CLI imports it to list its commands.
+Importing this package is cheap and loads no discord.py: the `quizbot` CLI imports it to list its commands, and
+the core loads the plugin (`build`) to read the Discord settings; discord.py is imported when the adapter is built.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from adapters.discord.settings import START_WORDS, DiscordSettings, classify
+from bot.plugins import AdapterPlugin
 
 if TYPE_CHECKING:
     from adapters.discord.adapter import DiscordAdapter
-    from bot.service.facade import AdapterHost
 
 
-def build(runtime: AdapterHost) -> DiscordAdapter:
-    """Entry point of the `quizbot.adapters` group: the Discord adapter for this runtime."""
+def _build(host: Any) -> DiscordAdapter:
     from adapters.discord.adapter import DiscordAdapter
 
-    return DiscordAdapter(runtime)
+    return DiscordAdapter(host)
 
 
-__all__ = ["build"]
+build = AdapterPlugin(
+    name="discord", settings=DiscordSettings, factory=_build, words=START_WORDS, classify=classify, order=20
+)
+"""Entry point of the `quizbot.adapters` group."""
+
+__all__ = ["DiscordSettings", "build"]

@@ -23,6 +23,7 @@ from adapters.discord.buttons import AnswerButton
 from adapters.discord.cards import edit_card, send_card
 from adapters.discord.commands import QuizCommands
 from adapters.discord.embeds import ANSWER_TEMPLATE, answer_embed, message_embed, problem_embed
+from adapters.discord.settings import DiscordSettings
 from adapters.text_safety import plain
 from bot.commands import Command
 from bot.domain import ChannelRef, QuestionCard, UserRef
@@ -150,7 +151,7 @@ class DiscordAdapter:
         self.runtime = runtime
         self.defer_after = defer_after
         self._answering: set[asyncio.Task[Any]] = set()  # interactions being answered, drained at stop
-        settings = runtime.settings
+        settings = self.settings = DiscordSettings.of(runtime.settings)
         options: dict[str, Any] = {}
         if settings.discord_shard_count is not None:
             options["shard_count"] = settings.discord_shard_count
@@ -222,7 +223,7 @@ class DiscordAdapter:
             return False
         if member.guild_permissions.manage_guild or interaction.permissions.manage_guild:
             return True
-        role_id = self.runtime.settings.discord_admin_role_id
+        role_id = self.settings.discord_admin_role_id
         return role_id is not None and any(role.id == role_id for role in member.roles)
 
     def wait_budget(self, interaction: discord.Interaction[discord.Client]) -> float:
@@ -362,7 +363,7 @@ class DiscordAdapter:
 
     async def check_registration(self, tree: app_commands.CommandTree[QuizClient]) -> None:
         """Warn (once, at start) when `/quiz` is not registered with Discord yet."""
-        guild_id = self.runtime.settings.discord_guild_id
+        guild_id = self.settings.discord_guild_id
         guild = discord.Object(id=guild_id) if guild_id else None
         try:
             registered = await tree.fetch_commands(guild=guild)
@@ -377,7 +378,7 @@ class DiscordAdapter:
 
     async def run(self) -> None:
         """Connect (all shards, or the configured ones) and serve until the bot is told to stop."""
-        token = self.runtime.settings.discord_token
+        token = self.settings.discord_token
         if token is None:
             raise ConfigError("QUIZBOT_DISCORD_TOKEN is not set; the Discord adapter needs a bot token")
         self.runtime.platforms.register(self)

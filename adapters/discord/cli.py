@@ -10,6 +10,7 @@ import argparse
 import asyncio
 from typing import TYPE_CHECKING
 
+from adapters.discord.settings import DiscordSettings
 from bot.config import Settings
 from bot.errors import ConfigError, QuizError
 
@@ -39,13 +40,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _token(settings: Settings) -> str:
-    if settings.discord_token is None:
+    token = DiscordSettings.of(settings).discord_token
+    if token is None:
         raise ConfigError("QUIZBOT_DISCORD_TOKEN is not set: copy the bot token from the Developer Portal")
-    return settings.discord_token.get_secret_value()
+    return token.get_secret_value()
 
 
 def _sync_main(args: argparse.Namespace, settings: Settings) -> int:
-    guild_id = None if args.everywhere else (args.guild or settings.discord_guild_id)
+    guild_id = None if args.everywhere else (args.guild or DiscordSettings.of(settings).discord_guild_id)
     names = asyncio.run(sync_commands(_token(settings), guild_id=guild_id))
     where = f"in server {guild_id}" if guild_id else "globally (new commands can take a few minutes to show up)"
     print(f"Registered {', '.join(names)} {where}.")

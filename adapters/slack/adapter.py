@@ -24,6 +24,7 @@ from adapters.slack.admins import AdminDirectory
 from adapters.slack.intake import SlackIntake
 from adapters.slack.listeners import QuizListeners
 from adapters.slack.platform import PLATFORM, SlackPlatform, make_client
+from adapters.slack.settings import SlackSettings
 from bot.errors import ConfigError
 from bot.service.facade import AdapterHost
 
@@ -52,7 +53,7 @@ class SlackAdapter:
     name = PLATFORM
 
     def __init__(self, runtime: AdapterHost) -> None:
-        settings = runtime.settings
+        settings = self.settings = SlackSettings.of(runtime.settings)
         if settings.slack_bot_token is None:
             raise ConfigError("the Slack adapter needs QUIZBOT_SLACK_BOT_TOKEN (xoxb-...)")
         if settings.slack_app_token is None and settings.slack_signing_secret is None:
@@ -121,7 +122,7 @@ class SlackAdapter:
     # --- Socket Mode -------------------------------------------------------------------------------
 
     async def _serve_socket_mode(self) -> None:
-        settings = self.runtime.settings
+        settings = self.settings
         assert settings.slack_app_token is not None
         handler = GuardedSocketModeHandler(self.app, app_token=settings.slack_app_token.get_secret_value())
         try:
@@ -145,7 +146,7 @@ class SlackAdapter:
         return app
 
     async def _serve_http(self) -> None:
-        settings = self.runtime.settings
+        settings = self.settings
         runner = web.AppRunner(self.web_app(), access_log=None, shutdown_timeout=DRAIN_TIMEOUT)
         await runner.setup()
         try:
@@ -182,8 +183,3 @@ class SlackAdapter:
             return web.Response(status=400, text="malformed request")
         response = await self.app.async_dispatch(bolt_request)
         return await to_aiohttp_response(response)
-
-
-def build(runtime: AdapterHost) -> SlackAdapter:
-    """Entry point for `quizbot.adapters`: the Slack adapter, in the mode its settings choose."""
-    return SlackAdapter(runtime)

@@ -2,87 +2,18 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from bot.config import Settings, unknown_variables
 from bot.content.loader import validate_paths
 from bot.db import Database
 from bot.db.migrate import current_revision, head_revision
 from bot.db.problems import explain, masked_url, require_existing
 from bot.errors import DatabaseNotReady
-
-_SLACK_SECRET = re.compile(r"^[0-9a-f]{32}$")
-_DISCORD_TOKEN = re.compile(r"^[A-Za-z0-9_-]{18,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
+from bot.plugins import Finding
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One check's result: ok, warn or fail, what was seen, and what to do about it."""
-
-    level: str
-    subject: str
-    detail: str
-    fix: str = ""
-
-    def line(self) -> str:
-        """The finding as one printable line."""
-        text = f"{self.level.upper():<4} {self.subject}: {self.detail}"
-        return f"{text}\n     fix: {self.fix}" if self.fix else text
-
-
-def _token_findings(settings: Settings) -> list[Finding]:
-    findings = []
-    if settings.slack_bot_token is not None:
-        token = settings.slack_bot_token.get_secret_value()
-        if token.startswith("xoxb-"):
-            findings.append(Finding("ok", "Slack bot token", "looks like a bot token (xoxb-)"))
-        else:
-            findings.append(
-                Finding(
-                    "fail",
-                    "Slack bot token",
-                    "QUIZBOT_SLACK_BOT_TOKEN does not start with xoxb-",
-                    "copy the Bot User OAuth Token from your Slack app's OAuth & Permissions page",
-                )
-            )
-        if settings.slack_app_token is not None:
-            findings.append(Finding("ok", "Slack mode", "Socket Mode (app-level token set)"))
-        elif settings.slack_signing_secret is not None:
-            secret = settings.slack_signing_secret.get_secret_value()
-            if _SLACK_SECRET.match(secret):
-                findings.append(Finding("ok", "Slack mode", f"HTTP mode on port {settings.slack_port}"))
-            else:
-                findings.append(
-                    Finding(
-                        "fail",
-                        "Slack signing secret",
-                        "QUIZBOT_SLACK_SIGNING_SECRET is not 32 hexadecimal characters",
-                        "copy the Signing Secret from your Slack app's Basic Information page",
-                    )
-                )
-        else:
-            findings.append(
-                Finding(
-                    "fail",
-                    "Slack mode",
-                    "a bot token is set but neither an app token nor a signing secret",
-                    "set QUIZBOT_SLACK_APP_TOKEN (xapp-..., Socket Mode) or QUIZBOT_SLACK_SIGNING_SECRET (HTTP mode)",
-                )
-            )
-    if settings.discord_token is not None:
-        if _DISCORD_TOKEN.match(settings.discord_token.get_secret_value()):
-            findings.append(Finding("ok", "Discord token", "has the shape of a bot token"))
-        else:
-            findings.append(
-                Finding(
-                    "fail",
-                    "Discord token",
-                    "QUIZBOT_DISCORD_TOKEN does not look like a bot token (three dot-separated parts)",
-                    "reset and copy the token on the Bot page of your application in the Discord Developer Portal",
-                )
-            )
-    return findings
+def _adapter_findings(settings: Settings) -> list[Finding]:
+    """Each installed adapter checks its own settings (tokens, mode)."""
+    return [finding for adapter in settings.adapter_settings().values() for finding in adapter.findings()]
 
 
 async def _database_findings(settings: Settings) -> list[Finding]:
@@ -140,5 +71,5 @@ async def diagnose(settings: Settings) -> list[Finding]:
         total = sum(len(p.questions) for p in packs)
         findings.append(Finding("ok", "content", f"{len(packs)} packs, {total} questions in {settings.content_dir}"))
     findings.extend(await _database_findings(settings))
-    findings.extend(_token_findings(settings))
+    findings.extend(_adapter_findings(settings))
     return findings

@@ -1,0 +1,25 @@
+"""The terminal adapter's one setting: who you are (QUIZBOT_CONSOLE_USER)."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator, model_validator
+
+from bot.plugins import AdapterSettings
+
+
+class ConsoleSettings(AdapterSettings):
+    """The simulated user's name; unset means $USER."""
+
+    console_user: str = Field(default="", description="Simulated user name in the terminal (default: $USER).")
+
+    @field_validator("console_user", mode="before")
+    @classmethod
+    def _trimmed(cls, value: object) -> object:
+        return value.strip() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _not_blank(self) -> ConsoleSettings:
+        # Unset means "use $USER"; set to nothing (or spaces) is a mistake the terminal could only show as "".
+        if "console_user" in self.model_fields_set and not self.console_user:
+            raise ValueError("QUIZBOT_CONSOLE_USER is blank: set it to the name to play as, or unset it to use $USER")
+        return self

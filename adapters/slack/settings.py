@@ -1,0 +1,105 @@
+"""The Slack adapter's settings (QUIZBOT_SLACK_*), its doctor checks and its words for a start Slack refused.
+
+Cheap to import (pydantic only): the core loads it through the plugin to validate settings and run `doctor`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+
+from bot.plugins import AdapterSettings, Finding, StartFailure, StartWords, split_commas
+
+_SLACK_SECRET = re.compile(r"^[0-9a-f]{32}$")
+_AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+
+
+class SlackSettings(AdapterSettings):
+    """Slack credentials and where HTTP mode listens. A bot token turns the adapter on."""
+
+    slack_bot_token: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_host: str = "0.0.0.0"
+    slack_port: int = Field(default=3000, ge=0, le=65535, description="HTTP mode port (0: any free port).")
+    slack_api_url: str | None = Field(default=None, description="Web API base URL (tests point it at a fake).")
+    slack_admin_user_ids: list[str] | None = Field(
+        default=None, description="Slack user ids that are quiz admins besides workspace admins and owners."
+    )
+
+    _split = field_validator("slack_admin_user_ids", mode="before")(split_commas)
+
+    @model_validator(mode="after")
+    def _complete(self) -> SlackSettings:
+        if (self.slack_app_token or self.slack_signing_secret) and not self.slack_bot_token:
+            raise ValueError("QUIZBOT_SLACK_BOT_TOKEN is required when a Slack app token or signing secret is set")
+        if self.slack_app_token and not self.slack_app_token.get_secret_value().startswith("xapp-"):
+            raise ValueError("QUIZBOT_SLACK_APP_TOKEN must be an app-level token starting with xapp-")
+        return self
+
+    def configured(self) -> bool:
+        """Whether Slack credentials are present."""
+        return self.slack_bot_token is not None
+
+    def findings(self) -> list[Finding]:
+        """The token's shape and which mode (Socket or HTTP) the settings select."""
+        if self.slack_bot_token is None:
+            return []
+        findings = []
+        if self.slack_bot_token.get_secret_value().startswith("xoxb-"):
+            findings.append(Finding("ok", "Slack bot token", "looks like a bot token (xoxb-)"))
+        else:
+            findings.append(
+                Finding(
+                    "fail",
+                    "Slack bot token",
+                    "QUIZBOT_SLACK_BOT_TOKEN does not start with xoxb-",
+                    "copy the Bot User OAuth Token from your Slack app's OAuth & Permissions page",
+                )
+            )
+        if self.slack_app_token is not None:
+            findings.append(Finding("ok", "Slack mode", "Socket Mode (app-level token set)"))
+        elif self.slack_signing_secret is not None:
+            if _SLACK_SECRET.match(self.slack_signing_secret.get_secret_value()):
+                findings.append(Finding("ok", "Slack mode", f"HTTP mode on port {self.slack_port}"))
+            else:
+                findings.append(
+                    Finding(
+                        "fail",
+                        "Slack signing secret",
+                        "QUIZBOT_SLACK_SIGNING_SECRET is not 32 hexadecimal characters",
+                        "copy the Signing Secret from your Slack app's Basic Information page",
+                    )
+                )
+        else:
+            findings.append(
+                Finding(
+                    "fail",
+                    "Slack mode",
+                    "a bot token is set but neither an app token nor a signing secret",
+                    "set QUIZBOT_SLACK_APP_TOKEN (xapp-..., Socket Mode) or QUIZBOT_SLACK_SIGNING_SECRET (HTTP mode)",
+                )
+            )
+        return findings
+
+
+START_WORDS = StartWords(
+    platform="Slack",
+    setting="QUIZBOT_SLACK_BOT_TOKEN",
+    refused_fix=(
+        "copy the Bot User OAuth Token (xoxb-...) from your Slack app's OAuth & Permissions page, and for Socket "
+        "Mode an app-level token (xapp-...) with connections:write into QUIZBOT_SLACK_APP_TOKEN"
+    ),
+    unreachable_fix="check the network, the proxy variables (HTTPS_PROXY) and QUIZBOT_SLACK_API_URL if you set it",
+)
+
+
+def classify(exc: BaseException) -> StartFailure | None:
+    """slack_sdk's SlackApiError, by class name: its error code says whether the token was refused."""
+    if "SlackApiError" not in {cls.__name__ for cls in type(exc).__mro__}:
+        return None
+    response = getattr(exc, "response", None)
+    error = response.get("error") if response is not None else None
+    setting = "QUIZBOT_SLACK_APP_TOKEN" if "apps.connections.open" in str(exc) else None  # Socket Mode's token
+    return StartFailure("refused" if error in _AUTH_ERRORS else "answered", detail=str(error), setting=setting)
