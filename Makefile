@@ -3,31 +3,37 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+DEV_INSTALLED := $(VENV)/.installed-dev
 
 .PHONY: run test lint typecheck pytest install clean
 
 run: $(INSTALLED)
 	$(BIN)/quizbot run
 
-test: $(INSTALLED) lint typecheck pytest
+test: $(DEV_INSTALLED) lint typecheck pytest
 
 install: $(INSTALLED)
 
+# `make run` installs the bot and what it needs to run, nothing more; `make test` adds the test tools.
 $(INSTALLED): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("quizbot needs Python 3.11 or newer, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $@
+
+$(DEV_INSTALLED): $(INSTALLED) pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	@touch $@
 
-lint: $(INSTALLED)
+lint: $(DEV_INSTALLED)
 	$(BIN)/ruff check bot adapters migrations tests
 	$(BIN)/ruff format --check bot adapters migrations tests
 
-typecheck: $(INSTALLED)
+typecheck: $(DEV_INSTALLED)
 	$(BIN)/mypy
 
-pytest: $(INSTALLED)
+pytest: $(DEV_INSTALLED)
 	$(BIN)/python -m pytest -q
 
 clean:
