@@ -178,7 +178,7 @@ def test_content_check_lists_every_problem_and_exits_1(tmp_path: Path, capsys: p
     assert "bad.yaml: question q-one (#1)" in err
     assert "bad.yaml: question q-two (#2): explanation" in err
     assert "twin.yaml: pack: id: 'tiny' is already used by" in err
-    assert "3 problem(s) found" in err
+    assert "3 problems found" in err
 
 
 def test_content_check_of_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
