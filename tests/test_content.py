@@ -219,7 +219,7 @@ def test_import_refuses_text_that_is_not_a_quiz(tmp_path: Path, capsys: pytest.C
 
 
 def test_import_requires_two_choices() -> None:
-    with pytest.raises(InvalidPack, match="question 1 has 1 choices"):
+    with pytest.raises(InvalidPack, match="line 2: question 1 has 1 choice; at least 2"):
         parse_plain_quiz("T\n1. Q?\n   • only\n")
 
 
