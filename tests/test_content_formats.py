@@ -467,7 +467,7 @@ def test_non_utf8_input_is_one_clear_line(tmp_path: Path, name: str, capsys: pyt
     assert main(["content", "import", str(source), "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err == (
-        f"quizbot: {source}: line 2, column 4: not UTF-8 text (byte 0xe9); save the file as UTF-8 and import it again\n"
+        f"quizbot: {source}: line 2, column 4: not UTF-8 text (byte 0xe9); save the file as UTF-8 and try again\n"
     )
     assert not out.exists()
 
@@ -630,3 +630,11 @@ def _drafts(draw: st.DrawFn) -> DraftPack:
 def test_any_pack_round_trips(draft: DraftPack, fmt: str) -> None:
     assert _import(export_text(draft, fmt), fmt, f"x.{fmt}") == draft
     assert draft_from_mapping(yaml.safe_load(to_yaml(draft))) == draft
+
+
+def test_a_non_utf8_pack_fails_check_with_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pack = tmp_path / "latin.yaml"
+    pack.write_bytes("id: latin\ntitle: Caf\u00e9\n".encode("latin-1"))
+    assert main(["content", "check", str(pack)]) == 1
+    err = capsys.readouterr().err
+    assert f"FAIL {pack}: line 2, column 11: not UTF-8 text (byte 0xe9); save the file as UTF-8 and try again" in err

@@ -265,6 +265,7 @@ def draft_from_mapping(raw: Mapping[str, Any]) -> DraftPack:
     """Read back a YAML skeleton (as loaded by yaml.safe_load): TODO blanks and null answers become None."""
 
     def text(value: Any) -> str | None:
+        """The value, or None for a missing value or a TODO blank."""
         return None if value is None or str(value).lstrip().startswith(TODO_MARK) else str(value)
 
     return DraftPack(

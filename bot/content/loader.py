@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from bot.content.encoding import read_utf8
 from bot.content.schema import PackModel
 from bot.domain import Pack, Question
 from bot.errors import InvalidPack, UnknownPack
@@ -70,11 +71,7 @@ def load_pack(path: Path) -> Pack:
 
 def load_pack_model(path: Path) -> PackModel:
     """Load and validate one pack file into the schema model."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidPack(f"{path}: cannot read: {exc}") from exc
-    return parse_pack_model(text, source=str(path))
+    return parse_pack_model(read_utf8(path), source=str(path))
 
 
 def pack_files(paths: Iterable[Path]) -> Iterator[Path]:

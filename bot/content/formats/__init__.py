@@ -23,6 +23,7 @@ from bot.content.drafts import (
     refuse,
     tag_list,
 )
+from bot.content.encoding import read_utf8
 from bot.content.formats import aiken, gift, opentdb, table
 from bot.content.importer import parse_plain_quiz, plain_draft
 from bot.content.schema import TODO_MARK
@@ -40,19 +41,7 @@ _NUMBERED = re.compile(r"^\s*\d+[.)]\s+\S", re.MULTILINE)
 
 def read_source(path: Path) -> str:
     """The text of an input file: UTF-8 (a byte order mark is dropped), or one clear error line."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InvalidPack(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise InvalidPack(
-            f"{path}: line {line}, column {column}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
-            "save the file as UTF-8 and import it again"
-        ) from exc
+    return read_utf8(path)
 
 
 def guess_format(path: Path, text: str) -> str:
@@ -122,6 +111,7 @@ def finish_pack(
     """
 
     def where(key: str) -> str:
+        """Where a pack value was given, for errors about it."""
         return f"line {lines[key]}" if key in lines else "pack"
 
     if not questions:

@@ -140,6 +140,7 @@ def _question(
     text = "\n".join(body)
 
     def line_at(position: int) -> int:
+        """The line of the file a position of the block's text is on."""
         return start + text.count("\n", 0, position)
 
     if reserved := _RESERVED.search(text):

@@ -83,6 +83,7 @@ def parse(text: str, *, source: str) -> tuple[list[DraftQuestion], dict[str, str
         cells = row + [""] * (columns.width - len(row))
 
         def cell(name: str, cells: list[str] = cells) -> str:
+            """The stripped value of a column of this row, empty when the header has no such column."""
             return cells[columns.index[name]].strip() if name in columns.index else ""
 
         for name in PACK_COLUMNS:
