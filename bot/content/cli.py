@@ -31,7 +31,7 @@ def add_content_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     check = content.add_parser(
         "check", help="validate packs (default: the configured content folder) and report quality warnings"
     )
-    check.add_argument("paths", nargs="*", type=Path)
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="pack files or folders")
     check.add_argument("--strict", action="store_true", help="fail on quality warnings too (not on seed packs)")
     check.add_argument(
         "--against",
@@ -48,7 +48,9 @@ def add_content_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         "--format", choices=IMPORT_FORMATS, help="the format of FILE (default: from its extension and content)"
     )
     importer.add_argument("-o", "--output", type=Path, metavar="OUT", help="write here instead of standard output")
-    importer.add_argument("--id", dest="pack_id", help="pack id (default: the file's, or from its title or name)")
+    importer.add_argument(
+        "--id", dest="pack_id", metavar="ID", help="pack id (default: the file's, or from its title or name)"
+    )
     importer.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
     exporter = content.add_parser("export", help="write a pack as GIFT or CSV (importing that gives the pack back)")
     exporter.add_argument("pack", metavar="PACK", help="a pack id in the content folder, or a YAML pack file")
