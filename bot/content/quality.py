@@ -54,9 +54,14 @@ MIN_SENTENCES = 2
 _PLACEHOLDER = re.compile(rf"\b(?:{TODO_MARK}|FIXME)\b|(?i:lorem ipsum)")
 _PLACEHOLDER_HOSTS = frozenset({"example.com", "example.org", "example.net", "localhost"})
 _PLACEHOLDER_TLDS = frozenset({"example", "invalid", "test", "localhost"})
-# A sentence ends at . ! ? or … (perhaps followed by closing quotes or brackets), then whitespace and a
-# capital letter or digit (perhaps after an opening quote or bracket). "e.g. the" does not end one.
-_SENTENCE_BREAK = re.compile(r"[.!?…]+[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+# A sentence ends at . ! ? or … (perhaps followed by closing quotes or brackets) and whitespace, unless the
+# dot ends one of these abbreviations. What follows may be lowercase: technical sentences often start with
+# an identifier (`memory_allocated()`, `m = 70`).
+_SENTENCE_BREAK = re.compile(r"[.!?…]+[\"'”’)\]]*\s+(?=\S)")
+_ABBREVIATIONS = frozenset(
+    {"e.g", "i.e", "etc", "vs", "cf", "approx", "fig", "figs", "eq", "eqs", "al", "resp", "incl"}
+)
+_LAST_WORD = re.compile(r"([\w.]+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,10 +119,18 @@ def pack_warnings(pack: PackModel, *, source: str) -> list[QualityWarning]:
 
 
 def count_sentences(text: str) -> int:
-    """How many sentences `text` has: breaks are . ! ? … followed by a space and a capital letter or digit."""
+    """How many sentences `text` has: a sentence ends at . ! ? or … followed by a space, except the dot of an
+    abbreviation such as e.g., i.e., etc., vs., cf. or et al."""
+    text = text.strip()
     if not any(ch.isalnum() for ch in text):
         return 0
-    return len(_SENTENCE_BREAK.findall(text.strip())) + 1
+    breaks = 0
+    for match in _SENTENCE_BREAK.finditer(text):
+        word = _LAST_WORD.search(text, 0, match.start())
+        if match[0].startswith(".") and word is not None and word[1].casefold().rstrip(".") in _ABBREVIATIONS:
+            continue
+        breaks += 1
+    return breaks + 1
 
 
 def unique_longest(choices: Sequence[str]) -> int | None:
