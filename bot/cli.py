@@ -11,7 +11,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib.metadata import entry_points
@@ -19,14 +22,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot import __version__
-from bot.config import Settings, load_settings
+from bot.config import Settings, load_settings, unknown_variables
 from bot.content.cli import add_content_commands, run_content_command
-from bot.errors import ConfigError, InvalidPack, QuizError
+from bot.errors import AdapterStartError, ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
 
 CLI_GROUP = "quizbot.cli"
 if TYPE_CHECKING:
+    from bot.db import Database
+    from bot.runtime import Adapter
     from bot.service.report import Report
+
+log = logging.getLogger(__name__)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=["json", "csv"], default="json")
     export.add_argument("--since", type=_date, help="only answers and posts from this date (YYYY-MM-DD, UTC) on")
     export.add_argument("--out", type=Path, help="file (json) or folder (csv; required); json defaults to stdout")
+    export.add_argument("--force", action="store_true", help="overwrite existing files")
 
     forget = commands.add_parser("forget-user", help="delete one person's answers and identity")
     forget.add_argument("platform", help="slack, discord or console")
@@ -63,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--workspace", help="workspace id: Slack team, Discord guild, `local` for the terminal")
     report.add_argument("--platform", help="slack, discord or console (when a workspace id is ambiguous)")
     report.add_argument("-o", "--out", type=Path, default=Path("report.html"), help="default: report.html")
+    report.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
     _plugin_commands(commands)
     return parser
 
@@ -95,20 +104,57 @@ def _write(text: str, output: Path | None) -> int:
     return 0
 
 
-async def _db(command: str, revision: str) -> int:
+def _check_output(path: Path | None, *, force: bool, flag: str, can_force: bool = True) -> None:
+    """Refuse, before any work, an output file in a folder that does not exist, or one that exists (unless --force)."""
+    if path is None:
+        return
+    folder = path.absolute().parent
+    if not folder.is_dir():
+        raise QuizError(f"cannot write {path}: the folder {folder} does not exist; create it or give another {flag}")
+    if path.is_dir():
+        raise QuizError(f"cannot write {path}: it is a folder; give a file name with {flag}")
+    if path.exists() and not force:
+        remedy = "pass --force to overwrite it" if can_force else "remove it first"
+        raise QuizError(f"{path} exists; {remedy}, or give another {flag}")
+
+
+def _check_csv_folder(folder: Path, *, force: bool) -> None:
+    """A CSV export goes into a folder (created if missing): its parent must exist, its files are not overwritten."""
+    from bot.ops.data import CSV_FILES
+
+    parent = folder.absolute().parent
+    if not parent.is_dir():
+        raise QuizError(
+            f"cannot write into {folder}: the folder {parent} does not exist; create it or give another --out"
+        )
+    if folder.exists() and not folder.is_dir():
+        raise QuizError(f"cannot write into {folder}: it is a file; --format csv needs a folder with --out")
+    existing = [name for name in CSV_FILES if (folder / name).exists()]
+    if existing and not force:
+        raise QuizError(f"{folder} already has {', '.join(existing)}; pass --force to overwrite, or give another --out")
+
+
+async def _db(settings: Settings, command: str, revision: str) -> int:
     from bot.db import Database
     from bot.db.migrate import current_revision, head_revision, upgrade
+    from bot.db.problems import UPGRADE, database_errors, require_sqlite_folder, sqlite_file
 
-    db = Database.from_url(_settings().database_url)
+    url = settings.database_url
+    require_sqlite_folder(url)
+    if command == "current" and (path := sqlite_file(url)) is not None and not path.exists():
+        print(f"empty: there is no database at {path.absolute()} yet; {UPGRADE} to create it")  # and do not create it
+        return 0
+    db = Database.from_url(url)
     try:
-        if command == "upgrade":
-            await upgrade(db, revision)
-            print(f"database upgraded to {revision} ({head_revision()})")
-        else:
-            current = await current_revision(db)
-            head = head_revision()
-            state = "up to date" if current == head else f"behind (newest is {head})"
-            print(f"{current or 'empty'}: {state}")
+        with database_errors(url):
+            if command == "upgrade":
+                await upgrade(db, revision)
+                print(f"database upgraded to {revision} ({head_revision()})")
+            else:
+                current = await current_revision(db)
+                head = head_revision()
+                state = "up to date" if current == head else f"behind (newest is {head}); {UPGRADE}"
+                print(f"{current or 'empty'}: {state}")
     finally:
         await db.dispose()
     return 0
@@ -125,15 +171,36 @@ async def _doctor(settings: Settings) -> int:
     return 1 if failed else 0
 
 
-async def _export(settings: Settings, fmt: str, since: datetime | None, out: Path | None) -> int:
+async def _open_existing(settings: Settings) -> Database:
+    """The configured database, for commands that read it: it must exist and be migrated (nothing is created)."""
     from bot.db import Database
+    from bot.db.problems import require_existing, require_schema
+
+    require_existing(settings.database_url)
+    db = Database.from_url(settings.database_url)
+    try:
+        await require_schema(db, settings.database_url)
+    except BaseException:
+        await db.dispose()
+        raise
+    return db
+
+
+async def _export(settings: Settings, fmt: str, since: datetime | None, out: Path | None, force: bool) -> int:
+    from bot.db.problems import database_errors
     from bot.ops.data import export_data, write_csv_folder
 
     if fmt == "csv" and out is None:
         raise QuizError("--format csv writes answers.csv, posts.csv and leaderboard.csv: give a folder with --out")
-    db = Database.from_url(settings.database_url)
+    if fmt == "csv":
+        assert out is not None
+        _check_csv_folder(out, force=force)
+    else:
+        _check_output(out, force=force, flag="--out")
+    db = await _open_existing(settings)
     try:
-        data = await export_data(db, since=since)
+        with database_errors(settings.database_url):
+            data = await export_data(db, since=since)
     finally:
         await db.dispose()
     if fmt == "csv":
@@ -145,12 +212,13 @@ async def _export(settings: Settings, fmt: str, since: datetime | None, out: Pat
 
 
 async def _forget(settings: Settings, platform: str, user_id: str, workspace: str | None) -> int:
-    from bot.db import Database
+    from bot.db.problems import database_errors
     from bot.ops.data import forget_user
 
-    db = Database.from_url(settings.database_url)
+    db = await _open_existing(settings)
     try:
-        result = await forget_user(db, platform=platform, user_id=user_id, workspace=workspace)
+        with database_errors(settings.database_url):
+            result = await forget_user(db, platform=platform, user_id=user_id, workspace=workspace)
     finally:
         await db.dispose()
     details = ", ".join(f"{n} {table}" for table, n in result.rows.items() if n)
@@ -179,33 +247,34 @@ def _healthcheck(url: str | None) -> int:
     return 0 if healthy else 1
 
 
-async def _load_report(cohort: str | None, workspace: str | None, platform: str | None) -> Report:
+async def _load_report(settings: Settings, cohort: str | None, workspace: str | None, platform: str | None) -> Report:
     from bot.clock import SystemClock
-    from bot.db import Database
-    from bot.db.migrate import current_revision, head_revision
+    from bot.db.problems import database_errors
+    from bot.service.directory import Directory
     from bot.service.report import ReportService
     from bot.service.stats import Stats
+    from bot.service.uow import unit_of_work_factory
 
-    settings = _settings()
-    db = Database.from_url(settings.database_url)
+    db = await _open_existing(settings)
     try:
-        current, head = await current_revision(db), head_revision()
-        if current != head:
-            state = "empty" if current is None else f"at {current}, the newest is {head}"
-            raise QuizError(f"the database at {settings.database_url} is {state}: run `quizbot db upgrade` first")
-        reports = ReportService(db=db, stats=Stats(db), clock=SystemClock())
-        found_platform, found_workspace = await reports.find_workspace(
-            platform=platform, workspace=workspace, cohort=cohort
-        )
-        return await reports.build(platform=found_platform, workspace=found_workspace, cohort=cohort, top=20)
+        with database_errors(settings.database_url):
+            uow = unit_of_work_factory(db, Directory(default_timezone=settings.timezone))
+            reports = ReportService(uow=uow, stats=Stats(uow), clock=SystemClock())
+            found_platform, found_workspace = await reports.find_workspace(
+                platform=platform, workspace=workspace, cohort=cohort
+            )
+            return await reports.build(platform=found_platform, workspace=found_workspace, cohort=cohort, top=20)
     finally:
         await db.dispose()
 
 
-def _report(cohort: str | None, workspace: str | None, platform: str | None, out: Path) -> int:
+def _report(
+    settings: Settings, cohort: str | None, workspace: str | None, platform: str | None, out: Path, *, force: bool
+) -> int:
     from bot.report_html import render_html
 
-    report = asyncio.run(_load_report(cohort, workspace, platform))
+    _check_output(out, force=force, flag="-o/--out")
+    report = asyncio.run(_load_report(settings, cohort, workspace, platform))
     try:
         out.write_text(render_html(report), encoding="utf-8")
     except OSError as exc:
@@ -214,10 +283,182 @@ def _report(cohort: str | None, workspace: str | None, platform: str | None, out
     return 0
 
 
+# --- `quizbot run`, and what an operator reads when a platform will not let the bot in ----------------------
+
+_PLATFORMS = {
+    # platform: (name, the setting to check, what to do when it refuses, what to do when it cannot be reached)
+    "slack": (
+        "Slack",
+        "QUIZBOT_SLACK_BOT_TOKEN",
+        "copy the Bot User OAuth Token (xoxb-...) from your Slack app's OAuth & Permissions page, and for Socket "
+        "Mode an app-level token (xapp-...) with connections:write into QUIZBOT_SLACK_APP_TOKEN",
+        "check the network, the proxy variables (HTTPS_PROXY) and QUIZBOT_SLACK_API_URL if you set it",
+    ),
+    "discord": (
+        "Discord",
+        "QUIZBOT_DISCORD_TOKEN",
+        "reset the token on the Bot page of your application in the Discord Developer Portal and copy it into "
+        "QUIZBOT_DISCORD_TOKEN",
+        "check the network and the proxy variables, and https://discordstatus.com",
+    ),
+}
+_SLACK_AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+
+
+def _classes(exc: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(exc).__mro__}
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def _kind(exc: BaseException) -> str | None:
+    """`refused` (the token), `unreachable` (network), `answered` (an HTTP error) or None, from the exception chain.
+
+    Matched by class name, so the core needs neither discord nor slack_sdk: discord.LoginFailure,
+    discord.HTTPException, slack_sdk's SlackApiError, aiohttp's ClientConnectorError (an OSError) and time-outs.
+    """
+    for cause in _causes(exc):
+        names = _classes(cause)
+        if "LoginFailure" in names or getattr(cause, "status", None) == 401:
+            return "refused"
+        if "SlackApiError" in names:
+            response = getattr(cause, "response", None)
+            error = response.get("error") if response is not None else None
+            return "refused" if error in _SLACK_AUTH_ERRORS else "answered"
+        if isinstance(cause, OSError | TimeoutError) or "ClientConnectionError" in names:
+            return "unreachable"
+        if "HTTPException" in names or "ClientResponseError" in names:
+            return "answered"
+    return None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _platform_failure(platform: str, exc: BaseException) -> QuizError | None:
+    """One line for an adapter (or an adapter's command) that failed: what the platform did, the setting, what to do.
+
+    An AdapterStartError is the adapter's own words; a QuizError from the adapter gets the fix added; a platform
+    library's error is named by kind; None for anything else.
+    """
+    if isinstance(exc, AdapterStartError) and exc.fix:
+        return exc
+    name, setting, refused_fix, unreachable_fix = _PLATFORMS.get(
+        platform, (platform, "its settings", f"check the {platform} settings", "check the network")
+    )
+    kind = _kind(exc)
+    fixes = {
+        "refused": refused_fix,
+        "unreachable": unreachable_fix,
+        "answered": f"try again; if it persists check {setting}",
+    }
+    fix = fixes.get(kind or "")
+    if isinstance(exc, QuizError):
+        return AdapterStartError(str(exc), setting=setting, fix=fix)
+    if kind is None:
+        return None
+    detail = _one_line(exc) or type(exc).__name__
+    for cause in _causes(exc):
+        if "SlackApiError" in _classes(cause):  # its message is two lines about the request; the code says it all
+            response = getattr(cause, "response", None)
+            detail = str(response.get("error")) if response is not None else detail
+            if "apps.connections.open" in str(cause):  # Socket Mode: the app-level token was refused
+                setting = "QUIZBOT_SLACK_APP_TOKEN"
+    text = {
+        "refused": f"{name} refused {setting}: {detail}",
+        "unreachable": f"cannot reach {name}: {detail}",
+        "answered": f"{name} answered with an error: {detail}",
+    }[kind]
+    return AdapterStartError(text, setting=setting, fix=fix)
+
+
+class _Watched:
+    """An adapter whose failure is kept for the command line to explain in one line (serve would log a traceback).
+
+    `run` returns instead of raising, so `serve` stops the others and closes the database as when an adapter
+    ends on its own.
+    """
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self.name = adapter.name
+        self.failure: Exception | None = None
+
+    async def run(self) -> None:
+        try:
+            await self.adapter.run()
+        except Exception as exc:
+            self.failure = exc
+
+
+async def _run(settings: Settings) -> None:
+    """`quizbot run`: `bot.runtime.run`, with the database's and the adapters' failures turned into one line."""
+    from bot.db.problems import database_errors, require_sqlite_folder
+    from bot.runtime import build_adapters, build_runtime, serve
+
+    require_sqlite_folder(settings.database_url)
+    try:
+        with database_errors(settings.database_url):
+            runtime = await build_runtime(settings)
+    except InvalidPack as exc:  # the message names the file; say how to find every problem at once
+        fix = f"fix it (QUIZBOT_CONTENT_DIR={settings.content_dir}), then check with `quizbot content check`"
+        raise InvalidPack(f"{exc}; {fix}", problems=exc.problems) from exc
+    try:
+        adapters = [_Watched(adapter) for adapter in build_adapters(runtime)]
+    except BaseException:
+        await runtime.aclose()
+        raise
+    log.info("quizbot running with %s", ", ".join(a.name for a in adapters))
+    await serve(runtime, list(adapters))
+    for adapter in adapters:
+        if adapter.failure is not None:
+            failure = adapter.failure
+            explained = _platform_failure(adapter.name, failure)
+            if explained is None:
+                explained = QuizError(
+                    f"the {adapter.name} adapter stopped: {type(failure).__name__}: {_one_line(failure)}"
+                )
+            raise explained from failure
+
+
+# --- the edge: every error an operator can cause ends here as one line ---------------------------------------
+
+
+def _debug(settings: Settings | None) -> bool:
+    """Whether QUIZBOT_LOG_LEVEL=DEBUG asks for tracebacks (read from the environment if settings did not load)."""
+    if settings is not None:
+        return settings.log_level == "DEBUG"
+    return any(k.upper() == "QUIZBOT_LOG_LEVEL" and v.strip().upper() == "DEBUG" for k, v in os.environ.items())
+
+
+def _fail(message: str, exc: BaseException, settings: Settings | None, status: int) -> int:
+    if _debug(settings):
+        traceback.print_exception(exc, file=sys.stderr)
+    print(f"quizbot: {message}", file=sys.stderr)
+    return status
+
+
+def _warn_unknown_variables() -> None:
+    for warning in unknown_variables():
+        print(f"quizbot: warning: {warning}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `quizbot` console script."""
     args = _parser().parse_args(argv)
+    settings: Settings | None = None
     try:
+        if args.command != "doctor":  # doctor lists them among its findings
+            _warn_unknown_variables()
         if args.command == "content":
             return run_content_command(args, lambda: _settings().content_dir)
         if args.command == "healthcheck":
@@ -233,25 +474,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = _settings()
         configure_logging(settings.effective_log_level(), settings.log_format)
         if args.command == "db":
-            return asyncio.run(_db(args.db_command, getattr(args, "revision", "head")))
+            return asyncio.run(_db(settings, args.db_command, getattr(args, "revision", "head")))
         if args.command == "export":
-            return asyncio.run(_export(settings, args.format, args.since, args.out))
+            return asyncio.run(_export(settings, args.format, args.since, args.out, args.force))
         if args.command == "forget-user":
             return asyncio.run(_forget(settings, args.platform, args.user_id, args.workspace))
         plugin_main = getattr(args, "plugin_main", None)
         if plugin_main is not None:
-            return int(plugin_main(args, settings))
+            try:
+                return int(plugin_main(args, settings))
+            except Exception as exc:
+                explained = _platform_failure(args.command, exc)
+                if explained is None or explained is exc:
+                    raise
+                raise explained from exc
         if args.command == "report":
-            return _report(args.cohort, args.workspace, args.platform, args.out)
-        from bot.runtime import run
-
-        asyncio.run(run(settings))
+            return _report(settings, args.cohort, args.workspace, args.platform, args.out, force=args.force)
+        asyncio.run(_run(settings))
         return 0
     except (ConfigError, InvalidPack, QuizError) as exc:
-        print(f"quizbot: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc), exc, settings, 2)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # not one of ours: its class and message on one line, the traceback with DEBUG
+        hint = "" if _debug(settings) else " (QUIZBOT_LOG_LEVEL=DEBUG shows the traceback)"
+        return _fail(f"{type(exc).__name__}: {_one_line(exc)}{hint}", exc, settings, 1)
 
 
 if __name__ == "__main__":

@@ -2,32 +2,15 @@
 
 from __future__ import annotations
 
-import enum
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.scheduling.rules import Rule, parse_duration, parse_timezone, split_rule
-
-
-class Window(enum.StrEnum):
-    """A leaderboard time window, in the workspace's timezone."""
-
-    WEEK = "week"
-    MONTH = "month"
-    ALL = "all"
-
-
-class Scope(enum.StrEnum):
-    """Whose answers a leaderboard counts: a channel, the workspace, one cohort's members, or cohort vs cohort."""
-
-    CHANNEL = "channel"
-    WORKSPACE = "workspace"
-    COHORT = "cohort"
-    COHORTS = "cohorts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,26 +270,50 @@ def user_ids(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+_WINDOWS = {w.value: w for w in Window} | {"all-time": Window.ALL, "alltime": Window.ALL}
+_SCOPES = {scope.value: scope for scope in Scope}
+
+
+def _not_a_leaderboard_option(word: str) -> CommandError:
+    return CommandError(f"`{word}` is not a leaderboard option. Try `{_LEADERBOARD_USAGE}`.")
+
+
+def leaderboard_window(word: str) -> Window:
+    """The leaderboard window a word names (`week`, `month`, `all`, `all-time`), or the grammar's CommandError."""
+    window = _WINDOWS.get(word.casefold())
+    if window is None:
+        raise _not_a_leaderboard_option(word)
+    return window
+
+
+def leaderboard_scope(word: str) -> Scope:
+    """The leaderboard scope a word names (`channel`, `workspace`, `cohort`, `cohorts`), or the grammar's error."""
+    scope = _SCOPES.get(word.casefold())
+    if scope is None:
+        raise _not_a_leaderboard_option(word)
+    return scope
+
+
+def leaderboard_cohort(name: str | None) -> str:
+    """The cohort a one-cohort leaderboard ranks: a valid name, or CommandError asking which cohort."""
+    if name is None:
+        raise CommandError(f"Which cohort? Try `/quiz leaderboard cohort NAME` (`{_LEADERBOARD_USAGE}`).")
+    return cohort_name(name)
+
+
 def _parse_leaderboard(args: list[str]) -> Command:
     window, scope, cohort = Window.ALL, Scope.CHANNEL, None
-    windows = {w.value: w for w in Window} | {"all-time": Window.ALL, "alltime": Window.ALL}
-    scopes = {Scope.CHANNEL.value: Scope.CHANNEL, Scope.WORKSPACE.value: Scope.WORKSPACE}
     words = iter(args)
     for arg in words:
         word = arg.casefold()
-        if word in windows:
-            window = windows[word]
-        elif word in scopes:
-            scope, cohort = scopes[word], None
-        elif word == Scope.COHORTS.value:
-            scope, cohort = Scope.COHORTS, None
+        if word in _WINDOWS:
+            window = _WINDOWS[word]
         elif word == Scope.COHORT.value:
-            name = next(words, None)
-            if name is None:
-                raise CommandError(f"Which cohort? Try `/quiz leaderboard cohort NAME` (`{_LEADERBOARD_USAGE}`).")
-            scope, cohort = Scope.COHORT, cohort_name(name)
+            scope, cohort = Scope.COHORT, leaderboard_cohort(next(words, None))
+        elif word in _SCOPES:
+            scope, cohort = _SCOPES[word], None
         else:
-            raise CommandError(f"`{arg}` is not a leaderboard option. Try `{_LEADERBOARD_USAGE}`.")
+            raise _not_a_leaderboard_option(arg)
     return ShowLeaderboard(window=window, scope=scope, cohort=cohort)
 
 
@@ -319,6 +326,19 @@ def _one_name(action: str, args: list[str]) -> str:
     return cohort_name(args[0])
 
 
+def start_date(text: str) -> date:
+    """A cohort's start date written as YYYY-MM-DD, or CommandError saying how to write it."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise CommandError(f"`{text}` is not a date: write it as YYYY-MM-DD, e.g. `start:2026-03-02`.") from None
+
+
+def curriculum(pack_ids: Iterable[str]) -> tuple[str, ...]:
+    """A cohort's curriculum: the pack ids in the order given, each once, blanks dropped."""
+    return tuple(dict.fromkeys(p.strip() for p in pack_ids if p.strip()))
+
+
 def _parse_create(args: list[str]) -> Command:
     if not args:
         raise CommandError("Name the cohort: `/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b]`.")
@@ -329,14 +349,9 @@ def _parse_create(args: list[str]) -> Command:
         option, _, value = arg.partition(":")
         option = option.casefold()
         if option == "start" and value:
-            try:
-                start = date.fromisoformat(value)
-            except ValueError:
-                raise CommandError(
-                    f"`{value}` is not a date: write it as YYYY-MM-DD, e.g. `start:2026-03-02`."
-                ) from None
+            start = start_date(value)
         elif option == "packs" and value:
-            packs = tuple(dict.fromkeys(p.strip() for p in value.split(",") if p.strip()))
+            packs = curriculum(value.split(","))
             if not packs:
                 raise CommandError("`packs:` needs pack ids, e.g. `packs:data-parallelism,model-pipeline-parallelism`.")
         else:
@@ -346,9 +361,14 @@ def _parse_create(args: list[str]) -> Command:
     return CreateCohort(name=name, start=start, packs=packs)
 
 
+def members_usage(action: str) -> str:
+    """What `/quiz cohort add|remove` says when it is not given a cohort and members."""
+    return f"Usage: `/quiz cohort {action} NAME @user...` (mentions or user ids)."
+
+
 def _parse_members(action: str, args: list[str]) -> tuple[str, tuple[str, ...]]:
     if len(args) < 2:
-        raise CommandError(f"Usage: `/quiz cohort {action} NAME @user...` (mentions or user ids).")
+        raise CommandError(members_usage(action))
     return cohort_name(args[0]), user_ids(args[1:])
 
 
@@ -439,13 +459,14 @@ def _parse_schedule(args: list[str]) -> Command:
         return NextSchedule()
     if len(rest) != 1:
         raise CommandError(f"`/quiz schedule {action}` takes one schedule id, e.g. `/quiz schedule {action} 3`.")
-    schedule_id = _schedule_id(rest[0])
+    ident = schedule_id(rest[0])
     if action == "remove":
-        return RemoveSchedule(schedule_id)
-    return PauseSchedule(schedule_id) if action == "pause" else ResumeSchedule(schedule_id)
+        return RemoveSchedule(ident)
+    return PauseSchedule(ident) if action == "pause" else ResumeSchedule(ident)
 
 
-def _schedule_id(word: str) -> int:
+def schedule_id(word: str) -> int:
+    """A schedule id as typed (`3` or `#3`), or CommandError pointing at `/quiz schedule list`."""
     digits = word.removeprefix("#")
     if not digits.isascii() or not digits.isdigit() or len(digits) > 18:
         raise CommandError(f"`{word}` is not a schedule id; `/quiz schedule list` shows the ids.")
@@ -461,7 +482,7 @@ def _parse_schedule_add(args: list[str]) -> Command:
     rule, rest = split_rule(args)
     packs: list[str] = []
     timezone: str | None = None
-    close_after: timedelta | None = None
+    closes: timedelta | None = None
     for word in rest:
         key, sep, value = word.replace("=", ":", 1).partition(":")
         key = key.casefold()
@@ -470,14 +491,24 @@ def _parse_schedule_add(args: list[str]) -> Command:
                 raise CommandError("Give the timezone after `tz:`, e.g. `tz:Europe/Helsinki`.")
             timezone = parse_timezone(value)
         elif sep and key in {"close", "closes", "close-after"}:
-            close_after = parse_duration(value, minimum=CLOSE_MIN, maximum=CLOSE_MAX)
+            closes = close_after(value)
         elif sep:
             raise CommandError(f"Unknown option `{key}:`. Options are `tz:Area/City` and `close:DURATION`.")
         elif "/" in word:
             raise CommandError(f"`{word}` looks like a timezone; write it as `tz:{word}`.")
-        elif word.casefold() not in {"all", "any"}:
-            packs.append(word.casefold())
-    return AddSchedule(rule=rule, packs=tuple(dict.fromkeys(packs)), timezone=timezone, close_after=close_after)
+        else:
+            packs.append(word)
+    return AddSchedule(rule=rule, packs=schedule_packs(packs), timezone=timezone, close_after=closes)
+
+
+def schedule_packs(words: Iterable[str]) -> tuple[str, ...]:
+    """The packs a schedule draws from: case-folded, in order, each once; `all` and `any` mean every pack."""
+    return tuple(dict.fromkeys(word.casefold() for word in words if word.casefold() not in {"all", "any"}))
+
+
+def close_after(text: str) -> timedelta:
+    """How long each scheduled question stays open (`30m`, `2h`, `1d`), within CLOSE_MIN and CLOSE_MAX."""
+    return parse_duration(text, minimum=CLOSE_MIN, maximum=CLOSE_MAX)
 
 
 def _parse_help(args: list[str]) -> Command:

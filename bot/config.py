@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
+import os
+from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -15,6 +19,22 @@ from bot.resources import bundled_content_dir
 from bot.scheduling.rules import parse_duration
 
 AdapterName = Literal["console", "slack", "discord"]
+
+PREFIX = "QUIZBOT_"
+ENV_FILE = ".env"
+OTHER_VARIABLES = {
+    "QUIZBOT_TEST_POSTGRES_URL": "the PostgreSQL server of the test suite (tests/conftest.py)",
+    "QUIZBOT_BENCH_POSTGRES_URL": "the PostgreSQL server of the benchmarks (bench/common.py)",
+}
+"""QUIZBOT_ variables that are not settings but are read elsewhere, so they are not warned about."""
+
+_URL_SCHEMES = (
+    ("postgresql+asyncpg://", "postgresql+asyncpg://"),
+    ("postgresql://", "postgresql+asyncpg://"),
+    ("postgres://", "postgresql+asyncpg://"),
+    ("sqlite+aiosqlite://", "sqlite+aiosqlite://"),
+    ("sqlite://", "sqlite+aiosqlite://"),
+)
 
 
 class Settings(BaseSettings):
@@ -124,12 +144,32 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown IANA timezone {value!r} (try Europe/Berlin or America/New_York)") from exc
         return value
 
-    @field_validator("database_url")
+    @field_validator("database_url", mode="before")
     @classmethod
-    def _supported_database(cls, value: str) -> str:
-        if not value.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
-            raise ValueError("must start with sqlite+aiosqlite:// or postgresql+asyncpg://")
-        return value
+    def _supported_database(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        for given, driver in _URL_SCHEMES:  # the drivers quizbot runs on, for the URLs people usually write
+            if text.startswith(given):
+                return driver + text.removeprefix(given)
+        scheme = text.partition("://")[0] + "://" if "://" in text else repr(text[:20])
+        raise ValueError(
+            f"must start with sqlite+aiosqlite:// or postgresql+asyncpg:// (sqlite://, postgresql:// and "
+            f"postgres:// are turned into those); got {scheme}"
+        )
+
+    @field_validator("console_user", mode="before")
+    @classmethod
+    def _trimmed(cls, value: object) -> object:
+        return value.strip() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _console_user_not_blank(self) -> Settings:
+        # Unset means "use $USER"; set to nothing (or spaces) is a mistake the terminal could only show as "".
+        if "console_user" in self.model_fields_set and not self.console_user:
+            raise ValueError("QUIZBOT_CONSOLE_USER is blank: set it to the name to play as, or unset it to use $USER")
+        return self
 
     @model_validator(mode="after")
     def _slack_complete(self) -> Settings:
@@ -183,14 +223,70 @@ class Settings(BaseSettings):
         return chosen or ["console"]
 
 
+def setting_names() -> list[str]:
+    """The environment variable of every setting."""
+    return [PREFIX + name.upper() for name in Settings.model_fields]
+
+
+_SECRET_FIELDS = {
+    name
+    for name, field in Settings.model_fields.items()
+    if field.annotation is SecretStr or SecretStr in get_args(field.annotation)
+}
+"""Settings whose values are never echoed in an error."""
+
+
+def _error_line(err: Mapping[str, Any]) -> str:
+    """One pydantic error as `QUIZBOT_NAME: what is wrong`; a list item is named by its position and value."""
+    message = str(err["msg"]).removeprefix("Value error, ")
+    loc = list(err["loc"])
+    if not loc:
+        return message if PREFIX in message else f"settings: {message}"
+    field = str(loc[0])
+    name = PREFIX + field.upper()
+    items = [part for part in loc[1:] if isinstance(part, int)]
+    if items:
+        shown = "" if field in _SECRET_FIELDS else f" ({err.get('input')!r})"
+        return f"{name} item {items[0] + 1}{shown}: {message}"
+    return f"{name}: {message}"
+
+
 def load_settings(**overrides: object) -> Settings:
     """Read and validate settings; a bad value raises ConfigError naming the environment variable."""
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            field = ".".join(str(part) for part in err["loc"]) if err["loc"] else ""
-            name = f"QUIZBOT_{field.upper()}" if field else "settings"
-            lines.append(f"{name}: {err['msg'].removeprefix('Value error, ')}")
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines)) from exc
+        lines = [_error_line(err) for err in exc.errors()]
+        if len(lines) == 1:
+            raise ConfigError(lines[0]) from exc
+        raise ConfigError(f"{len(lines)} settings are invalid:\n  " + "\n  ".join(lines)) from exc
+    except UnicodeDecodeError as exc:  # the .env file, which pydantic-settings reads as UTF-8
+        env_file = overrides.get("_env_file", ENV_FILE)
+        where = Path(str(env_file)).absolute() if env_file else "the environment file"
+        raise ConfigError(f"{where} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from exc
+
+
+def unknown_variables(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(ENV_FILE)) -> list[str]:
+    """A warning for each QUIZBOT_ variable (in the environment or the .env file) that no setting reads,
+    with the nearest real name when there is one."""
+    known = set(setting_names()) | set(OTHER_VARIABLES)
+    found: dict[str, str] = {}
+    for name in os.environ if environ is None else environ:
+        found.setdefault(name, "")
+    if env_file is not None and env_file.is_file():
+        try:
+            keys = dotenv_values(env_file, encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            keys = {}  # load_settings says what is wrong with the file
+        for name in keys:
+            found.setdefault(name, f" (in {env_file})")
+    suffixes = [name.removeprefix(PREFIX) for name in setting_names()]
+    warnings = []
+    for name, where in sorted(found.items()):
+        upper = name.upper()  # settings are read case-insensitively
+        if not upper.startswith(PREFIX) or upper in known:
+            continue
+        close = difflib.get_close_matches(upper.removeprefix(PREFIX), suffixes, n=1, cutoff=0.6)
+        hint = f"; did you mean {PREFIX}{close[0]}?" if close else " (see Configuration in README.md)"
+        warnings.append(f"{name}{where} is not a quizbot setting and is ignored{hint}")
+    return warnings

@@ -1,4 +1,17 @@
-"""The project's own errors: one base, so every edge can turn them into a friendly reply."""
+"""The project's own errors: one base, four categories, so every edge maps a category, never a class.
+
+    QuizError                 anything quizbot raises on purpose; its message is safe to show to a user
+    ├── UserInputError        what was typed or clicked cannot be used (CommandError, InvalidChoice, ...)
+    ├── NotAllowed            the user may not do this; nothing was changed
+    ├── NotFound              a pack, post, cohort, schedule ... that does not exist here
+    ├── Unavailable           try again later: the database is down, the bot is restarting (an operator's
+    │                         command gets DatabaseNotReady: what is wrong with the database, and the fix)
+    └── ConfigError           an operator's setting is missing or malformed, or a platform refused it at start
+                              (AdapterStartError); never reaches a chat user
+
+Adapters and the CLI turn a category into one friendly line (bot/wording/errors.py); the layering follows
+discord.py's ext/commands/errors.py (CommandError -> UserInputError -> BadArgument).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +20,27 @@ class QuizError(Exception):
     """Base of every error quizbot raises on purpose; its message is safe to show to a user."""
 
 
+class UserInputError(QuizError):
+    """What the user typed or clicked cannot be used; the message says what to do instead."""
+
+
+class NotAllowed(QuizError):
+    """The user may not do this (e.g. only admins manage schedules); nothing was changed."""
+
+
+class NotFound(QuizError):
+    """Something the user named does not exist here; the message lists what there is."""
+
+
+class Unavailable(QuizError):
+    """The bot cannot do this right now; nothing was recorded and the user may retry."""
+
+
 class ConfigError(QuizError):
     """A setting is missing or malformed."""
 
 
-class InvalidPack(QuizError):
+class InvalidPack(UserInputError):
     """A content pack failed validation; the message names the file, question id and field."""
 
     def __init__(self, message: str, *, problems: list[str] | None = None) -> None:
@@ -19,33 +48,72 @@ class InvalidPack(QuizError):
         self.problems = problems or [message]
 
 
-class CommandError(QuizError):
+class CommandError(UserInputError):
     """A `/quiz` command could not be parsed; the message says what was wrong and what to type."""
 
 
-class UnknownPack(QuizError):
-    """A pack id that is not loaded."""
-
-
-class UnknownPost(QuizError):
-    """A post id that does not exist (a forged or stale button)."""
-
-
-class NoOpenPost(QuizError):
-    """A reveal was asked for in a channel that has no open question."""
-
-
-class InvalidChoice(QuizError):
+class InvalidChoice(UserInputError):
     """A choice number outside the question's choices."""
 
 
-class StorageUnavailable(QuizError):
+class UnknownPack(NotFound):
+    """A pack id that is not loaded."""
+
+
+class UnknownPost(NotFound):
+    """A post id that does not exist (a forged or stale button)."""
+
+
+class NoOpenPost(NotFound):
+    """A reveal was asked for in a channel that has no open question."""
+
+
+class UnknownCohort(NotFound):
+    """No cohort of that name in the workspace; the message lists the cohorts there are."""
+
+
+class UnknownSchedule(NotFound):
+    """No schedule with that id in this workspace."""
+
+
+class UnknownWorkspace(NotFound):
+    """No answers have been recorded for that workspace (or cohort) yet."""
+
+
+class NoReviewPending(NotFound):
+    """`/quiz review N` with no review question out for this user."""
+
+
+class DatabaseNotReady(Unavailable):
+    """The database an operator command needs is unreachable, missing or not migrated.
+
+    `problem` says what is wrong (naming QUIZBOT_DATABASE_URL with any password masked, or the SQLite path) and
+    `fix` what to do; the message is both, on one line.
+    """
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem}; {fix}")
+        self.problem = problem
+        self.fix = fix
+
+
+class AdapterStartError(ConfigError):
+    """A platform adapter could not start: the platform is unreachable or refused the credentials.
+
+    Adapters raise it from the platform library's own exception (`raise AdapterStartError(...) from exc`), so the
+    command line can print one line without importing that library. `setting` names the variable to check (e.g.
+    QUIZBOT_SLACK_BOT_TOKEN) and `fix` says what to do.
+    """
+
+    def __init__(self, message: str, *, setting: str | None = None, fix: str | None = None) -> None:
+        super().__init__(f"{message.rstrip('.')}; {fix}" if fix else message)
+        self.setting = setting
+        self.fix = fix
+
+
+class StorageUnavailable(Unavailable):
     """The database could not be reached; nothing was recorded and the user may retry."""
 
 
-class ShuttingDown(QuizError):
+class ShuttingDown(Unavailable):
     """The bot is stopping and takes no new work; the user may retry once it is back."""
-
-
-class NotAllowed(QuizError):
-    """The user may not do this (e.g. only admins manage schedules); nothing was changed."""

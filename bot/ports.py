@@ -1,6 +1,7 @@
 """The port between the quiz core and a chat platform, and the platform-neutral messages it carries.
 
-The core calls these four methods; adapters (Slack, Discord, terminal) implement them. Replies to a user's own
+The core calls two methods (post a card, edit it) and reads one declaration (rate limits); adapters (Slack,
+Discord, terminal) implement them. Replies to a user's own
 command or click are not sent through the port: the core returns them and the adapter answers in the way its
 platform expects (an ephemeral response, an interaction callback, a line on the terminal).
 """
@@ -36,9 +37,44 @@ class PlatformError(Exception):
         self.retry_after = retry_after
 
 
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """At most `per_second` requests a second on average, with bursts of up to `burst` at once."""
+
+    per_second: float
+    burst: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformLimits:
+    """How fast a platform accepts posts, per channel, per workspace and for the whole platform (None: no limit).
+
+    `rate_limited_retries`: how many 429s one post may meet before it is given up (and left to a later retry).
+    `transient_retries` / `transient_backoff`: retries, with doubling waits, of other non-permanent failures.
+    """
+
+    channel: Rate | None = Rate(1.0)
+    workspace: Rate | None = None
+    platform: Rate | None = Rate(5.0, burst=5)
+    rate_limited_retries: int = 10
+    transient_retries: int = 2
+    transient_backoff: float = 2.0
+
+
+DEFAULT_LIMITS = PlatformLimits()
+"""For a platform that says nothing: one post a second per channel, five a second in all."""
+
+UNLIMITED = PlatformLimits(channel=None, workspace=None, platform=None)
+"""A platform with no limits (the terminal)."""
+
+
 @runtime_checkable
 class ChatPlatform(Protocol):
-    """What the core needs from a chat platform."""
+    """What the core needs from a chat platform: post a card, edit it. That is all the core calls.
+
+    A platform may also declare `rate_limits: PlatformLimits` (how fast scheduled fan-out may post there);
+    one that does not gets DEFAULT_LIMITS.
+    """
 
     name: str
 
@@ -48,14 +84,6 @@ class ChatPlatform(Protocol):
 
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Replace a posted card (new answer count, or the reveal once closed)."""
-        ...
-
-    async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
-        """Send a message only this user sees."""
-        ...
-
-    async def post_message(self, channel: ChannelRef, message: Message) -> None:
-        """Post a message everyone in the channel sees (a leaderboard, a summary)."""
         ...
 
 

@@ -17,8 +17,8 @@ matplotlib.use("Agg")  # no display: figures are only ever written to strings
 
 from matplotlib.figure import Figure
 
-from bot.render import percent
 from bot.service.report import DayActivity, QuestionResult, Report, TagResult
+from bot.wording import percent
 
 EPOCH = date(1970, 1, 1).toordinal()
 BAR = "#3b6ea8"

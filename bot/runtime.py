@@ -17,13 +17,15 @@ from datetime import timedelta
 from importlib.metadata import entry_points
 from typing import Protocol
 
+from aiohttp import web
+
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.content import Catalog, load_catalog
 from bot.db import Database
 from bot.db.migrate import upgrade
 from bot.errors import ConfigError
-from bot.ops.http import OpsServer
+from bot.ops.http import OpsServer, ops_routes
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformRegistry
 from bot.scheduling.service import ScheduleService
@@ -33,10 +35,12 @@ from bot.service.app import QuizApp
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.directory import Directory
+from bot.service.facade import AdapterHost
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
 from bot.service.stats import Stats
+from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +63,13 @@ class Runtime:
     metrics: Metrics
     schedules: ScheduleService
     ticker: Ticker
+    directory: Directory
+    uow: UnitOfWorkFactory
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def ops_routes(self) -> list[web.RouteDef]:
+        """/healthz and /metrics of this bot, to serve beside an adapter's own routes."""
+        return ops_routes(self)
 
     async def aclose(self) -> None:
         """Stop the scheduler, finish pending card edits and close the database."""
@@ -83,7 +93,7 @@ class Adapter(Protocol):
         ...
 
 
-AdapterFactory = Callable[[Runtime], Adapter]
+AdapterFactory = Callable[[AdapterHost], Adapter]
 
 
 async def build_runtime(
@@ -103,39 +113,33 @@ async def build_runtime(
         metrics = Metrics()
         platforms = PlatformRegistry()
         directory = Directory(default_timezone=settings.timezone)
-        quiz = QuizService(
-            db=db,
-            catalog=catalog,
-            platforms=platforms,
-            clock=clock,
-            directory=directory,
-            rng=rng,
-            metrics=metrics,
-        )
+        uow = unit_of_work_factory(db, directory)
+        quiz = QuizService(uow=uow, catalog=catalog, platforms=platforms, clock=clock, rng=rng, metrics=metrics)
         await quiz.sync_content()
     except BaseException:
         await db.dispose()
         raise
-    stats = Stats(db)
+    stats = Stats(uow)
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
-    schedules = ScheduleService(db=db, catalog=catalog, clock=clock, directory=directory)
-    answers = AnswerRecorder(db=db, directory=directory, clock=clock)
+    schedules = ScheduleService(uow=uow, catalog=catalog, clock=clock)
+    answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)
     app = QuizApp(
+        uow=uow,
         quiz=quiz,
         answers=answers,
         stats=stats,
         cards=cards,
         clock=clock,
         metrics=metrics,
-        cohorts=CohortService(db=db, catalog=catalog, directory=directory, clock=clock, quiz=quiz),
-        review=ReviewService(db=db, directory=directory, clock=clock, rng=rng),
-        reports=ReportService(db=db, stats=stats, clock=clock),
+        cohorts=CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz),
+        review=ReviewService(uow=uow, clock=clock, rng=rng),
+        reports=ReportService(uow=uow, stats=stats, clock=clock),
         schedules=schedules,
     )
     ticker = Ticker(
         db=db,
-        quiz=quiz,
-        app=app,
+        post_question=quiz.post_question,
+        reveal_post=app.reveal,
         platforms=platforms,
         clock=clock,
         grace=settings.schedule_grace,
@@ -155,6 +159,8 @@ async def build_runtime(
         metrics=metrics,
         schedules=schedules,
         ticker=ticker,
+        directory=directory,
+        uow=uow,
     )
 
 

@@ -32,6 +32,9 @@ pytest_plugins = ["tests.slack_harness"]  # the Slack fixtures (`fake`, no proxi
 
 REPO = Path(__file__).resolve().parent.parent
 CONTENT = REPO / "content"
+SEED_CONTENT = REPO / "tests" / "data" / "seed-content"
+"""The two seed packs alone (links to content/): the core's tests count questions, rotations and curricula against
+these 16 questions, so adding packs to content/ does not change what they check."""
 POSTGRES_ADMIN_URL = os.environ.get(
     "QUIZBOT_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 )
@@ -124,8 +127,8 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    """Settings for a test bot on the test database and the shipped packs."""
-    return Settings(database_url=database_url, content_dir=CONTENT, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
+    """Settings for a test bot on the test database and the two seed packs."""
+    return Settings(database_url=database_url, content_dir=SEED_CONTENT, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
 
 
 @pytest.fixture

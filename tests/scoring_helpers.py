@@ -46,7 +46,5 @@ async def answer(runtime: Runtime, card: QuestionCard, who: str | UserRef, *, ri
 async def set_timezone(runtime: Runtime, channel: ChannelRef, timezone: str) -> None:
     """Give the channel's workspace a timezone (creating the workspace row if needed)."""
     async with runtime.db.transaction() as session:
-        row = await runtime.quiz.directory.workspace_id(
-            session, channel.platform, channel.workspace_id, runtime.clock.now()
-        )
+        row = await runtime.directory.workspace_id(session, channel.platform, channel.workspace_id, runtime.clock.now())
         await session.execute(update(Workspace).where(Workspace.id == row).values(timezone=timezone))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,8 +21,16 @@ from bot.commands import (
     ShowReport,
     StartReview,
     Window,
+    close_after,
+    curriculum,
     help_lines,
+    leaderboard_cohort,
+    leaderboard_scope,
+    leaderboard_window,
     parse_command,
+    schedule_id,
+    schedule_packs,
+    start_date,
 )
 from bot.errors import CommandError
 
@@ -90,3 +100,31 @@ def test_any_input_parses_or_raises_a_command_error(text: str) -> None:
         parse_command(text)
     except CommandError:
         pass
+
+
+@pytest.mark.xfail(strict=True, reason="known: user_ids accepts control characters, which PostgreSQL refuses")
+def test_a_member_id_with_a_control_character_is_refused() -> None:
+    with pytest.raises(CommandError, match="is not a user"):
+        parse_command("cohort add spring \x00")
+
+
+def test_the_grammars_validators_are_public_for_typed_options() -> None:
+    assert schedule_id("#3") == schedule_id("3") == 3
+    assert start_date("2026-03-02") == date(2026, 3, 2)
+    assert leaderboard_window("All-Time") is Window.ALL
+    assert leaderboard_scope("Cohorts") is Scope.COHORTS
+    assert leaderboard_cohort("spring-26") == "spring-26"
+    assert curriculum(["b", " a ", "", "b"]) == ("b", "a")
+    assert schedule_packs(["B", "all", "a", "b"]) == ("b", "a")
+    assert close_after("2h") == timedelta(hours=2)
+    for refused, message in [
+        (lambda: schedule_id("-1"), "is not a schedule id"),
+        (lambda: start_date("2026-02-30"), "is not a date"),
+        (lambda: leaderboard_window("yearly"), "`yearly` is not a leaderboard option"),
+        (lambda: leaderboard_scope("galaxy"), "`galaxy` is not a leaderboard option"),
+        (lambda: leaderboard_cohort(None), "Which cohort?"),
+        (lambda: close_after("30s"), "too short"),
+        (lambda: close_after("8d"), "too long"),
+    ]:
+        with pytest.raises(CommandError, match=message):
+            refused()

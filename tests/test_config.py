@@ -67,3 +67,61 @@ def test_app_token_must_be_an_app_level_token(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("QUIZBOT_SLACK_APP_TOKEN", "xoxb-2")
     with pytest.raises(ConfigError, match="must be an app-level token starting with xapp-"):
         load_settings()
+
+
+@pytest.mark.parametrize(
+    ("given", "used"),
+    [
+        ("postgresql://quiz@db/quiz", "postgresql+asyncpg://quiz@db/quiz"),
+        ("postgres://quiz:pw@db:5433/quiz", "postgresql+asyncpg://quiz:pw@db:5433/quiz"),
+        ("sqlite:///data/quizbot.db", "sqlite+aiosqlite:///data/quizbot.db"),
+        (" sqlite+aiosqlite:///quizbot.db ", "sqlite+aiosqlite:///quizbot.db"),
+        ("postgresql+asyncpg://quiz@db/quiz", "postgresql+asyncpg://quiz@db/quiz"),
+    ],
+)
+def test_common_database_urls_get_the_async_driver(monkeypatch: pytest.MonkeyPatch, given: str, used: str) -> None:
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", given)
+    assert load_settings().database_url == used
+
+
+def test_console_user_may_be_unset_but_not_blank(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings().console_user == ""  # unset: the terminal uses $USER
+    monkeypatch.setenv("QUIZBOT_CONSOLE_USER", " ann ")
+    assert load_settings().console_user == "ann"
+    for blank in ("", "  \t"):
+        monkeypatch.setenv("QUIZBOT_CONSOLE_USER", blank)
+        with pytest.raises(ConfigError, match="QUIZBOT_CONSOLE_USER is blank"):
+            load_settings()
+
+
+def test_list_items_are_named_by_position_not_pydantic_location(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUIZBOT_DISCORD_SHARD_COUNT", "4")
+    monkeypatch.setenv("QUIZBOT_DISCORD_SHARD_IDS", "0,x,2")
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    assert str(raised.value) == (
+        "QUIZBOT_DISCORD_SHARD_IDS item 2 ('x'): Input should be a valid integer, unable to parse string as an integer"
+    )
+
+
+def test_unknown_variables_get_the_nearest_setting(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from bot.config import unknown_variables
+
+    env_file = Path(".env")
+    env_file.write_text("QUIZBOT_SLACK_BOT_TOKN=xoxb-1\nPOSTGRES_PASSWORD=x\n", encoding="utf-8")
+    environ = {
+        "QUIZBOT_TIMEZON": "UTC",
+        "quizbot_log_level": "DEBUG",  # settings are read case-insensitively: a real one
+        "QUIZBOT_TEST_POSTGRES_URL": "postgresql://",  # the test suite's, not a setting
+        "QUIZBOT_BENCH_POSTGRES_URL": "postgresql://",  # the benchmarks'
+        "QUIZBOT_WHATEVER": "1",
+        "HOME": "/root",
+    }
+    assert unknown_variables(environ, env_file) == [
+        "QUIZBOT_SLACK_BOT_TOKN (in .env) is not a quizbot setting and is ignored; did you mean QUIZBOT_SLACK_BOT_TOKEN?",
+        "QUIZBOT_TIMEZON is not a quizbot setting and is ignored; did you mean QUIZBOT_TIMEZONE?",
+        "QUIZBOT_WHATEVER is not a quizbot setting and is ignored (see Configuration in README.md)",
+    ]
+    assert unknown_variables({"QUIZBOT_TIMEZONE": "UTC"}, None) == []

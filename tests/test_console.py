@@ -100,37 +100,47 @@ def _quizbot(tmp_path: Path, script: str, **env: str) -> subprocess.CompletedPro
 
 
 def test_quizbot_run_end_to_end_with_piped_input_and_a_restart(tmp_path: Path) -> None:
-    first = _quizbot(tmp_path, "/quiz now model-pipeline-parallelism\n")
+    first = _quizbot(tmp_path, "/quiz now model-pipeline-parallelism\n1\n/as bob\n2\n2\n/quiz me\n/quit\n")
     assert first.returncode == 0, first.stderr
-    assert "❓ Model and Pipeline Parallelism Quiz · question" in first.stdout
+    out = first.stdout
+    assert "❓ Model and Pipeline Parallelism Quiz · question" in out
     db_file = tmp_path / "quizbot.db"
     assert db_file.exists()
-
-    # A second process answers the question the first one posted: the data survived the restart.
-    prompt = first.stdout.split("❓", 1)[1].splitlines()[1]
-    shown = re.findall(r"^\s+\[(\d+)\] (.*)$", first.stdout, flags=re.MULTILINE)
+    prompt = out.split("❓", 1)[1].splitlines()[1]
+    shown = dict(re.findall(r"^\s+\[(\d+)\] (.*)$", out, flags=re.MULTILINE))
     import yaml
 
     pack = yaml.safe_load((CONTENT / "model-pipeline-parallelism.yaml").read_text(encoding="utf-8"))
     question = next(q for q in pack["questions"] if q["prompt"] == prompt)
     correct_text = question["choices"][question["answer"] - 1]
-    right = next(n for n, text in shown if text == correct_text)
-    wrong = next(n for n, text in shown if text != correct_text)
-    second = _quizbot(tmp_path, f"{right}\n/as bob\n{wrong}\n{wrong}\n/quiz reveal\n/quiz me\n/quit\n")
-    assert second.returncode == 0, second.stderr
-    out = second.stdout
-    assert "(only alice sees this) Correct!" in out
-    assert "(only bob sees this) Not quite." in out
+    alice_verdict = "Correct!" if shown["1"] == correct_text else "Not quite."
+    bob_verdict = "Correct!" if shown["2"] == correct_text else "Not quite."
+    assert f"(only alice sees this) {alice_verdict}" in out
+    assert f"(only bob sees this) {bob_verdict}" in out
     assert "(only bob sees this) You already answered" in out
-    assert "Got it right: alice" in out
-    assert "Answered: 1 · correct: 0" in out
+
+    # A second process keeps the data, but a bare number never answers a question this session did not show:
+    # the person typing has not seen it (issue 12).
+    second = _quizbot(tmp_path, "3\n/quiz reveal\n/quiz me\n/quit\n")
+    assert second.returncode == 0, second.stderr
+    assert "There is no open question" in second.stdout
+    assert "You already answered" not in second.stdout and "Correct!" not in second.stdout
+    winners = (
+        "Got it right: alice"
+        if alice_verdict == "Correct!"
+        else "Got it right"
+        if bob_verdict == "Correct!"
+        else "Nobody got it right"
+    )
+    assert "🔔 Closed:" in second.stdout and winners in second.stdout  # /quiz reveal finds the first process's post
+    assert "Answered: 1" in second.stdout  # alice's record survived the restart
 
     with sqlite3.connect(db_file) as conn:
         rows = conn.execute(
             "SELECT u.display_name, a.is_correct FROM answers a JOIN users u ON u.id = a.user_id ORDER BY u.display_name"
         ).fetchall()
         posts = conn.execute("SELECT count(*), count(closed_at) FROM posts").fetchone()
-    assert rows == [("alice", 1), ("bob", 0)]
+    assert rows == [("alice", alice_verdict == "Correct!"), ("bob", bob_verdict == "Correct!")]
     assert posts == (1, 1)
 
 

@@ -17,7 +17,7 @@ from bot.domain import ChannelRef
 from bot.ops.data import _tables_referencing_users
 from bot.runtime import Runtime
 from bot.service.app import Invocation
-from tests.conftest import CONTENT, make_user
+from tests.conftest import SEED_CONTENT, make_user
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) 
         if name.startswith("QUIZBOT_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
-    monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(CONTENT))
+    monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(SEED_CONTENT))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

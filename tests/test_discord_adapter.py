@@ -13,12 +13,13 @@ import pytest
 
 from adapters.discord.adapter import DiscordAdapter
 from bot.clock import ManualClock
+from bot.commands import Command
 from bot.config import Settings
 from bot.domain import AnswerResult, ChannelRef
 from bot.ports import Message, PlatformError
 from bot.runtime import Runtime
-from bot.service.app import Invocation, Reply
-from tests.conftest import CONTENT
+from bot.service.app import Context, Reply
+from tests.conftest import SEED_CONTENT
 from tests.discord_support import (
     ANSWER_ID,
     answer_rows,
@@ -39,7 +40,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
     """Test settings with a Discord token (the fake accepts any)."""
     return Settings(
         database_url=database_url,
-        content_dir=CONTENT,
+        content_dir=SEED_CONTENT,
         card_update_interval=0.0,
         discord_token="fake-bot-token",
         _env_file=None,
@@ -359,7 +360,7 @@ async def test_leaderboard_me_packs_and_help_answer_privately(
         assert unknown_pack.ephemeral
         assert "no-such-pack" in text_of(unknown_pack)
         odd_pack = await slash(fake, "now", {"pack": "two words"}, user_name="alice")
-        assert "two words" in text_of(odd_pack)  # quoted for the parser, refused as an unknown pack
+        assert "two words" in text_of(odd_pack)  # one option value, refused as an unknown pack
         for callback in (board, me, packs, one, everything, unknown_pack, odd_pack):
             assert callback.ephemeral
     assert len(card_messages(fake)) == 1
@@ -386,13 +387,13 @@ async def test_admin_is_manage_server_or_the_configured_role(
     manager_role = fake.add_role("managers", permissions=1 << 5)  # Manage Server
     runtime.settings = runtime.settings.model_copy(update={"discord_admin_role_id": int(role["id"])})
     seen: list[tuple[str, bool]] = []
-    handle = runtime.app.handle_command
+    execute = runtime.app.execute
 
-    async def recording(invocation: Invocation) -> Reply:
-        seen.append((invocation.user.display_name, invocation.is_admin))
-        return await handle(invocation)
+    async def recording(command: Command, context: Context) -> Reply:
+        seen.append((context.user.display_name, context.is_admin))
+        return await execute(command, context)
 
-    monkeypatch.setattr(runtime.app, "handle_command", recording)
+    monkeypatch.setattr(runtime.app, "execute", recording)
     async with serving(DiscordAdapter(runtime), fake):
         await slash(fake, "packs", user_name="member")
         await slash(fake, "packs", user_name="quizmaster", roles=[role["id"]])
@@ -541,7 +542,7 @@ async def test_stopping_lets_an_answer_being_recorded_finish_before_disconnectin
     assert len(await answer_rows(runtime)) == 1
 
 
-# --- /quiz schedule, cohort, review, report: options rebuilt into the core's text ---------------------------
+# --- /quiz schedule, cohort, review, report: typed options built into the core's commands -----------------
 
 MANAGE_SERVER = 1 << 5
 
@@ -678,4 +679,4 @@ async def test_report_and_leaderboard_cohort_scopes(
         unnamed = await slash(fake, "leaderboard", {"scope": "cohort"}, user_id=1001)
         assert unnamed.ephemeral and "Which cohort?" in text_of(unnamed)
         spaced = await slash(fake, "leaderboard", {"cohort": "Spring 2027"}, user_id=1001)
-        assert "`Spring 2027` is not a cohort name" in text_of(spaced)  # quoted whole, refused by the core
+        assert "`Spring 2027` is not a cohort name" in text_of(spaced)  # refused whole by the validator

@@ -22,7 +22,7 @@ from bot.commands import SUBCOMMANDS as CORE_SUBCOMMANDS
 from bot.config import Settings, load_settings
 from bot.errors import ConfigError
 from bot.runtime import Runtime, adapter_factories, build_adapters
-from tests.conftest import CONTENT, REPO
+from tests.conftest import REPO, SEED_CONTENT
 from tests.discord_support import serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 
@@ -197,7 +197,7 @@ def test_discord_adapter_is_found_through_its_entry_point(runtime: Runtime) -> N
     assert "discord" in adapter_factories()
     runtime.settings = Settings(
         database_url=runtime.settings.database_url,
-        content_dir=CONTENT,
+        content_dir=SEED_CONTENT,
         discord_token="t",
         slack_bot_token="xoxb-t",
         _env_file=None,

@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from adapters.slack.platform import SLACK_LIMITS
 from bot.clock import ManualClock
 from bot.domain import ChannelRef, QuestionCard
-from bot.ports import PlatformError
-from bot.scheduling.fanout import DEFAULT_LIMITS, SLACK_LIMITS, UNLIMITED, FanOut, PlatformLimits, Rate, limits_of
+from bot.ports import DEFAULT_LIMITS, UNLIMITED, PlatformError, PlatformLimits, Rate
+from bot.scheduling.fanout import FanOut, limits_of
 from tests.fakes.fake_platform import FakePlatform
 from tests.fakes.rate_limited import LimitedPlatform, VirtualTime
 

@@ -11,10 +11,11 @@ import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack.platform import SLACK_LIMITS
 from bot.clock import ManualClock
 from bot.domain import ChannelRef, QuestionCard
 from bot.ports import Message, PlatformError
-from bot.scheduling.fanout import SLACK_LIMITS, FanOut
+from bot.scheduling.fanout import FanOut
 from tests.fakes.rate_limited import VirtualTime
 from tests.fakes.slack_api import TEAM_ID, FakeSlack
 

@@ -19,12 +19,15 @@ from bot.clock import ManualClock
 from bot.config import Settings
 from bot.db.models import Post, Schedule, ScheduleFire
 from bot.domain import ChannelRef, QuestionCard
-from bot.ports import PlatformError
-from bot.render import reveal_lines
+from bot.ports import PlatformError, PlatformLimits, Rate
 from bot.runtime import Runtime, build_runtime
-from bot.scheduling.fanout import FanOut, PlatformLimits, Rate
-from bot.scheduling.ticker import JOB_ID, Ticker
+from bot.scheduling.fanout import FanOut
+from bot.scheduling.fires import TickReport
+from bot.scheduling.leases import Leases
+from bot.scheduling.posting import Stage
+from bot.scheduling.ticker import Ticker
 from bot.service.app import Invocation
+from bot.wording.cards import reveal_lines
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
 from tests.fakes.rate_limited import LimitedPlatform, VirtualTime
@@ -41,18 +44,20 @@ def make_ticker(
     replica: str = "A",
     grace: timedelta = timedelta(hours=1),
     sleep: Callable[[float], Awaitable[None]] | None = None,
+    max_concurrent: int = 8,
 ) -> Ticker:
     time = VirtualTime(clock)
     return Ticker(
         db=runtime.db,
-        quiz=runtime.quiz,
-        app=runtime.app,
+        post_question=runtime.quiz.post_question,
+        reveal_post=runtime.app.reveal,
         platforms=runtime.platforms,
         clock=clock,
         fanout=FanOut(monotonic=time.monotonic, sleep=sleep or time.sleep),
         grace=grace,
         lease=LEASE,
         replica=replica,
+        max_concurrent=max_concurrent,
     )
 
 
@@ -100,6 +105,32 @@ class FlakyPlatform(FakePlatform):
             self.failures -= 1
             raise PlatformError("internal_error")
         return await super().post_card(channel, card)
+
+
+@dataclass
+class GatedPlatform(FakePlatform):
+    """The first `free` posts go through; the others wait at `gate` until it opens (a fan-out under way)."""
+
+    free: int = 0
+    gate: asyncio.Event = field(default_factory=asyncio.Event)
+    at_gate: int = 0
+    refuse_at_gate: bool = False  # what waited at the gate is then refused with a 429
+
+    async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
+        if self.free > 0:
+            self.free -= 1
+        else:
+            self.at_gate += 1
+            await self.gate.wait()
+            if self.refuse_at_gate:
+                raise PlatformError("ratelimited", retry_after=30)
+        return await super().post_card(channel, card)
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    async with asyncio.timeout(10):
+        while not condition():  # noqa: ASYNC110 - polls tasks running in the background
+            await asyncio.sleep(0.01)
 
 
 # --- one schedule --------------------------------------------------------------------------------------
@@ -229,6 +260,102 @@ async def test_a_pause_on_one_replica_is_seen_by_the_other_without_a_restart(
     assert await rows(runtime, ScheduleFire) == []
 
 
+async def test_a_replica_stopped_mid_fan_out_hands_its_unposted_slots_to_the_next_tick_of_another(
+    runtime: Runtime, second_replica: Runtime, monday: ManualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    gated = GatedPlatform(free=3)
+    runtime.platforms.register(gated)
+    other_platform = second_replica.platforms.get("fake")
+    assert isinstance(other_platform, FakePlatform)
+    channels = [ChannelRef("fake", "W1", f"C{i}") for i in range(20)]
+    for ch in channels:
+        await add(runtime, ch, "daily 09:00 tz:UTC")
+    monday.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
+    a, b = make_ticker(runtime, monday, replica="A"), make_ticker(second_replica, monday, replica="B")
+    await a.tick(wait=False)
+    await until(lambda: len(gated.of_kind("post_card")) == 3 and gated.at_gate > 0)
+
+    with caplog.at_level(logging.INFO, logger="bot.scheduling.ticker"):
+        stopping = asyncio.create_task(a.stop(drain_seconds=30))  # SIGTERM on replica A
+        # What waited for its turn is handed back at once; what is inside the platform call may finish.
+        await until(lambda: all(h.stage is not Stage.WAITING for h in a.holdings) and len(a.holdings) == gated.at_gate)
+        in_call = gated.at_gate
+        gated.gate.set()
+        await stopping
+    handed_back = 20 - 3 - in_call
+    assert handed_back > 0
+    assert f"stopping: handed {handed_back} unposted slot(s) back" in caplog.text
+    fires = await rows(runtime, ScheduleFire)
+    assert Counter(f.status for f in fires) == {"posted": 3 + in_call, "claimed": handed_back}
+    released = [f for f in fires if f.status == "claimed"]
+    assert all(f.claimed_by == "A" and f.attempts == 1 for f in released)  # handing back is not an attempt
+    assert all(f.claimed_at < monday.now() - LEASE for f in released)
+
+    report = await b.tick()  # replica B's next tick: no waiting out the lease
+    assert len(report.posted) == report.recovered == handed_back
+    posted = Counter(s.channel for p in (gated, other_platform) for s in p.of_kind("post_card"))
+    assert posted == dict.fromkeys(channels, 1)  # every channel once, none twice
+    assert len(other_platform.of_kind("post_card")) == handed_back
+    fires = await rows(runtime, ScheduleFire)
+    assert {f.status for f in fires} == {"posted"}
+    assert sorted(f.attempts for f in fires) == [1] * (3 + in_call) + [2] * handed_back
+    assert len(await rows(runtime, Post)) == 20
+
+
+async def test_a_post_cut_short_in_its_platform_call_at_stop_is_left_to_the_lease_not_handed_back(
+    runtime: Runtime, second_replica: Runtime, monday: ManualClock
+) -> None:
+    stuck = HangingPlatform()
+    runtime.platforms.register(stuck)
+    other_platform = second_replica.platforms.get("fake")
+    assert isinstance(other_platform, FakePlatform)
+    channels = [ChannelRef("fake", "W1", f"C{i}") for i in range(3)]
+    for ch in channels:
+        await add(runtime, ch, "daily 09:00 tz:UTC")
+    monday.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
+    a = make_ticker(runtime, monday, replica="A", max_concurrent=1)
+    b = make_ticker(second_replica, monday, replica="B")
+    await a.tick(wait=False)
+    await asyncio.wait_for(stuck.entered.wait(), 5)
+    await a.stop(drain_seconds=0.1)  # one post hangs in the platform call; the other two wait for a worker
+    report = await b.tick()
+    assert len(report.posted) == report.recovered == 2
+    (cut,) = [f for f in await rows(runtime, ScheduleFire) if f.status == "claimed"]
+    assert cut.claimed_by == "A"  # whether it went out is unknown until the lease runs out
+    monday.set(cut.claimed_at + LEASE + timedelta(seconds=1))
+    report = await b.tick()
+    assert len(report.posted) == report.recovered == 1
+    assert Counter(s.channel for s in other_platform.of_kind("post_card")) == dict.fromkeys(channels, 1)
+    assert stuck.of_kind("post_card") == []
+    assert len(await rows(runtime, Post)) == 3
+
+
+async def test_a_post_refused_with_a_429_while_stopping_is_handed_back_not_retried(
+    runtime: Runtime, second_replica: Runtime, monday: ManualClock
+) -> None:
+    gated = GatedPlatform(refuse_at_gate=True)
+    runtime.platforms.register(gated)
+    other_platform = second_replica.platforms.get("fake")
+    assert isinstance(other_platform, FakePlatform)
+    channels = [ChannelRef("fake", "W1", f"C{i}") for i in range(3)]
+    for ch in channels:
+        await add(runtime, ch, "daily 09:00 tz:UTC")
+    monday.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
+    a, b = make_ticker(runtime, monday, replica="A"), make_ticker(second_replica, monday, replica="B")
+    await a.tick(wait=False)
+    await until(lambda: gated.at_gate == 3)  # all three inside the platform call
+    stopping = asyncio.create_task(a.stop(drain_seconds=30))
+    await until(lambda: all(h.stage is Stage.SENDING for h in a.holdings))
+    gated.gate.set()  # the platform answers 429 to all three: nothing went out, and A must not try again
+    await stopping
+    assert gated.of_kind("post_card") == []
+    report = await b.tick()
+    assert len(report.posted) == report.recovered == 3
+    assert Counter(s.channel for s in other_platform.of_kind("post_card")) == dict.fromkeys(channels, 1)
+    assert gated.at_gate == 3  # A did not retry after the 429s
+    assert len(await rows(runtime, Post)) == 3
+
+
 # --- downtime ------------------------------------------------------------------------------------------
 
 
@@ -322,10 +449,10 @@ async def test_a_claim_whose_replica_crashed_before_posting_is_posted_once_after
     assert fire.post_id == post.id
 
 
-class CrashAfterPostTicker(Ticker):
+class CrashAfterPostLeases(Leases):
     """A replica that dies right after the platform accepted the post, before recording it."""
 
-    async def _finish(self, *args: Any, **kwargs: Any) -> None:
+    async def finish(self, *args: Any, **kwargs: Any) -> None:
         raise asyncio.CancelledError
 
 
@@ -334,17 +461,8 @@ async def test_a_claim_whose_replica_crashed_after_posting_is_adopted_not_posted
 ) -> None:
     await add(runtime, channel, "daily 09:00 tz:UTC")
     monday.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
-    base = make_ticker(runtime, monday, replica="A")
-    crashing = CrashAfterPostTicker(
-        db=runtime.db,
-        quiz=runtime.quiz,
-        app=runtime.app,
-        platforms=runtime.platforms,
-        clock=monday,
-        fanout=base.fanout,
-        lease=LEASE,
-        replica="A",
-    )
+    crashing = make_ticker(runtime, monday, replica="A")
+    crashing.poster.leases = CrashAfterPostLeases(db=runtime.db, clock=monday, replica="A", lease=LEASE)
     await crashing.tick()
     assert len(platform.of_kind("post_card")) == 1
     (fire,) = await rows(runtime, ScheduleFire)
@@ -495,7 +613,7 @@ async def test_200_channels_due_at_once_are_posted_and_revealed_once_each_throug
 # --- the timer -----------------------------------------------------------------------------------------
 
 
-async def test_the_apscheduler_job_is_registered_and_runs_the_tick(
+async def test_the_timer_runs_the_tick_until_stopped(
     runtime: Runtime, platform: FakePlatform, channel: ChannelRef, monday: ManualClock
 ) -> None:
     await add(runtime, channel, "daily 09:00 tz:UTC")
@@ -504,18 +622,85 @@ async def test_the_apscheduler_job_is_registered_and_runs_the_tick(
     ticker.interval = 0.05
     ticker.start()
     try:
-        assert ticker.scheduler is not None
-        job = ticker.scheduler.get_job(JOB_ID)
-        assert job is not None
-        assert job.trigger.interval == timedelta(seconds=0.05)
-        assert (job.coalesce, job.max_instances) == (True, 1)
+        assert ticker.running
         async with asyncio.timeout(10):
-            while ticker.ticks < 3 or not platform.of_kind("post_card"):  # noqa: ASYNC110 - polls the job's effect
+            while ticker.ticks < 3 or not platform.of_kind("post_card"):  # noqa: ASYNC110 - polls the timer's effect
                 await asyncio.sleep(0.02)
     finally:
         await ticker.stop()
-    assert ticker.scheduler is None
+    assert not ticker.running
     ticks = ticker.ticks
     await asyncio.sleep(0.2)
     assert ticker.ticks == ticks  # stopped
     assert len(platform.of_kind("post_card")) == 1
+
+
+INTERVAL = 0.25
+
+
+async def test_a_wall_clock_jump_back_or_forward_neither_stalls_the_timer_nor_posts_a_slot_twice(
+    runtime: Runtime, platform: FakePlatform, channel: ChannelRef, monday: ManualClock
+) -> None:
+    """The timer waits on the event loop's monotonic clock, so the tick after a jump of the wall clock (the Clock)
+    comes within two intervals; slots stay keyed by local calendar time, so none posts twice. (APScheduler's
+    IntervalTrigger, the timer before, re-armed for about an hour after the system clock went back an hour.)"""
+    await add(runtime, channel, "0 * * * * tz:UTC")  # on the hour, every hour
+    monday.set(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC))
+    ticker = make_ticker(runtime, monday)
+    ticker.interval = INTERVAL
+    loop = asyncio.get_running_loop()
+    started: list[float] = []  # loop time of each tick's start
+    tick = ticker.tick
+
+    async def recorded_tick(*, wait: bool = True) -> TickReport:
+        started.append(loop.time())
+        return await tick(wait=wait)
+
+    ticker.tick = recorded_tick  # type: ignore[method-assign]
+
+    async def jump(to: datetime) -> float:
+        """Set the wall clock; how long until the next tick started."""
+        monday.set(to)
+        jumped = loop.time()
+        async with asyncio.timeout(10):
+            while not started or started[-1] < jumped:  # noqa: ASYNC110 - polls the timer
+                await asyncio.sleep(0.01)
+        return min(t for t in started if t >= jumped) - jumped
+
+    async def settle() -> None:
+        """Let two more ticks run (and what they spawned)."""
+        count = len(started)
+        async with asyncio.timeout(10):
+            while len(started) < count + 2:  # noqa: ASYNC110 - polls the timer
+                await asyncio.sleep(0.01)
+        await asyncio.gather(*ticker._tasks)
+
+    def posted() -> list[str | None]:
+        return [card.prompt for card in cards(platform)]
+
+    ticker.start()
+    try:
+        await settle()
+        assert len(posted()) == 1  # the 09:00 slot
+        assert await jump(datetime(2026, 1, 5, 8, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # back an hour
+        await settle()
+        assert await jump(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # forward: 09:00 again
+        await settle()
+        assert len(posted()) == 1  # not posted twice
+        assert await jump(datetime(2026, 1, 5, 10, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # forward: 10:00 is due
+        await settle()
+        assert len(posted()) == 2
+        assert [c.post_id for c in cards(platform, "update_card") if c.reveal is not None] == [1]  # 09:00 revealed
+        assert await jump(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # back again
+        await settle()
+        assert len(posted()) == 2
+    finally:
+        await ticker.stop()
+    assert Counter(p.source_ref for p in await rows(runtime, Post)) == {
+        "1:2026-01-05T09:00": 1,
+        "1:2026-01-05T10:00": 1,
+    }
+    assert [(f.slot_key, f.status) for f in await rows(runtime, ScheduleFire)] == [
+        ("2026-01-05T09:00", "posted"),
+        ("2026-01-05T10:00", "posted"),
+    ]

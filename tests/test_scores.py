@@ -16,10 +16,10 @@ from bot.db import Database
 from bot.db.migrate import alembic_config, upgrade
 from bot.db.models import Answer, ChannelScore, ReviewItem, UserScore
 from bot.domain import AnswerOutcome, ChannelRef, PostSource
+from bot.domain.scoring import points_for
+from bot.domain.streaks import Outcome, Streak, best_of, day_streak, question_streak
 from bot.runtime import Runtime
-from bot.scoring import points_for
 from bot.service.app import Invocation
-from bot.streaks import Outcome, Streak, best_of, day_streak, question_streak
 from tests.conftest import make_user
 from tests.scoring_helpers import answer, post, set_timezone
 

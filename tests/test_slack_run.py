@@ -21,7 +21,7 @@ from bot.db.models import Answer, User
 from bot.errors import ConfigError
 from bot.runtime import Runtime, build_adapters, build_runtime, serve
 from bot.service.app import Invocation, Reply
-from tests.conftest import CONTENT, REPO
+from tests.conftest import REPO, SEED_CONTENT
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, poll_until
 from tests.slack_harness import (
     RunningSlack,
@@ -48,7 +48,7 @@ async def test_serve_builds_the_slack_adapter_from_settings_and_stops_cleanly(
 ) -> None:
     settings = Settings(  # type: ignore[call-arg]
         database_url=database_url,
-        content_dir=CONTENT,
+        content_dir=SEED_CONTENT,
         slack_bot_token=SecretStr(fake.bot_token),
         slack_signing_secret=SecretStr(SIGNING_SECRET),
         slack_api_url=fake.api_url,
@@ -80,7 +80,7 @@ async def test_quizbot_run_in_socket_mode_as_a_process(database_url: str, fake: 
     env = {k: v for k, v in env.items() if not k.startswith("QUIZBOT_")}
     env.update(
         QUIZBOT_DATABASE_URL=database_url,
-        QUIZBOT_CONTENT_DIR=str(CONTENT),
+        QUIZBOT_CONTENT_DIR=str(SEED_CONTENT),
         QUIZBOT_SLACK_BOT_TOKEN=fake.bot_token,
         QUIZBOT_SLACK_APP_TOKEN=fake.app_token,
         QUIZBOT_SLACK_API_URL=fake.api_url,

@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 from bot.clock import ManualClock
 from bot.commands import Scope, Window
 from bot.domain import ChannelRef
+from bot.domain.ranking import rank_rows
+from bot.domain.windows import window_start
 from bot.runtime import Runtime
 from bot.service.app import Invocation
-from bot.service.stats import rank_rows, window_start
 from tests.conftest import make_user
 
 

@@ -11,12 +11,11 @@ import threading
 from typing import TextIO
 
 from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
-from bot.errors import NoOpenPost
-from bot.ports import Message
-from bot.render import CHOICE_MARKS, answer_message, card_footer, reveal_lines
-from bot.runtime import Runtime
-from bot.scheduling.fanout import UNLIMITED
+from bot.ports import UNLIMITED, Message
 from bot.service.app import Invocation, Reply, error_reply
+from bot.service.facade import AdapterHost
+from bot.wording.answers import answer_message
+from bot.wording.cards import CHOICE_MARKS, card_footer, reveal_lines
 
 PLATFORM = "console"
 WORKSPACE = "local"
@@ -38,7 +37,7 @@ class ConsoleAdapter:
     name = PLATFORM
     rate_limits = UNLIMITED  # a terminal has no rate limits; scheduled posts need not be paced
 
-    def __init__(self, runtime: Runtime, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+    def __init__(self, runtime: AdapterHost, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         self.runtime = runtime
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
@@ -46,6 +45,8 @@ class ConsoleAdapter:
         name = runtime.settings.console_user or _default_user()
         self.user = UserRef(platform=PLATFORM, workspace_id=WORKSPACE, user_id=_user_id(name), display_name=name)
         self.interactive = self.stdin.isatty()
+        self._open: dict[int, QuestionCard] = {}
+        """Questions printed in this session and not yet closed, oldest first: a bare number answers the newest."""
 
     # --- the platform port -------------------------------------------------------------------------
 
@@ -55,11 +56,14 @@ class ConsoleAdapter:
         lines += [f"  [{CHOICE_MARKS[i]}] {choice}" for i, choice in enumerate(card.choices)]
         lines.append("Type the number of your answer.")
         self._print(*lines)
+        self._open.pop(card.post_id, None)
+        self._open[card.post_id] = card
         return str(card.post_id)
 
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Print the reveal once the question closes; answer-count edits are not worth a line here."""
         if card.reveal is not None:
+            self._open.pop(card.post_id, None)
             self._print(RULE, f"🔔 Closed: {card.prompt}", *reveal_lines(card), f"({card_footer(card)})")
 
     async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
@@ -138,19 +142,20 @@ class ConsoleAdapter:
         return True
 
     async def _answer(self, number: int) -> None:
-        quiz = self.runtime.quiz
-        try:
-            post_id = await quiz.current_post_id(self.channel)
-            _, _, card = await quiz.card(post_id)
-            if not 1 <= number <= len(card.choices):
-                self._print(f"Pick a number from 1 to {len(card.choices)}.")
-                return
-            result = await self.runtime.app.answer(
-                post_id=post_id, user=self.user, choice_index=card.choice_ids[number - 1]
-            )
-        except NoOpenPost:
+        """Answer the newest question shown in this session (never one printed before a restart)."""
+        if not self._open:
             self._print("There is no open question. Post one with `/quiz now`.")
             return
+        card = list(self._open.values())[-1]
+        if not 1 <= number <= len(card.choices):
+            self._print(f"Pick a number from 1 to {len(card.choices)}.")
+            return
+        if len(self._open) > 1:
+            self._print(f"Answering the newest open question: {card_footer(card)}  [post {card.post_id}]")
+        try:
+            result = await self.runtime.app.answer(
+                post_id=card.post_id, user=self.user, choice_index=card.choice_ids[number - 1]
+            )
         except Exception as exc:
             self._show_reply(error_reply(exc))
             return
@@ -177,6 +182,6 @@ def _default_user() -> str:
         return "you"
 
 
-def build(runtime: Runtime) -> ConsoleAdapter:
+def build(runtime: AdapterHost) -> ConsoleAdapter:
     """Entry point for `quizbot.adapters`: the terminal adapter on the process's stdin/stdout."""
     return ConsoleAdapter(runtime)

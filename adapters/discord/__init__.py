@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from adapters.discord.adapter import DiscordAdapter
-    from bot.runtime import Runtime
+    from bot.service.facade import AdapterHost
 
 
-def build(runtime: Runtime) -> DiscordAdapter:
+def build(runtime: AdapterHost) -> DiscordAdapter:
     """Entry point of the `quizbot.adapters` group: the Discord adapter for this runtime."""
     from adapters.discord.adapter import DiscordAdapter
 

@@ -1,6 +1,7 @@
 """The Discord adapter: the platform port on discord.py, `/quiz` slash commands and answer buttons.
 
-A question card is an embed with one button per choice. A click is answered ephemerally (only the clicker sees
+A question card is an embed with one button per choice (a very long one spans a few messages, the last with the
+buttons: adapters/discord/cards.py). A click is answered ephemerally (only the clicker sees
 right/wrong and why); the card's answer count is edited through the core's coalescing CardRefresher; the reveal
 edits the card again and removes its buttons. Channels are addressed by id through partial messageables, so
 nothing but the guild list needs to be cached and no privileged intent is asked for.
@@ -18,21 +19,19 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.buttons import AnswerButton, answer_view
+from adapters.discord.buttons import AnswerButton
+from adapters.discord.cards import edit_card, send_card
 from adapters.discord.commands import QuizCommands
-from adapters.discord.embeds import (
-    ANSWER_TEMPLATE,
-    answer_embed,
-    card_embed,
-    message_embed,
-    problem_embed,
-)
+from adapters.discord.embeds import ANSWER_TEMPLATE, answer_embed, message_embed, problem_embed
+from adapters.text_safety import plain
+from bot.commands import Command
 from bot.domain import ChannelRef, QuestionCard, UserRef
-from bot.errors import ConfigError, StorageUnavailable
-from bot.ports import Message, PlatformError
-from bot.runtime import Runtime
-from bot.scheduling.fanout import DISCORD_LIMITS
-from bot.service.app import Invocation, error_reply
+from bot.errors import CommandError, ConfigError, StorageUnavailable
+from bot.ports import Message, PlatformError, PlatformLimits, Rate
+from bot.service.app import Context, Invocation, Reply, error_reply
+from bot.service.facade import AdapterHost
+from bot.wording import translate
+from bot.wording.errors import click_not_recorded, posted_in_channel, unexpected, unknown_button
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +51,17 @@ RESPONSE_MARGIN = 1.0
 DRAIN_TIMEOUT = 5.0
 """At stop, how long interactions being answered may take to finish before the connection closes."""
 
-STORAGE_DOWN = "Could not record your answer: the quiz database is not reachable right now. Please try again."
-UNKNOWN_BUTTON = (
-    "That button is not one I know (it may come from an older quiz). Post a fresh question with `/quiz now`."
-)
 OUT_OF_SYNC = (
     "This command does not match what the bot knows; the commands may have changed. "
     "An admin can run `quizbot discord sync` to update them."
 )
-COMMAND_FAILED = "Something went wrong on our side; it has been logged. Please try again."
-PUBLIC_POSTED = "Posted in the channel."
+
+DISCORD_LIMITS = PlatformLimits(channel=Rate(1.0), workspace=None, platform=Rate(48.0))
+"""Five per five seconds per channel route; 50 requests a second per bot, of which 48 go to fan-out.
+
+Interaction callbacks (the replies to clicks) are not under the global limit, so fan-out may take nearly all of
+it; the 2 a second left over keep card edits moving, and discord.py itself waits out a global 429 should one come.
+At 40 a second, 1,000 channels took 125% of the 20 s the limit allows (bench/fanout.py); at 48, about 105%."""
 
 _ANSWER_ID = re.compile(ANSWER_TEMPLATE)
 
@@ -133,7 +133,7 @@ class QuizClient(discord.AutoShardedClient):
         if _ANSWER_ID.fullmatch(custom_id):
             return  # an AnswerButton handles it
         log.info("click on an unknown button %r", custom_id, extra={"platform": PLATFORM})
-        await self.adapter.respond(interaction, _immediate(Response(problem_embed(UNKNOWN_BUTTON))))
+        await self.adapter.respond(interaction, _immediate(Response(problem_embed(unknown_button().text))))
 
 
 async def _immediate(response: Response) -> Response:
@@ -144,9 +144,9 @@ class DiscordAdapter:
     """The platform port on discord.py, and the bot's Discord connection."""
 
     name = PLATFORM
-    rate_limits = DISCORD_LIMITS  # how fast scheduled fan-out may post (bot/scheduling/fanout.py)
+    rate_limits = DISCORD_LIMITS  # how fast scheduled fan-out may post (the ChatPlatform port)
 
-    def __init__(self, runtime: Runtime, *, defer_after: float = DEFER_AFTER) -> None:
+    def __init__(self, runtime: AdapterHost, *, defer_after: float = DEFER_AFTER) -> None:
         self.runtime = runtime
         self.defer_after = defer_after
         self._answering: set[asyncio.Task[Any]] = set()  # interactions being answered, drained at stop
@@ -167,21 +167,16 @@ class DiscordAdapter:
         return self.client.get_partial_messageable(int(channel.channel_id), guild_id=guild_id)
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
-        """Send the card (embed and answer buttons); its message id is the reference."""
+        """Send the card (embed and answer buttons; a very long one as several messages): their ids are the ref."""
         try:
-            message = await self._messageable(channel).send(embed=card_embed(card), view=answer_view(card))
+            return await send_card(self._messageable(channel), card)
         except discord.HTTPException as exc:
             raise platform_error(exc, "post a question") from exc
-        return str(message.id)
 
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Edit the card: a new answer count keeps the buttons; the reveal removes them."""
-        message = self._messageable(channel).get_partial_message(int(message_ref))
         try:
-            if card.reveal is None:
-                await message.edit(embed=card_embed(card))
-            else:
-                await message.edit(embed=card_embed(card), view=None)
+            await edit_card(self._messageable(channel), message_ref, card)
         except discord.HTTPException as exc:
             raise platform_error(exc, "update the question") from exc
 
@@ -265,7 +260,7 @@ class DiscordAdapter:
             response = await task
         except Exception:
             log.exception("answering interaction %s failed", interaction.id)
-            response = Response(problem_embed(COMMAND_FAILED))
+            response = Response(problem_embed(unexpected().text))
         try:
             if not deferred:
                 await interaction.response.send_message(embed=response.embed, ephemeral=response.ephemeral)
@@ -274,7 +269,7 @@ class DiscordAdapter:
             else:
                 # The deferred reply is private; a public answer goes to the channel.
                 await self.post_to(interaction, response.embed)
-                await interaction.edit_original_response(embed=problem_embed(PUBLIC_POSTED))
+                await interaction.edit_original_response(embed=problem_embed(posted_in_channel().text))
         except (discord.HTTPException, PlatformError) as exc:
             log.warning("could not answer interaction %s: %s", interaction.id, exc)
 
@@ -293,7 +288,7 @@ class DiscordAdapter:
                 result = await self.runtime.app.answer(post_id=post_id, user=user, choice_index=choice)
             except StorageUnavailable:
                 log.warning("answer not recorded: database unavailable", extra=extra)
-                return Response(problem_embed(STORAGE_DOWN))
+                return Response(problem_embed(click_not_recorded().text))
             except Exception as exc:
                 log.info("click refused: %s", exc, extra=extra)
                 return Response(problem_embed(error_reply(exc).message.text))
@@ -301,19 +296,32 @@ class DiscordAdapter:
 
         await self.respond(interaction, record())
 
-    async def quiz_command(self, interaction: discord.Interaction[discord.Client], text: str) -> None:
-        """A `/quiz` subcommand, as the text the core parses."""
-        invocation = Invocation(
-            channel=self.channel_of(interaction),
-            user=self.user_of(interaction),
-            text=text,
-            is_admin=self.is_admin(interaction),
+    def context_of(self, interaction: discord.Interaction[discord.Client]) -> Context:
+        """Who runs a command and where, with the admin check decided from the member's roles."""
+        return Context(
+            channel=self.channel_of(interaction), user=self.user_of(interaction), is_admin=self.is_admin(interaction)
         )
 
+    async def run_command(self, interaction: discord.Interaction[discord.Client], command: Command) -> None:
+        """A `/quiz` subcommand, as the command object its typed options built: run by the core, then answered."""
+        context = self.context_of(interaction)
+
         async def run() -> Response:
-            reply = await self.runtime.app.handle_command(invocation)
-            embed = message_embed(reply.message) if reply.ok else problem_embed(reply.message.text)
-            return Response(embed, ephemeral=reply.private or reply.quiet or not reply.ok)
+            try:
+                reply = await self.runtime.app.execute(command, context)
+            except Exception as exc:
+                reply = error_reply(exc)
+            return _reply_response(reply)
+
+        await self.respond(interaction, run())
+
+    async def quiz_command(self, interaction: discord.Interaction[discord.Client], text: str) -> None:
+        """`/quiz <text>` typed as free text, parsed by the core's grammar (the typed subcommands do not use it)."""
+        context = self.context_of(interaction)
+        invocation = Invocation(channel=context.channel, user=context.user, text=text, is_admin=context.is_admin)
+
+        async def run() -> Response:
+            return _reply_response(await self.runtime.app.handle_command(invocation))
 
         await self.respond(interaction, run())
 
@@ -321,26 +329,36 @@ class DiscordAdapter:
         """Packs whose id or title contains what was typed."""
         typed = current.casefold().strip()
         return [
-            app_commands.Choice(name=f"{pack.title} ({pack.id})"[:100], value=pack.id)
-            for pack in self.runtime.catalog.packs
+            app_commands.Choice(name=plain(f"{pack.title} ({pack.id})")[:100], value=pack.id)  # shown as plain text
+            for pack in self.runtime.app.packs
             if typed in pack.id.casefold() or typed in pack.title.casefold()
         ]
 
     async def on_command_error(
         self, interaction: discord.Interaction[QuizClient], error: app_commands.AppCommandError
     ) -> None:
-        """A command discord.py could not run (usually commands registered with Discord that differ from ours)."""
-        stale = isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound)
-        if stale:
+        """A command discord.py could not run: an option the grammar refuses (answered with the grammar's
+        message), or commands registered with Discord that differ from ours."""
+        refused = _refused_option(error)
+        stale = isinstance(
+            error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound | app_commands.TransformerError
+        )
+        if refused is not None:
+            log.info("slash command option refused: %s", refused)
+        elif stale:  # a TransformerError not caused by the grammar: a value of a type our command does not have
             log.warning("slash command out of sync: %s", error)
         else:
             log.error("slash command failed: %s", error, exc_info=error)
-        if not interaction.response.is_done():
-            text = OUT_OF_SYNC if stale else COMMAND_FAILED
-            try:
-                await interaction.response.send_message(embed=problem_embed(text), ephemeral=True)
-            except discord.HTTPException as exc:
-                log.warning("could not answer interaction %s: %s", interaction.id, exc)
+        if interaction.response.is_done():
+            return
+        if refused is not None:
+            response = _reply_response(error_reply(refused))
+        else:
+            response = Response(problem_embed(translate(OUT_OF_SYNC) if stale else unexpected().text))
+        try:
+            await interaction.response.send_message(embed=response.embed, ephemeral=response.ephemeral)
+        except discord.HTTPException as exc:
+            log.warning("could not answer interaction %s: %s", interaction.id, exc)
 
     async def check_registration(self, tree: app_commands.CommandTree[QuizClient]) -> None:
         """Warn (once, at start) when `/quiz` is not registered with Discord yet."""
@@ -385,7 +403,7 @@ class DiscordAdapter:
                 if answering:
                     log.info("waiting for %d interaction(s) to be answered", len(answering))
                     await asyncio.wait(answering, timeout=DRAIN_TIMEOUT)
-                await self.runtime.cards.flush()
+                await self.runtime.app.flush_cards()
             finally:
                 await self.client.close()
         if not client_task.done():
@@ -393,6 +411,24 @@ class DiscordAdapter:
             if not client_task.done():
                 client_task.cancel()
         log.info("discord client closed", extra={"platform": PLATFORM})
+
+
+def _reply_response(reply: Reply) -> Response:
+    """The core's reply as an interaction response: private when it is, or quiet, or a refusal."""
+    embed = message_embed(reply.message) if reply.ok else problem_embed(reply.message.text)
+    return Response(embed, ephemeral=reply.private or reply.quiet or not reply.ok)
+
+
+def _refused_option(error: app_commands.AppCommandError) -> CommandError | None:
+    """The grammar's CommandError behind a slash command's failure: raised by an option's validator (discord.py
+    chains it to a TransformerError) or while the subcommand built its command (a CommandInvokeError)."""
+    if isinstance(error, app_commands.TransformerError):
+        cause = error.__cause__
+    elif isinstance(error, app_commands.CommandInvokeError):
+        cause = error.original
+    else:
+        return None
+    return cause if isinstance(cause, CommandError) else None
 
 
 def _extra(channel: ChannelRef, post_id: int | None = None) -> dict[str, Any]:

@@ -1,21 +1,66 @@
 """The `/quiz` application command group.
 
-Each subcommand only turns its options back into the text the core parser reads (`now data-parallelism`,
-`leaderboard week cohort spring-26`, `schedule add weekdays 09:30 tz:Europe/Helsinki`) and hands it on: the
-grammar lives once, in `bot/commands.py`, for every adapter. `/quiz schedule ...` and `/quiz cohort ...` are
-nested groups, so Discord shows each action with its own typed options.
+Each subcommand builds the core's command object (`PostNow`, `ShowLeaderboard`, `AddSchedule`, ...) straight
+from its typed options and hands it to the adapter, which runs it with `QuizApp.execute`: nothing is turned
+back into text for a parser to split again. Options are checked at the edge, as discord.py's transformers do,
+by the same validators the `/quiz` text grammar uses (`bot/commands.py`), so a mistake in an option gets the
+grammar's own one-line message. `/quiz schedule ...` and `/quiz cohort ...` are nested groups, so Discord shows
+each action with its own typed options.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
-from typing import Protocol
+from collections.abc import Callable
+from datetime import date, timedelta
+from typing import Any, Protocol
 
 import discord
 from discord import app_commands
 
-from bot.commands import SUBCOMMANDS, Scope, Window
+from bot.commands import (
+    SUBCOMMANDS,
+    AddSchedule,
+    AddToCohort,
+    AnswerReview,
+    Command,
+    CreateCohort,
+    DeleteCohort,
+    JoinCohort,
+    LeaveCohort,
+    ListCohorts,
+    ListPacks,
+    ListSchedules,
+    NextSchedule,
+    PauseSchedule,
+    PostCohortQuestion,
+    PostNow,
+    RemoveFromCohort,
+    RemoveSchedule,
+    ResumeSchedule,
+    Reveal,
+    ShowCohort,
+    ShowHelp,
+    ShowLeaderboard,
+    ShowMe,
+    ShowReport,
+    StartReview,
+    close_after,
+    cohort_name,
+    curriculum,
+    leaderboard_cohort,
+    leaderboard_scope,
+    leaderboard_window,
+    members_usage,
+    schedule_id,
+    schedule_packs,
+    start_date,
+    user_ids,
+)
+from bot.domain.windows import Scope, Window
+from bot.errors import CommandError
+from bot.scheduling.rules import Rule, parse_rule, parse_timezone
+from bot.wording.boards import window_words
 
 DESCRIPTION_LIMIT = 100
 AUTOCOMPLETE_LIMIT = 25
@@ -23,13 +68,14 @@ CHOICE_LIMIT = 100
 """Discord's limit on an autocomplete choice's name and value."""
 
 _LAST_ITEM = re.compile(r"(?P<head>.*[,\s])?(?P<last>[^,\s]*)", re.DOTALL)
+_ITEM_SEPARATORS = re.compile(r"[,\s]+")
 
 
 class CommandHandler(Protocol):
     """What the command group hands its work to (the adapter)."""
 
-    async def quiz_command(self, interaction: discord.Interaction[discord.Client], text: str) -> None:
-        """Run `/quiz <text>` for this interaction and answer it."""
+    async def run_command(self, interaction: discord.Interaction[discord.Client], command: Command) -> None:
+        """Run a command object for this interaction and answer it."""
         ...
 
     def pack_choices(self, current: str) -> list[app_commands.Choice[str]]:
@@ -43,26 +89,68 @@ def _summary(name: str) -> str:
     return (summary[0].upper() + summary[1:])[:DESCRIPTION_LIMIT]
 
 
-def _words(text: str | None) -> list[str]:
-    """An option holding several words (a rule, pack ids, mentions) as the words a user would have typed."""
-    return text.split() if text else []
-
-
-def _items(text: str | None) -> list[str]:
+def _items(text: str) -> list[str]:
     """A list option (`a, b c`) as its items: commas and spaces both separate."""
-    return [item for item in re.split(r"[,\s]+", text or "") if item]
+    return [item for item in _ITEM_SEPARATORS.split(text) if item]
 
 
-def _tagged(key: str, value: str | None) -> str | None:
-    """A `key:value` word of the core grammar (`tz:Europe/Helsinki`), or nothing without a value."""
-    return f"{key}:{value.strip()}" if value and value.strip() else None
+def _members(action: str) -> Callable[[str], tuple[str, ...]]:
+    """The validator of `/quiz cohort add|remove`'s `members`: mentions or ids, at least one."""
+
+    def members(text: str) -> tuple[str, ...]:
+        users = user_ids(text.split())
+        if not users:
+            raise CommandError(members_usage(action))
+        return users
+
+    return members
 
 
-WINDOW_CHOICES = [
-    app_commands.Choice(name="this week", value=Window.WEEK.value),
-    app_commands.Choice(name="this month", value=Window.MONTH.value),
-    app_commands.Choice(name="all time", value=Window.ALL.value),
-]
+OptionChoices = list[app_commands.Choice[Any]]
+
+
+class GrammarOption(app_commands.Transformer[discord.Client]):
+    """An option checked at the edge by one of the `/quiz` grammar's validators, straight into the typed value.
+
+    The validator's CommandError (the grammar's message for that mistake) makes discord.py raise a
+    TransformerError caused by it; the adapter's tree error handler answers with that message.
+    """
+
+    def __init__(
+        self,
+        validate: Callable[[str], Any],
+        *,
+        option_type: discord.AppCommandOptionType = discord.AppCommandOptionType.string,
+        choices: list[app_commands.Choice[str]] | None = None,
+        min_value: int | None = None,
+    ) -> None:
+        self.validate = validate
+        self._type = option_type
+        self._choices: OptionChoices | None = list(choices) if choices is not None else None
+        self._min_value = min_value
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        """The option type Discord shows and sends (a string unless told otherwise)."""
+        return self._type
+
+    @property
+    def choices(self) -> OptionChoices | None:
+        """The fixed choices Discord offers, if any."""
+        return self._choices
+
+    @property
+    def min_value(self) -> int | None:
+        """The smallest number Discord lets a user enter (integer options)."""
+        return self._min_value
+
+    async def transform(self, interaction: discord.Interaction[discord.Client], value: Any, /) -> Any:
+        """The validated value; the grammar's CommandError when it is not valid."""
+        return self.validate(str(value))
+
+
+WINDOW_CHOICES = [app_commands.Choice(name=window_words(w.value), value=w.value) for w in Window]
+"""One choice per leaderboard window, in the words the boards use (a new Window appears here by itself)."""
 SCOPE_CHOICES = [
     app_commands.Choice(name="this channel", value=Scope.CHANNEL.value),
     app_commands.Choice(name="this server", value=Scope.WORKSPACE.value),
@@ -70,6 +158,23 @@ SCOPE_CHOICES = [
     app_commands.Choice(name="cohort vs cohort", value=Scope.COHORTS.value),
 ]
 HELP_CHOICES = [app_commands.Choice(name=sub.name, value=sub.name) for sub in SUBCOMMANDS]
+
+# The options' transformers, named like the types they stand for in `app_commands.Transform[T, Transformer]`.
+# Choices keep Discord's pickers; the validator still runs, so a value from a stale client gets the grammar's reply.
+WindowOption = GrammarOption(leaderboard_window, choices=WINDOW_CHOICES)
+ScopeOption = GrammarOption(leaderboard_scope, choices=SCOPE_CHOICES)
+HelpTopic = GrammarOption(str.casefold, choices=HELP_CHOICES)
+CohortName = GrammarOption(cohort_name)
+StartDate = GrammarOption(start_date)
+Curriculum = GrammarOption(lambda text: curriculum(_items(text)))
+AddMembers = GrammarOption(_members("add"))
+RemoveMembers = GrammarOption(_members("remove"))
+When = GrammarOption(parse_rule)
+SchedulePacks = GrammarOption(lambda text: schedule_packs(_items(text)))
+Timezone = GrammarOption(parse_timezone)
+CloseAfter = GrammarOption(close_after)
+# An integer option (Discord enforces the minimum), read by the grammar's own check all the same.
+ScheduleId = GrammarOption(schedule_id, option_type=discord.AppCommandOptionType.integer, min_value=1)
 
 WHEN = "When, e.g. `weekdays 09:30`, `mon,wed,fri 2pm` or cron `30 9 * * 1-5`"
 PACKS = "Pack ids, separated by commas or spaces (default: every pack)"
@@ -90,12 +195,11 @@ class QuizCommands(app_commands.Group):
         super().__init__(name="quiz", description="Quiz questions, answers and leaderboards")
         self.handler = handler
 
-    async def _run(self, interaction: discord.Interaction[discord.Client], *words: str | None) -> None:
-        text = " ".join(shlex.quote(word) for word in words if word)
+    async def _run(self, interaction: discord.Interaction[discord.Client], command: Command) -> None:
         if self.handler is None:  # pragma: no cover - a registration-only group never receives interactions
             await interaction.response.send_message("quizbot is not running here.", ephemeral=True)
             return
-        await self.handler.quiz_command(interaction, text)
+        await self.handler.run_command(interaction, command)
 
     def _packs(self, current: str) -> list[app_commands.Choice[str]]:
         return self.handler.pack_choices(current)[:AUTOCOMPLETE_LIMIT] if self.handler else []
@@ -114,7 +218,7 @@ class QuizCommands(app_commands.Group):
     @app_commands.describe(pack="The pack to take the question from (default: any)")
     async def now(self, interaction: discord.Interaction[discord.Client], pack: str | None = None) -> None:
         """Post a question in this channel now."""
-        await self._run(interaction, "now", pack)
+        await self._run(interaction, PostNow(pack=pack or None))
 
     @now.autocomplete("pack")
     async def _pack_autocomplete(
@@ -125,7 +229,7 @@ class QuizCommands(app_commands.Group):
     @app_commands.command(name="reveal", description=_summary("reveal"))
     async def reveal(self, interaction: discord.Interaction[discord.Client]) -> None:
         """Close the channel's open question and show the answer."""
-        await self._run(interaction, "reveal")
+        await self._run(interaction, Reveal())
 
     @app_commands.command(name="leaderboard", description=_summary("leaderboard"))
     @app_commands.describe(
@@ -133,30 +237,30 @@ class QuizCommands(app_commands.Group):
         scope="Whose answers (default: this channel)",
         cohort="The cohort to rank (picks the one-cohort scope), e.g. spring-26",
     )
-    @app_commands.choices(window=WINDOW_CHOICES, scope=SCOPE_CHOICES)
     async def leaderboard(
         self,
         interaction: discord.Interaction[discord.Client],
-        window: app_commands.Choice[str] | None = None,
-        scope: app_commands.Choice[str] | None = None,
-        cohort: str | None = None,
+        window: app_commands.Transform[Window, WindowOption] | None = None,
+        scope: app_commands.Transform[Scope, ScopeOption] | None = None,
+        cohort: app_commands.Transform[str, CohortName] | None = None,
     ) -> None:
         """Show who leads: in the channel, the server, one cohort, or cohort vs cohort."""
-        if cohort or (scope and scope.value == Scope.COHORT.value):
-            where: list[str | None] = [Scope.COHORT.value, cohort]  # no name: the core asks which cohort
+        window = window or Window.ALL
+        if cohort is not None or scope is Scope.COHORT:  # a cohort named picks its scope; none named: which?
+            board = ShowLeaderboard(window=window, scope=Scope.COHORT, cohort=leaderboard_cohort(cohort))
         else:
-            where = [scope.value if scope else None]
-        await self._run(interaction, "leaderboard", window.value if window else None, *where)
+            board = ShowLeaderboard(window=window, scope=scope or Scope.CHANNEL)
+        await self._run(interaction, board)
 
     @app_commands.command(name="me", description=_summary("me"))
     async def me(self, interaction: discord.Interaction[discord.Client]) -> None:
         """Show the caller's own record."""
-        await self._run(interaction, "me")
+        await self._run(interaction, ShowMe())
 
     @app_commands.command(name="packs", description=_summary("packs"))
     async def packs(self, interaction: discord.Interaction[discord.Client]) -> None:
         """List the packs."""
-        await self._run(interaction, "packs")
+        await self._run(interaction, ListPacks())
 
     @app_commands.command(
         name="review", description="Privately review a question you missed; give `answer` to answer it"
@@ -168,22 +272,27 @@ class QuizCommands(app_commands.Group):
         answer: app_commands.Range[int, 1, 99] | None = None,
     ) -> None:
         """Ask the review question that is due, or answer it."""
-        await self._run(interaction, "review", str(answer) if answer is not None else None)
+        await self._run(interaction, StartReview() if answer is None else AnswerReview(answer))
 
     @app_commands.command(name="report", description=_summary("report"))
     @app_commands.describe(cohort="Report on one cohort (default: the whole server)")
-    async def report(self, interaction: discord.Interaction[discord.Client], cohort: str | None = None) -> None:
+    async def report(
+        self,
+        interaction: discord.Interaction[discord.Client],
+        cohort: app_commands.Transform[str, CohortName] | None = None,
+    ) -> None:
         """Post a short summary of the server or one cohort."""
-        await self._run(interaction, "report", *(("cohort", cohort) if cohort else ()))
+        await self._run(interaction, ShowReport(cohort=cohort))
 
     @app_commands.command(name="help", description=_summary("help"))
     @app_commands.describe(command="Explain one command")
-    @app_commands.choices(command=HELP_CHOICES)
     async def help(
-        self, interaction: discord.Interaction[discord.Client], command: app_commands.Choice[str] | None = None
+        self,
+        interaction: discord.Interaction[discord.Client],
+        command: app_commands.Transform[str, HelpTopic] | None = None,
     ) -> None:
         """Show the commands."""
-        await self._run(interaction, "help", command.value if command else None)
+        await self._run(interaction, ShowHelp(topic=command))
 
     # --- /quiz schedule ... --------------------------------------------------------------------------
 
@@ -194,15 +303,13 @@ class QuizCommands(app_commands.Group):
     async def schedule_add(
         self,
         interaction: discord.Interaction[discord.Client],
-        when: str,
-        packs: str | None = None,
-        tz: str | None = None,
-        close: str | None = None,
+        when: app_commands.Transform[Rule, When],
+        packs: app_commands.Transform[tuple[str, ...], SchedulePacks] | None = None,
+        tz: app_commands.Transform[str, Timezone] | None = None,
+        close: app_commands.Transform[timedelta, CloseAfter] | None = None,
     ) -> None:
         """Put this channel on a schedule."""
-        await self._run(
-            interaction, "schedule", "add", *_words(when), *_items(packs), _tagged("tz", tz), _tagged("close", close)
-        )
+        await self._run(interaction, AddSchedule(rule=when, packs=packs or (), timezone=tz, close_after=close))
 
     @schedule_add.autocomplete("packs")
     async def _schedule_packs_autocomplete(
@@ -215,38 +322,38 @@ class QuizCommands(app_commands.Group):
     @app_commands.describe(everywhere="List every channel's schedules in this server")
     async def schedule_list(self, interaction: discord.Interaction[discord.Client], everywhere: bool = False) -> None:
         """List schedules."""
-        await self._run(interaction, "schedule", "list", "all" if everywhere else None)
+        await self._run(interaction, ListSchedules(everywhere=everywhere))
 
     @schedule.command(name="remove", description="Delete a schedule; posted questions stay (admins)")
     @app_commands.describe(id=SCHEDULE_ID)
     async def schedule_remove(
-        self, interaction: discord.Interaction[discord.Client], id: app_commands.Range[int, 1]
+        self, interaction: discord.Interaction[discord.Client], id: app_commands.Transform[int, ScheduleId]
     ) -> None:
         """Delete a schedule."""
-        await self._run(interaction, "schedule", "remove", str(id))
+        await self._run(interaction, RemoveSchedule(id))
 
     @schedule.command(name="pause", description="Stop a schedule until it is resumed (admins)")
     @app_commands.describe(id=SCHEDULE_ID)
     async def schedule_pause(
-        self, interaction: discord.Interaction[discord.Client], id: app_commands.Range[int, 1]
+        self, interaction: discord.Interaction[discord.Client], id: app_commands.Transform[int, ScheduleId]
     ) -> None:
         """Pause a schedule."""
-        await self._run(interaction, "schedule", "pause", str(id))
+        await self._run(interaction, PauseSchedule(id))
 
     @schedule.command(
         name="resume", description="Restart a paused schedule; missed questions are not caught up (admins)"
     )
     @app_commands.describe(id=SCHEDULE_ID)
     async def schedule_resume(
-        self, interaction: discord.Interaction[discord.Client], id: app_commands.Range[int, 1]
+        self, interaction: discord.Interaction[discord.Client], id: app_commands.Transform[int, ScheduleId]
     ) -> None:
         """Resume a schedule."""
-        await self._run(interaction, "schedule", "resume", str(id))
+        await self._run(interaction, ResumeSchedule(id))
 
     @schedule.command(name="next", description="When the next scheduled question is due in this channel")
     async def schedule_next(self, interaction: discord.Interaction[discord.Client]) -> None:
         """Show the next scheduled question."""
-        await self._run(interaction, "schedule", "next")
+        await self._run(interaction, NextSchedule())
 
     # --- /quiz cohort ... ----------------------------------------------------------------------------
 
@@ -261,13 +368,12 @@ class QuizCommands(app_commands.Group):
     async def cohort_create(
         self,
         interaction: discord.Interaction[discord.Client],
-        name: str,
-        start: str | None = None,
-        packs: str | None = None,
+        name: app_commands.Transform[str, CohortName],
+        start: app_commands.Transform[date, StartDate] | None = None,
+        packs: app_commands.Transform[tuple[str, ...], Curriculum] | None = None,
     ) -> None:
         """Create a cohort."""
-        curriculum = ",".join(_items(packs)) or None
-        await self._run(interaction, "cohort", "create", name, _tagged("start", start), _tagged("packs", curriculum))
+        await self._run(interaction, CreateCohort(name=name, start=start, packs=packs or ()))
 
     @cohort_create.autocomplete("packs")
     async def _cohort_packs_autocomplete(
@@ -277,47 +383,67 @@ class QuizCommands(app_commands.Group):
 
     @cohort.command(name="join", description="Join a cohort")
     @app_commands.describe(name=COHORT)
-    async def cohort_join(self, interaction: discord.Interaction[discord.Client], name: str) -> None:
+    async def cohort_join(
+        self, interaction: discord.Interaction[discord.Client], name: app_commands.Transform[str, CohortName]
+    ) -> None:
         """Join a cohort."""
-        await self._run(interaction, "cohort", "join", name)
+        await self._run(interaction, JoinCohort(name))
 
     @cohort.command(name="leave", description="Leave a cohort")
     @app_commands.describe(name=COHORT)
-    async def cohort_leave(self, interaction: discord.Interaction[discord.Client], name: str) -> None:
+    async def cohort_leave(
+        self, interaction: discord.Interaction[discord.Client], name: app_commands.Transform[str, CohortName]
+    ) -> None:
         """Leave a cohort."""
-        await self._run(interaction, "cohort", "leave", name)
+        await self._run(interaction, LeaveCohort(name))
 
     @cohort.command(name="add", description="Add members to a cohort (admins and its creator)")
     @app_commands.describe(name=COHORT, members=MEMBERS)
-    async def cohort_add(self, interaction: discord.Interaction[discord.Client], name: str, members: str) -> None:
+    async def cohort_add(
+        self,
+        interaction: discord.Interaction[discord.Client],
+        name: app_commands.Transform[str, CohortName],
+        members: app_commands.Transform[tuple[str, ...], AddMembers],
+    ) -> None:
         """Add members to a cohort."""
-        await self._run(interaction, "cohort", "add", name, *_words(members))
+        await self._run(interaction, AddToCohort(name, members))
 
     @cohort.command(name="remove", description="Remove members from a cohort (admins and its creator)")
     @app_commands.describe(name=COHORT, members=MEMBERS)
-    async def cohort_remove(self, interaction: discord.Interaction[discord.Client], name: str, members: str) -> None:
+    async def cohort_remove(
+        self,
+        interaction: discord.Interaction[discord.Client],
+        name: app_commands.Transform[str, CohortName],
+        members: app_commands.Transform[tuple[str, ...], RemoveMembers],
+    ) -> None:
         """Remove members from a cohort."""
-        await self._run(interaction, "cohort", "remove", name, *_words(members))
+        await self._run(interaction, RemoveFromCohort(name, members))
 
     @cohort.command(name="list", description="The cohorts of this server")
     async def cohort_list(self, interaction: discord.Interaction[discord.Client]) -> None:
         """List the cohorts."""
-        await self._run(interaction, "cohort", "list")
+        await self._run(interaction, ListCohorts())
 
     @cohort.command(name="show", description="A cohort's members and their progress through its curriculum")
     @app_commands.describe(name=COHORT)
-    async def cohort_show(self, interaction: discord.Interaction[discord.Client], name: str) -> None:
+    async def cohort_show(
+        self, interaction: discord.Interaction[discord.Client], name: app_commands.Transform[str, CohortName]
+    ) -> None:
         """Show a cohort."""
-        await self._run(interaction, "cohort", "show", name)
+        await self._run(interaction, ShowCohort(name))
 
     @cohort.command(name="next", description="Post the cohort's next curriculum question here (admins and its creator)")
     @app_commands.describe(name=COHORT)
-    async def cohort_next(self, interaction: discord.Interaction[discord.Client], name: str) -> None:
+    async def cohort_next(
+        self, interaction: discord.Interaction[discord.Client], name: app_commands.Transform[str, CohortName]
+    ) -> None:
         """Post a cohort's next question."""
-        await self._run(interaction, "cohort", "next", name)
+        await self._run(interaction, PostCohortQuestion(name))
 
     @cohort.command(name="delete", description="Delete a cohort; answers and points stay (admins and its creator)")
     @app_commands.describe(name=COHORT)
-    async def cohort_delete(self, interaction: discord.Interaction[discord.Client], name: str) -> None:
+    async def cohort_delete(
+        self, interaction: discord.Interaction[discord.Client], name: app_commands.Transform[str, CohortName]
+    ) -> None:
         """Delete a cohort."""
-        await self._run(interaction, "cohort", "delete", name)
+        await self._run(interaction, DeleteCohort(name))

@@ -1,21 +1,40 @@
-"""Question cards and replies as Discord embeds and buttons (the wording comes from `bot.render`)."""
+"""Question cards and replies as Discord embeds and buttons (the wording comes from `bot.render`).
+
+Everything a pack or a person wrote goes through `escape` (adapters/discord/markup.py) first; only then is it
+measured against Discord's limits (adapters/discord/limits.py) and, where it is too long, cut between atoms (never
+inside an escape sequence, a URL or a code span) and continued, marked with an ellipsis.
+
+An embed holds its description and then up to 25 fields, 6000 characters in all; a message holds at most 6000
+characters of embeds however many it has, so a card too long for one message is posted as several: its "pages",
+one embed each, the last carrying the answer buttons and the footer. How many pages a card gets is decided when it
+is posted, for the largest reveal it can have (its choices with any counts, the longest explanation a pack may
+have, the names budget), because the reveal edits the same messages and can post none of its own. The post's
+message reference lists the pages' message ids, comma-separated (see `page_ids`).
+"""
 
 from __future__ import annotations
 
-import re
+import dataclasses
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import discord
 
-from bot.domain import AnswerOutcome, AnswerResult, QuestionCard
+from adapters.discord import limits
+from adapters.discord.markup import atoms, escape, guard_line_starts
+from adapters.text_safety import ELLIPSIS, ZWSP, cut, plain
+from bot.domain import AnswerOutcome, AnswerResult, QuestionCard, RevealView
 from bot.ports import Message
-from bot.render import CHOICE_MARKS, answer_message, card_footer, reveal_lines
+from bot.wording.answers import answer_message
+from bot.wording.cards import CHOICE_MARKS, card_footer, pick_hint, reveal_text
 
-# Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
-TITLE_LIMIT = 256
-DESCRIPTION_LIMIT = 4096
-FOOTER_LIMIT = 2048
-LABEL_LIMIT = 80
-CUSTOM_ID_LIMIT = 100
+# Kept for callers of the old names; adapters/discord/limits.py has them all, with their sources.
+TITLE_LIMIT = limits.TITLE
+DESCRIPTION_LIMIT = limits.DESCRIPTION
+FOOTER_LIMIT = limits.FOOTER
+LABEL_LIMIT = limits.BUTTON_LABEL
+CUSTOM_ID_LIMIT = limits.CUSTOM_ID
 
 ANSWER_PREFIX = "quiz:answer:"
 # Bounded digits: a post id of up to 18 digits always fits a 64-bit database id, so a forged custom_id
@@ -29,85 +48,315 @@ WRONG_COLOUR = discord.Colour.red()
 NEUTRAL_COLOUR = discord.Colour.light_grey()
 PROBLEM_COLOUR = discord.Colour.orange()
 
-_INLINE_MARKUP = re.compile(r"([\\*_~|])")
-_LINE_MARKUP = re.compile(r"^(\s*)([>#-])", re.MULTILINE)
-_LIST_NUMBER = re.compile(r"^(\s*\d+)\.(\s)", re.MULTILINE)
+UNTITLED = "Question"
+
+# The largest pack content the schema allows (bot/content/schema.py; tests/test_render_limits.py checks they agree).
+EXPLANATION_MAX = 2000
+CHOICES_MAX = 10
+
+# Budgets for what a card may shorten: the pack title in the footer, the reveal's "Answer: ..." line (the full
+# answer is the marked choice above it), and the names of who got it right.
+PACK_TITLE_MAX = 100
+ANSWER_LINE_MAX = 160
+NAMES_MAX = 600
+COUNT_MAX = 99_999_999
+"""Counts are reserved room for this many answers to each choice when a card's pages are planned."""
+
+MAX_PAGES = 5
+"""A schema-legal card never needs more (tests prove it); 5 ids of 20 digits fit the 128-character message_ref."""
+PAGE_MARGIN = 100
+"""Room each planned page keeps spare, so the real reveal fits wherever the planned (larger) one did."""
+_MIN_ROOM = 16
+_PREFER_WITHIN = 0.02  # cut at a space or line break only this close to the limit: pages stay full
+_FIELD_NAME = ZWSP  # continuation fields have no heading of their own
 
 
-def escape(text: str) -> str:
-    """Neutralise Discord markdown in plain text (bold, italics, spoilers, quotes, headings, lists).
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """Escaped text to lay out: a line (or, with line breaks, a block) of a card or reply."""
 
-    Numbered lines stay as written: Discord would renumber `1. alice` / `1. bob` (a shared rank) as 1, 2.
-    Backticks are kept: core wording uses `code` spans for commands, which Discord renders as intended.
-    """
-    escaped = _LINE_MARKUP.sub(r"\1\\\2", _INLINE_MARKUP.sub(r"\\\1", text))
-    return _LIST_NUMBER.sub(r"\1\\.\2", escaped)
+    text: str
+    bold: bool = False
+    split: bool = True
+    """Whether it may be cut across containers to fill one; otherwise it moves whole to the next (choices)."""
+    gap: bool = False
+    """An empty line before it, unless it starts a container."""
+
+    @property
+    def wrap(self) -> int:
+        """The characters its styling adds around each piece."""
+        return 4 if self.bold else 0
+
+    def rendered(self, text: str | None = None) -> str:
+        body = self.text if text is None else text
+        return f"**{body}**" if self.bold and body else body
+
+    def cost(self) -> int:
+        return len(self.rendered())
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One embed's text: its title (first page only), description and continuation field values."""
+
+    title: str | None
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Pages, and whether anything had to be left out (never, for schema-legal content)."""
+
+    pages: tuple[Page, ...]
+    clipped: bool
 
 
 def clip(text: str, limit: int) -> str:
-    """Cut text to a Discord length limit, marking the cut with an ellipsis."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """Cut escaped text to a Discord length limit between atoms, marking the cut with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    return cut(text, limit - len(ELLIPSIS), atoms).head.rstrip() + ELLIPSIS
+
+
+def _fill(queue: deque[Paragraph], budget: int, capacities: Sequence[int], *, leave: int) -> tuple[list[str], int]:
+    """Pour paragraphs from the queue into containers (a description, then field values) within `budget`.
+
+    Leaves at least `leave` paragraphs in the queue (one for each page still to come). Returns the containers'
+    texts and the characters used (field names included).
+    """
+    texts: list[str] = []
+    spent = 0
+    for index, capacity in enumerate(capacities):
+        name = len(_FIELD_NAME) if index else 0
+        room = min(capacity, budget - spent - name)
+        if room < _MIN_ROOM or len(queue) <= leave:
+            break
+        lines: list[str] = []
+        used = 0
+        while queue and len(queue) > leave:
+            para = queue[0]
+            separator = (2 if para.gap else 1) if lines else 0
+            if used + separator + para.cost() <= room:
+                lines.append(("\n" if para.gap and lines else "") + para.rendered())
+                used += separator + para.cost()
+                queue.popleft()
+                continue
+            if not para.split and (lines or para.cost() <= capacity):
+                break  # a choice is not cut: it starts the next container (or page), where it fits whole
+            space = room - used - separator - para.wrap - len(ELLIPSIS)
+            if space < _MIN_ROOM:
+                break
+            piece = cut(para.text, space, atoms, prefer_within=_PREFER_WITHIN)
+            if not piece.head:
+                break
+            head = para.rendered(piece.head + ELLIPSIS)
+            lines.append(("\n" if para.gap and lines else "") + head)
+            used += separator + len(head)
+            queue[0] = dataclasses.replace(para, text=guard_line_starts(piece.tail), gap=False)
+            break
+        if not lines:
+            break
+        texts.append("\n".join(lines))
+        spent += used + name
+    return texts, spent
+
+
+def layout(
+    title: str | None,
+    paragraphs: Sequence[Paragraph],
+    *,
+    footer: str = "",
+    pages: int | None = None,
+    fields: bool = True,
+    margin: int = 0,
+) -> Layout:
+    """Lay paragraphs out over `pages` embeds (as many as needed when None), each within the embed limits.
+
+    Every page reserves room for `footer` (the last one shows it) and `margin`; the first has the title. With a
+    fixed number of pages, each gets something and what does not fit is left out, the last text ending in "…".
+    """
+    queue = deque(p for p in paragraphs if p.text or p.bold)
+    capacities = [limits.DESCRIPTION] + ([limits.FIELD_VALUE] * limits.FIELDS if fields else [])
+    built: list[Page] = []
+    while True:
+        first = not built
+        page_title = title if first else None
+        budget = limits.EMBED_TOTAL - len(page_title or "") - len(footer) - margin
+        leave = 0 if pages is None else max(0, pages - len(built) - 1)
+        texts, _ = _fill(queue, budget, capacities, leave=leave)
+        if not texts and page_title is None:
+            texts = [ELLIPSIS]  # more pages than paragraphs: keep the page (its message exists) but say little
+        built.append(Page(page_title, tuple(texts)))
+        if pages is not None and len(built) == pages:
+            break
+        if pages is None and (not queue or len(built) >= 4 * MAX_PAGES):
+            break
+    clipped = bool(queue)
+    if clipped:  # say so where the text stops, without growing it (the page is full)
+        last = built[-1]
+        texts = list(last.texts) or [ELLIPSIS]
+        if not texts[-1].endswith((ELLIPSIS, f"{ELLIPSIS}**")):
+            texts[-1] = clip(texts[-1], len(texts[-1]) - 1)
+        built[-1] = Page(last.title, tuple(texts))
+    return Layout(tuple(built), clipped)
+
+
+def _embed(page: Page, colour: discord.Colour, footer: str | None) -> discord.Embed:
+    embed = discord.Embed(title=page.title, description=page.texts[0] if page.texts else None, colour=colour)
+    for text in page.texts[1:]:
+        embed.add_field(name=_FIELD_NAME, value=text, inline=False)
+    if footer:
+        embed.set_footer(text=footer)
+    return embed
+
+
+# --- answer buttons --------------------------------------------------------------------------------------
 
 
 def answer_custom_id(post_id: int, choice_id: int) -> str:
     """The custom_id of an answer button: the post and the pack's own index of the choice."""
     custom_id = f"{ANSWER_PREFIX}{post_id}:{choice_id}"
-    if len(custom_id) > CUSTOM_ID_LIMIT:  # pragma: no cover - 18 + 2 digits keep it far below
+    if len(custom_id) > limits.CUSTOM_ID:  # pragma: no cover - 18 + 2 digits keep it far below
         raise ValueError(f"custom_id too long: {custom_id}")
     return custom_id
 
 
 def labels_fit(card: QuestionCard) -> bool:
     """Whether every choice fits on its button; otherwise the embed lists them and buttons carry numbers."""
-    return all(len(choice) <= LABEL_LIMIT for choice in card.choices)
+    return all(0 < len(plain(choice)) <= limits.BUTTON_LABEL for choice in card.choices)
 
 
 def button_labels(card: QuestionCard) -> list[str]:
-    """The label of each shown choice's button."""
+    """The label of each shown choice's button (labels are plain text: only invisible characters go)."""
     if labels_fit(card):
-        return list(card.choices)
+        return [plain(choice) for choice in card.choices]
     return [CHOICE_MARKS[position] for position in range(len(card.choices))]
 
 
-def _title_and_lead(prompt: str) -> tuple[str, list[str]]:
-    """The prompt as the title when it fits, else a short title and the prompt leading the description."""
-    if len(prompt) <= TITLE_LIMIT:
-        return escape(prompt), []
-    return "Question", [escape(prompt), ""]
+# --- question cards --------------------------------------------------------------------------------------
+
+
+def _title_and_lead(prompt: str) -> tuple[str, list[Paragraph]]:
+    """The prompt as the title when it fits once escaped, else a short title and the prompt leading the text."""
+    escaped = escape(prompt)
+    if 0 < len(escaped) <= limits.TITLE:
+        return escaped, []
+    return UNTITLED, [Paragraph(escaped)]
+
+
+def footer_text(card: QuestionCard) -> str:
+    """The card's footer (plain text: Discord shows footers without markdown), with the pack title shortened."""
+    title = plain(card.pack_title)
+    if len(title) > PACK_TITLE_MAX:
+        title = title[: PACK_TITLE_MAX - 1].rstrip() + ELLIPSIS
+    return plain(card_footer(dataclasses.replace(card, pack_title=title)))[: limits.FOOTER]
+
+
+def _open_paragraphs(card: QuestionCard) -> list[Paragraph]:
+    paragraphs: list[Paragraph] = []
+    if not labels_fit(card):
+        paragraphs += [
+            Paragraph(f"**{CHOICE_MARKS[i]}.** {escape(choice)}", split=False) for i, choice in enumerate(card.choices)
+        ]
+    paragraphs.append(Paragraph(f"*{pick_hint()}*", split=False, gap=bool(paragraphs)))
+    return paragraphs
+
+
+def _reveal_paragraphs(card: QuestionCard) -> list[Paragraph]:
+    revealed = reveal_text(card)
+    assert revealed is not None
+    paragraphs = [Paragraph(escape(line), split=False) for line in revealed.choices]
+    paragraphs.append(Paragraph(clip(escape(revealed.answer), ANSWER_LINE_MAX - 4), bold=True, split=False, gap=True))
+    paragraphs.append(Paragraph(escape(revealed.explanation)))
+    if revealed.winners:  # who got it right (clipped to the names budget), or that nobody did
+        paragraphs.append(Paragraph(clip(escape(revealed.winners), NAMES_MAX), split=False))
+    return paragraphs
+
+
+def _paragraphs(card: QuestionCard) -> tuple[str, list[Paragraph]]:
+    title, lead = _title_and_lead(card.prompt)
+    body = _open_paragraphs(card) if card.reveal is None else _reveal_paragraphs(card)
+    return title, lead + body
+
+
+def _largest_reveal(card: QuestionCard) -> QuestionCard:
+    """The card as its largest possible reveal: big counts, the longest explanation, the names budget full."""
+    n = len(card.choices)
+    longest = max(range(n), key=lambda i: len(escape(card.choices[i])))
+    reveal = RevealView(
+        correct_position=longest,
+        counts=(COUNT_MAX,) * n,
+        explanation="_" * EXPLANATION_MAX,  # each escapes to two characters, the most any character takes
+        correct_users=("_" * 100,) * 21,
+    )
+    return dataclasses.replace(card, reveal=reveal, answer_count=COUNT_MAX * n)
+
+
+def planned_pages(card: QuestionCard) -> int:
+    """How many pages (messages) to post a card as: enough for it now and for its largest reveal."""
+    largest = _largest_reveal(card)
+    footer = footer_text(largest)
+    needed = 1
+    for shape in (dataclasses.replace(card, reveal=None), largest):
+        title, paragraphs = _paragraphs(shape)
+        needed = max(needed, len(layout(title, paragraphs, footer=footer, margin=PAGE_MARGIN).pages))
+    return min(needed, MAX_PAGES)
+
+
+def card_layout(card: QuestionCard, pages: int) -> Layout:
+    """The card laid out over exactly `pages` pages (the number it was posted with)."""
+    title, paragraphs = _paragraphs(card)
+    # The same room on every page whatever the count says, so an edit lays the card out as it was posted.
+    reserved = max(len(footer_text(_largest_reveal(card))), len(footer_text(card)))
+    return layout(title, paragraphs, footer=" " * reserved, pages=pages)
+
+
+def card_embeds(card: QuestionCard, pages: int | None = None) -> list[discord.Embed]:
+    """The card as one embed per page (the message of each page carries one); the last has the footer."""
+    count = planned_pages(card) if pages is None else pages
+    colour = OPEN_COLOUR if card.reveal is None else CLOSED_COLOUR
+    result = card_layout(card, count)
+    last = len(result.pages) - 1
+    return [_embed(page, colour, footer_text(card) if i == last else None) for i, page in enumerate(result.pages)]
 
 
 def card_embed(card: QuestionCard) -> discord.Embed:
-    """A question card: the prompt, the choices when they do not fit their buttons, the reveal once closed."""
-    title, lines = _title_and_lead(card.prompt)
-    if card.reveal is None:
-        if not labels_fit(card):
-            lines += [f"**{CHOICE_MARKS[i]}.** {escape(choice)}" for i, choice in enumerate(card.choices)]
-            lines.append("")
-        lines.append("*Pick an answer below: only you will see whether you were right.*")
-        colour = OPEN_COLOUR
-    else:
-        revealed = reveal_lines(card)
-        shown = len(card.choices)
-        lines += [escape(line) for line in revealed[:shown]]
-        lines.append("")
-        answer, *rest = revealed[shown:]
-        lines.append(f"**{escape(answer)}**")
-        lines += [escape(line) for line in rest]
-        colour = CLOSED_COLOUR
-    embed = discord.Embed(title=title, description=clip("\n".join(lines).strip(), DESCRIPTION_LIMIT), colour=colour)
-    embed.set_footer(text=clip(card_footer(card), FOOTER_LIMIT))
-    return embed
+    """The card as a single embed (one page), shortened if it had to be: for a card posted as one message."""
+    return card_embeds(card, pages=1)[0]
+
+
+def page_ids(message_ref: str) -> list[int]:
+    """The message ids of a card's pages, from its message reference (`123` or `123,456`)."""
+    return [int(part) for part in message_ref.split(",") if part.strip()]
+
+
+def message_ref(ids: Sequence[int]) -> str:
+    """The message reference of a card posted as these pages."""
+    return ",".join(str(i) for i in ids)
+
+
+# --- replies ---------------------------------------------------------------------------------------------
+
+_KEEP_WHOLE = 300  # reply lines up to this long are not cut across containers (board rows, short notes)
 
 
 def message_embed(message: Message, *, colour: discord.Colour | None = None) -> discord.Embed:
-    """A core Message (plain title and lines) as an embed; a title too long for an embed title leads the text."""
-    lines = [escape(line) for line in message.lines]
-    if len(message.title) <= TITLE_LIMIT:
-        title: str | None = escape(message.title)
+    """A core Message (plain title and lines) as one embed; a title too long for an embed title leads the text.
+
+    Lines fill the description, then continuation fields, 6000 characters in all: an answer reply (verdict,
+    answer and explanation at the schema's maxima, every character escaped) always fits whole.
+    """
+    escaped_title = escape(message.title)
+    paragraphs = [Paragraph(escape(line), split=len(line) > _KEEP_WHOLE) for line in message.lines]
+    title: str | None
+    if 0 < len(escaped_title) <= limits.TITLE:
+        title = escaped_title
     else:
-        title, lines = None, [f"**{escape(message.title)}**", *lines]
-    description = clip("\n".join(lines), DESCRIPTION_LIMIT) if lines else None
-    return discord.Embed(title=title, description=description, colour=colour or NEUTRAL_COLOUR)
+        title = None
+        if escaped_title:
+            paragraphs.insert(0, Paragraph(escaped_title, bold=True))
+    page = layout(title, paragraphs, pages=1).pages[0]
+    return _embed(page, colour or NEUTRAL_COLOUR, None)
 
 
 def answer_embed(result: AnswerResult) -> discord.Embed:

@@ -1,18 +1,30 @@
-"""Block Kit rendering of question cards and replies, with every piece of content escaped for mrkdwn.
+"""Block Kit rendering of question cards and replies, with every piece of content neutralised for mrkdwn.
 
-Slack parses `<...>` in mrkdwn as links and mentions (`<!channel>`, `<@U123>`, `<https://x|y>`), so `&`, `<`
-and `>` in anything that comes from a pack or a user are escaped; then no content can ping @channel/@here or
-smuggle a link. Plain "@here" typed as text does not notify: only the `<!here>` form does.
+Slack parses `<...>` in mrkdwn as links and mentions (`<!channel>`, `<@U123>`, `<https://x|y>`), and `*_~` and
+backticks as formatting; `neutralise` (adapters/slack/markup.py) escapes the first and guards the second, and drops
+zero-width and bidirectional control characters, in anything that comes from a pack or a user. Only then is text
+measured against Slack's limits (adapters/slack/limits.py): a text too long for one section continues in the next,
+cut between atoms (never inside an `&amp;` or a guarded character) and marked with an ellipsis, so every choice is
+shown in full on the card and in the reveal. Plain "@here" typed as text does not notify: only the `<!here>` form
+does, and text objects are sent `verbatim`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from dataclasses import dataclass
 from typing import Any
 
+from adapters.slack import limits
+from adapters.slack.markup import atoms, escape, guard_line_starts, neutralise
+from adapters.text_safety import ELLIPSIS, cut, plain, strip_invisible
+from adapters.text_safety import clip as _clip
 from bot.domain import QuestionCard
 from bot.ports import Message
-from bot.render import CHOICE_MARKS, card_footer, reveal_lines
+from bot.wording.cards import CHOICE_MARKS, card_footer, reveal_text
+
+__all__ = ["escape", "neutralise"]
 
 Block = dict[str, Any]
 
@@ -20,32 +32,27 @@ ACTION_PREFIX = "quiz:answer"
 ACTION_PATTERN = re.compile(r"^quiz:answer:(?P<post_id>\d{1,18}):(?P<choice_id>\d{1,3})$")
 """What an answer button carries in its action_id and value: the post and the pack's own choice index."""
 
-BUTTON_TEXT_LIMIT = 75
-SECTION_TEXT_LIMIT = 3000
-CONTEXT_TEXT_LIMIT = 2000
+BUTTON_TEXT_LIMIT = limits.BUTTON_TEXT
+SECTION_TEXT_LIMIT = limits.SECTION_TEXT
+CONTEXT_TEXT_LIMIT = 2000  # a context line is small print; well under the text object's 3000
 FALLBACK_TEXT_LIMIT = 3000  # notifications show a line or two; Slack's own limit is 40 000
-MAX_BLOCKS = 50
-ELLIPSIS = "…"
-_ENTITY_TAIL = re.compile(r"&[a-z]{0,3}$")
-
-
-def escape(text: str) -> str:
-    """Escape the three characters Slack's mrkdwn treats as control characters."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+MAX_BLOCKS = limits.BLOCKS
+PACK_TITLE_MAX = 100  # the pack title in a card's context line
+ANSWER_LINE_MAX = 600  # the reveal's "Answer: ..." repeats the marked choice, which is shown in full above it
+NAMES_MAX = SECTION_TEXT_LIMIT  # "Got it right: ..." takes at most one section
 
 
 def clip(text: str, limit: int) -> str:
     """Shorten escaped text to at most `limit` characters without cutting an `&amp;`-style entity in half."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - len(ELLIPSIS)]
-    cut = _ENTITY_TAIL.sub("", cut)
-    return cut + ELLIPSIS
+    return _clip(text, limit, atoms)
 
 
 def answer_action_id(post_id: int, choice_id: int) -> str:
     """`quiz:answer:{post_id}:{choice_id}`; `choice_id` is the pack's index of the choice, not its shown position."""
-    return f"{ACTION_PREFIX}:{post_id}:{choice_id}"
+    action_id = f"{ACTION_PREFIX}:{post_id}:{choice_id}"
+    if len(action_id) > min(limits.ACTION_ID, limits.BUTTON_VALUE):  # pragma: no cover - ids keep it far below
+        raise ValueError(f"action_id too long: {action_id}")
+    return action_id
 
 
 def parse_answer_action(value: str) -> tuple[int, int] | None:
@@ -56,40 +63,78 @@ def parse_answer_action(value: str) -> tuple[int, int] | None:
     return int(match["post_id"]), int(match["choice_id"])
 
 
+def _mrkdwn(text: str) -> dict[str, Any]:
+    # verbatim: Slack does not auto-link URLs, channel names or mentions in it (our own markup still renders).
+    return {"type": "mrkdwn", "text": text, "verbatim": True}
+
+
 def _section(text: str) -> Block:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, SECTION_TEXT_LIMIT)}}
+    return {"type": "section", "text": _mrkdwn(clip(text, SECTION_TEXT_LIMIT))}
 
 
 def _context(text: str) -> Block:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip(text, CONTEXT_TEXT_LIMIT)}]}
+    return {"type": "context", "elements": [_mrkdwn(clip(text, CONTEXT_TEXT_LIMIT))]}
 
 
-def _sections(lines: list[str]) -> list[Block]:
-    """Escaped lines packed into as few sections as fit Slack's 3000-character section limit."""
-    blocks: list[Block] = []
-    current: list[str] = []
-    size = 0
-    for line in lines:
-        if current and size + 1 + len(line) > SECTION_TEXT_LIMIT:
-            blocks.append(_section("\n".join(current)))
-            current, size = [], 0
-        current.append(line)
-        size += len(line) + (1 if size else 0)
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """Neutralised text for a section: a line, bold or not, with a prefix before its first piece."""
+
+    text: str
+    bold: bool = False
+    prefix: str = ""
+
+    def rendered(self, text: str, prefix: str) -> str:
+        return prefix + (f"*{text}*" if self.bold and text else text)
+
+
+def _pieces(paragraph: Paragraph, limit: int) -> list[str]:
+    """The paragraph rendered in pieces of at most `limit`, each but the last ending with an ellipsis."""
+    pieces: list[str] = []
+    text, prefix = paragraph.text, paragraph.prefix
+    wrap = 2 if paragraph.bold else 0
+    while len(paragraph.rendered(text, prefix)) > limit:
+        piece = cut(text, limit - wrap - len(prefix) - len(ELLIPSIS), atoms, prefer_within=0.05)
+        pieces.append(paragraph.rendered(piece.head + ELLIPSIS, prefix))
+        text, prefix = guard_line_starts(piece.tail), ""
+    pieces.append(paragraph.rendered(text, prefix))
+    return pieces
+
+
+def _sections(paragraphs: list[Paragraph], limit: int = SECTION_TEXT_LIMIT) -> list[Block]:
+    """Paragraphs packed into as few sections as fit Slack's section limit; a long one continues in the next."""
+    texts: list[str] = []
+    current = ""
+    for paragraph in paragraphs:
+        for piece in _pieces(paragraph, limit):
+            if current and len(current) + 1 + len(piece) <= limit:
+                current += "\n" + piece
+                continue
+            if current:
+                texts.append(current)
+            current = piece
     if current:
-        blocks.append(_section("\n".join(current)))
-    return blocks
+        texts.append(current)
+    return [_section(text) for text in texts]
 
 
 def _fallback(text: str) -> str:
-    return clip(escape(text), FALLBACK_TEXT_LIMIT)
+    # The top-level text is what notifications show, as plain text: it needs no formatting guards, but `<!here>`
+    # must not form in it, and invisible characters go.
+    return clip(escape(strip_invisible(text)), FALLBACK_TEXT_LIMIT)
 
 
 def _button_labels(card: QuestionCard) -> tuple[list[str], bool]:
     """Button texts, and whether the choices must be listed in the section because they do not fit a button."""
-    full = [f"{CHOICE_MARKS[i]}. {choice}" for i, choice in enumerate(card.choices)]
+    full = [f"{CHOICE_MARKS[i]}. {plain(choice)}" for i, choice in enumerate(card.choices)]
     if all(len(label) <= BUTTON_TEXT_LIMIT for label in full):
         return full, False
     return [CHOICE_MARKS[i] for i in range(len(card.choices))], True
+
+
+def _footer(card: QuestionCard) -> Block:
+    title = card.pack_title if len(card.pack_title) <= PACK_TITLE_MAX else card.pack_title[: PACK_TITLE_MAX - 1] + "…"
+    return _context(neutralise(card_footer(dataclasses.replace(card, pack_title=title))))
 
 
 def card_blocks(card: QuestionCard) -> list[Block]:
@@ -97,9 +142,9 @@ def card_blocks(card: QuestionCard) -> list[Block]:
     if card.reveal is not None:
         return _revealed_blocks(card)
     labels, listed = _button_labels(card)
-    text = f"*{escape(card.prompt)}*"
+    paragraphs = [Paragraph(neutralise(card.prompt), bold=True)]
     if listed:
-        text += "\n" + "\n".join(f"*{CHOICE_MARKS[i]}.* {escape(choice)}" for i, choice in enumerate(card.choices))
+        paragraphs += [Paragraph(f"*{CHOICE_MARKS[i]}.* {neutralise(choice)}") for i, choice in enumerate(card.choices)]
     buttons = [
         {
             "type": "button",
@@ -111,23 +156,27 @@ def card_blocks(card: QuestionCard) -> list[Block]:
         for label, choice_id in zip(labels, card.choice_ids, strict=True)
     ]
     return [
-        _section(text),
+        *_sections(paragraphs),
         {"type": "actions", "block_id": f"quiz:answers:{card.post_id}", "elements": buttons},
-        _context(escape(card_footer(card))),
+        _footer(card),
     ]
 
 
 def _revealed_blocks(card: QuestionCard) -> list[Block]:
     assert card.reveal is not None
-    lines = reveal_lines(card)
-    distribution, rest = lines[: len(card.choices)], lines[len(card.choices) :]
-    correct = card.reveal.correct_position
-    shown = [f"*{escape(line)}*" if position == correct else escape(line) for position, line in enumerate(distribution)]
-    blocks = [_section(f"🔔 *{escape(card.prompt)}*"), _section("\n".join(shown))]
-    # rest: "Answer: ...", the explanation, and "Got it right: ..." / "Nobody got it right ..."
-    if rest:
-        blocks += _sections([f"*{escape(rest[0])}*", *(escape(line) for line in rest[1:])])
-    blocks.append(_context(escape(card_footer(card))))
+    revealed = reveal_text(card)
+    assert revealed is not None
+    correct = revealed.correct_position
+    shown = [Paragraph(neutralise(line), bold=position == correct) for position, line in enumerate(revealed.choices)]
+    blocks = _sections([Paragraph(neutralise(card.prompt), bold=True, prefix="🔔 ")]) + _sections(shown)
+    paragraphs = [
+        Paragraph(clip(neutralise(revealed.answer), ANSWER_LINE_MAX), bold=True),
+        Paragraph(neutralise(revealed.explanation)),
+    ]
+    if revealed.winners:
+        paragraphs.append(Paragraph(clip(neutralise(revealed.winners), NAMES_MAX - 2)))
+    blocks += _sections(paragraphs)
+    blocks.append(_footer(card))
     return blocks[:MAX_BLOCKS]
 
 
@@ -140,8 +189,8 @@ def card_text(card: QuestionCard) -> str:
 
 def message_blocks(message: Message) -> list[Block]:
     """A core Message (title and plain lines) as blocks: a bold title, then the lines."""
-    blocks = [_section(f"*{escape(message.title)}*")]
-    blocks += _sections([escape(line) for line in message.lines])
+    blocks = _sections([Paragraph(neutralise(message.title), bold=True)])
+    blocks += _sections([Paragraph(neutralise(line)) for line in message.lines])
     if len(blocks) > MAX_BLOCKS:
         blocks = [*blocks[: MAX_BLOCKS - 1], _context(f"{ELLIPSIS} (shortened)")]
     return blocks

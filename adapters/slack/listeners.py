@@ -27,16 +27,15 @@ from adapters.slack.platform import PLATFORM, SlackPlatform
 from bot.domain import ChannelRef, UserRef
 from bot.errors import QuizError, StorageUnavailable
 from bot.ports import Message, PlatformError
-from bot.render import answer_message
-from bot.runtime import Runtime
 from bot.service.app import Invocation, Reply, error_reply
+from bot.service.facade import AdapterHost
+from bot.wording.answers import answer_message
+from bot.wording.errors import click_not_recorded, unknown_button
 
 log = logging.getLogger(__name__)
 
 Respond = Callable[..., Awaitable[Any]]
 
-COULD_NOT_RECORD = Message("Could not record your answer, please try again.")
-BAD_BUTTON = Message("That button is not a quiz answer I understand (it may be from an old message). Try `/quiz now`.")
 INCOMPLETE = "Sorry, Slack sent an incomplete request, so I could not act on it. Please try again."
 
 
@@ -195,7 +194,7 @@ class RejectMalformed(AsyncMiddleware):
 class QuizListeners:
     """The Slack side of the quiz: what `/quiz` and the answer buttons do."""
 
-    def __init__(self, runtime: Runtime, platform: SlackPlatform, admins: AdminDirectory) -> None:
+    def __init__(self, runtime: AdapterHost, platform: SlackPlatform, admins: AdminDirectory) -> None:
         self.runtime = runtime
         self.platform = platform
         self.admins = admins
@@ -296,7 +295,7 @@ class QuizListeners:
                 action.get("value"),
                 extra={"platform": PLATFORM, "workspace": team_id, "channel": channel_id},
             )
-            await self.reply_privately(channel, user_ref.user_id, BAD_BUTTON, respond)
+            await self.reply_privately(channel, user_ref.user_id, unknown_button(), respond)
             return
         click = Click(channel=channel, user=user_ref, post_id=parsed[0], choice_id=parsed[1])
         await self.reply_privately(channel, user_ref.user_id, await self.record(click), respond)
@@ -307,7 +306,7 @@ class QuizListeners:
             result = await self.runtime.app.answer(post_id=click.post_id, user=click.user, choice_index=click.choice_id)
         except StorageUnavailable:
             log.warning("database unavailable; answer not recorded", extra=click.log_extra())
-            return COULD_NOT_RECORD
+            return click_not_recorded()
         except QuizError as exc:  # UnknownPost, InvalidChoice: a stale or forged button
             log.warning("answer refused: %s", exc, extra=click.log_extra())
             return Message(str(exc))

@@ -16,8 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.blocks import card_blocks, card_text, message_blocks, message_text
 from bot.domain import ChannelRef, QuestionCard
-from bot.ports import Message, PlatformError
-from bot.scheduling.fanout import SLACK_LIMITS
+from bot.ports import Message, PlatformError, PlatformLimits, Rate
 
 log = logging.getLogger(__name__)
 
@@ -84,11 +83,15 @@ def platform_error(exc: SlackApiError, *, action: str) -> PlatformError:
     return PlatformError(text, permanent=code in PERMANENT_ERRORS, retry_after=retry_after)
 
 
+SLACK_LIMITS = PlatformLimits(channel=Rate(1.0), workspace=Rate(2.0, burst=10), platform=None)
+"""chat.postMessage: about one a second per channel, and a workspace-wide limit (kept well under)."""
+
+
 class SlackPlatform:
     """The ChatPlatform for Slack. Stateless apart from its Web API client, so any replica can serve any post."""
 
     name = PLATFORM
-    rate_limits = SLACK_LIMITS  # how fast scheduled fan-out may post (bot/scheduling/fanout.py)
+    rate_limits = SLACK_LIMITS  # how fast scheduled fan-out may post (the ChatPlatform port)
 
     def __init__(self, client: AsyncWebClient) -> None:
         self.client = client

@@ -59,6 +59,7 @@ def add_content_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     exporter.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
     schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
     schema.add_argument("-o", "--output", type=Path)
+    schema.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
 
 
 def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> int:
@@ -73,7 +74,7 @@ def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> in
     if args.output is None:
         sys.stdout.write(text)
     else:
-        args.output.write_text(text, encoding="utf-8")
+        write_new_file(args.output, text, force=args.force)
     return 0
 
 

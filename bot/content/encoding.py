@@ -7,8 +7,12 @@ from pathlib import Path
 from bot.errors import InvalidPack
 
 
-def read_utf8(path: Path) -> str:
-    """The text of `path` decoded as UTF-8 (a byte order mark dropped), or InvalidPack naming the first bad byte."""
+def read_utf8(path: Path, *, pack: bool = False) -> str:
+    """The text of `path` decoded as UTF-8 (a byte order mark dropped), or InvalidPack naming the first bad byte.
+
+    An input to import says `FILE is not UTF-8 text (...)`; a pack (`pack`) says `FILE: cannot read: ...`, as
+    every other problem of a pack file starts with the file.
+    """
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -18,7 +22,9 @@ def read_utf8(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise InvalidPack(
-            f"{path}: line {line}, column {column}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
-            "save the file as UTF-8 and try again"
-        ) from exc
+        where = f"byte 0x{data[exc.start]:02x} at line {line}, column {column}"
+        if pack:
+            message = f"{path}: cannot read: not utf-8 text ({where}); save it as UTF-8"
+        else:
+            message = f"{path} is not UTF-8 text ({where}); save it as UTF-8 and try again"
+        raise InvalidPack(message) from exc

@@ -71,7 +71,7 @@ def load_pack(path: Path) -> Pack:
 
 def load_pack_model(path: Path) -> PackModel:
     """Load and validate one pack file into the schema model."""
-    return parse_pack_model(read_utf8(path), source=str(path))
+    return parse_pack_model(read_utf8(path, pack=True), source=str(path))
 
 
 def pack_files(paths: Iterable[Path]) -> Iterator[Path]:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from bot.errors import QuizError
 
+_EXISTS = "{path} exists; pass --force to overwrite it, or give another -o"
+
 
 def write_new_file(path: Path, text: str, *, force: bool = False) -> None:
     """Write `text` to `path` through a temporary file in the same folder, renamed into place when complete.
@@ -17,14 +19,14 @@ def write_new_file(path: Path, text: str, *, force: bool = False) -> None:
     temporary file behind. A new file gets the usual permissions (0666 less the umask); an overwritten one
     keeps its own.
     """
+    folder = path.absolute().parent
+    if not folder.is_dir():
+        raise QuizError(f"cannot write {path}: the folder {folder} does not exist; create it or give another -o")
     if path.is_dir():
-        raise QuizError(f"{path} is a folder: give the name of the file to write")
+        raise QuizError(f"cannot write {path}: it is a folder; give a file name with -o")
     exists = path.exists()
     if exists and not force:
-        raise QuizError(f"{path} exists; give --force to overwrite it")
-    folder = path.parent
-    if not folder.is_dir():
-        raise QuizError(f"cannot write {path}: the folder {folder} does not exist")
+        raise QuizError(_EXISTS.format(path=path))
     try:
         mode = path.stat().st_mode & 0o7777 if exists else 0o666 & ~_umask()
         descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
@@ -41,7 +43,7 @@ def write_new_file(path: Path, text: str, *, force: bool = False) -> None:
         else:
             _rename_no_replace(temporary, path)
     except FileExistsError as exc:
-        raise QuizError(f"{path} exists; give --force to overwrite it") from exc
+        raise QuizError(_EXISTS.format(path=path)) from exc
     except OSError as exc:
         raise QuizError(f"cannot write {path}: {exc.strerror or exc}") from exc
     finally:

@@ -15,6 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.errors import StorageUnavailable
 
+UNAVAILABLE = "The database is unavailable right now; nothing was recorded."
+
 log = logging.getLogger(__name__)
 
 ON_COMMIT = "quizbot.on_commit"
@@ -100,7 +102,7 @@ class Database:
         except Exception as exc:
             if is_unavailable(exc):
                 log.warning("database unavailable: %s", exc)
-                raise StorageUnavailable("The database is unavailable right now; nothing was recorded.") from exc
+                raise StorageUnavailable(UNAVAILABLE) from exc
             raise
 
     @staticmethod

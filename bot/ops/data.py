@@ -14,8 +14,8 @@ from sqlalchemy import ForeignKey, Table, case, delete, func, select, true, upda
 
 from bot.db import Database
 from bot.db.models import Answer, Base, Channel, Post, QuestionRow, User, Workspace
+from bot.domain.ranking import rank_rows
 from bot.errors import QuizError
-from bot.service.stats import rank_rows
 
 ANSWER_FIELDS = (
     "answer_id",
@@ -185,12 +185,18 @@ def to_csv(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> str:
     return buffer.getvalue()
 
 
+CSV_FILES = {"answers.csv": ANSWER_FIELDS, "posts.csv": POST_FIELDS, "leaderboard.csv": LEADERBOARD_FIELDS}
+"""The files of a CSV export, and their columns."""
+
+
 def write_csv_folder(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path]:
-    """Write answers.csv, posts.csv and leaderboard.csv into a folder; returns the files written."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write answers.csv, posts.csv and leaderboard.csv into a folder (created if missing, but not its parents,
+    so a mistyped path is not turned into a tree of folders); returns the files written."""
+    folder.mkdir(exist_ok=True)
     written = []
-    for name, fields in (("answers", ANSWER_FIELDS), ("posts", POST_FIELDS), ("leaderboard", LEADERBOARD_FIELDS)):
-        path = folder / f"{name}.csv"
+    for filename, fields in CSV_FILES.items():
+        name = filename.removesuffix(".csv")
+        path = folder / filename
         path.write_text(to_csv(data[name], fields), encoding="utf-8")
         written.append(path)
     return written

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.config import Settings
+from bot.config import Settings, unknown_variables
 from bot.content.loader import validate_paths
 from bot.db import Database
 from bot.db.migrate import current_revision, head_revision
-from bot.errors import StorageUnavailable
+from bot.db.problems import explain, masked_url, require_existing
+from bot.errors import DatabaseNotReady
 
 _SLACK_SECRET = re.compile(r"^[0-9a-f]{32}$")
 _DISCORD_TOKEN = re.compile(r"^[A-Za-z0-9_-]{18,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
@@ -84,9 +85,51 @@ def _token_findings(settings: Settings) -> list[Finding]:
     return findings
 
 
+async def _database_findings(settings: Settings) -> list[Finding]:
+    """Reachable, and at the newest schema; never creates a SQLite file (doctor changes nothing)."""
+    url = settings.database_url
+    try:
+        require_existing(url)
+    except DatabaseNotReady as exc:
+        return [Finding("fail", "database", exc.problem, exc.fix)]
+    db = Database.from_url(url)
+    try:
+        current = await current_revision(db)
+    except Exception as exc:
+        problem = explain(url, exc)
+        if problem is None:
+            return [
+                Finding(
+                    "fail",
+                    "database",
+                    f"cannot connect: {' '.join(str(exc).split())}",
+                    f"check QUIZBOT_DATABASE_URL ({masked_url(url)}), that the server runs, and that the user may "
+                    "connect",
+                )
+            ]
+        return [Finding("fail", "database", problem.problem, problem.fix)]
+    finally:
+        await db.dispose()
+    findings = [Finding("ok", "database", f"reachable ({db.dialect})")]
+    head = head_revision()
+    if current == head:
+        findings.append(Finding("ok", "migrations", f"at the newest revision ({head})"))
+    else:
+        findings.append(
+            Finding(
+                "fail",
+                "migrations",
+                f"the database at {masked_url(url)} is at {current or 'an empty schema'}, newest is {head}",
+                "run `quizbot db upgrade` (the bot also upgrades on start)",
+            )
+        )
+    return findings
+
+
 async def diagnose(settings: Settings) -> list[Finding]:
     """Run every check; nothing is changed."""
     findings = [Finding("ok", "settings", f"adapters: {', '.join(settings.enabled_adapters())}")]
+    findings.extend(Finding("warn", "settings", warning, "rename or remove it") for warning in unknown_variables())
     packs, problems = validate_paths([settings.content_dir])
     if problems:
         findings.extend(
@@ -96,32 +139,6 @@ async def diagnose(settings: Settings) -> list[Finding]:
     else:
         total = sum(len(p.questions) for p in packs)
         findings.append(Finding("ok", "content", f"{len(packs)} packs, {total} questions in {settings.content_dir}"))
-    db = Database.from_url(settings.database_url)
-    try:
-        await db.ping()
-        findings.append(Finding("ok", "database", f"reachable ({db.dialect})"))
-        current, head = await current_revision(db), head_revision()
-        if current == head:
-            findings.append(Finding("ok", "migrations", f"at the newest revision ({head})"))
-        else:
-            findings.append(
-                Finding(
-                    "warn",
-                    "migrations",
-                    f"database is at {current or 'an empty schema'}, newest is {head}",
-                    "run `quizbot db upgrade` (the bot also upgrades on start)",
-                )
-            )
-    except StorageUnavailable as exc:
-        findings.append(
-            Finding(
-                "fail",
-                "database",
-                f"cannot connect: {exc.__cause__ or exc}",
-                "check QUIZBOT_DATABASE_URL, that the server runs, and that the user may connect",
-            )
-        )
-    finally:
-        await db.dispose()
+    findings.extend(await _database_findings(settings))
     findings.extend(_token_findings(settings))
     return findings

@@ -2,22 +2,43 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
 
+from bot.db import Database
 from bot.db.migrate import current_revision, head_revision
 from bot.errors import StorageUnavailable
-from bot.ops.metrics import CONTENT_TYPE_LATEST
+from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
+from bot.ports import PlatformRegistry
 
-if TYPE_CHECKING:
-    from bot.runtime import Runtime
+
+class RunningBot(Protocol):
+    """What the endpoints read of the running bot (bot.runtime.Runtime has it; this module never imports it)."""
+
+    @property
+    def db(self) -> Database: ...
+    @property
+    def platforms(self) -> PlatformRegistry: ...
+    @property
+    def metrics(self) -> Metrics: ...
+    @property
+    def stopping(self) -> asyncio.Event: ...
+
 
 log = logging.getLogger(__name__)
 
 
-async def health(runtime: Runtime) -> tuple[bool, dict[str, Any]]:
+class Health(NamedTuple):
+    """Whether the bot is healthy, and what /healthz reports."""
+
+    healthy: bool
+    report: dict[str, Any]
+
+
+async def health(runtime: RunningBot) -> Health:
     """Whether the bot is healthy, and the details: database reachable, schema at the newest migration."""
     report: dict[str, Any] = {"status": "ok", "adapters": runtime.platforms.names()}
     healthy = True
@@ -39,10 +60,10 @@ async def health(runtime: Runtime) -> tuple[bool, dict[str, Any]]:
         healthy = False
         report["shutting_down"] = True
     report["status"] = "ok" if healthy else "unhealthy"
-    return healthy, report
+    return Health(healthy, report)
 
 
-def ops_routes(runtime: Runtime) -> list[web.RouteDef]:
+def ops_routes(runtime: RunningBot) -> list[web.RouteDef]:
     """The /healthz and /metrics routes, to serve on their own or beside another aiohttp app."""
 
     async def healthz(_request: web.Request) -> web.Response:
@@ -60,7 +81,7 @@ def ops_routes(runtime: Runtime) -> list[web.RouteDef]:
 class OpsServer:
     """Serves the ops routes on their own host and port."""
 
-    def __init__(self, runtime: Runtime, *, host: str, port: int) -> None:
+    def __init__(self, runtime: RunningBot, *, host: str, port: int) -> None:
         self.runtime = runtime
         self.host = host
         self.port = port

@@ -3,17 +3,17 @@
 At 09:00 hundreds of channels may fire together. Every scheduled post (and every reveal edit) goes through
 `FanOut.send`, which waits for a token from up to three buckets before calling the platform:
 
-- the channel's bucket (Slack: about one message a second per channel; Discord: five per five seconds per route),
-- the workspace's bucket (Slack's workspace-wide limit),
-- the platform's bucket (Discord's 50 requests a second for the whole bot).
+- the channel's bucket (for example about one message a second per channel),
+- the workspace's bucket (a workspace-wide limit, where the platform has one),
+- the platform's bucket (a limit for the whole bot, where the platform has one).
 
 The buckets are GCRA token buckets. Waiting for the channel and the workspace is done under a lock per key, so a
 busy channel or workspace holds back only its own posts; the platform bucket is then reserved in arrival order.
 
-What an adapter provides (the platform port stays four methods):
+What an adapter provides (the limits are each adapter's own, declared on its ChatPlatform; the core names none):
 
-- optionally `rate_limits: PlatformLimits` on its ChatPlatform (Slack adapters use `SLACK_LIMITS`, Discord ones
-  `DISCORD_LIMITS`, a terminal `UNLIMITED`); without it the conservative `DEFAULT_LIMITS` apply;
+- optionally `rate_limits: PlatformLimits` (bot/ports.py) on its ChatPlatform; without it the conservative
+  `DEFAULT_LIMITS` apply (a terminal declares `UNLIMITED`);
 - a 429 raised as `PlatformError(..., retry_after=seconds)`: the workspace is paused for that long and the post
   is retried (nothing was posted, so nothing is doubled);
 - a channel that is gone or a bot that was removed raised as `PlatformError(..., permanent=True)`: no retry; the
@@ -28,56 +28,14 @@ import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TypeVar
 
 from bot.domain import ChannelRef
-from bot.ports import ChatPlatform, PlatformError
+from bot.ports import DEFAULT_LIMITS, ChatPlatform, PlatformError, PlatformLimits, Rate
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Rate:
-    """At most `per_second` requests a second on average, with bursts of up to `burst` at once."""
-
-    per_second: float
-    burst: int = 1
-
-
-@dataclass(frozen=True, slots=True)
-class PlatformLimits:
-    """How fast a platform accepts posts, per channel, per workspace and for the whole platform (None: no limit).
-
-    `rate_limited_retries`: how many 429s one post may meet before it is given up (and left to a later retry).
-    `transient_retries` / `transient_backoff`: retries, with doubling waits, of other non-permanent failures.
-    """
-
-    channel: Rate | None = Rate(1.0)
-    workspace: Rate | None = None
-    platform: Rate | None = Rate(5.0, burst=5)
-    rate_limited_retries: int = 10
-    transient_retries: int = 2
-    transient_backoff: float = 2.0
-
-
-DEFAULT_LIMITS = PlatformLimits()
-"""For a platform that says nothing: one post a second per channel, five a second in all."""
-
-SLACK_LIMITS = PlatformLimits(channel=Rate(1.0), workspace=Rate(2.0, burst=10), platform=None)
-"""chat.postMessage: about one a second per channel, and a workspace-wide limit (kept well under)."""
-
-DISCORD_LIMITS = PlatformLimits(channel=Rate(1.0), workspace=None, platform=Rate(48.0))
-"""Five per five seconds per channel route; 50 requests a second per bot, of which 48 go to fan-out.
-
-Interaction callbacks (the replies to clicks) are not under the global limit, so fan-out may take nearly all of
-it; the 2 a second left over keep card edits moving, and discord.py itself waits out a global 429 should one come.
-At 40 a second, 1,000 channels took 125% of the 20 s the limit allows (bench/fanout.py); at 48, about 105%."""
-
-UNLIMITED = PlatformLimits(channel=None, workspace=None, platform=None)
-"""A platform with no limits (the terminal)."""
 
 
 def limits_of(platform: ChatPlatform) -> PlatformLimits:

@@ -61,6 +61,10 @@ _DURATION = re.compile(r"^(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m(?:in)?)?(?:([
 EXAMPLES = "`daily 09:00`, `weekdays 09:30`, `mon,wed,fri 14:00` or a cron rule such as `30 9 * * 1-5`"
 
 
+DEFAULT_CLOSE_CAP = timedelta(hours=24)
+"""A scheduled question with no `close:` closes when the next one is due, but never later than this."""
+
+
 @dataclass(frozen=True, slots=True)
 class Slot:
     """One fire of a rule: `key` is the local date and wall time the rule names, `due` the UTC instant it fires."""

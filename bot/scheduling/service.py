@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Select, delete, select
@@ -17,22 +18,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.clock import Clock
 from bot.commands import (
     AddSchedule,
-    ListSchedules,
-    NextSchedule,
-    PauseSchedule,
-    RemoveSchedule,
-    ResumeSchedule,
-    ScheduleCommand,
 )
 from bot.content import Catalog
-from bot.db import Database
 from bot.db.models import Channel, Schedule, User, Workspace
 from bot.domain import ChannelRef, UserRef
-from bot.errors import NotAllowed, QuizError
-from bot.ports import Message
-from bot.scheduling import wording
+from bot.errors import QuizError, UnknownSchedule
 from bot.scheduling.rules import Rule, Slot, load_rule
-from bot.service.directory import Directory
+from bot.service.uow import UnitOfWorkFactory
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +32,6 @@ MAX_PER_CHANNEL = 25
 """More schedules than this in one channel is a mistake, not a curriculum."""
 
 _NEVER = datetime.max.replace(tzinfo=UTC)
-
-
-class UnknownSchedule(QuizError):
-    """No schedule with that id in this workspace."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,55 +55,38 @@ class ScheduleView:
         return ZoneInfo(self.timezone)
 
 
+class AddedSchedule(NamedTuple):
+    """A schedule just added, and its next fires."""
+
+    view: ScheduleView
+    upcoming: list[Slot]
+
+
+class PauseChange(NamedTuple):
+    """A schedule after pause/resume, and whether that changed anything."""
+
+    view: ScheduleView
+    changed: bool
+
+
 class ScheduleService:
     """Manage a workspace's schedules. Only admins change them; anyone may list them."""
 
-    def __init__(self, *, db: Database, catalog: Catalog, clock: Clock, directory: Directory) -> None:
-        self.db = db
+    def __init__(self, *, uow: UnitOfWorkFactory, catalog: Catalog, clock: Clock) -> None:
+        self.uow = uow
         self.catalog = catalog
         self.clock = clock
-        self.directory = directory
-
-    async def handle(
-        self, command: ScheduleCommand, *, channel: ChannelRef, user: UserRef, is_admin: bool
-    ) -> tuple[Message, bool]:
-        """Run a `/quiz schedule` command; returns the reply and whether the whole channel should see it."""
-        match command:
-            case AddSchedule():
-                view, upcoming = await self.add(command, channel=channel, user=user, is_admin=is_admin)
-                return wording.added(view, upcoming), True
-            case ListSchedules(everywhere=everywhere):
-                views = await self.list(channel, everywhere=everywhere)
-                return wording.listing(views, everywhere=everywhere, here=channel), False
-            case RemoveSchedule(schedule_id=schedule_id):
-                view = await self.remove(schedule_id, channel=channel, user=user, is_admin=is_admin)
-                return wording.removed(view, user), True
-            case PauseSchedule(schedule_id=schedule_id):
-                view, changed = await self.set_paused(
-                    schedule_id, paused=True, channel=channel, user=user, is_admin=is_admin
-                )
-                return wording.paused(view, user, changed=changed), changed
-            case ResumeSchedule(schedule_id=schedule_id):
-                view, changed = await self.set_paused(
-                    schedule_id, paused=False, channel=channel, user=user, is_admin=is_admin
-                )
-                return wording.resumed(view, user, changed=changed), changed
-            case NextSchedule():
-                return wording.next_here(await self.next_here(channel), now=self.clock.now()), False
-        raise QuizError("That schedule command is not available.")  # pragma: no cover - the match is exhaustive
 
     # --- use cases -------------------------------------------------------------------------------
 
-    async def add(
-        self, command: AddSchedule, *, channel: ChannelRef, user: UserRef, is_admin: bool
-    ) -> tuple[ScheduleView, list[Slot]]:
+    async def add(self, command: AddSchedule, *, channel: ChannelRef, user: UserRef) -> AddedSchedule:
         """Put a channel on a rule; returns the schedule and its next three fires."""
-        _require_admin(is_admin, "add schedules")
         packs = [self.catalog.get(pack).id for pack in command.packs]  # UnknownPack lists the packs there are
         now = self.clock.now()
-        async with self.db.transaction() as session:
-            channel_row = await self.directory.channel_id(session, channel, now)
-            workspace_row = await self.directory.workspace_id(session, channel.platform, channel.workspace_id, now)
+        async with self.uow() as uow:
+            session = uow.session
+            channel_row = await uow.places.channel_id(channel, now)
+            workspace_row = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
             timezone = command.timezone or await self._channel_timezone(session, channel_row)
             zone = ZoneInfo(timezone)
             existing = list(
@@ -142,7 +113,7 @@ class ScheduleService:
                 close_after_seconds=int(command.close_after.total_seconds()) if command.close_after else None,
                 enabled=True,
                 paused_reason=None,
-                created_by=await self.directory.user_id(session, user, now),
+                created_by=await uow.places.user_id(user, now),
                 created_at=now,
                 next_fire_at=upcoming[0].due,
                 next_slot=upcoming[0].key,
@@ -150,6 +121,7 @@ class ScheduleService:
             session.add(schedule)
             await session.flush()
             view = _view(schedule, channel, user.display_name)
+            await uow.commit()
         log.info(
             "schedule %s added: %s in %s",
             view.id,
@@ -157,35 +129,35 @@ class ScheduleService:
             view.timezone,
             extra=_log_extra(channel, view.id),
         )
-        return view, upcoming
+        return AddedSchedule(view, upcoming)
 
     async def list(self, channel: ChannelRef, *, everywhere: bool = False) -> list[ScheduleView]:
         """The schedules of a channel (or of its whole workspace), soonest first, paused ones last."""
-        async with self.db.transaction() as session:
+        async with self.uow() as uow:
+            session = uow.session
             query = self._query(channel, channel_only=not everywhere)
             rows = (await session.execute(query)).all()
         views = [_view(row.Schedule, _ref(channel, row.channel), row.created_by) for row in rows]
         return sorted(views, key=lambda v: (not v.enabled, v.next_slot.due if v.next_slot else _NEVER, v.id))
 
-    async def remove(self, schedule_id: int, *, channel: ChannelRef, user: UserRef, is_admin: bool) -> ScheduleView:
+    async def remove(self, schedule_id: int, *, channel: ChannelRef, user: UserRef) -> ScheduleView:
         """Delete a schedule of this workspace (its past posts stay, and open ones are still revealed)."""
-        _require_admin(is_admin, "remove schedules")
-        async with self.db.transaction() as session:
+        async with self.uow() as uow:
+            session = uow.session
             view = await self._get(session, channel, schedule_id)
             await session.execute(delete(Schedule).where(Schedule.id == schedule_id))
+            await uow.commit()
         log.info("schedule %s removed by %s", schedule_id, user.user_id, extra=_log_extra(view.channel, schedule_id))
         return view
 
-    async def set_paused(
-        self, schedule_id: int, *, paused: bool, channel: ChannelRef, user: UserRef, is_admin: bool
-    ) -> tuple[ScheduleView, bool]:
+    async def set_paused(self, schedule_id: int, *, paused: bool, channel: ChannelRef, user: UserRef) -> PauseChange:
         """Pause or resume a schedule; returns it and whether anything changed.
 
         Resuming computes the next fire from now: slots that passed while paused are not posted.
         """
-        _require_admin(is_admin, "pause and resume schedules")
         now = self.clock.now()
-        async with self.db.transaction() as session:
+        async with self.uow() as uow:
+            session = uow.session
             view = await self._get(session, channel, schedule_id)
             schedule = await session.get(Schedule, schedule_id)
             assert schedule is not None
@@ -198,6 +170,7 @@ class ScheduleService:
                     schedule.next_fire_at, schedule.next_slot = upcoming.due, upcoming.key
                 await session.flush()
                 view = _view(schedule, view.channel, view.created_by)
+            await uow.commit()
         if changed:
             log.info(
                 "schedule %s %s by %s",
@@ -206,7 +179,7 @@ class ScheduleService:
                 user.user_id,
                 extra=_log_extra(view.channel, schedule_id),
             )
-        return view, changed
+        return PauseChange(view, changed)
 
     async def next_here(self, channel: ChannelRef) -> ScheduleView | None:
         """The enabled schedule of this channel that fires soonest, if any."""
@@ -248,11 +221,6 @@ class ScheduleService:
             )
         ).one()
         return str(row.timezone or row.workspace_timezone or "UTC")
-
-
-def _require_admin(is_admin: bool, what: str) -> None:
-    if not is_admin:
-        raise NotAllowed(f"Only workspace admins can {what}; nothing was changed. Ask an admin of this workspace.")
 
 
 def _ref(channel: ChannelRef, channel_id: str) -> ChannelRef:

@@ -24,14 +24,15 @@ from bot.clock import Clock
 from bot.db import Database
 from bot.db.models import Answer, Channel, Post, QuestionRow, User
 from bot.domain import AnswerOutcome, AnswerResult, UserRef
+from bot.domain.scoring import points_for
 from bot.errors import InvalidChoice, UnknownPost
-from bot.scoring import points_for
 from bot.service.directory import Directory, insert_ignoring_conflict
 from bot.service.scores import RecordedAnswer, record_answers_effects
+from bot.service.uow import UnitOfWorkFactory
+from bot.wording.errors import UNKNOWN_POST
 
 log = logging.getLogger(__name__)
 
-UNKNOWN_POST = "That question no longer exists (it may have been removed). Try `/quiz now`."
 UserKey = tuple[str, str, str]
 
 
@@ -75,8 +76,8 @@ class _PostInfo:
 class AnswerRecorder:
     """Records clicks in batches. The first click of a user on a post counts; later ones learn what it was."""
 
-    def __init__(self, *, db: Database, directory: Directory, clock: Clock, max_batch: int = 1000) -> None:
-        self.db = db
+    def __init__(self, *, uow: UnitOfWorkFactory, directory: Directory, clock: Clock, max_batch: int = 1000) -> None:
+        self.uow = uow
         self.directory = directory
         self.clock = clock
         self.max_batch = max_batch
@@ -126,15 +127,14 @@ class AnswerRecorder:
 
     async def _commit(self, batch: list[_Click]) -> list[AnswerResult | Exception]:
         results: list[AnswerResult | Exception | None] = [None] * len(batch)
-        async with self.db.transaction() as session:
+        async with self.uow() as uow:  # one unit of work for the whole batch (group commit)
+            session = uow.session
             posts = await self._posts(session, {c.post_id for c in batch})
             live: list[int] = []  # indexes of clicks on an existing post with a valid choice
             for index, click in enumerate(batch):
                 post = posts.get(click.post_id)
                 if post is None:
-                    results[index] = UnknownPost(
-                        "That question no longer exists (it may have been removed). Try `/quiz now`."
-                    )
+                    results[index] = UnknownPost(UNKNOWN_POST)
                 elif not 0 <= click.choice_index < len(post.choices):
                     results[index] = InvalidChoice(
                         f"That button does not match a choice of this question ({click.choice_index})."
@@ -198,6 +198,7 @@ class AnswerRecorder:
                         earlier_click = batch[first[key]]
                         previous = (earlier_click.choice_index, earlier_click.choice_index == post.correct_index)
                     results[index] = post.result(AnswerOutcome.ALREADY_ANSWERED, previous)
+            await uow.commit()
         self.batches += 1
         if inserted:
             log.debug("recorded %d answers in one batch of %d clicks", len(inserted), len(batch))

@@ -8,96 +8,45 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any
 
 from bot.clock import Clock
-from bot.commands import (
-    AddSchedule,
-    AnswerReview,
-    CohortCommand,
-    Command,
-    ListPacks,
-    ListSchedules,
-    NextSchedule,
-    PauseSchedule,
-    PostNow,
-    RemoveSchedule,
-    ResumeSchedule,
-    Reveal,
-    Scope,
-    ShowHelp,
-    ShowLeaderboard,
-    ShowMe,
-    ShowReport,
-    StartReview,
-    help_lines,
-    parse_command,
-)
-from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, PostSource, QuestionCard, UserRef
+from bot.commands import Command, help_lines, parse_command
+from bot.domain import AnswerOutcome, AnswerResult, Pack, QuestionCard, UserRef
 from bot.errors import CommandError, QuizError, ShuttingDown, StorageUnavailable
 from bot.ops.metrics import Metrics
 from bot.ports import Message, PlatformError
-from bot.render import cohort_board_message, help_message, leaderboard_message, packs_message, stats_message
+from bot.scheduling.service import ScheduleService
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
-from bot.service.outcome import Outcome
+from bot.service.handlers import COMMAND_HANDLERS, Context, Invocation, Reply, Route, bind_routes, check_permission
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
 from bot.service.stats import Stats
-
-if TYPE_CHECKING:
-    from bot.scheduling.service import ScheduleService
+from bot.service.uow import UnitOfWorkFactory
+from bot.wording import errors as error_words
+from bot.wording.errors import RESTARTING, not_available_here
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True, slots=True)
-class Invocation:
-    """A `/quiz ...` typed by a user in a channel.
-
-    `is_admin` is decided by the adapter from its platform's roles (Slack workspace admins and owners,
-    Discord members with Manage Server, everyone in the terminal) and gates commands that change settings.
-    """
-
-    channel: ChannelRef
-    user: UserRef
-    text: str
-    is_admin: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """What to tell the user who ran a command.
-
-    `private`: only they should see it. `quiet`: the command's effect is already visible (a card was posted),
-    so an adapter that must answer anyway (a Discord interaction) may answer briefly and others may stay silent.
-    """
-
-    message: Message
-    private: bool = True
-    quiet: bool = False
-    ok: bool = True
+__all__ = ["Context", "Invocation", "QuizApp", "Reply", "error_reply"]
 
 
 def error_reply(exc: BaseException) -> Reply:
-    """The friendly reply for an error; unexpected errors are logged with their traceback."""
+    """The friendly reply for an error, by category; unexpected errors are logged with their traceback."""
     if isinstance(exc, CommandError):
         return Reply(Message(str(exc), tuple(help_lines())), ok=False)
     if isinstance(exc, StorageUnavailable):
-        return Reply(Message("Could not reach the quiz database; nothing was changed. Please try again."), ok=False)
+        return Reply(error_words.database_down(), ok=False)
     if isinstance(exc, QuizError):
         return Reply(Message(str(exc)), ok=False)
     if isinstance(exc, PlatformError):
-        return Reply(Message(f"The chat platform refused that: {exc}"), ok=False)
+        return Reply(error_words.platform_refused(str(exc)), ok=False)
     log.error("unexpected error", exc_info=exc)
-    return Reply(Message("Something went wrong on our side; it has been logged. Please try again."), ok=False)
-
-
-def _reply(outcome: Outcome) -> Reply:
-    return Reply(outcome.message, private=outcome.private, quiet=outcome.quiet)
+    return Reply(error_words.unexpected(), ok=False)
 
 
 class QuizApp:
@@ -106,17 +55,19 @@ class QuizApp:
     def __init__(
         self,
         *,
+        uow: UnitOfWorkFactory,
         quiz: QuizService,
         answers: AnswerRecorder,
         stats: Stats,
         cards: CardRefresher,
         clock: Clock,
+        cohorts: CohortService,
+        review: ReviewService,
+        reports: ReportService,
+        schedules: ScheduleService,
         metrics: Metrics | None = None,
-        cohorts: CohortService | None = None,
-        review: ReviewService | None = None,
-        reports: ReportService | None = None,
-        schedules: ScheduleService | None = None,
     ) -> None:
+        self.uow = uow
         self.quiz = quiz
         self.answers = answers
         self.stats = stats
@@ -127,68 +78,43 @@ class QuizApp:
         self._inflight = 0
         self._idle = asyncio.Event()
         self._idle.set()
-        db, directory = quiz.db, quiz.directory
-        self.cohorts = cohorts or CohortService(
-            db=db, catalog=quiz.catalog, directory=directory, clock=clock, quiz=quiz
-        )
-        self.review = review or ReviewService(db=db, directory=directory, clock=clock, rng=quiz.rng)
-        self.reports = reports or ReportService(db=db, stats=stats, clock=clock)
+        self.cohorts = cohorts
+        self.review = review
+        self.reports = reports
         self.schedules = schedules
+        self.routes: dict[type[Any], Route] = bind_routes(
+            COMMAND_HANDLERS,
+            {
+                "quiz": quiz,
+                "reveal": self.reveal,
+                "catalog": quiz.catalog,
+                "stats": stats,
+                "clock": clock,
+                "reports_": reports,
+                "cohorts_": cohorts,
+                "review_": review,
+                "schedules_": schedules,
+            },
+        )
 
     async def handle_command(self, invocation: Invocation) -> Reply:
         """Parse and run a `/quiz` command; every error becomes a friendly reply."""
         try:
-            command = parse_command(invocation.text)
-            return await self._run(command, invocation)
+            return await self.execute(parse_command(invocation.text), invocation.context)
         except Exception as exc:
             return error_reply(exc)
 
-    async def _run(self, command: Command, inv: Invocation) -> Reply:
-        match command:
-            case PostNow(pack=pack):
-                posted = await self.quiz.post_question(
-                    inv.channel, pack_id=pack, source=PostSource.COMMAND, posted_by=inv.user
-                )
-                card = posted.card
-                return Reply(Message(f"Posted question {card.question_number} of {card.pack_title}."), quiet=True)
-            case Reveal():
-                card = await self.reveal(await self.quiz.current_post_id(inv.channel))
-                return Reply(
-                    Message(f"Revealed: {card.choices[card.reveal.correct_position] if card.reveal else ''}"),
-                    quiet=True,
-                )
-            case ShowLeaderboard(window=window, scope=Scope.COHORTS):
-                cohorts = await self.stats.cohort_board(inv.channel, window=window, now=self.clock.now())
-                return Reply(cohort_board_message(cohorts))
-            case ShowLeaderboard(window=window, scope=scope, cohort=cohort):
-                board = await self.stats.leaderboard(
-                    inv.channel, window=window, scope=scope, cohort=cohort, now=self.clock.now()
-                )
-                return Reply(leaderboard_message(board))
-            case ShowMe():
-                return Reply(stats_message(await self.stats.user_stats(inv.user, now=self.clock.now())))
-            case ListPacks():
-                return Reply(packs_message(self.quiz.catalog))
-            case ShowHelp(topic=topic):
-                return Reply(help_message(help_lines(topic)))
-            case CohortCommand():
-                return _reply(
-                    await self.cohorts.run(command, channel=inv.channel, user=inv.user, is_admin=inv.is_admin)
-                )
-            case StartReview() | AnswerReview():
-                return _reply(await self.review.run(command, inv.user))
-            case ShowReport(cohort=cohort):
-                return _reply(await self.reports.run(inv.channel, cohort=cohort))
-            case (
-                AddSchedule() | ListSchedules() | RemoveSchedule() | PauseSchedule() | ResumeSchedule() | NextSchedule()
-            ):
-                if self.schedules is None:
-                    raise CommandError("Schedules are not available here.")
-                message, public = await self.schedules.handle(
-                    command, channel=inv.channel, user=inv.user, is_admin=inv.is_admin
-                )
-                return Reply(message, private=not public)
-        raise CommandError("That command is not available here.")  # pragma: no cover - the match is exhaustive
+    async def execute(self, command: Command, context: Context) -> Reply:
+        """Run a command object (Discord builds them from typed options): permission, then its handler.
+
+        One unit of work per command; the permission is checked inside it, before the handler runs.
+        """
+        route = self.routes.get(type(command))
+        if route is None:
+            raise CommandError(not_available_here())
+        async with self.uow() as uow:
+            await check_permission(route, command, context, uow, self.clock)
+            return await route.handler(command, context, uow)
 
     async def answer(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:
         """Record a click and schedule a (coalesced) edit of the card's answer count.
@@ -197,7 +123,7 @@ class QuizApp:
         acknowledges a click the database does not have. During shutdown new clicks are refused (retryable).
         """
         if not self.accepting:
-            raise ShuttingDown("The quiz bot is restarting; nothing was recorded. Please click again in a moment.")
+            raise ShuttingDown(RESTARTING)
         self._inflight += 1
         self._idle.clear()
         self.metrics.inflight.inc()
@@ -231,6 +157,15 @@ class QuizApp:
         closed = await self.quiz.close_post(post_id)
         await self.cards.edit_now(post_id, closed)
         return closed[2]
+
+    async def flush_cards(self) -> None:
+        """Finish pending card edits now (an adapter calls this before it disconnects)."""
+        await self.cards.flush()
+
+    @property
+    def packs(self) -> Sequence[Pack]:
+        """The loaded packs."""
+        return self.quiz.catalog.packs
 
     async def aclose(self) -> None:
         """Stop taking clicks, let those in flight commit, then finish pending card edits."""

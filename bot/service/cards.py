@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from bot.domain import ChannelRef, QuestionCard
 from bot.ports import PlatformRegistry
-from bot.service.quiz import QuizService
+from bot.service.quiz import PostedCard, QuizService
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +43,7 @@ class CardRefresher:
             self._pending.pop(post_id, None)
         await self.edit_now(post_id)
 
-    async def edit_now(self, post_id: int, current: tuple[ChannelRef, str | None, QuestionCard] | None = None) -> None:
+    async def edit_now(self, post_id: int, current: PostedCard | None = None) -> None:
         """Edit the card now (cancelling a pending edit of it), with `current` state or the state read now."""
         pending = self._pending.pop(post_id, None)
         if pending is not None and pending is not asyncio.current_task():

@@ -20,34 +20,16 @@ from sqlalchemy import case, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
-from bot.commands import (
-    AddToCohort,
-    CohortCommand,
-    CreateCohort,
-    DeleteCohort,
-    JoinCohort,
-    LeaveCohort,
-    ListCohorts,
-    PostCohortQuestion,
-    RemoveFromCohort,
-    ShowCohort,
-)
 from bot.content import Catalog
-from bot.db import Database
 from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionRow, User, Workspace
-from bot.domain import ChannelRef, PostSource, UserRef
-from bot.errors import CommandError, QuizError
-from bot.ports import Message
-from bot.service.directory import Directory, insert_ignoring_conflict
+from bot.domain import ChannelRef, PostSource, QuestionKey, UserRef
+from bot.errors import QuizError
+from bot.service.directory import insert_ignoring_conflict
 from bot.service.lookups import find_cohort, local_date, local_midnight, workspace_row
-from bot.service.outcome import Outcome
 from bot.service.quiz import PostedQuestion, QuizService
+from bot.service.uow import UnitOfWork, UnitOfWorkFactory
 
 log = logging.getLogger(__name__)
-
-
-class NotAllowed(QuizError):
-    """The user may not change this cohort."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,98 +79,48 @@ def _insert_member(session: AsyncSession, values: dict[str, Any]) -> Any:
 
 
 class CohortService:
-    """Cohort use cases and the `/quiz cohort ...` commands."""
+    """Cohort use cases. Each step runs inside the caller's open unit of work; none opens a transaction."""
 
-    def __init__(
-        self, *, db: Database, catalog: Catalog, directory: Directory, clock: Clock, quiz: QuizService
-    ) -> None:
-        self.db = db
+    def __init__(self, *, uow: UnitOfWorkFactory, catalog: Catalog, clock: Clock, quiz: QuizService) -> None:
+        self.uow = uow
         self.catalog = catalog
-        self.directory = directory
         self.clock = clock
         self.quiz = quiz
 
-    # --- commands --------------------------------------------------------------------------------------
-
-    async def run(self, command: CohortCommand, *, channel: ChannelRef, user: UserRef, is_admin: bool) -> Outcome:
-        """Run one `/quiz cohort ...` command for `user` in `channel`."""
-        match command:
-            case CreateCohort(name=name, start=start, packs=packs):
-                view = await self.create(channel, user, name=name, start=start, packs=list(packs))
-                return Outcome(created_message(view))
-            case JoinCohort(name=name):
-                joined = await self.add_members(channel, user, name, [user], is_admin=is_admin)
-                verb = "You joined" if joined else "You are already in"
-                return Outcome(Message(f"{verb} cohort {name}.", ("See it with `/quiz cohort show " + name + "`.",)))
-            case LeaveCohort(name=name):
-                left = await self.remove_members(channel, user, name, [user.user_id], is_admin=is_admin)
-                return Outcome(Message(f"You left cohort {name}." if left else f"You are not in cohort {name}."))
-            case AddToCohort(name=name, users=ids):
-                refs = [UserRef(channel.platform, channel.workspace_id, uid, "") for uid in ids]
-                added = await self.add_members(channel, user, name, refs, is_admin=is_admin)
-                already = [uid for uid in ids if uid not in added]
-                lines = (f"Already members: {', '.join(already)}.",) if already else ()
-                title = f"Added {', '.join(added)} to cohort {name}." if added else f"Nobody new added to {name}."
-                return Outcome(Message(title, lines))
-            case RemoveFromCohort(name=name, users=ids):
-                removed = await self.remove_members(channel, user, name, list(ids), is_admin=is_admin)
-                missing = [uid for uid in ids if uid not in removed]
-                lines = (f"Not members: {', '.join(missing)}.",) if missing else ()
-                title = f"Removed {', '.join(removed)} from cohort {name}." if removed else "Nobody was removed."
-                return Outcome(Message(title, lines))
-            case ListCohorts():
-                return Outcome(list_message(await self.all_cohorts(channel)))
-            case ShowCohort(name=name):
-                return Outcome(show_message(await self.show(channel, name)))
-            case PostCohortQuestion(name=name):
-                cohort_id = await self._managed_cohort(channel, user, name, is_admin=is_admin, action="post for")
-                posted = await self.post_next_question(channel, cohort_id=cohort_id, posted_by=user)
-                if posted is None:
-                    return Outcome(Message(f"Cohort {name} has been asked every question of its curriculum."))
-                return Outcome(Message(f"Posted the next question of {name}'s curriculum."), quiet=True)
-            case DeleteCohort(name=name):
-                await self.delete(channel, user, name, is_admin=is_admin)
-                return Outcome(Message(f"Deleted cohort {name}. Answers and points of its members are kept."))
-        raise CommandError("That cohort command is not available here.")  # pragma: no cover
-
-    # --- use cases -------------------------------------------------------------------------------------
-
     async def create(
-        self, channel: ChannelRef, creator: UserRef, *, name: str, start: date | None, packs: list[str]
+        self, uow: UnitOfWork, channel: ChannelRef, creator: UserRef, *, name: str, start: date | None, packs: list[str]
     ) -> CohortView:
         """Create a cohort in the channel's workspace; packs default to every loaded pack, start to today."""
         curriculum = packs or [pack.id for pack in self.catalog.packs]
         for pack_id in curriculum:
             self.catalog.get(pack_id)  # UnknownPack lists the packs there are
         now = self.clock.now()
-        async with self.db.transaction() as session:
-            workspace = await self.directory.workspace_id(session, channel.platform, channel.workspace_id, now)
-            timezone = (await session.execute(select(Workspace.timezone).where(Workspace.id == workspace))).scalar_one()
-            creator_row = await self.directory.user_id(session, creator, now)
-            day = start or local_date(now, timezone)
-            values = {
-                "workspace_id": workspace,
-                "key": name.casefold(),
-                "name": name,
-                "start_date": day,
-                "starts_at": local_midnight(day, timezone),
-                "packs": curriculum,
-                "created_by": creator_row,
-                "created_at": now,
-            }
-            statement = insert_ignoring_conflict(session, Cohort, values, ["workspace_id", "key"])
-            created = (await session.execute(statement.returning(Cohort.id))).scalar()
-            if created is None:
-                raise QuizError(f"A cohort named `{name}` already exists here. See `/quiz cohort show {name}`.")
-            cohort = await session.get(Cohort, created)
-            assert cohort is not None
-            view = await cohort_view(session, cohort)
+        session = uow.session
+        workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
+        timezone = (await session.execute(select(Workspace.timezone).where(Workspace.id == workspace))).scalar_one()
+        creator_row = await uow.places.user_id(creator, now)
+        day = start or local_date(now, timezone)
+        values = {
+            "workspace_id": workspace,
+            "key": name.casefold(),
+            "name": name,
+            "start_date": day,
+            "starts_at": local_midnight(day, timezone),
+            "packs": curriculum,
+            "created_by": creator_row,
+            "created_at": now,
+        }
+        statement = insert_ignoring_conflict(session, Cohort, values, ["workspace_id", "key"])
+        created = (await session.execute(statement.returning(Cohort.id))).scalar()
+        if created is None:
+            raise QuizError(f"A cohort named `{name}` already exists here. See `/quiz cohort show {name}`.")
+        cohort = await session.get(Cohort, created)
+        assert cohort is not None
+        view = await cohort_view(session, cohort)
         log.info("cohort created", extra={"platform": channel.platform, "workspace": channel.workspace_id})
         return view
 
-    async def add_members(
-        self, channel: ChannelRef, actor: UserRef, name: str, users: list[UserRef], *, is_admin: bool
-    ) -> list[str]:
+    async def add_members(self, uow: UnitOfWork, cohort: Cohort, actor: UserRef, users: list[UserRef]) -> list[str]:
         """Add users (created on first sight) to a cohort; returns the user ids that were not members yet.
 
         Each new membership starts with the member's totals since the cohort's start. The user's row is locked
@@ -196,101 +128,94 @@ class CohortService:
         the answer is counted exactly once (by the totals read here, or by the answer's own rollup update).
         """
         now = self.clock.now()
-        async with self.db.transaction() as session:
-            cohort = await self._cohort(session, channel, name)
-            actor_row = await self.directory.user_id(session, actor, now)
-            if not (is_admin or cohort.created_by == actor_row or users == [actor]):
-                raise NotAllowed(f"Only workspace admins and the creator of cohort {cohort.name} can add members.")
-            added: list[str] = []
-            for ref in users:
-                user_row = await self.directory.user_id(session, ref, now)
-                await session.execute(select(User.id).where(User.id == user_row).with_for_update())
-                totals = (
-                    await session.execute(
-                        select(
-                            func.coalesce(func.sum(Answer.points), 0),
-                            func.coalesce(func.sum(case((Answer.is_correct, 1), else_=0)), 0),
-                            func.count(Answer.id),
-                        ).where(Answer.user_id == user_row, Answer.answered_at >= cohort.starts_at)
-                    )
-                ).one()
-                values = {
-                    "cohort_id": cohort.id,
-                    "user_id": user_row,
-                    "joined_at": now,
-                    "added_by": actor_row,
-                    "points": int(totals[0]),
-                    "correct": int(totals[1]),
-                    "answered": int(totals[2]),
-                }
-                if (await session.execute(_insert_member(session, values))).scalar() is not None:
-                    added.append(ref.user_id)
+        session = uow.session
+        actor_row = await uow.places.user_id(actor, now)
+        added: list[str] = []
+        for ref in users:
+            user_row = await uow.places.user_id(ref, now)
+            await session.execute(select(User.id).where(User.id == user_row).with_for_update())
+            totals = (
+                await session.execute(
+                    select(
+                        func.coalesce(func.sum(Answer.points), 0),
+                        func.coalesce(func.sum(case((Answer.is_correct, 1), else_=0)), 0),
+                        func.count(Answer.id),
+                    ).where(Answer.user_id == user_row, Answer.answered_at >= cohort.starts_at)
+                )
+            ).one()
+            values = {
+                "cohort_id": cohort.id,
+                "user_id": user_row,
+                "joined_at": now,
+                "added_by": actor_row,
+                "points": int(totals[0]),
+                "correct": int(totals[1]),
+                "answered": int(totals[2]),
+            }
+            if (await session.execute(_insert_member(session, values))).scalar() is not None:
+                added.append(ref.user_id)
         return added
 
-    async def remove_members(
-        self, channel: ChannelRef, actor: UserRef, name: str, user_ids: list[str], *, is_admin: bool
-    ) -> list[str]:
+    @staticmethod
+    async def remove_members(uow: UnitOfWork, cohort: Cohort, user_ids: list[str]) -> list[str]:
         """Remove users (by platform id) from a cohort; returns the ids that were members."""
-        now = self.clock.now()
-        async with self.db.transaction() as session:
-            cohort = await self._cohort(session, channel, name)
-            actor_row = await self.directory.user_id(session, actor, now)
-            if not (is_admin or cohort.created_by == actor_row or user_ids == [actor.user_id]):
-                raise NotAllowed(f"Only workspace admins and the creator of cohort {cohort.name} can remove members.")
-            rows = (
-                await session.execute(
-                    select(User.id, User.external_id)
-                    .join(CohortMember, CohortMember.user_id == User.id)
-                    .where(
-                        CohortMember.cohort_id == cohort.id,
-                        User.workspace_id == cohort.workspace_id,
-                        User.external_id.in_(user_ids),
-                    )
+        session = uow.session
+        rows = (
+            await session.execute(
+                select(User.id, User.external_id)
+                .join(CohortMember, CohortMember.user_id == User.id)
+                .where(
+                    CohortMember.cohort_id == cohort.id,
+                    User.workspace_id == cohort.workspace_id,
+                    User.external_id.in_(user_ids),
                 )
-            ).all()
-            if rows:
-                await session.execute(
-                    delete(CohortMember).where(
-                        CohortMember.cohort_id == cohort.id, CohortMember.user_id.in_([row.id for row in rows])
-                    )
+            )
+        ).all()
+        if rows:
+            await session.execute(
+                delete(CohortMember).where(
+                    CohortMember.cohort_id == cohort.id, CohortMember.user_id.in_([row.id for row in rows])
                 )
+            )
         found = {row.external_id for row in rows}
         return [uid for uid in user_ids if uid in found]
 
-    async def delete(self, channel: ChannelRef, actor: UserRef, name: str, *, is_admin: bool) -> None:
+    @staticmethod
+    async def delete(uow: UnitOfWork, cohort: Cohort) -> None:
         """Delete a cohort and its memberships (answers stay)."""
-        cohort_id = await self._managed_cohort(channel, actor, name, is_admin=is_admin, action="delete")
-        async with self.db.transaction() as session:
-            await session.execute(delete(Cohort).where(Cohort.id == cohort_id))
+        await uow.session.execute(delete(Cohort).where(Cohort.id == cohort.id))
 
-    async def all_cohorts(self, channel: ChannelRef) -> list[CohortView]:
+    @staticmethod
+    async def all_cohorts(uow: UnitOfWork, channel: ChannelRef) -> list[CohortView]:
         """The cohorts of the channel's workspace, by name, with their progress (members without detail)."""
-        async with self.db.transaction() as session:
-            workspace = await workspace_row(session, channel.platform, channel.workspace_id)
-            if workspace is None:
-                return []
-            cohorts = (
-                (await session.execute(select(Cohort).where(Cohort.workspace_id == workspace[0]).order_by(Cohort.key)))
-                .scalars()
-                .all()
-            )
-            return [await cohort_view(session, cohort) for cohort in cohorts]
+        session = uow.session
+        workspace = await workspace_row(session, channel.platform, channel.workspace_id)
+        if workspace is None:
+            return []
+        cohorts = (
+            (await session.execute(select(Cohort).where(Cohort.workspace_id == workspace[0]).order_by(Cohort.key)))
+            .scalars()
+            .all()
+        )
+        return [await cohort_view(session, cohort) for cohort in cohorts]
 
-    async def show(self, channel: ChannelRef, name: str) -> CohortView:
-        """One cohort: its curriculum progress and its members' progress."""
-        async with self.db.transaction() as session:
-            return await cohort_view(session, await self._cohort(session, channel, name))
+    @staticmethod
+    async def find(uow: UnitOfWork, channel: ChannelRef, name: str) -> Cohort:
+        """The cohort of this name in the channel's workspace, or UnknownCohort listing the cohorts there are."""
+        workspace = await workspace_row(uow.session, channel.platform, channel.workspace_id)
+        return await find_cohort(uow.session, workspace[0] if workspace else None, name)
 
-    async def next_question(self, cohort_id: int) -> tuple[str, str] | None:
+    @staticmethod
+    async def next_question(uow: UnitOfWork, cohort_id: int) -> QuestionKey | None:
         """(pack id, question id) of the first curriculum question the cohort has not been asked, or None."""
-        async with self.db.transaction() as session:
-            cohort = await session.get(Cohort, cohort_id)
-            if cohort is None:
-                raise QuizError(f"Cohort {cohort_id} no longer exists.")
-            posted = set(await posted_questions(session, cohort.id))
-            for question in await curriculum_questions(session, cohort):
-                if question.id not in posted:
-                    return question.pack_id, question.key
+        session = uow.session
+        cohort = await session.get(Cohort, cohort_id)
+        if cohort is None:
+            raise QuizError(f"Cohort {cohort_id} no longer exists.")
+        posted = set(await posted_questions(session, cohort.id))
+        for question in await curriculum_questions(session, cohort):
+            if question.id not in posted:
+                return QuestionKey(question.pack_id, question.key)
         return None
 
     async def post_next_question(
@@ -304,9 +229,11 @@ class CohortService:
         """Post the cohort's next curriculum question to `channel` (None when the curriculum is done).
 
         This is what a cohort schedule calls on each fire: one question, in curriculum order, recorded with
-        PostSource.COHORT and source_ref = the cohort's id, so progress and streaks can find it.
+        PostSource.COHORT and source_ref = the cohort's id, so progress and streaks can find it. Picking the
+        question is a read; posting is QuizService.post_question's own two-step publication.
         """
-        question = await self.next_question(cohort_id)
+        async with self.uow() as uow:
+            question = await self.next_question(uow, cohort_id)
         if question is None:
             return None
         return await self.quiz.post_question(
@@ -317,22 +244,6 @@ class CohortService:
             posted_by=posted_by,
             closes_at=closes_at,
         )
-
-    # --- helpers ---------------------------------------------------------------------------------------
-
-    async def _cohort(self, session: AsyncSession, channel: ChannelRef, name: str) -> Cohort:
-        workspace = await workspace_row(session, channel.platform, channel.workspace_id)
-        return await find_cohort(session, workspace[0] if workspace else None, name)
-
-    async def _managed_cohort(
-        self, channel: ChannelRef, actor: UserRef, name: str, *, is_admin: bool, action: str
-    ) -> int:
-        async with self.db.transaction() as session:
-            cohort = await self._cohort(session, channel, name)
-            actor_row = await self.directory.user_id(session, actor, self.clock.now())
-            if not (is_admin or cohort.created_by == actor_row):
-                raise NotAllowed(f"Only workspace admins and the creator of cohort {cohort.name} can {action} it.")
-            return cohort.id
 
 
 async def curriculum_questions(session: AsyncSession, cohort: Cohort) -> list[QuestionRow]:
@@ -413,46 +324,3 @@ async def cohort_view(session: AsyncSession, cohort: Cohort) -> CohortView:
         curriculum=packs,
         members=tuple(members),
     )
-
-
-def created_message(view: CohortView) -> Message:
-    """The reply to `/quiz cohort create`."""
-    packs = ", ".join(p.pack_id for p in view.curriculum)
-    return Message(
-        f"Created cohort {view.name}, starting {view.start_date.isoformat()}.",
-        (
-            f"Curriculum: {packs} ({view.total} questions, in this order).",
-            f"Members join with `/quiz cohort join {view.name}`; an admin or you can `/quiz cohort add "
-            f"{view.name} @someone`. Post its next question here with `/quiz cohort next {view.name}`.",
-        ),
-    )
-
-
-def list_message(views: list[CohortView]) -> Message:
-    """The reply to `/quiz cohort list`."""
-    if not views:
-        return Message("No cohorts yet.", ("Create one with `/quiz cohort create NAME [start:YYYY-MM-DD]`.",))
-    lines = [
-        f"{v.name} — from {v.start_date.isoformat()} · {len(v.members)} members · {v.posted}/{v.total} questions asked"
-        for v in views
-    ]
-    return Message("Cohorts", tuple(lines))
-
-
-def show_message(view: CohortView) -> Message:
-    """The reply to `/quiz cohort show NAME`: curriculum progress and members' progress."""
-    by = f" · created by {view.created_by}" if view.created_by else ""
-    lines = [
-        f"Starts {view.start_date.isoformat()}{by} · {len(view.members)} members",
-        f"Curriculum: {view.posted} of {view.total} questions asked",
-    ]
-    lines += [f"  {p.title} ({p.pack_id}): {p.posted}/{p.total}" for p in view.curriculum]
-    if view.members:
-        lines.append("Members (cohort questions answered, right, points since the start):")
-        lines += [
-            f"  {m.name} — {m.answered}/{view.posted} answered · {m.correct} right · {m.points} pts"
-            for m in view.members
-        ]
-    else:
-        lines.append(f"No members yet: `/quiz cohort join {view.name}`.")
-    return Message(f"Cohort {view.name}", tuple(lines))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
@@ -10,11 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Channel, Cohort, Workspace
 from bot.domain import ChannelRef
-from bot.errors import QuizError
-
-
-class UnknownCohort(QuizError):
-    """No cohort of that name in the workspace; the message lists the cohorts there are."""
+from bot.errors import UnknownCohort
 
 
 def local_midnight(day: date, timezone: str) -> datetime:
@@ -27,7 +24,14 @@ def local_date(instant: datetime, timezone: str) -> date:
     return instant.astimezone(ZoneInfo(timezone)).date()
 
 
-async def workspace_row(session: AsyncSession, platform: str, external_id: str) -> tuple[int, str] | None:
+class WorkspaceRow(NamedTuple):
+    """A workspace's row id and timezone."""
+
+    id: int
+    timezone: str
+
+
+async def workspace_row(session: AsyncSession, platform: str, external_id: str) -> WorkspaceRow | None:
     """(row id, timezone) of a workspace, or None if it has never been seen."""
     row = (
         await session.execute(
@@ -36,7 +40,7 @@ async def workspace_row(session: AsyncSession, platform: str, external_id: str) 
             )
         )
     ).first()
-    return (int(row.id), row.timezone) if row else None
+    return WorkspaceRow(int(row.id), row.timezone) if row else None
 
 
 async def channel_row(session: AsyncSession, workspace: int, channel: ChannelRef) -> int | None:

@@ -7,6 +7,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -14,22 +15,30 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
 from bot.content import Catalog
-from bot.db import Database
 from bot.db.models import Answer, Channel, PackRow, Post, QuestionRow, User, Workspace
 from bot.domain import (
     ChannelRef,
     PostSource,
     QuestionCard,
+    QuestionKey,
     RevealView,
     UserRef,
 )
 from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformError, PlatformRegistry
-from bot.service.answers import UNKNOWN_POST
-from bot.service.directory import Directory
+from bot.service.uow import UnitOfWorkFactory
+from bot.wording.errors import UNKNOWN_POST
 
 log = logging.getLogger(__name__)
+
+
+class PostedCard(NamedTuple):
+    """A post's card as it stands, and where it was posted (message_ref is None until the platform answered)."""
+
+    channel: ChannelRef
+    message_ref: str | None
+    card: QuestionCard
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,28 +56,28 @@ class QuizService:
     def __init__(
         self,
         *,
-        db: Database,
+        uow: UnitOfWorkFactory,
         catalog: Catalog,
         platforms: PlatformRegistry,
         clock: Clock,
-        directory: Directory,
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         self.metrics = metrics or Metrics()
-        self.db = db
+        self.uow = uow
         self.catalog = catalog
         self.platforms = platforms
         self.clock = clock
-        self.directory = directory
         self.rng = rng or random.Random()
 
     async def sync_content(self) -> None:
         """Copy the loaded packs into the database; questions no longer in a pack are kept but retired."""
         for attempt in range(3):
             try:
-                async with self.db.transaction() as session:
+                async with self.uow() as uow:
+                    session = uow.session
                     await self._sync(session)
+                    await uow.commit()
                 return
             except IntegrityError:  # another replica synced the same rows at the same moment
                 if attempt == 2:
@@ -139,7 +148,7 @@ class QuizService:
         posted_by: UserRef | None = None,
         closes_at: datetime | None = None,
         pack_ids: list[str] | None = None,
-        question: tuple[str, str] | None = None,
+        question: QuestionKey | None = None,
     ) -> PostedQuestion:
         """Post the channel's next question (least posted here first, so no repeat until a pack is used up).
 
@@ -155,15 +164,16 @@ class QuizService:
         for name in packs:
             self.catalog.get(name)  # raises UnknownPack with the list of packs
         now = self.clock.now()
-        async with self.db.transaction() as session:
-            channel_row = await self.directory.channel_id(session, channel, now)
+        async with self.uow() as uow:
+            session = uow.session
+            channel_row = await uow.places.channel_id(channel, now)
             if question is None:
                 chosen = await self._next_question(session, channel_row, packs)
             else:
                 chosen = await self._question(session, *question)
             order = list(range(len(chosen.choices)))
             self.rng.shuffle(order)
-            poster = await self.directory.user_id(session, posted_by, now) if posted_by else None
+            poster = await uow.places.user_id(posted_by, now) if posted_by else None
             post = Post(
                 channel_id=channel_row,
                 question_id=chosen.id,
@@ -177,11 +187,14 @@ class QuizService:
             session.add(post)
             await session.flush()
             card = await self._card(session, post, chosen)
+            await uow.commit()
         try:
             message_ref = await platform.post_card(channel, card)
         except Exception as exc:
-            async with self.db.transaction() as session:
+            async with self.uow() as uow:
+                session = uow.session
                 await session.execute(delete(Post).where(Post.id == card.post_id))
+                await uow.commit()
             log.warning(
                 "posting a question failed: %s",
                 exc,
@@ -193,8 +206,10 @@ class QuizService:
                 raise
             self.metrics.platform_errors.labels(channel.platform, "error").inc()
             raise QuizError(f"Could not post the question: {exc}") from exc
-        async with self.db.transaction() as session:
+        async with self.uow() as uow:
+            session = uow.session
             await session.execute(update(Post).where(Post.id == card.post_id).values(message_ref=message_ref))
+            await uow.commit()
         self.metrics.posts.labels(channel.platform, source.value).inc()
         log.info(
             "posted question",
@@ -253,7 +268,8 @@ class QuizService:
 
     async def current_post_id(self, channel: ChannelRef) -> int:
         """The newest open post in a channel, or NoOpenPost."""
-        async with self.db.transaction() as session:
+        async with self.uow() as uow:
+            session = uow.session
             post_id = (
                 await session.execute(
                     select(Post.id)
@@ -274,29 +290,32 @@ class QuizService:
             raise NoOpenPost("There is no open question in this channel. Post one with `/quiz now`.")
         return int(post_id)
 
-    async def close_post(self, post_id: int) -> tuple[ChannelRef, str | None, QuestionCard]:
+    async def close_post(self, post_id: int) -> PostedCard:
         """Close a post (idempotent) and return where it is and its revealed card."""
         now = self.clock.now()
-        async with self.db.transaction() as session:
+        async with self.uow() as uow:
+            session = uow.session
             await session.execute(
                 update(Post).where(Post.id == post_id, Post.closed_at.is_(None)).values(closed_at=now)
             )
             post, question = await self._post_and_question(session, post_id)
             channel = await self._channel_ref(session, post.channel_id)
             card = await self._card(session, post, question)
+            await uow.commit()
         log.info(
             "post closed",
             extra={"post_id": post_id, "platform": channel.platform, "channel": channel.channel_id},
         )
-        return channel, post.message_ref, card
+        return PostedCard(channel, post.message_ref, card)
 
-    async def card(self, post_id: int) -> tuple[ChannelRef, str | None, QuestionCard]:
+    async def card(self, post_id: int) -> PostedCard:
         """A post's current card, where it was posted, and its message reference."""
-        async with self.db.transaction() as session:
+        async with self.uow() as uow:
+            session = uow.session
             post, question = await self._post_and_question(session, post_id)
             channel = await self._channel_ref(session, post.channel_id)
             card = await self._card(session, post, question)
-        return channel, post.message_ref, card
+        return PostedCard(channel, post.message_ref, card)
 
     @staticmethod
     async def _channel_ref(session: AsyncSession, channel_row: int) -> ChannelRef:

@@ -12,22 +12,20 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import NamedTuple
 
 from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
-from bot.commands import Scope, Window
-from bot.db import Database
 from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionRow, ReviewItem, User, Workspace
-from bot.domain import ChannelRef, Leaderboard
-from bot.errors import QuizError
-from bot.ports import Message
-from bot.render import percent, plural
+from bot.domain import ChannelRef, Leaderboard, Tally
+from bot.domain.windows import Scope, Window
+from bot.errors import QuizError, UnknownWorkspace
 from bot.service.cohorts import CurriculumPack, MemberProgress, cohort_view
 from bot.service.lookups import find_cohort, local_date
-from bot.service.outcome import Outcome
 from bot.service.stats import Stats
+from bot.service.uow import UnitOfWorkFactory
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +39,7 @@ class DayActivity:
 
 
 @dataclass(frozen=True, slots=True)
-class QuestionResult:
+class QuestionResult(Tally):
     """How one question went: answers and correct answers in the report's scope."""
 
     pack_id: str
@@ -56,32 +54,22 @@ class QuestionResult:
     correct: int
 
     @property
-    def accuracy(self) -> float:
-        """Share of answers that were correct, 0..1."""
-        return self.correct / self.answered if self.answered else 0.0
-
-    @property
     def missed(self) -> int:
         """Wrong answers."""
         return self.answered - self.correct
 
 
 @dataclass(frozen=True, slots=True)
-class TagResult:
+class TagResult(Tally):
     """Answers to questions with one tag (a question with several tags counts for each)."""
 
     tag: str
     answered: int
     correct: int
 
-    @property
-    def accuracy(self) -> float:
-        """Share of answers that were correct, 0..1."""
-        return self.correct / self.answered if self.answered else 0.0
-
 
 @dataclass(frozen=True, slots=True)
-class Report:
+class Report(Tally):
     """Everything a report shows."""
 
     title: str
@@ -101,11 +89,6 @@ class Report:
     review_learning: int = 0
     review_mastered: int = 0
     tags: tuple[TagResult, ...] = field(default=())
-
-    @property
-    def accuracy(self) -> float:
-        """Share of answers that were correct, 0..1."""
-        return self.correct / self.answered if self.answered else 0.0
 
     @property
     def answered(self) -> int:
@@ -146,37 +129,31 @@ def weekly(days: list[DayActivity], participants_by_week: dict[date, int]) -> li
     ]
 
 
-class UnknownWorkspace(QuizError):
-    """No workspace with that platform and id in the database."""
-
-
 WEEKLY_AFTER_DAYS = 120
 """Participation is charted per day up to this span, per week beyond."""
+
+
+class WorkspaceKey(NamedTuple):
+    """A workspace by its platform and the platform's id for it."""
+
+    platform: str
+    workspace: str
 
 
 class ReportService:
     """Builds reports from the database (no content files needed)."""
 
-    def __init__(self, *, db: Database, stats: Stats, clock: Clock) -> None:
-        self.db = db
+    def __init__(self, *, uow: UnitOfWorkFactory, stats: Stats, clock: Clock) -> None:
+        self.uow = uow
         self.stats = stats
         self.clock = clock
 
-    async def run(self, channel: ChannelRef, *, cohort: str | None) -> Outcome:
-        """`/quiz report [cohort NAME]`: a short summary of the channel's workspace or a cohort, for the channel."""
-        try:
-            report = await self.build(
-                platform=channel.platform, workspace=channel.workspace_id, cohort=cohort, daily=False, top=3
-            )
-        except UnknownWorkspace:
-            return Outcome(Message("Report: no answers yet.", ("Post a question with `/quiz now`.",)))
-        return Outcome(summary_message(report, cohort=cohort), private=False)
-
     async def find_workspace(
         self, *, platform: str | None = None, workspace: str | None = None, cohort: str | None = None
-    ) -> tuple[str, str]:
+    ) -> WorkspaceKey:
         """(platform, workspace id) matching the filters, or QuizError saying which ones there are."""
-        async with self.db.transaction() as session:
+        async with self.uow() as uow:
+            session = uow.session
             query = select(Workspace.platform, Workspace.external_id).order_by(
                 Workspace.platform, Workspace.external_id
             )
@@ -188,7 +165,7 @@ class ReportService:
                 query = query.join(Cohort, Cohort.workspace_id == Workspace.id).where(Cohort.key == cohort.casefold())
             found = (await session.execute(query)).all()
             if len(found) == 1:
-                return found[0][0], found[0][1]
+                return WorkspaceKey(found[0][0], found[0][1])
             everything = (
                 await session.execute(
                     select(Workspace.platform, Workspace.external_id).order_by(
@@ -208,7 +185,8 @@ class ReportService:
     ) -> Report:
         """The report for a workspace, or one of its cohorts; `daily` adds participation over time."""
         now = self.clock.now()
-        async with self.db.transaction() as session:
+        async with self.uow() as uow:
+            session = uow.session
             row = (
                 await session.execute(
                     select(Workspace.id, Workspace.timezone, Workspace.name).where(
@@ -248,14 +226,15 @@ class ReportService:
                     )
                 ).all()
             )
-        board = await self.stats.leaderboard(
-            ChannelRef(platform, workspace, ""),
-            window=Window.ALL,
-            scope=Scope.COHORT if found else Scope.WORKSPACE,
-            cohort=found.name if found else None,
-            now=now,
-            limit=top,
-        )
+            board = await self.stats.leaderboard(
+                ChannelRef(platform, workspace, ""),
+                window=Window.ALL,
+                scope=Scope.COHORT if found else Scope.WORKSPACE,
+                cohort=found.name if found else None,
+                now=now,
+                limit=top,
+                within=uow,
+            )
         title = f"Cohort {found.name}" if found else f"Workspace {row.name or workspace}"
         return Report(
             title=title,
@@ -350,36 +329,3 @@ class ReportService:
         if (last - first).days > WEEKLY_AFTER_DAYS:
             return weekly(days, {week: len(users) for week, users in weekly_people.items()})
         return days
-
-
-def summary_message(report: Report, *, cohort: str | None = None) -> Message:
-    """`/quiz report`: participation, accuracy, leaders, most-missed questions, and how to get the charts."""
-    since = f" since {report.since.isoformat()}" if report.since else ""
-    title = f"Report: {report.title}{since}"
-    if not report.answers:
-        return Message(title, ("No answers yet.",))
-    lines = [
-        f"{report.participants} people answered {report.answers} times · accuracy {percent(report.accuracy)} · "
-        f"{report.points} points",
-    ]
-    if report.curriculum:
-        asked = sum(p.posted for p in report.curriculum)
-        total = sum(p.total for p in report.curriculum)
-        lines.append(f"Curriculum: {asked} of {total} questions asked")
-    if report.leaderboard.rows:
-        leaders = ", ".join(f"{row.rank}. {row.name} ({row.points})" for row in report.leaderboard.rows[:3])
-        lines.append(f"Leaders: {leaders}")
-    missed = report.most_missed(3)
-    if missed:
-        lines.append("Most missed:")
-        lines += [f"  {percent(q.accuracy)} right ({plural(q.answered, 'answer')}): {_short(q.prompt)}" for q in missed]
-    if report.review_learning or report.review_mastered:
-        lines.append(f"Review: {report.review_learning} questions being learned · {report.review_mastered} mastered")
-    option = f" --cohort {cohort}" if cohort else ""
-    lines.append(f"Charts and explanations: `quizbot report{option} --out report.html`")
-    return Message(title, tuple(lines))
-
-
-def _short(text: str, width: int = 90) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"

@@ -12,56 +12,21 @@ import logging
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import cast
 
 from sqlalchemy import Select, Table, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
-from bot.commands import AnswerReview, StartReview
-from bot.db import Database
 from bot.db.models import PackRow, QuestionRow, ReviewAnswer, ReviewItem
 from bot.domain import UserRef
-from bot.errors import InvalidChoice, QuizError
-from bot.ports import Message
-from bot.render import CHOICE_MARKS
-from bot.service.directory import Directory, dialect_insert
-from bot.service.outcome import Outcome
+from bot.domain.leitner import BOX_INTERVALS, Placement, place_after_review
+from bot.errors import InvalidChoice, NoReviewPending
+from bot.service.directory import dialect_insert
+from bot.service.uow import UnitOfWorkFactory
 
 log = logging.getLogger(__name__)
-
-BOX_INTERVALS: tuple[timedelta, ...] = (
-    timedelta(minutes=10),
-    timedelta(days=1),
-    timedelta(days=3),
-    timedelta(days=7),
-    timedelta(days=21),
-)
-"""How long a question waits in box 1, 2, ... before it is due again. Right in the last box retires it."""
-LAST_BOX = len(BOX_INTERVALS)
-
-
-class NoReviewPending(QuizError):
-    """`/quiz review N` with no review question out."""
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """Where a review item goes after an answer."""
-
-    box: int
-    due_at: datetime
-    retired: bool
-
-
-def place_after_review(box: int, *, correct: bool, now: datetime) -> Placement:
-    """Leitner: wrong -> box 1, due soon; right -> next box, due later; right in the last box -> retired."""
-    if not correct:
-        return Placement(box=1, due_at=now + BOX_INTERVALS[0], retired=False)
-    if box >= LAST_BOX:
-        return Placement(box=LAST_BOX, due_at=now, retired=True)
-    return Placement(box=box + 1, due_at=now + BOX_INTERVALS[box], retired=False)
 
 
 async def put_many_in_review(session: AsyncSession, misses: Sequence[tuple[int, int, datetime]]) -> None:
@@ -160,26 +125,17 @@ async def review_summary(session: AsyncSession, user_row: int, now: datetime) ->
 class ReviewService:
     """The `/quiz review` use cases."""
 
-    def __init__(self, *, db: Database, directory: Directory, clock: Clock, rng: random.Random | None = None) -> None:
-        self.db = db
-        self.directory = directory
+    def __init__(self, *, uow: UnitOfWorkFactory, clock: Clock, rng: random.Random | None = None) -> None:
+        self.uow = uow
         self.clock = clock
         self.rng = rng or random.Random()
-
-    async def run(self, command: StartReview | AnswerReview, user: UserRef) -> Outcome:
-        """Run `/quiz review` or `/quiz review N` for a user; the reply is private."""
-        if isinstance(command, AnswerReview):
-            return Outcome(result_message(await self.answer(user, command.number)))
-        found = await self.next_question(user)
-        if isinstance(found, NothingDue):
-            return Outcome(nothing_due_message(found, now=self.clock.now()))
-        return Outcome(question_message(found))
 
     async def next_question(self, user: UserRef) -> ReviewQuestion | NothingDue:
         """The question out for review (asked again as shown), else the one due longest, else NothingDue."""
         now = self.clock.now()
-        async with self.db.transaction() as session:
-            user_row = await self.directory.user_id(session, user, now)
+        async with self.uow() as uow:
+            session = uow.session
+            user_row = await uow.places.user_id(user, now)
             item = await self._pending(session, user_row)
             if item is None:
                 item = (
@@ -200,19 +156,22 @@ class ReviewService:
                 item.asked_at, item.shown_order = now, order
             pack = await session.get(PackRow, question.pack_id)
             due = await _count(session, _live(user_row).where(ReviewItem.due_at <= now))
-            return ReviewQuestion(
+            shown = ReviewQuestion(
                 pack_title=pack.title if pack else question.pack_id,
                 prompt=question.prompt,
                 choices=tuple(question.choices[i] for i in item.shown_order or ()),
                 box=item.box,
                 due_after=max(0, due - 1),
             )
+            await uow.commit()
+        return shown
 
     async def answer(self, user: UserRef, number: int) -> ReviewResult:
         """Answer the question out for review with the number of a shown choice (1-based)."""
         now = self.clock.now()
-        async with self.db.transaction() as session:
-            user_row = await self.directory.user_id(session, user, now)
+        async with self.uow() as uow:
+            session = uow.session
+            user_row = await uow.places.user_id(user, now)
             item = await self._pending(session, user_row, lock=True)
             if item is None or not item.shown_order:
                 raise NoReviewPending("No review question is waiting for your answer. Type `/quiz review` for one.")
@@ -242,6 +201,7 @@ class ReviewService:
                 item.lapses += 1
             await session.flush()
             due = await _count(session, _live(user_row).where(ReviewItem.due_at <= now))
+            await uow.commit()
         log.info("review answered", extra={"correct": correct, "box": placement.box})
         return ReviewResult(
             correct=correct,
@@ -263,57 +223,3 @@ class ReviewService:
         next_due = (await session.execute(select(func.min(live.c.due_at)))).scalar()
         summary = await review_summary(session, user_row, self.clock.now())
         return NothingDue(next_due_at=next_due, waiting=summary.learning, mastered=summary.mastered)
-
-
-def _in(delta: timedelta) -> str:
-    """`in 8 minutes`, `in 5 hours`, `in 3 days`."""
-    minutes = max(1, round(delta.total_seconds() / 60))
-    if minutes < 90:
-        return f"in {minutes} minute{'s' if minutes != 1 else ''}"
-    hours = round(minutes / 60)
-    if hours < 36:
-        return f"in {hours} hours"
-    return f"in {round(hours / 24)} days"
-
-
-def question_message(question: ReviewQuestion) -> Message:
-    """A review question with numbered choices and how to answer (plain text, so every adapter can show it)."""
-    lines = [f"  {CHOICE_MARKS[i]}. {choice}" for i, choice in enumerate(question.choices)]
-    lines.append("Answer with `/quiz review N`, e.g. `/quiz review 2`.")
-    if question.due_after:
-        lines.append(f"{question.due_after} more due after this one.")
-    return Message(
-        title=f"Review · {question.pack_title} · box {question.box} of {LAST_BOX}: {question.prompt}",
-        lines=tuple(lines),
-    )
-
-
-def nothing_due_message(nothing: NothingDue, *, now: datetime) -> Message:
-    """Nothing due: when the next question comes back, and how much is mastered."""
-    if nothing.next_due_at is None and nothing.mastered:
-        title = "Nothing to review: you have mastered every question you missed."
-    elif nothing.next_due_at is None:
-        title = "Nothing to review: questions you get wrong come back here."
-    else:
-        title = f"Nothing due for review; the next question comes back {_in(nothing.next_due_at - now)}."
-    lines = (
-        [f"Waiting: {nothing.waiting} · mastered: {nothing.mastered}"] if nothing.waiting or nothing.mastered else []
-    )
-    return Message(title=title, lines=tuple(lines))
-
-
-def result_message(result: ReviewResult) -> Message:
-    """Right or wrong, the explanation, and when the question comes back (or that it is retired)."""
-    if result.correct:
-        title = f"Correct! “{result.correct_choice}”"
-    else:
-        title = f"Not quite. You picked “{result.chosen}”; the answer is “{result.correct_choice}”."
-    placement = result.placement
-    if placement.retired:
-        where = "Mastered: this question leaves your review."
-    elif result.correct:
-        where = f"Moved to box {placement.box} of {LAST_BOX}; it comes back {_in(BOX_INTERVALS[placement.box - 1])}."
-    else:
-        where = f"Back to box 1; it comes back {_in(BOX_INTERVALS[0])}."
-    more = f"{result.due_now} more due now: `/quiz review`." if result.due_now else "Nothing else is due now."
-    return Message(title=title, lines=(result.explanation, where, more))

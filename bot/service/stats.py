@@ -9,17 +9,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
-from fractions import Fraction
+from datetime import date, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import ColumnElement, Select, and_, case, func, not_, or_, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.commands import Scope, Window
-from bot.db import Database
 from bot.db.models import (
     Answer,
     Channel,
@@ -32,85 +27,13 @@ from bot.db.models import (
     UserScore,
 )
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
+from bot.domain.ranking import Entry, rank_cohorts, rank_entries
+from bot.domain.streaks import STREAK_SOURCES, Streak, best_of, day_streak, outcome_of, question_streak
+from bot.domain.windows import Scope, Window, window_start
 from bot.errors import QuizError
 from bot.service.lookups import channel_row, find_cohort, local_date, workspace_row
 from bot.service.review import review_summary
-from bot.streaks import STREAK_SOURCES, Streak, best_of, day_streak, outcome_of, question_streak
-
-
-def window_start(window: Window, now: datetime, timezone: str) -> datetime | None:
-    """Start of the window containing `now`, in the workspace's timezone (weeks start on Monday), as UTC."""
-    if window is Window.ALL:
-        return None
-    local = now.astimezone(ZoneInfo(timezone))
-    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
-    start = midnight - timedelta(days=local.weekday()) if window is Window.WEEK else midnight.replace(day=1)
-    # Re-attach the zone so a DST change inside the window yields that day's true UTC offset.
-    start = start.replace(tzinfo=None).replace(tzinfo=ZoneInfo(timezone))
-    return start.astimezone(UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """A user's totals before ranking."""
-
-    user_id: int
-    name: str
-    points: int
-    correct: int
-    answered: int
-
-    @property
-    def key(self) -> tuple[int, int, int]:
-        """What ranks: points, then correct answers; fewer answers is better."""
-        return (self.points, self.correct, self.answered)
-
-
-def rank_entries(entries: Iterable[Entry]) -> list[tuple[int, Entry]]:
-    """Rank by points, then correct answers, then fewer answers; equal on all three share a rank (1, 1, 3).
-
-    Within a rank, names sort alphabetically (then by user id), so the order is stable.
-    """
-    ordered = sorted(entries, key=lambda e: (-e.points, -e.correct, e.answered, e.name.casefold(), e.name, e.user_id))
-    ranked: list[tuple[int, Entry]] = []
-    for index, entry in enumerate(ordered):
-        tied = ranked and ranked[-1][1].key == entry.key
-        ranked.append((ranked[-1][0] if tied else index + 1, entry))
-    return ranked
-
-
-def rank_rows(rows: list[tuple[str, int, int, int]]) -> list[LeaderboardRow]:
-    """Rank (name, points, correct, answered) rows the way every board does (see `rank_entries`)."""
-    entries = [Entry(i, name, points, correct, answered) for i, (name, points, correct, answered) in enumerate(rows)]
-    return [
-        LeaderboardRow(rank=rank, name=e.name, points=e.points, correct=e.correct, answered=e.answered)
-        for rank, e in rank_entries(entries)
-    ]
-
-
-def rank_cohorts(standings: Iterable[CohortStanding]) -> list[CohortStanding]:
-    """Rank cohorts by points per active member, then accuracy; equal on both share a rank; names break ties."""
-
-    def key(s: CohortStanding) -> tuple[Fraction, Fraction]:
-        return (Fraction(s.points, s.active or 1), Fraction(s.correct, s.answered or 1))
-
-    ordered = sorted(standings, key=lambda s: (-key(s)[0], -key(s)[1], s.name.casefold(), s.name))
-    ranked: list[CohortStanding] = []
-    for index, standing in enumerate(ordered):
-        tied = ranked and key(ranked[-1]) == key(standing)
-        rank = ranked[-1].rank if tied else index + 1
-        ranked.append(
-            CohortStanding(
-                rank=rank,
-                name=standing.name,
-                members=standing.members,
-                active=standing.active,
-                points=standing.points,
-                correct=standing.correct,
-                answered=standing.answered,
-            )
-        )
-    return ranked
+from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 
 
 def _correct_count() -> ColumnElement[Any]:
@@ -330,8 +253,8 @@ async def user_streaks(
 class Stats:
     """Leaderboards, cohort boards and per-user stats."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
+    def __init__(self, uow: UnitOfWorkFactory) -> None:
+        self.uow = uow
 
     async def leaderboard(
         self,
@@ -342,13 +265,15 @@ class Stats:
         now: datetime,
         limit: int = 10,
         cohort: str | None = None,
+        within: UnitOfWork | None = None,
     ) -> Leaderboard:
         """The top of the board of a channel, its workspace or one cohort, in a window, with current streaks."""
         if scope is Scope.COHORTS:
             raise QuizError("The cohort-vs-cohort board is `/quiz leaderboard cohorts`.")  # use cohort_board
         label = scope.value
         found: Cohort | None = None
-        async with self.db.transaction() as session:
+        async with reading(self.uow, within) as uow:
+            session = uow.session
             workspace = await workspace_row(session, channel.platform, channel.workspace_id)
             if scope is Scope.COHORT:
                 found = await find_cohort(session, workspace[0] if workspace else None, cohort or "")
@@ -414,9 +339,12 @@ class Stats:
         )
         return Leaderboard(scope=label, window=window.value, rows=rows)
 
-    async def cohort_board(self, channel: ChannelRef, *, window: Window, now: datetime) -> CohortBoard:
+    async def cohort_board(
+        self, channel: ChannelRef, *, window: Window, now: datetime, within: UnitOfWork | None = None
+    ) -> CohortBoard:
         """Cohorts of the channel's workspace ranked by points per active member (members who answered)."""
-        async with self.db.transaction() as session:
+        async with reading(self.uow, within) as uow:
+            session = uow.session
             workspace = await workspace_row(session, channel.platform, channel.workspace_id)
             if workspace is None:
                 return CohortBoard(window=window.value, rows=())
@@ -482,9 +410,10 @@ class Stats:
         ]
         return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)))
 
-    async def user_stats(self, user: UserRef, *, now: datetime) -> UserStats:
+    async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""
-        async with self.db.transaction() as session:
+        async with reading(self.uow, within) as uow:
+            session = uow.session
             workspace = await workspace_row(session, user.platform, user.workspace_id)
             empty = UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None)
             if workspace is None:

@@ -19,8 +19,7 @@ from datetime import timedelta
 
 from bot.clock import ManualClock
 from bot.domain import ChannelRef, QuestionCard
-from bot.ports import Message, PlatformError
-from bot.scheduling.fanout import PlatformLimits
+from bot.ports import Message, PlatformError, PlatformLimits
 
 
 class VirtualTime:

@@ -244,8 +244,9 @@ def validate_blocks(blocks: Any) -> list[str]:
     Returns a list of Slack-style error strings (empty if valid).  Checks the
     limits a quiz bot is most likely to trip over: max 50 blocks, max 25
     elements per actions block, button text <= 75 chars, button value <= 2000,
-    action_id/block_id <= 255 and unique, section text <= 3000, header text
-    <= 150, and required ``type``/``text`` fields.
+    action_id/block_id <= 255 and unique, section text <= 3000 (fields <= 10
+    of <= 2000), header text <= 150, context <= 10 elements with text objects
+    of 1-3000 chars, and required ``type``/``text`` fields.
     """
     errors: list[str] = []
     if not isinstance(blocks, list):
@@ -329,6 +330,11 @@ def validate_blocks(blocks: Any) -> list[str]:
                 errors.append(f"must provide at least 1 item [json-pointer:{ptr}/elements]")
             elif len(els) > 10:
                 errors.append(f"no more than 10 items allowed [json-pointer:{ptr}/elements]")
+            else:
+                for j, el in enumerate(els):
+                    # Text elements are text objects (1-3000 characters); image elements carry no text.
+                    if isinstance(el, dict) and el.get("type") in ("mrkdwn", "plain_text"):
+                        check_text(el, f"{ptr}/elements/{j}", 3000)
         elif btype == "input":
             check_element(block.get("element"), f"{ptr}/element")
             check_text(block.get("label"), f"{ptr}/label", 2000, plain_only=True)
@@ -1428,6 +1434,12 @@ class FakeSlack:
                 rec.status = 404
                 self.responses.append(rec)
                 return web.Response(status=404, text="used_url")
+            # Like an incoming webhook, a response_url refuses over-limit content with a 400 and the error as text.
+            refused = self._content_error(body, require_text=False)
+            if refused is not None:
+                rec.status = 400
+                self.responses.append(rec)
+                return web.Response(status=400, text=str(refused["error"]))
             self._apply_response(binding, body)
         self.responses.append(rec)
         return web.json_response({"ok": True})

@@ -6,6 +6,25 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING, NamedTuple
+
+
+class Tally:
+    """Something with `correct` of `answered` answers; its accuracy is written once, here."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:  # provided by each subclass, as a field or a property
+
+        @property
+        def correct(self) -> int: ...
+        @property
+        def answered(self) -> int: ...
+
+    @property
+    def accuracy(self) -> float:
+        """Share of answers that were correct, 0..1."""
+        return self.correct / self.answered if self.answered else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +45,13 @@ class Question:
     def correct_choice(self) -> str:
         """The text of the correct choice."""
         return self.choices[self.correct_index]
+
+
+class QuestionKey(NamedTuple):
+    """A question by its pack and its stable id in that pack."""
+
+    pack_id: str
+    key: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +153,7 @@ class AnswerResult:
 
 
 @dataclass(frozen=True, slots=True)
-class LeaderboardRow:
+class LeaderboardRow(Tally):
     """One line of a leaderboard; `streak` is the current question streak, `day_streak` the current day streak."""
 
     rank: int
@@ -137,11 +163,6 @@ class LeaderboardRow:
     answered: int
     streak: int = 0
     day_streak: int = 0
-
-    @property
-    def accuracy(self) -> float:
-        """Share of answers that were correct, 0..1."""
-        return self.correct / self.answered if self.answered else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +175,7 @@ class Leaderboard:
 
 
 @dataclass(frozen=True, slots=True)
-class UserStats:
+class UserStats(Tally):
     """A user's own record: all-time totals and rank in the workspace, streaks, review progress, cohorts."""
 
     name: str
@@ -172,14 +193,9 @@ class UserStats:
     review_mastered: int = 0
     cohorts: tuple[str, ...] = ()
 
-    @property
-    def accuracy(self) -> float:
-        """Share of answers that were correct, 0..1."""
-        return self.correct / self.answered if self.answered else 0.0
-
 
 @dataclass(frozen=True, slots=True)
-class CohortStanding:
+class CohortStanding(Tally):
     """One cohort on the cohort-vs-cohort board: ranked by points per active member, so size does not win."""
 
     rank: int
@@ -194,11 +210,6 @@ class CohortStanding:
     def points_per_member(self) -> float:
         """Points per active member (members who answered in the window)."""
         return self.points / self.active if self.active else 0.0
-
-    @property
-    def accuracy(self) -> float:
-        """Share of the cohort's answers that were correct, 0..1."""
-        return self.correct / self.answered if self.answered else 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,19 +1,14 @@
-"""Platform-neutral wording of schedule replies; times are always shown in the schedule's own timezone."""
+"""Replies to `/quiz schedule ...`; times are always shown in the schedule's own timezone."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from bot.domain import ChannelRef, UserRef
 from bot.ports import Message
-from bot.scheduling.rules import Slot, format_duration, format_local
-
-if TYPE_CHECKING:
-    from bot.scheduling.service import ScheduleView
-
-DEFAULT_CLOSE_CAP = timedelta(hours=24)
+from bot.scheduling.rules import DEFAULT_CLOSE_CAP, Slot, format_duration, format_local
+from bot.scheduling.service import ScheduleView
 
 
 def packs_text(view: ScheduleView) -> str:

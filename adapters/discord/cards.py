@@ -1,0 +1,47 @@
+"""Posting and editing a question card that may span several messages (its pages, see adapters/discord/embeds.py).
+
+A card is one message in all but the longest cases; then the first pages are posted before the last, which carries
+the answer buttons, so the card reads top to bottom. The post's message reference lists every page's id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import discord
+
+from adapters.discord.buttons import answer_view
+from adapters.discord.embeds import card_embeds, message_ref, page_ids
+from bot.domain import QuestionCard
+
+
+async def send_card(channel: discord.abc.Messageable, card: QuestionCard) -> str:
+    """Post the card's pages; returns its message reference. A failure deletes the pages already posted."""
+    embeds = card_embeds(card)
+    posted: list[discord.Message] = []
+    try:
+        for embed in embeds[:-1]:
+            posted.append(await channel.send(embed=embed))
+        posted.append(await channel.send(embed=embeds[-1], view=answer_view(card)))
+    except discord.HTTPException:
+        for message in posted:
+            with contextlib.suppress(discord.HTTPException):
+                await message.delete()
+        raise
+    return message_ref([message.id for message in posted])
+
+
+async def edit_card(channel: discord.PartialMessageable, reference: str, card: QuestionCard) -> None:
+    """Edit a posted card: a new answer count changes only its last page; the reveal edits every page.
+
+    The card is laid out over as many pages as it was posted with, so its text stays where it was.
+    """
+    ids = page_ids(reference)
+    embeds = card_embeds(card, pages=len(ids))
+    last = channel.get_partial_message(ids[-1])
+    if card.reveal is None:
+        await last.edit(embed=embeds[-1])
+        return
+    for page_id, embed in zip(ids[:-1], embeds[:-1], strict=True):
+        await channel.get_partial_message(page_id).edit(embed=embed)
+    await last.edit(embed=embeds[-1], view=None)

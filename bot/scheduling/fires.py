@@ -1,0 +1,135 @@
+"""What every part of the scheduler shares about a fire slot: its key, its status, a claim on it, a tick's report.
+
+A fire slot is one (schedule, local slot) pair, e.g. schedule 12's `2026-01-05T09:00`. Its key is written as
+`12:2026-01-05T09:00` in exactly one place, `FireKey.__str__` (and read back in one, `FireKey.parse`): it is the
+`source_ref` of the slot's post and how a tick's report names the slot.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import secrets
+import socket
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, cast
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import CursorResult
+
+from bot.db.models import Schedule
+from bot.domain import ChannelRef
+from bot.scheduling.rules import Rule, Slot, load_rule
+
+LOGGER_NAME = "bot.scheduling.ticker"
+"""Every part of the scheduler logs under the name the one-module ticker had, so operators' log filters keep working:
+`log = logging.getLogger(LOGGER_NAME)`."""
+
+
+class FireStatus(enum.StrEnum):
+    """Where a fire slot stands."""
+
+    CLAIMED = "claimed"
+    POSTED = "posted"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class FireKey:
+    """Names one fire slot: a schedule and the local slot key its rule names (`2026-01-05T09:00`)."""
+
+    schedule_id: int
+    slot_key: str
+
+    def __str__(self) -> str:
+        """`12:2026-01-05T09:00`: the slot's post's `source_ref`, and how reports and logs name the slot."""
+        return f"{self.schedule_id}:{self.slot_key}"
+
+    @classmethod
+    def parse(cls, text: str) -> FireKey:
+        """The key written by `str(key)`; ValueError if `text` is not one."""
+        schedule, separator, slot_key = text.partition(":")
+        if not separator or not schedule.isdigit() or not slot_key:
+            raise ValueError(f"not a fire key: {text!r}")
+        return cls(schedule_id=int(schedule), slot_key=slot_key)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A fire slot this process owns (until its lease expires) and must post. Build it with `Claim.of`."""
+
+    fire_id: int
+    attempts: int
+    key: FireKey
+    slot: Slot
+    channel: ChannelRef
+    pack_ids: tuple[str, ...]
+    close_after: timedelta | None
+    rule: Rule
+    zone: ZoneInfo
+
+    @classmethod
+    def of(cls, schedule: Schedule, *, fire_id: int, attempts: int, slot: Slot, channel: ChannelRef) -> Claim:
+        """The claim on `slot` of `schedule`, held as attempt `attempts` of fire row `fire_id`."""
+        return cls(
+            fire_id=fire_id,
+            attempts=attempts,
+            key=FireKey(schedule_id=schedule.id, slot_key=slot.key),
+            slot=slot,
+            channel=channel,
+            pack_ids=tuple(schedule.pack_ids),
+            close_after=timedelta(seconds=schedule.close_after_seconds) if schedule.close_after_seconds else None,
+            rule=load_rule(schedule.rule),
+            zone=ZoneInfo(schedule.timezone),
+        )
+
+    @property
+    def schedule_id(self) -> int:
+        """The schedule the slot belongs to."""
+        return self.key.schedule_id
+
+    @property
+    def source_ref(self) -> str:
+        """What the post records as its source: the fire key (`12:2026-01-05T09:00`)."""
+        return str(self.key)
+
+
+@dataclass
+class TickReport:
+    """What one tick did (posts may finish after `tick(wait=False)` returns). Slots are named by their fire key."""
+
+    posted: list[int] = field(default_factory=list)
+    revealed: list[int] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    deferred: list[str] = field(default_factory=list)
+    paused: list[int] = field(default_factory=list)
+    recovered: int = 0
+
+
+def replica_name() -> str:
+    """This process's name in claims: host, pid and a random suffix."""
+    return f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def rows_changed(result: Any) -> int:
+    """How many rows an UPDATE or DELETE matched: the outcome of a conditional (fenced) update."""
+    return int(cast(CursorResult[Any], result).rowcount)
+
+
+def log_context(
+    channel: ChannelRef, *, schedule_id: int | None = None, post_id: int | None = None
+) -> dict[str, object]:
+    """The `extra=` of a scheduler log line: where it happened, and which schedule and post."""
+    extra: dict[str, object] = {
+        "platform": channel.platform,
+        "workspace": channel.workspace_id,
+        "channel": channel.channel_id,
+    }
+    if schedule_id is not None:
+        extra["schedule_id"] = schedule_id
+    if post_id is not None:
+        extra["post_id"] = post_id
+    return extra

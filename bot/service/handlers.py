@@ -1,0 +1,400 @@
+"""One handler per command, and the one table from command type to handler with its permission beside it.
+
+A handler is a plain async function `(command, context, uow, *, <dependencies>) -> Reply`: the dispatcher
+(`QuizApp.execute`) opens the unit of work, checks the route's permission in it, and calls the handler, which
+commits when it writes. Dependencies are keyword-only parameters, bound by name at start-up (`bind_routes`),
+as cosmicpython's bootstrap injects them. Adding a command: its dataclass and grammar in bot/commands.py, its
+words in bot/wording/, a handler here, and one line in COMMAND_HANDLERS.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.clock import Clock
+from bot.commands import (
+    AddSchedule,
+    AddToCohort,
+    AnswerReview,
+    Command,
+    CreateCohort,
+    DeleteCohort,
+    JoinCohort,
+    LeaveCohort,
+    ListCohorts,
+    ListPacks,
+    ListSchedules,
+    NextSchedule,
+    PauseSchedule,
+    PostCohortQuestion,
+    PostNow,
+    RemoveFromCohort,
+    RemoveSchedule,
+    ResumeSchedule,
+    Reveal,
+    ShowCohort,
+    ShowHelp,
+    ShowLeaderboard,
+    ShowMe,
+    ShowReport,
+    StartReview,
+    help_lines,
+)
+from bot.content import Catalog
+from bot.domain import ChannelRef, PostSource, QuestionCard, UserRef
+from bot.domain.windows import Scope
+from bot.errors import NotAllowed, UnknownWorkspace
+from bot.ports import Message
+from bot.scheduling.service import ScheduleService
+from bot.service.cohorts import CohortService, cohort_view
+from bot.service.quiz import QuizService
+from bot.service.report import ReportService
+from bot.service.review import NothingDue, ReviewService
+from bot.service.stats import Stats
+from bot.service.uow import UnitOfWork
+from bot.wording import boards, cohorts, help, me, reports, review, schedules
+from bot.wording.errors import admins_only
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Who runs a command, and where. `is_admin` is decided by the adapter from its platform's roles."""
+
+    channel: ChannelRef
+    user: UserRef
+    is_admin: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """A `/quiz ...` typed by a user in a channel.
+
+    `is_admin` is decided by the adapter from its platform's roles (Slack workspace admins and owners,
+    Discord members with Manage Server, everyone in the terminal) and gates commands that change settings.
+    """
+
+    channel: ChannelRef
+    user: UserRef
+    text: str
+    is_admin: bool = False
+
+    @property
+    def context(self) -> Context:
+        """Who runs the command, and where."""
+        return Context(channel=self.channel, user=self.user, is_admin=self.is_admin)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What to tell the user who ran a command, the one reply shape of every handler.
+
+    `private`: only they should see it. `quiet`: the command's effect is already visible (a card was posted),
+    so an adapter that must answer anyway (a Discord interaction) may answer briefly and others may stay silent.
+    """
+
+    message: Message
+    private: bool = True
+    quiet: bool = False
+    ok: bool = True
+
+
+class Permission(enum.Enum):
+    """Who may run a command; checked in one place (`check_permission`), declared in COMMAND_HANDLERS."""
+
+    ANYONE = "anyone"
+    ADMIN = "admin"
+    CREATOR_OR_ADMIN = "creator-or-admin"
+    """Workspace admins and the creator of the cohort the command names (usually the onboarding lead)."""
+
+
+Handler = Callable[[Any, Context, UnitOfWork], Awaitable[Reply]]
+RevealPost = Callable[[int], Awaitable[QuestionCard]]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A command's handler, who may run it, and what the refusal says they tried (`add schedules`)."""
+
+    handler: Callable[..., Awaitable[Reply]]
+    permission: Permission = Permission.ANYONE
+    action: str = ""
+
+
+async def check_permission(route: Route, command: Command, context: Context, uow: UnitOfWork, clock: Clock) -> None:
+    """Raise NotAllowed unless the context may run the command (the only place permissions are decided)."""
+    if route.permission is Permission.ANYONE or context.is_admin:
+        return
+    if route.permission is Permission.ADMIN:
+        raise NotAllowed(admins_only(route.action))
+    cohort = await CohortService.find(uow, context.channel, getattr(command, "name", ""))
+    if cohort.created_by != await uow.places.user_id(context.user, clock.now()):
+        raise NotAllowed(cohorts.not_allowed(cohort.name, route.action))
+
+
+# --- questions -----------------------------------------------------------------------------------------
+
+
+async def post_now(command: PostNow, context: Context, uow: UnitOfWork, *, quiz: QuizService) -> Reply:
+    """`/quiz now [pack]`: post the channel's next question (publication is QuizService's own two steps)."""
+    posted = await quiz.post_question(
+        context.channel, pack_id=command.pack, source=PostSource.COMMAND, posted_by=context.user
+    )
+    card = posted.card
+    return Reply(Message(f"Posted question {card.question_number} of {card.pack_title}."), quiet=True)
+
+
+async def reveal_current(
+    command: Reveal, context: Context, uow: UnitOfWork, *, quiz: QuizService, reveal: RevealPost
+) -> Reply:
+    """`/quiz reveal`: close the channel's newest open question and show the answer."""
+    card = await reveal(await quiz.current_post_id(context.channel))
+    answer = card.choices[card.reveal.correct_position] if card.reveal else ""
+    return Reply(Message(f"Revealed: {answer}"), quiet=True)
+
+
+async def list_packs(command: ListPacks, context: Context, uow: UnitOfWork, *, catalog: Catalog) -> Reply:
+    """`/quiz packs`."""
+    return Reply(help.packs_message(catalog))
+
+
+async def show_help(command: ShowHelp, context: Context, uow: UnitOfWork) -> Reply:
+    """`/quiz help [command]`."""
+    return Reply(help.help_message(help_lines(command.topic)))
+
+
+# --- boards --------------------------------------------------------------------------------------------
+
+
+async def show_leaderboard(
+    command: ShowLeaderboard, context: Context, uow: UnitOfWork, *, stats: Stats, clock: Clock
+) -> Reply:
+    """`/quiz leaderboard ...`: a scope's board in a window, or cohort vs cohort."""
+    if command.scope is Scope.COHORTS:
+        board = await stats.cohort_board(context.channel, window=command.window, now=clock.now(), within=uow)
+        return Reply(boards.cohort_board_message(board))
+    leaderboard = await stats.leaderboard(
+        context.channel,
+        window=command.window,
+        scope=command.scope,
+        cohort=command.cohort,
+        now=clock.now(),
+        within=uow,
+    )
+    return Reply(boards.leaderboard_message(leaderboard))
+
+
+async def show_me(command: ShowMe, context: Context, uow: UnitOfWork, *, stats: Stats, clock: Clock) -> Reply:
+    """`/quiz me`."""
+    return Reply(me.stats_message(await stats.user_stats(context.user, now=clock.now(), within=uow)))
+
+
+async def show_report(command: ShowReport, context: Context, uow: UnitOfWork, *, reports_: ReportService) -> Reply:
+    """`/quiz report [cohort NAME]`: a short summary for the channel (everyone sees it)."""
+    channel = context.channel
+    try:
+        report = await reports_.build(
+            platform=channel.platform, workspace=channel.workspace_id, cohort=command.cohort, daily=False, top=3
+        )
+    except UnknownWorkspace:
+        return Reply(reports.no_answers_yet())
+    return Reply(reports.summary_message(report, cohort=command.cohort), private=False)
+
+
+# --- cohorts -------------------------------------------------------------------------------------------
+
+
+async def create_cohort(command: CreateCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
+    """`/quiz cohort create NAME ...`."""
+    view = await cohorts_.create(
+        uow, context.channel, context.user, name=command.name, start=command.start, packs=list(command.packs)
+    )
+    await uow.commit()
+    return Reply(cohorts.created_message(view))
+
+
+async def join_cohort(command: JoinCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
+    """`/quiz cohort join NAME`: anyone may join."""
+    cohort = await cohorts_.find(uow, context.channel, command.name)
+    joined = await cohorts_.add_members(uow, cohort, context.user, [context.user])
+    await uow.commit()
+    return Reply(cohorts.joined(command.name, new=bool(joined)))
+
+
+async def leave_cohort(command: LeaveCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
+    """`/quiz cohort leave NAME`: anyone may leave."""
+    cohort = await cohorts_.find(uow, context.channel, command.name)
+    left = await cohorts_.remove_members(uow, cohort, [context.user.user_id])
+    await uow.commit()
+    return Reply(cohorts.left(command.name, was_member=bool(left)))
+
+
+async def add_to_cohort(command: AddToCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
+    """`/quiz cohort add NAME @user...`."""
+    channel = context.channel
+    refs = [UserRef(channel.platform, channel.workspace_id, uid, "") for uid in command.users]
+    cohort = await cohorts_.find(uow, channel, command.name)
+    added = await cohorts_.add_members(uow, cohort, context.user, refs)
+    await uow.commit()
+    return Reply(cohorts.added(command.name, added, [uid for uid in command.users if uid not in added]))
+
+
+async def remove_from_cohort(
+    command: RemoveFromCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService
+) -> Reply:
+    """`/quiz cohort remove NAME @user...`."""
+    cohort = await cohorts_.find(uow, context.channel, command.name)
+    removed = await cohorts_.remove_members(uow, cohort, list(command.users))
+    await uow.commit()
+    return Reply(cohorts.removed(command.name, removed, [uid for uid in command.users if uid not in removed]))
+
+
+async def list_cohorts(command: ListCohorts, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
+    """`/quiz cohort list`."""
+    return Reply(cohorts.list_message(await cohorts_.all_cohorts(uow, context.channel)))
+
+
+async def show_cohort(command: ShowCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
+    """`/quiz cohort show NAME`."""
+    cohort = await cohorts_.find(uow, context.channel, command.name)
+    return Reply(cohorts.show_message(await cohort_view(uow.session, cohort)))
+
+
+async def post_cohort_question(
+    command: PostCohortQuestion, context: Context, uow: UnitOfWork, *, cohorts_: CohortService
+) -> Reply:
+    """`/quiz cohort next NAME`: post the cohort's next curriculum question here."""
+    cohort = await cohorts_.find(uow, context.channel, command.name)
+    await uow.commit()  # the permission check may have created the caller's user row
+    posted = await cohorts_.post_next_question(context.channel, cohort_id=cohort.id, posted_by=context.user)
+    if posted is None:
+        return Reply(cohorts.curriculum_done(command.name))
+    return Reply(cohorts.next_posted(command.name), quiet=True)
+
+
+async def delete_cohort(command: DeleteCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
+    """`/quiz cohort delete NAME`: the cohort and its board go; answers stay."""
+    cohort = await cohorts_.find(uow, context.channel, command.name)
+    await cohorts_.delete(uow, cohort)
+    await uow.commit()
+    return Reply(cohorts.deleted(command.name))
+
+
+# --- review --------------------------------------------------------------------------------------------
+
+
+async def start_review(command: StartReview, context: Context, uow: UnitOfWork, *, review_: ReviewService) -> Reply:
+    """`/quiz review`: the question out for review, or when the next one is due."""
+    found = await review_.next_question(context.user)
+    if isinstance(found, NothingDue):
+        return Reply(review.nothing_due_message(found, now=review_.clock.now()))
+    return Reply(review.question_message(found))
+
+
+async def answer_review(command: AnswerReview, context: Context, uow: UnitOfWork, *, review_: ReviewService) -> Reply:
+    """`/quiz review N`."""
+    return Reply(review.result_message(await review_.answer(context.user, command.number)))
+
+
+# --- schedules -----------------------------------------------------------------------------------------
+
+
+async def add_schedule(
+    command: AddSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
+) -> Reply:
+    """`/quiz schedule add ...` (the channel sees it)."""
+    view, upcoming = await schedules_.add(command, channel=context.channel, user=context.user)
+    return Reply(schedules.added(view, upcoming), private=False)
+
+
+async def list_schedules(
+    command: ListSchedules, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
+) -> Reply:
+    """`/quiz schedule list [all]`."""
+    views = await schedules_.list(context.channel, everywhere=command.everywhere)
+    return Reply(schedules.listing(views, everywhere=command.everywhere, here=context.channel))
+
+
+async def remove_schedule(
+    command: RemoveSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
+) -> Reply:
+    """`/quiz schedule remove ID` (the channel sees it)."""
+    view = await schedules_.remove(command.schedule_id, channel=context.channel, user=context.user)
+    return Reply(schedules.removed(view, context.user), private=False)
+
+
+async def pause_schedule(
+    command: PauseSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
+) -> Reply:
+    """`/quiz schedule pause ID` (the channel sees it when something changed)."""
+    view, changed = await schedules_.set_paused(
+        command.schedule_id, paused=True, channel=context.channel, user=context.user
+    )
+    return Reply(schedules.paused(view, context.user, changed=changed), private=not changed)
+
+
+async def resume_schedule(
+    command: ResumeSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
+) -> Reply:
+    """`/quiz schedule resume ID` (the channel sees it when something changed)."""
+    view, changed = await schedules_.set_paused(
+        command.schedule_id, paused=False, channel=context.channel, user=context.user
+    )
+    return Reply(schedules.resumed(view, context.user, changed=changed), private=not changed)
+
+
+async def next_schedule(
+    command: NextSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService, clock: Clock
+) -> Reply:
+    """`/quiz schedule next`."""
+    return Reply(schedules.next_here(await schedules_.next_here(context.channel), now=clock.now()))
+
+
+COMMAND_HANDLERS: Mapping[type[Any], Route] = {
+    PostNow: Route(post_now),
+    Reveal: Route(reveal_current),
+    ShowLeaderboard: Route(show_leaderboard),
+    ShowMe: Route(show_me),
+    ListPacks: Route(list_packs),
+    ShowHelp: Route(show_help),
+    ShowReport: Route(show_report),
+    CreateCohort: Route(create_cohort),
+    JoinCohort: Route(join_cohort),
+    LeaveCohort: Route(leave_cohort),
+    AddToCohort: Route(add_to_cohort, Permission.CREATOR_OR_ADMIN, "add members"),
+    RemoveFromCohort: Route(remove_from_cohort, Permission.CREATOR_OR_ADMIN, "remove members"),
+    ListCohorts: Route(list_cohorts),
+    ShowCohort: Route(show_cohort),
+    PostCohortQuestion: Route(post_cohort_question, Permission.CREATOR_OR_ADMIN, "post for it"),
+    DeleteCohort: Route(delete_cohort, Permission.CREATOR_OR_ADMIN, "delete it"),
+    StartReview: Route(start_review),
+    AnswerReview: Route(answer_review),
+    AddSchedule: Route(add_schedule, Permission.ADMIN, "add schedules"),
+    ListSchedules: Route(list_schedules),
+    RemoveSchedule: Route(remove_schedule, Permission.ADMIN, "remove schedules"),
+    PauseSchedule: Route(pause_schedule, Permission.ADMIN, "pause and resume schedules"),
+    ResumeSchedule: Route(resume_schedule, Permission.ADMIN, "pause and resume schedules"),
+    NextSchedule: Route(next_schedule),
+}
+"""Every command the core runs: its handler, who may run it, and what a refusal names."""
+
+
+def bind_routes(routes: Mapping[type[Any], Route], dependencies: Mapping[str, object]) -> dict[type[Any], Route]:
+    """The routes with each handler's keyword-only dependencies bound by name (cosmicpython's bootstrap)."""
+    bound: dict[type[Any], Route] = {}
+    for command_type, route in routes.items():
+        wanted = [
+            name
+            for name, parameter in inspect.signature(route.handler).parameters.items()
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+        ]
+        missing = [name for name in wanted if name not in dependencies]
+        if missing:
+            raise TypeError(f"{route.handler.__name__} needs {', '.join(missing)}, which bootstrap does not provide")
+        handler = functools.partial(route.handler, **{name: dependencies[name] for name in wanted})
+        bound[command_type] = Route(handler, route.permission, route.action)
+    return bound

@@ -1,0 +1,137 @@
+"""The unit of work: one transaction, the repositories a use case loads and saves through, after-commit hooks.
+
+The shape is cosmicpython's (`src/allocation/service_layer/unit_of_work.py`)::
+
+    async with uow_factory() as uow:
+        channel = await uow.places.channel_id(ref)
+        ...
+        await uow.commit()
+
+Leaving the block without `commit()` rolls back. Driver failures (database down, connection lost, locked)
+surface as StorageUnavailable, whether they happen inside the block or at commit. Callbacks registered with
+`after_commit` run only once the transaction is durable (caches are filled there, never from a rolled-back
+transaction). Nothing else in the core opens a transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime
+from types import TracebackType
+from typing import Self
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.database import ON_COMMIT, UNAVAILABLE, Database, is_unavailable
+from bot.domain import ChannelRef, UserRef
+from bot.errors import StorageUnavailable
+from bot.service.directory import Directory
+
+log = logging.getLogger(__name__)
+
+
+class Places:
+    """The workspace, channel and user rows behind platform ids, within one unit of work (a repository)."""
+
+    def __init__(self, session: AsyncSession, directory: Directory) -> None:
+        self._session = session
+        self._directory = directory
+
+    async def workspace_id(self, platform: str, external_id: str, now: datetime) -> int:
+        """The row id of a workspace, created on first sight."""
+        return await self._directory.workspace_id(self._session, platform, external_id, now)
+
+    async def channel_id(self, ref: ChannelRef, now: datetime) -> int:
+        """The row id of a channel, created on first sight."""
+        return await self._directory.channel_id(self._session, ref, now)
+
+    async def user_id(self, ref: UserRef, now: datetime) -> int:
+        """The row id of a user, created on first sight; the display name is kept current."""
+        return await self._directory.user_id(self._session, ref, now)
+
+
+class UnitOfWork:
+    """One transaction and what a use case reads and writes through it; rolls back unless committed."""
+
+    session: AsyncSession
+    places: Places
+
+    def __init__(self, db: Database, directory: Directory) -> None:
+        self._db = db
+        self._directory = directory
+        self._committed = False
+
+    @property
+    def dialect(self) -> str:
+        """`sqlite` or `postgresql`."""
+        return self._db.dialect
+
+    async def __aenter__(self) -> Self:
+        self.session = self._db.sessions()
+        self.places = Places(self.session, self._directory)
+        self._committed = False
+        try:
+            await self.session.begin()
+        except Exception as exc:
+            await self.session.close()
+            _raise_if_unavailable(exc)
+            raise
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        # close() rolls back whatever was not committed and detaches loaded rows without expiring them, so a
+        # use case may still read what it loaded after the block (rollback() would expire them).
+        try:
+            await self.session.close()
+        except Exception as close_exc:
+            if exc is None:
+                _raise_if_unavailable(close_exc)
+                raise
+            log.debug("closing the session failed", exc_info=True)
+        if exc is not None:
+            _raise_if_unavailable(exc)
+
+    async def commit(self) -> None:
+        """Make the work durable, then run the after-commit callbacks."""
+        try:
+            await self.session.commit()
+        except Exception as exc:
+            _raise_if_unavailable(exc)
+            raise
+        self._committed = True
+        for callback in self.session.info.pop(ON_COMMIT, ()):
+            callback()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once this unit of work has committed (never if it rolls back)."""
+        Database.after_commit(self.session, callback)
+
+
+def _raise_if_unavailable(exc: BaseException) -> None:
+    if not isinstance(exc, StorageUnavailable) and is_unavailable(exc):
+        log.warning("database unavailable: %s", exc)
+        raise StorageUnavailable(UNAVAILABLE) from exc
+
+
+UnitOfWorkFactory = Callable[[], UnitOfWork]
+"""What a use case is given: a fresh unit of work per call."""
+
+
+def unit_of_work_factory(db: Database, directory: Directory) -> UnitOfWorkFactory:
+    """A factory of units of work on this database, sharing the directory's id caches."""
+    return lambda: UnitOfWork(db, directory)
+
+
+@asynccontextmanager
+async def reading(factory: UnitOfWorkFactory, within: UnitOfWork | None) -> AsyncIterator[UnitOfWork]:
+    """Read inside `within` when the caller has a unit of work open (one use case, one transaction), else in a
+    fresh one that is rolled back at the end (a read-only view, as cosmicpython's views.py does)."""
+    if within is not None:
+        yield within
+        return
+    async with factory() as uow:
+        yield uow

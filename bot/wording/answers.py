@@ -1,0 +1,35 @@
+"""The private replies to a click and to a review answer."""
+
+from __future__ import annotations
+
+from bot.domain import AnswerOutcome, AnswerResult
+from bot.ports import Message
+from bot.wording.i18n import translate as _
+
+
+def verdict(*, correct: bool, chosen: str | None, correct_choice: str) -> str:
+    """`Correct! “…”` or `Not quite. You picked “…”; the answer is “…”.` (clicks and reviews alike)."""
+    if correct:
+        return _("Correct! “{answer}”", answer=correct_choice)
+    return _("Not quite. You picked “{chosen}”; the answer is “{answer}”.", chosen=chosen, answer=correct_choice)
+
+
+def answer_message(result: AnswerResult) -> Message:
+    """The private reply to a click."""
+    if result.outcome is AnswerOutcome.ALREADY_ANSWERED:
+        right = _("right") if result.correct else _("wrong")
+        title = _(
+            "You already answered “{chosen}” ({verdict}). Only your first answer counts.",
+            chosen=result.chosen,
+            verdict=right,
+        )
+    elif result.outcome is AnswerOutcome.CLOSED:
+        title = _("This question is closed; answers are no longer recorded.")
+        if result.chosen is not None:
+            title += _(" You answered “{chosen}”.", chosen=result.chosen)
+    else:
+        title = verdict(correct=bool(result.correct), chosen=result.chosen, correct_choice=result.correct_choice)
+    lines = [result.explanation]
+    if result.outcome is AnswerOutcome.CLOSED:
+        lines.insert(0, _("The answer: “{answer}”.", answer=result.correct_choice))
+    return Message(title=title, lines=tuple(lines))

@@ -1,0 +1,85 @@
+"""Question cards: the footer and the reveal of a closed card, as structured text adapters style."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.domain import QuestionCard
+from bot.wording.i18n import percent
+from bot.wording.i18n import translate as _
+
+CHOICE_MARKS = "123456789X"
+MAX_NAMED_WINNERS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class RevealText:
+    """The reveal of a closed card, by part, so no adapter has to slice lines by position.
+
+    `choices[i]` is the i-th shown choice with its mark and count; `answer` names the correct choice;
+    `winners` says who got it right (None when nobody answered).
+    """
+
+    choices: tuple[str, ...]
+    correct_position: int
+    answer: str
+    explanation: str
+    winners: str | None
+
+    @property
+    def lines(self) -> list[str]:
+        """Every part as plain lines, in reading order (the terminal prints these)."""
+        return [*self.choices, self.answer, self.explanation, *([self.winners] if self.winners else [])]
+
+
+def reveal_text(card: QuestionCard) -> RevealText | None:
+    """The reveal of a closed card: each choice with its count, the correct one marked, who got it right."""
+    if card.reveal is None:
+        return None
+    reveal = card.reveal
+    total = sum(reveal.counts)
+    choices = []
+    for position, (choice, count) in enumerate(zip(card.choices, reveal.counts, strict=True)):
+        mark = "✅" if position == reveal.correct_position else "▫️"
+        share = f" ({percent(count / total)})" if total else ""
+        choices.append(f"{mark} {CHOICE_MARKS[position]}. {choice} — {count}{share}")
+    winners: str | None = None
+    if reveal.correct_users:
+        names = ", ".join(reveal.correct_users[:MAX_NAMED_WINNERS])
+        extra = len(reveal.correct_users) - MAX_NAMED_WINNERS
+        more = _(" and {count} more", count=extra) if extra > 0 else ""
+        winners = _("Got it right: {names}{more}", names=names, more=more)
+    elif total:
+        winners = _("Nobody got it right this time.")
+    return RevealText(
+        choices=tuple(choices),
+        correct_position=reveal.correct_position,
+        answer=_("Answer: {answer}", answer=card.choices[reveal.correct_position]),
+        explanation=reveal.explanation,
+        winners=winners,
+    )
+
+
+def reveal_lines(card: QuestionCard) -> list[str]:
+    """The reveal as plain lines (empty for an open card)."""
+    text = reveal_text(card)
+    return text.lines if text else []
+
+
+def card_footer(card: QuestionCard) -> str:
+    """`Data Parallelism Quiz · question 3 of 8 · 4 answers`."""
+    answers = _("1 answer") if card.answer_count == 1 else _("{count} answers", count=card.answer_count)
+    state = _(" · closed") if card.is_closed else ""
+    return _(
+        "{pack} · question {number} of {count} · {answers}{state}",
+        pack=card.pack_title,
+        number=card.question_number,
+        count=card.question_count,
+        answers=answers,
+        state=state,
+    )
+
+
+def pick_hint() -> str:
+    """The line under an open card's choices."""
+    return _("Pick an answer below: only you will see whether you were right.")

@@ -1,0 +1,38 @@
+"""The one translation hook and the number words every wording module uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+Translator = Callable[[str], str]
+"""Maps an English template (with `{name}` fields) to the template in the reader's language."""
+
+
+def _identity(template: str) -> str:
+    return template
+
+
+_translator: Translator = _identity
+
+
+def use_translator(translator: Translator | None) -> None:
+    """Install a translator for every message built from now on (None restores English)."""
+    global _translator  # noqa: PLW0603 - one process-wide hook, set once at start-up
+    _translator = translator or _identity
+
+
+def translate(template: str, /, **values: object) -> str:
+    """The template in the reader's language, with `values` filled in (`translate("{n} pts", n=3)`)."""
+    text = _translator(template)
+    return text.format(**values) if values else text
+
+
+def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
+    """`1 day`, `3 days`; `plural(2, "person", "people")` -> `2 people`."""
+    word = noun if count == 1 else (plural_noun or noun + "s")
+    return f"{count} {_translator(word)}"
+
+
+def percent(value: float) -> str:
+    """0.756 -> '76%'."""
+    return f"{round(value * 100)}%"

@@ -1,0 +1,95 @@
+"""The command table and its permission check, without a database: every command has a route, and an admin-only
+route refuses a non-admin before any handler or SQL runs."""
+
+from __future__ import annotations
+
+import typing
+from types import TracebackType
+from typing import Any
+
+import pytest
+
+from bot.clock import ManualClock
+from bot.commands import AddSchedule, Command, ListPacks, RemoveSchedule, parse_command
+from bot.domain import ChannelRef, UserRef
+from bot.errors import NotAllowed
+from bot.scheduling.rules import parse_rule
+from bot.service.handlers import COMMAND_HANDLERS, Context, Permission, Reply, Route, bind_routes, check_permission
+
+CHANNEL = ChannelRef("fake", "W1", "C1")
+ALICE = UserRef("fake", "W1", "U1", "Alice")
+
+
+class FakeUnitOfWork:
+    """A unit of work that fails the test if anything touches the database through it."""
+
+    committed = False
+
+    async def __aenter__(self) -> FakeUnitOfWork:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        return None
+
+    @property
+    def session(self) -> Any:
+        raise AssertionError("this check must not need the database")
+
+    @property
+    def places(self) -> Any:
+        raise AssertionError("this check must not need the database")
+
+    async def commit(self) -> None:
+        self.committed = True
+
+
+def test_every_command_has_a_route() -> None:
+    commands = set(typing.get_args(Command))
+    assert commands == set(COMMAND_HANDLERS), commands ^ set(COMMAND_HANDLERS)
+
+
+def test_permissions_are_declared_beside_the_handlers() -> None:
+    admin_only = {kind.__name__ for kind, route in COMMAND_HANDLERS.items() if route.permission is Permission.ADMIN}
+    assert admin_only == {"AddSchedule", "RemoveSchedule", "PauseSchedule", "ResumeSchedule"}
+    for route in COMMAND_HANDLERS.values():
+        if route.permission is not Permission.ANYONE:
+            assert route.action, route  # the refusal names what was attempted
+
+
+async def test_admin_only_is_refused_for_a_member_without_touching_the_database() -> None:
+    command = RemoveSchedule(3)
+    with pytest.raises(NotAllowed, match="Only workspace admins can remove schedules; nothing was changed"):
+        await check_permission(
+            COMMAND_HANDLERS[RemoveSchedule],
+            command,
+            Context(CHANNEL, ALICE),
+            FakeUnitOfWork(),
+            ManualClock(),  # type: ignore[arg-type]
+        )
+    # An admin passes, still without a query.
+    await check_permission(
+        COMMAND_HANDLERS[AddSchedule],
+        AddSchedule(rule=parse_rule("daily 09:00")),
+        Context(CHANNEL, ALICE, is_admin=True),
+        FakeUnitOfWork(),  # type: ignore[arg-type]
+        ManualClock(),
+    )
+
+
+async def test_bind_routes_injects_dependencies_by_name_and_refuses_a_missing_one() -> None:
+    seen: list[object] = []
+
+    async def handler(command: ListPacks, context: Context, uow: Any, *, catalog: object) -> Reply:
+        seen.append(catalog)
+        from bot.ports import Message
+
+        return Reply(Message("ok"))
+
+    routes = {ListPacks: Route(handler)}
+    bound = bind_routes(routes, {"catalog": "the catalog"})
+    reply = await bound[ListPacks].handler(parse_command("packs"), Context(CHANNEL, ALICE), FakeUnitOfWork())
+    assert reply.message.title == "ok" and seen == ["the catalog"]
+    with pytest.raises(TypeError, match="needs catalog"):
+        bind_routes(routes, {})
