@@ -15,8 +15,7 @@ import logging
 import os
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -24,9 +23,7 @@ from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.config import Settings, load_settings, unknown_variables
-from bot.content.importer import parse_plain_quiz, skeleton_yaml
-from bot.content.loader import validate_paths
-from bot.content.schema import pack_json_schema
+from bot.content.cli import add_content_commands, run_content_command
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
 from bot.plugins import one_line, start_failure
@@ -52,16 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     upgrade.add_argument("revision", nargs="?", default="head")
     db.add_parser("current", help="show the schema revision of the database")
 
-    content = commands.add_parser("content", help="quiz packs").add_subparsers(dest="content_command", required=True)
-    check = content.add_parser("check", help="validate packs (default: the configured content folder)")
-    check.add_argument("paths", nargs="*", type=Path)
-    importer = content.add_parser("import", help="turn a plain-text quiz into a YAML pack skeleton")
-    importer.add_argument("source", type=Path)
-    importer.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
-    importer.add_argument("--id", dest="pack_id", help="pack id (default: from the title)")
-    schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
-    schema.add_argument("-o", "--output", type=Path)
-    schema.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
+    add_content_commands(commands)
     commands.add_parser("doctor", help="check settings, database, migrations, content and tokens")
     health = commands.add_parser("healthcheck", help="exit 0 if the running bot's /healthz says healthy")
     health.add_argument("--url", help="default: http://127.0.0.1:$QUIZBOT_HTTP_PORT/healthz")
@@ -109,35 +97,6 @@ def _settings() -> Settings:
     return load_settings()
 
 
-def _content_check(paths: list[Path]) -> int:
-    targets = paths or [_settings().content_dir]
-    packs, problems = validate_paths(targets)
-    for pack in packs:
-        print(f"ok   {pack.id}: {pack.title} ({len(pack.questions)} questions)")
-    for problem in problems:
-        print(f"FAIL {problem}", file=sys.stderr)
-    if problems:
-        print(f"{len(problems)} problem(s) found", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _content_import(source: Path, output: Path | None, pack_id: str | None) -> int:
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise QuizError(f"{source}: cannot read: {exc}") from exc
-    skeleton = skeleton_yaml(parse_plain_quiz(text, source=str(source)), pack_id=pack_id)
-    if output is None:
-        sys.stdout.write(skeleton)
-    else:
-        if output.exists():
-            raise QuizError(f"{output} exists; not overwriting it")
-        output.write_text(skeleton, encoding="utf-8")
-        print(f"wrote {output}: fill in each TODO, then run `quizbot content check {output}`", file=sys.stderr)
-    return 0
-
-
 def _write(text: str, output: Path | None) -> int:
     if output is None:
         sys.stdout.write(text)
@@ -174,17 +133,6 @@ def _check_csv_folder(folder: Path, *, force: bool) -> None:
     existing = [name for name in CSV_FILES if (folder / name).exists()]
     if existing and not force:
         raise QuizError(f"{folder} already has {', '.join(existing)}; pass --force to overwrite, or give another --out")
-
-
-@contextmanager
-def _reading(path: Path) -> Iterator[None]:
-    """Name the input file when it is not UTF-8 text (the decoder does not know which file it was reading)."""
-    try:
-        yield
-    except UnicodeDecodeError as exc:
-        raise QuizError(
-            f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8 and try again"
-        ) from exc
 
 
 async def _db(settings: Settings, command: str, revision: str) -> int:
@@ -418,14 +366,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command != "doctor":  # doctor lists them among its findings
             _warn_unknown_variables()
         if args.command == "content":
-            if args.content_command == "check":
-                return _content_check(args.paths)
-            if args.content_command == "import":
-                _check_output(args.output, force=False, flag="-o", can_force=False)
-                with _reading(args.source):
-                    return _content_import(args.source, args.output, args.pack_id)
-            _check_output(args.output, force=args.force, flag="-o")
-            return _write(json.dumps(pack_json_schema(), indent=2) + "\n", args.output)
+            return run_content_command(args, lambda: _settings().content_dir)
         if args.command == "healthcheck":
             return _healthcheck(args.url)
         if args.command == "doctor":

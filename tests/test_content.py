@@ -179,7 +179,7 @@ def test_content_check_lists_every_problem_and_exits_1(tmp_path: Path, capsys: p
     assert "bad.yaml: question q-one (#1)" in err
     assert "bad.yaml: question q-two (#2): explanation" in err
     assert "twin.yaml: pack: id: 'tiny' is already used by" in err
-    assert "3 problem(s) found" in err
+    assert "3 problems found" in err
 
 
 def test_content_check_of_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -220,7 +220,7 @@ def test_import_refuses_text_that_is_not_a_quiz(tmp_path: Path, capsys: pytest.C
 
 
 def test_import_requires_two_choices() -> None:
-    with pytest.raises(InvalidPack, match="question 1 has 1 choices"):
+    with pytest.raises(InvalidPack, match="line 2: question 1 has 1 choice; at least 2"):
         parse_plain_quiz("T\n1. Q?\n   • only\n")
 
 

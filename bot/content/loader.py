@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from bot.content.encoding import read_utf8
 from bot.content.schema import PackModel
 from bot.domain import Pack, Question
 from bot.errors import InvalidPack, UnknownPack
@@ -37,6 +38,12 @@ def _describe_location(raw: Any, loc: Sequence[int | str]) -> str:
 
 def parse_pack(text: str, *, source: str) -> Pack:
     """Validate the YAML text of one pack; `source` names it in error messages."""
+    return parse_pack_model(text, source=source).to_domain()
+
+
+def parse_pack_model(text: str, *, source: str) -> PackModel:
+    """Validate the YAML text of one pack into the schema model (which keeps pack-level flags such as
+    `verbatim_seed` that the domain pack does not carry)."""
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -54,16 +61,17 @@ def parse_pack(text: str, *, source: str) -> Pack:
             for err in exc.errors()
         ]
         raise InvalidPack("\n".join(problems), problems=problems) from exc
-    return model.to_domain()
+    return model
 
 
 def load_pack(path: Path) -> Pack:
     """Load and validate one pack file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidPack(f"{path}: cannot read: {exc}") from exc
-    return parse_pack(text, source=str(path))
+    return load_pack_model(path).to_domain()
+
+
+def load_pack_model(path: Path) -> PackModel:
+    """Load and validate one pack file into the schema model."""
+    return parse_pack_model(read_utf8(path, pack=True), source=str(path))
 
 
 def pack_files(paths: Iterable[Path]) -> Iterator[Path]:
@@ -77,7 +85,14 @@ def pack_files(paths: Iterable[Path]) -> Iterator[Path]:
 
 def validate_paths(paths: Iterable[Path]) -> tuple[list[Pack], list[str]]:
     """Validate every pack under `paths`; returns the good packs and every problem found."""
-    packs: list[Pack] = []
+    found, problems = validate_pack_files(paths)
+    return [model.to_domain() for _, model in found], problems
+
+
+def validate_pack_files(paths: Iterable[Path]) -> tuple[list[tuple[Path, PackModel]], list[str]]:
+    """Validate every pack under `paths`; returns each good pack's file and model, and every problem found."""
+    paths = list(paths)
+    packs: list[tuple[Path, PackModel]] = []
     problems: list[str] = []
     owners: dict[str, Path] = {}
     files = list(pack_files(paths))
@@ -88,15 +103,15 @@ def validate_paths(paths: Iterable[Path]) -> tuple[list[Pack], list[str]]:
             problems.append(f"{file}: no such file")
             continue
         try:
-            pack = load_pack(file)
+            model = load_pack_model(file)
         except InvalidPack as exc:
             problems.extend(exc.problems)
             continue
-        if pack.id in owners:
-            problems.append(f"{file}: pack: id: {pack.id!r} is already used by {owners[pack.id]}")
+        if model.id in owners:
+            problems.append(f"{file}: pack: id: {model.id!r} is already used by {owners[model.id]}")
             continue
-        owners[pack.id] = file
-        packs.append(pack)
+        owners[model.id] = file
+        packs.append((file, model))
     return packs, problems
 
 

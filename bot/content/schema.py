@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, ValidationInfo, field_validator
 
 from bot.domain import Pack, Question
 
@@ -20,6 +20,7 @@ Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]
 
 
 def _not_blank(value: str, what: str) -> str:
+    """Refuse a blank value and a TODO placeholder left by the importer."""
     if not value.strip():
         raise ValueError(f"{what} is blank")
     if value.lstrip().startswith(TODO_MARK):
@@ -92,7 +93,27 @@ class PackModel(BaseModel):
     title: Text
     description: str = ""
     tags: list[Tag] = Field(default_factory=list)
+    verbatim_seed: StrictBool = Field(
+        default=False,
+        description=(
+            "The questions and choices are seed text kept word for word: `quizbot content check` applies the "
+            "schema rules only and skips the quality rules for this pack (its prompts still count for "
+            "near-duplicate detection against other packs)."
+        ),
+    )
     questions: list[QuestionModel] = Field(min_length=1)
+
+    @field_validator("title")
+    @classmethod
+    def _title_filled(cls, value: str) -> str:
+        return _not_blank(value, "title")
+
+    @field_validator("description")
+    @classmethod
+    def _description_filled(cls, value: str) -> str:
+        if value.lstrip().startswith(TODO_MARK):
+            raise ValueError(f"description is still a {TODO_MARK} placeholder: write it (or leave it out)")
+        return value
 
     @field_validator("questions")
     @classmethod

@@ -1,0 +1,157 @@
+"""The `quizbot content ...` commands: check, import, export and schema. `bot.cli` only wires them in.
+
+Every handler takes the parsed arguments and a function giving the configured content folder (called only
+when a command needs it, so `content check FILE` works without settings). Errors are raised as the
+project's own errors, which `bot.cli.main` turns into one line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from bot.content.check import check_paths
+from bot.content.drafts import draft_from_model, to_yaml
+from bot.content.formats import EXPORT_FORMATS, IMPORT_FORMATS, export_text, import_file
+from bot.content.loader import PACK_SUFFIXES, load_pack_model, validate_pack_files
+from bot.content.output import write_new_file
+from bot.content.quality import plural
+from bot.content.schema import PackModel, pack_json_schema
+from bot.errors import ConfigError, QuizError
+
+ContentDir = Callable[[], Path]
+
+
+def add_content_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `content` and its subcommands to the `quizbot` parser."""
+    content = commands.add_parser("content", help="quiz packs").add_subparsers(dest="content_command", required=True)
+    check = content.add_parser(
+        "check", help="validate packs (default: the configured content folder) and report quality warnings"
+    )
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="pack files or folders")
+    check.add_argument("--strict", action="store_true", help="fail on quality warnings too (not on seed packs)")
+    check.add_argument(
+        "--against",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="packs to look for near-duplicate prompts in, without checking them (default: the content folder)",
+    )
+    importer = content.add_parser(
+        "import", help="turn a quiz file (text, GIFT, Aiken, Open Trivia DB JSON, CSV) into a YAML pack skeleton"
+    )
+    importer.add_argument("source", type=Path, metavar="FILE")
+    importer.add_argument(
+        "--format", choices=IMPORT_FORMATS, help="the format of FILE (default: from its extension and content)"
+    )
+    importer.add_argument("-o", "--output", type=Path, metavar="OUT", help="write here instead of standard output")
+    importer.add_argument(
+        "--id", dest="pack_id", metavar="ID", help="pack id (default: the file's, or from its title or name)"
+    )
+    importer.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    exporter = content.add_parser("export", help="write a pack as GIFT or CSV (importing that gives the pack back)")
+    exporter.add_argument("pack", metavar="PACK", help="a pack id in the content folder, or a YAML pack file")
+    exporter.add_argument("--format", choices=EXPORT_FORMATS, help="default: from the extension of OUT")
+    exporter.add_argument("-o", "--output", type=Path, metavar="OUT", help="write here instead of standard output")
+    exporter.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
+    schema.add_argument("-o", "--output", type=Path)
+    schema.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
+
+
+def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> int:
+    """Run the parsed `content` subcommand; returns the exit status."""
+    if args.content_command == "check":
+        return content_check(args.paths, content_dir, strict=args.strict, against=args.against)
+    if args.content_command == "import":
+        return content_import(args.source, args.format, args.output, pack_id=args.pack_id, force=args.force)
+    if args.content_command == "export":
+        return content_export(args.pack, args.format, args.output, content_dir, force=args.force)
+    text = json.dumps(pack_json_schema(), indent=2) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_new_file(args.output, text, force=args.force)
+    return 0
+
+
+def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, against: list[Path] | None) -> int:
+    """`content check`: `ok` lines on stdout; FAIL and WARN lines and the counts on stderr; 1 if it fails."""
+    if not paths:
+        targets, references = [content_dir()], against or []
+    else:
+        targets, references = paths, against or []
+        if against is None:
+            try:
+                references = [content_dir()]
+            except ConfigError as exc:
+                print(f"note: prompts not compared with the content folder: {exc}", file=sys.stderr)
+    report = check_paths(targets, against=references)
+    for pack in report.packs:
+        print(f"ok   {pack.summary()}")
+    for problem in report.problems:
+        print(f"FAIL {problem}", file=sys.stderr)
+    for warning in report.warnings:
+        print(f"WARN {warning.line()}", file=sys.stderr)
+    if report.problems:
+        print(f"{plural(len(report.problems), 'problem')} found", file=sys.stderr)
+    if report.warnings:
+        consequence = "failing with --strict" if strict else "--strict would fail on them"
+        print(f"{plural(len(report.warnings), 'warning')}: {consequence}", file=sys.stderr)
+    return 1 if report.failed(strict=strict) else 0
+
+
+def content_import(source: Path, fmt: str | None, output: Path | None, *, pack_id: str | None, force: bool) -> int:
+    """`content import`: the YAML skeleton to OUT (or stdout); skipped questions and what to do on stderr."""
+    result = import_file(source, fmt, pack_id=pack_id)
+    skeleton = to_yaml(result.pack, origin=source.name, fmt=result.format)
+    for skipped in result.skipped:
+        print(f"skipped {skipped.message()}", file=sys.stderr)
+    if output is None:
+        sys.stdout.write(skeleton)
+        return 0
+    write_new_file(output, skeleton, force=force)
+    blanks = result.pack.blanks()
+    todo = f"fill in {plural(blanks, 'TODO blank')}, then run" if blanks else "now run"
+    imported = plural(len(result.pack.questions), "question")
+    skipped_count = f", {len(result.skipped)} skipped" if result.skipped else ""
+    print(
+        f"wrote {output}: {imported} from {result.format}{skipped_count}; {todo} `quizbot content check {output}`",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def content_export(pack: str, fmt: str | None, output: Path | None, content_dir: ContentDir, *, force: bool) -> int:
+    """`content export`: a pack (by id from the content folder, or a YAML file) as GIFT or CSV."""
+    if fmt is None:
+        suffix = output.suffix.casefold() if output is not None else ""
+        fmt = {".gift": "gift", ".csv": "csv"}.get(suffix)
+        if fmt is None:
+            raise QuizError("give --format gift or --format csv (or an OUT ending in .gift or .csv)")
+    text = export_text(draft_from_model(find_pack(pack, content_dir)), fmt)
+    if output is None:
+        sys.stdout.write(text)
+        return 0
+    write_new_file(output, text, force=force)
+    print(f"wrote {output}: the pack as {fmt}", file=sys.stderr)
+    return 0
+
+
+def find_pack(pack: str, content_dir: ContentDir) -> PackModel:
+    """The pack named on the command line: a YAML file when it looks like a path, else an id in the content folder."""
+    path = Path(pack)
+    if path.suffix in PACK_SUFFIXES or path.exists() or "/" in pack or "\\" in pack:
+        if not path.is_file():
+            raise QuizError(f"{path}: no such pack file")
+        return load_pack_model(path)
+    folder = content_dir()
+    found, _ = validate_pack_files([folder])
+    for _, model in found:
+        if model.id == pack:
+            return model
+    known = ", ".join(model.id for _, model in found) or "none"
+    raise QuizError(f"there is no valid pack called {pack!r} in {folder}; packs: {known}")

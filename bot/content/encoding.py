@@ -1,0 +1,30 @@
+"""Reading quiz files as UTF-8, with one clear line when a file is not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.errors import InvalidPack
+
+
+def read_utf8(path: Path, *, pack: bool = False) -> str:
+    """The text of `path` decoded as UTF-8 (a byte order mark dropped), or InvalidPack naming the first bad byte.
+
+    An input to import says `FILE is not UTF-8 text (...)`; a pack (`pack`) says `FILE: cannot read: ...`, as
+    every other problem of a pack file starts with the file.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidPack(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        where = f"byte 0x{data[exc.start]:02x} at line {line}, column {column}"
+        if pack:
+            message = f"{path}: cannot read: not utf-8 text ({where}); save it as UTF-8"
+        else:
+            message = f"{path} is not UTF-8 text ({where}); save it as UTF-8 and try again"
+        raise InvalidPack(message) from exc

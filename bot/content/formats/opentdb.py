@@ -1,0 +1,86 @@
+"""Open Trivia DB: the JSON the API returns (`{"response_code": 0, "results": [...]}`).
+
+HTML entities are decoded; each question's category becomes a tag and its difficulty is kept. The API gives
+the correct answer apart from the incorrect ones, so the choices are laid out with the correct one at a
+rotating position (record 1 first, record 2 second, ...: balanced for `answer-balance`), the incorrect ones
+in their given order around it. True/false questions get the choices True, False in that order.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from bot.content.drafts import DraftQuestion, build_question, refuse
+
+RESPONSE_CODES = {
+    1: "no results: the API could not return that many questions",
+    2: "invalid parameter",
+    3: "session token not found",
+    4: "session token exhausted: every question was returned already",
+    5: "rate limit: too many requests",
+}
+
+
+def parse(text: str, *, source: str) -> tuple[list[DraftQuestion], str | None]:
+    """Read Open Trivia DB JSON: its questions (ids not yet assigned) and the category, if all share one."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise refuse(source, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise refuse(source, "line 1", 'expected an object like {"response_code": 0, "results": [...]}')
+    code = data.get("response_code", 0)
+    if code != 0:
+        reason = RESPONSE_CODES.get(code, "an error") if isinstance(code, int) else "not a number"
+        raise refuse(source, "response_code", f"{code!r} ({reason}); nothing to import")
+    questions: list[DraftQuestion] = []
+    categories: set[str] = set()
+    for number, record in enumerate(data["results"], start=1):
+        where = f"record {number}"
+        if not isinstance(record, dict):
+            raise refuse(source, where, "a result must be an object with type, question, correct_answer...")
+        kind = _field(record, "type", source, where)
+        prompt = _field(record, "question", source, where)
+        correct = _field(record, "correct_answer", source, where)
+        incorrect = record.get("incorrect_answers")
+        if not isinstance(incorrect, list) or not all(isinstance(item, str) for item in incorrect):
+            raise refuse(source, where, "incorrect_answers must be a list of texts")
+        wrong = [html.unescape(item) for item in incorrect]
+        category = html.unescape(record["category"]) if isinstance(record.get("category"), str) else ""
+        difficulty = record.get("difficulty")
+        if difficulty is not None and not isinstance(difficulty, str):
+            raise refuse(source, where, "difficulty must be easy, medium or hard")
+        if kind == "boolean":
+            if correct.casefold() not in ("true", "false"):
+                raise refuse(source, where, f"correct_answer {correct!r} of a boolean question is not True or False")
+            choices, answer = ["True", "False"], 1 if correct.casefold() == "true" else 2
+        elif kind == "multiple":
+            slot = (number - 1) % (len(wrong) + 1)
+            choices = [*wrong[:slot], correct, *wrong[slot:]]
+            answer = slot + 1
+        else:
+            raise refuse(source, where, f"type {kind!r} is not multiple or boolean")
+        categories.add(category)
+        questions.append(
+            build_question(
+                source=source,
+                where=where,
+                line=number,
+                prompt=prompt,
+                choices=choices,
+                answer=answer,
+                tags=[category] if category else [],
+                difficulty=difficulty,
+            )
+        )
+    title = next(iter(categories)) if len(categories) == 1 and "" not in categories else None
+    return questions, title
+
+
+def _field(record: dict[str, Any], name: str, source: str, where: str) -> str:
+    value = record.get(name)
+    if not isinstance(value, str):
+        raise refuse(source, where, f"{name} is missing or not a text")
+    return html.unescape(value)

@@ -1,0 +1,194 @@
+"""CSV with a header row: one question per row, the shape of a spreadsheet (see content/templates/).
+
+Columns (names are case-insensitive; spaces and hyphens count as underscores; any order):
+
+- `question` (or `prompt`): required.
+- choices: `choice1` ... `choice10` (or `option1`..., `answer1`...), or `a` ... `j` (or `choice_a`...), without
+  gaps; a row may leave its last choices empty.
+- `correct` (or `answer`, `correct_answer`): the number of the right choice (1-based), its letter (A-J), or its
+  text; a number or letter wins over a choice with that text. Empty: a TODO blank.
+- `id`, `explanation` (or `feedback`), `tags` (comma-, semicolon- or space-separated), `difficulty`
+  (easy, medium, hard), `references` (URLs separated by spaces or line breaks): optional.
+- `pack_id`, `pack_title`, `pack_description`, `pack_tags`, `pack_verbatim_seed`: optional, about the whole
+  pack; filled in on one row (the export uses the first), the same or empty on the others.
+
+The delimiter is whichever of `,` `;` or tab the header uses most; a UTF-8 byte order mark is ignored.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+
+from bot.content.drafts import DraftPack, DraftQuestion, build_question, refuse
+from bot.content.schema import TODO_MARK
+
+PACK_COLUMNS = ("pack_id", "pack_title", "pack_description", "pack_tags", "pack_verbatim_seed")
+_ALIASES = {
+    "id": "id",
+    "question_id": "id",
+    "question": "question",
+    "prompt": "question",
+    "question_text": "question",
+    "correct": "correct",
+    "answer": "correct",
+    "correct_answer": "correct",
+    "correct_choice": "correct",
+    "explanation": "explanation",
+    "feedback": "explanation",
+    "tags": "tags",
+    "tag": "tags",
+    "difficulty": "difficulty",
+    "references": "references",
+    "reference": "references",
+    "refs": "references",
+} | {name: name for name in PACK_COLUMNS}
+_NUMBERED = re.compile(r"^(?:choice|option|answer)_?(\d{1,2})$")
+_LETTERED = re.compile(r"^(?:(?:choice|option)_?)?([a-j])$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    index: dict[str, int]
+    choices: list[int]  # column index of choice 1, 2, ...
+    width: int
+
+
+def parse(text: str, *, source: str) -> tuple[list[DraftQuestion], dict[str, str], dict[str, int]]:
+    """Read a CSV pack: its questions (ids may be blank), the pack columns' values and the line of each."""
+    delimiter = _delimiter(text)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows: list[tuple[int, list[str]]] = []
+    previous = 0
+    try:
+        for row in reader:
+            rows.append((previous + 1, row))
+            previous = reader.line_num
+    except csv.Error as exc:
+        raise refuse(source, f"line {previous + 1}", f"not valid CSV: {exc}") from exc
+    rows = [(line, row) for line, row in rows if any(cell.strip() for cell in row)]
+    if not rows:
+        raise refuse(source, "line 1", "the file is empty: expected a header row (question, choice1, choice2, ...)")
+    header_line, header = rows[0]
+    columns = _columns(header, source, f"line {header_line}")
+    questions: list[DraftQuestion] = []
+    pack: dict[str, str] = {}
+    pack_lines: dict[str, int] = {}
+    for line, row in rows[1:]:
+        where = f"line {line}"
+        if len(row) > columns.width and any(cell.strip() for cell in row[columns.width :]):
+            raise refuse(source, where, f"{len(row)} cells, but the header has {columns.width} columns")
+        cells = row + [""] * (columns.width - len(row))
+
+        def cell(name: str, cells: list[str] = cells) -> str:
+            """The stripped value of a column of this row, empty when the header has no such column."""
+            return cells[columns.index[name]].strip() if name in columns.index else ""
+
+        for name in PACK_COLUMNS:
+            value = cell(name)
+            if not value:
+                continue
+            if name in pack and pack[name] != value:
+                raise refuse(source, where, f"{name} {value!r} differs from {pack[name]!r} on line {pack_lines[name]}")
+            pack[name], pack_lines[name] = value, line
+        choices = [cells[index].strip() for index in columns.choices]
+        while choices and not choices[-1]:
+            choices.pop()
+        if "" in choices:
+            raise refuse(source, where, f"choice {choices.index('') + 1} is empty but a later choice is not")
+        questions.append(
+            build_question(
+                source=source,
+                where=where,
+                line=line,
+                prompt=cell("question"),
+                choices=choices,
+                answer=_answer(cell("correct"), choices, source, where),
+                explanation=cell("explanation") or None,
+                tags=re.split(r"[,;\s]+", cell("tags")),
+                difficulty=cell("difficulty") or None,
+                references=re.split(r"\s+|[,;](?=\s)", cell("references")),
+                question_id=cell("id"),
+            )
+        )
+    return questions, pack, pack_lines
+
+
+def _delimiter(text: str) -> str:
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    counts = {delimiter: first.count(delimiter) for delimiter in (",", ";", "\t")}
+    return max(counts, key=lambda d: (counts[d], d == ","))
+
+
+def _columns(header: list[str], source: str, where: str) -> _Columns:
+    index: dict[str, int] = {}
+    choices: dict[int, int] = {}
+    for position, raw in enumerate(header):
+        name = re.sub(r"[\s-]+", "_", raw.strip().casefold())
+        if not name:
+            continue
+        numbered, lettered = _NUMBERED.match(name), _LETTERED.match(name)
+        if numbered or lettered:
+            number = int(numbered[1]) if numbered else ord(lettered[1]) - ord("a") + 1  # type: ignore[index]
+            if number in choices:
+                raise refuse(source, where, f"column {raw.strip()!r} is a second column for choice {number}")
+            choices[number] = position
+            continue
+        if name not in _ALIASES:
+            known = "question, choice1..choice10 (or a..j), correct, id, explanation, tags, difficulty, references, "
+            raise refuse(source, where, f"unknown column {raw.strip()!r}; the columns are {known}pack_id...")
+        canonical = _ALIASES[name]
+        if canonical in index:
+            raise refuse(source, where, f"column {raw.strip()!r} repeats the {canonical} column")
+        index[canonical] = position
+    if "question" not in index:
+        raise refuse(source, where, "no question column: the header needs question, choice1, choice2, ... correct")
+    if len(choices) < 2:
+        raise refuse(source, where, "fewer than 2 choice columns (choice1, choice2, ... or a, b, ...)")
+    for number in range(1, len(choices) + 1):
+        if number not in choices:
+            raise refuse(source, where, f"the choice columns skip choice {number}")
+    return _Columns(index, [choices[n] for n in range(1, len(choices) + 1)], len(header))
+
+
+def _answer(value: str, choices: list[str], source: str, where: str) -> int | None:
+    """A number, then a letter, then the text of a choice; empty is unknown (a TODO blank)."""
+    if not value:
+        return None
+    if value.isdigit() and 1 <= int(value) <= len(choices):
+        return int(value)
+    if len(value) == 1 and value.isalpha() and 1 <= ord(value.upper()) - ord("A") + 1 <= len(choices):
+        return ord(value.upper()) - ord("A") + 1
+    matches = [n for n, choice in enumerate(choices, start=1) if choice.casefold() == value.casefold()]
+    if len(matches) == 1:
+        return matches[0]
+    last = chr(ord("A") + len(choices) - 1)
+    raise refuse(
+        source, where, f"correct {value!r} is not a choice number (1-{len(choices)}), letter (A-{last}) or choice text"
+    )
+
+
+def dump(pack: DraftPack) -> str:
+    """The pack as CSV with a header row, so that `parse` gives it back (pack columns on the first row)."""
+    width = max(2, *(len(q.choices) for q in pack.questions))
+    header = ["id", "question", *(f"choice{n}" for n in range(1, width + 1)), "correct", "explanation"]
+    header += ["tags", "difficulty", "references", "pack_id", "pack_title", "pack_description", "pack_tags"]
+    if pack.verbatim_seed:
+        header.append("pack_verbatim_seed")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for number, question in enumerate(pack.questions):
+        row = [question.id, question.prompt, *question.choices, *[""] * (width - len(question.choices))]
+        row += [str(question.answer) if question.answer is not None else "", question.explanation or ""]
+        row += [", ".join(question.tags), question.difficulty or "", " ".join(question.references)]
+        if number == 0:
+            description = pack.description if pack.description is not None else f"{TODO_MARK}: describe the pack"
+            row += [pack.id, pack.title or "", description, ", ".join(pack.tags)]
+            row += ["true"] if pack.verbatim_seed else []
+        else:
+            row += [""] * (len(header) - len(row))
+        writer.writerow(row)
+    return out.getvalue()
