@@ -350,7 +350,7 @@ def _parse_create(args: list[str]) -> Command:
         option = option.casefold()
         if option == "start" and value:
             start = start_date(value)
-        elif option == "packs" and value:
+        elif option in {"packs", "curriculum"} and value:  # a curriculum's id expands to its packs (the catalog's)
             packs = curriculum(value.split(","))
             if not packs:
                 raise CommandError("`packs:` needs pack ids, e.g. `packs:data-parallelism,model-pipeline-parallelism`.")

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from bot.content.curricula import Curriculum, load_curricula
 from bot.content.encoding import read_utf8
 from bot.content.schema import PackModel
 from bot.domain import Pack, Question
@@ -120,6 +121,7 @@ class Catalog:
     """The loaded packs, by id, in a stable order."""
 
     packs: tuple[Pack, ...]
+    curricula: tuple[Curriculum, ...] = ()
 
     def get(self, pack_id: str) -> Pack:
         """The pack with this id, or UnknownPack listing the ones there are."""
@@ -128,6 +130,12 @@ class Catalog:
                 return pack
         known = ", ".join(p.id for p in self.packs) or "none"
         raise UnknownPack(f"There is no pack called `{pack_id}`. Packs: {known}.")
+
+    def expand(self, names: Sequence[str]) -> list[str]:
+        """Pack ids, with each curriculum id among them replaced by its packs in order (duplicates dropped)."""
+        curricula = {curriculum.id: curriculum.packs for curriculum in self.curricula}
+        expanded = [pack for name in names for pack in curricula.get(name, (name,))]
+        return list(dict.fromkeys(expanded))
 
     def question(self, pack_id: str, key: str) -> Question | None:
         """A question by pack and stable id."""
@@ -142,5 +150,6 @@ def load_catalog(directory: Path) -> Catalog:
     packs, problems = validate_paths([directory])
     if problems:
         raise InvalidPack("\n".join(problems), problems=problems)
-    log.info("loaded %d packs from %s", len(packs), directory)
-    return Catalog(packs=tuple(packs))
+    curricula = load_curricula(directory, {pack.id for pack in packs})
+    log.info("loaded %d packs and %d curricula from %s", len(packs), len(curricula), directory)
+    return Catalog(packs=tuple(packs), curricula=curricula)

@@ -91,7 +91,7 @@ class CohortService:
         self, uow: UnitOfWork, channel: ChannelRef, creator: UserRef, *, name: str, start: date | None, packs: list[str]
     ) -> CohortView:
         """Create a cohort in the channel's workspace; packs default to every loaded pack, start to today."""
-        curriculum = packs or [pack.id for pack in self.catalog.packs]
+        curriculum = self.catalog.expand(packs) if packs else [pack.id for pack in self.catalog.packs]
         for pack_id in curriculum:
             self.catalog.get(pack_id)  # UnknownPack lists the packs there are
         now = self.clock.now()

@@ -1,0 +1,64 @@
+"""Curricula: an ordered list of packs for a cohort, one YAML file each under `<content>/curricula/`.
+
+    id: ml-infrastructure-onboarding
+    title: ML infrastructure onboarding
+    description: ...
+    packs: [data-parallelism, collective-communication, ...]
+
+`/quiz cohort create NAME packs:ml-infrastructure-onboarding` (or `curriculum:ml-infrastructure-onboarding`) puts a
+cohort on it; a curriculum's id may stand among pack ids and expands to its packs in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bot.content.schema import Slug, Text
+from bot.errors import InvalidPack
+
+CURRICULA_FOLDER = "curricula"
+
+
+class CurriculumModel(BaseModel):
+    """A curriculum file: id, title, description, and its packs in teaching order."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    id: Slug
+    title: Text
+    description: str = ""
+    packs: list[Slug] = Field(min_length=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Curriculum:
+    """Packs in the order a cohort walks them."""
+
+    id: str
+    title: str
+    description: str
+    packs: tuple[str, ...]
+
+
+def load_curricula(directory: Path, pack_ids: set[str]) -> tuple[Curriculum, ...]:
+    """Every curriculum under `directory/curricula/`, each naming only loaded packs; InvalidPack names the file."""
+    folder = directory / CURRICULA_FOLDER
+    if not folder.is_dir():
+        return ()
+    found: list[Curriculum] = []
+    for path in sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()):
+        try:
+            model = CurriculumModel.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, ValidationError) as exc:
+            first = exc.errors()[0] if isinstance(exc, ValidationError) else None
+            where = ".".join(str(part) for part in first["loc"]) + ": " + first["msg"] if first else str(exc)
+            raise InvalidPack(f"{path}: curriculum: {where}") from exc
+        missing = [pack for pack in model.packs if pack not in pack_ids]
+        if missing:
+            raise InvalidPack(f"{path}: curriculum {model.id}: no such pack: {', '.join(missing)}")
+        found.append(Curriculum(model.id, model.title, model.description, tuple(dict.fromkeys(model.packs))))
+    return tuple(found)
