@@ -5,12 +5,12 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 DEV_INSTALLED := $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck pytest install clean
+.PHONY: run test lint typecheck content pytest install clean
 
 run: $(INSTALLED)
 	$(BIN)/quizbot run
 
-test: $(DEV_INSTALLED) lint typecheck pytest
+test: $(DEV_INSTALLED) lint typecheck content pytest
 
 install: $(INSTALLED)
 
@@ -32,6 +32,10 @@ lint: $(DEV_INSTALLED)
 
 typecheck: $(DEV_INSTALLED)
 	$(BIN)/mypy
+
+# Every shipped pack passes the quality rules too (the two verbatim seed packs are checked for structure only).
+content: $(INSTALLED)
+	$(BIN)/quizbot content check --strict
 
 pytest: $(DEV_INSTALLED)
 	$(BIN)/python -m pytest -q
