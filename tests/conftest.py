@@ -159,3 +159,16 @@ def channel() -> ChannelRef:
 def make_user(name: str, workspace: str = "W1") -> UserRef:
     """A user on the fake platform."""
     return UserRef(platform="fake", workspace_id=workspace, user_id=f"U-{name}", display_name=name)
+
+
+DATABASE_FIXTURES = {"database_url", "postgres_template", "sqlite_template", "runtime", "settings"}
+UNIT_TIER = Path(__file__).resolve().parent / "unit"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The unit tier runs without a database: a test there that asks for one is a collection error."""
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(UNIT_TIER):
+            wanted = DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+            if wanted:
+                raise pytest.UsageError(f"{item.nodeid} is in tests/unit but uses {', '.join(sorted(wanted))}")

@@ -15,7 +15,7 @@ from bot.content.importer import parse_plain_quiz, skeleton_yaml
 from bot.content.loader import parse_pack
 from bot.errors import InvalidPack
 from tests.conftest import CONTENT, REPO
-from tests.test_curriculum import CURRICULUM_ANSWER_KEY
+from tests.unit.test_curriculum import CURRICULUM_ANSWER_KEY
 
 SEEDS = REPO / "tests" / "data" / "seeds"  # copies of ../shared/seeds, the source texts of the packs
 SHIPPED = sorted(CONTENT.glob("*.yaml"))

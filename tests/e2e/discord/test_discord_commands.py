@@ -52,11 +52,11 @@ from bot.runtime import Runtime
 from bot.scheduling.rules import parse_rule
 from bot.service.app import Context, Invocation, Reply, error_reply
 from bot.wording.errors import unexpected
-from tests.conftest import CONTENT
+from tests.conftest import CONTENT, REPO
 from tests.discord_support import serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 
-ADAPTER_DIR = Path(__file__).resolve().parents[1] / "adapters" / "discord"
+ADAPTER_DIR = REPO / "adapters" / "discord"
 MANAGE_SERVER = 1 << 5
 
 
