@@ -36,6 +36,7 @@ from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.directory import Directory
 from bot.service.facade import AdapterHost
+from bot.service.flags import FlagService
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
@@ -114,7 +115,15 @@ async def build_runtime(
         platforms = PlatformRegistry()
         directory = Directory(default_timezone=settings.timezone)
         uow = unit_of_work_factory(db, directory)
-        quiz = QuizService(uow=uow, catalog=catalog, platforms=platforms, clock=clock, rng=rng, metrics=metrics)
+        quiz = QuizService(
+            uow=uow,
+            catalog=catalog,
+            platforms=platforms,
+            clock=clock,
+            rng=rng,
+            metrics=metrics,
+            pause_threshold=settings.flag_pause_threshold,
+        )
         await quiz.sync_content()
     except BaseException:
         await db.dispose()
@@ -135,6 +144,7 @@ async def build_runtime(
         review=ReviewService(uow=uow, clock=clock, rng=rng),
         reports=ReportService(uow=uow, stats=stats, clock=clock),
         schedules=schedules,
+        flags=FlagService(clock=clock, threshold=settings.flag_pause_threshold),
     )
     ticker = Ticker(
         db=db,

@@ -1,0 +1,224 @@
+"""Flags on questions: the "Report a problem" button, `/quiz flag`, `/quiz flags` and `quizbot content flags`.
+
+Reasons and names are people's own text: they are shown as `visible_line`s in quotes (no control or invisible
+characters), and each adapter escapes them for its markup like any other text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.domain.flags import FlaggedQuestion, FlagOutcome, FlagResult, FlagsCleared, visible_line
+from bot.ports import Message
+from bot.wording.i18n import percent, plural
+from bot.wording.i18n import translate as _
+
+REASONS_SHOWN = 5
+"""Reasons listed per question in chat; the rest are counted."""
+PROMPT_WIDTH = 90
+CLEAR_USAGE = "/quiz flags clear PACK/QUESTION"
+
+
+def _short(text: str, width: int = PROMPT_WIDTH) -> str:
+    flat = visible_line(text)
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def _ref(pack_id: str, key: str) -> str:
+    return f"{pack_id}/{key}"
+
+
+# --- the button and the hint -------------------------------------------------------------------------------
+
+
+def report_button() -> str:
+    """The label of the button under a private answer reply."""
+    return _("Report a problem")
+
+
+def report_hint() -> str:
+    """Where there is no button (the terminal): how to report a problem with the question just answered."""
+    return _("Something wrong with this question? `/quiz flag REASON` reports it.")
+
+
+# --- /quiz flag ---------------------------------------------------------------------------------------------
+
+
+def flag_message(result: FlagResult) -> Message:
+    """The private reply to a flag: recorded (or updated, or already there), on which question, and what next."""
+    question = _("“{prompt}” ({ref})", prompt=_short(result.prompt), ref=_ref(result.pack_id, result.key))
+    reason = _("Your reason: “{reason}”", reason=result.reason) if result.reason else None
+    if result.outcome is FlagOutcome.ALREADY_FLAGGED:
+        title = _("You have already reported this question; your report stands.")
+        lines = [question, reason or _("To add a reason, type `/quiz flag REASON`.")]
+    elif result.outcome is FlagOutcome.REASON_UPDATED:
+        title = _("Your report on this question now has your new reason.")
+        lines = [question, reason or ""]
+    else:
+        title = _("Thanks, your report is recorded.")
+        lines = [question, reason or _("Tell us what is wrong with `/quiz flag REASON` (it is added to this report).")]
+    if result.paused:
+        lines.append(
+            _(
+                "{people} reported it, so it is out of rotation here until an admin reviews it.",
+                people=plural(result.open_flags, "person", "people"),
+            )
+        )
+    return Message(title, tuple(line for line in lines if line))
+
+
+def nothing_to_flag() -> str:
+    """`/quiz flag` in a channel with no question yet."""
+    return _("There is no question here to report yet. Answer one first, or post one with `/quiz now`.")
+
+
+# --- /quiz flags --------------------------------------------------------------------------------------------
+
+
+def _question_lines(question: FlaggedQuestion, *, everywhere: bool, reasons: int | None) -> list[str]:
+    state = []
+    if question.paused:
+        where = _(" in {n}", n=plural(question.paused_in, "workspace")) if everywhere else ""
+        state.append(_("paused{where}", where=where))
+    if not question.active:
+        state.append(_("no longer in its pack"))
+    accuracy = (
+        _(
+            "{accuracy} right ({answers})",
+            accuracy=percent(question.accuracy),
+            answers=plural(question.answered, "answer"),
+        )
+        if question.answered
+        else _("no answers yet")
+    )
+    head = _(
+        "{ref} · {title} #{number} · flagged by {people} · {accuracy}",
+        ref=_ref(question.pack_id, question.key),
+        title=_short(question.pack_title, 60),
+        number=question.number,
+        people=plural(question.flags, "person", "people"),
+        accuracy=accuracy,
+    )
+    lines = [head + "".join(f" · {word}" for word in state), _("  “{prompt}”", prompt=_short(question.prompt))]
+    shown = question.reasons if reasons is None else question.reasons[:reasons]
+    for flag in shown:
+        said = _("“{reason}”", reason=flag.reason) if flag.reason else _("(no reason given)")
+        lines.append(
+            _(
+                "  – {name}, {day}: {said}",
+                name=_short(flag.name, 60) or "?",
+                day=flag.flagged_at.date().isoformat(),
+                said=said,
+            )
+        )
+    if len(question.reasons) > len(shown):
+        lines.append(_("  … and {n} more", n=len(question.reasons) - len(shown)))
+    return lines
+
+
+def listing_message(questions: Sequence[FlaggedQuestion], *, threshold: int) -> Message:
+    """`/quiz flags` (admins): the workspace's flagged questions, most flagged first, and how to clear one."""
+    if not questions:
+        return Message(_("No flagged questions."), (_("People report a problem with the button under their answer."),))
+    lines: list[str] = []
+    for question in questions:
+        lines += _question_lines(question, everywhere=False, reasons=REASONS_SHOWN)
+    lines.append(
+        _(
+            "A question reported by {people} is paused here. After fixing or checking it: `{usage}`.",
+            people=plural(threshold, "person", "people"),
+            usage=CLEAR_USAGE,
+        )
+    )
+    return Message(_("Flagged questions ({n})", n=len(questions)), tuple(lines))
+
+
+def authors_message(questions: Sequence[FlaggedQuestion], *, threshold: int, scope: str) -> Message:
+    """`quizbot content flags`: the same for pack authors, every reason, with the pack and question ids to edit."""
+    if not questions:
+        return Message(_("No flagged questions in {scope}.", scope=scope))
+    lines: list[str] = []
+    for question in questions:
+        lines += _question_lines(question, everywhere=True, reasons=None)
+    lines.append(
+        _(
+            "Edit the question (pack id/question id above) in its pack file and check it with `quizbot content "
+            "check`; an admin then clears its flags in chat with `{usage}`. Paused: reported by {people} in a "
+            "workspace.",
+            usage=CLEAR_USAGE,
+            people=plural(threshold, "person", "people"),
+        )
+    )
+    return Message(_("Flagged questions in {scope} ({n})", scope=scope, n=len(questions)), tuple(lines))
+
+
+def cleared_message(result: FlagsCleared) -> Message:
+    """`/quiz flags clear PACK/QUESTION`."""
+    ref = _ref(result.pack_id, result.key)
+    prompt = (_("“{prompt}”", prompt=_short(result.prompt)),)
+    if not result.cleared:
+        return Message(_("{ref} has no open flags here; nothing changed.", ref=ref), prompt)
+    flags = plural(result.cleared, "flag")
+    return Message(_("Cleared {flags} on {ref}: it is back in rotation here.", flags=flags, ref=ref), prompt)
+
+
+def unknown_question(pack_id: str, key: str) -> str:
+    """`/quiz flags clear` naming a question that does not exist."""
+    return _("There is no question {ref}. `/quiz flags` lists the flagged ones.", ref=_ref(pack_id, key))
+
+
+def all_paused(packs: Sequence[str]) -> str:
+    """`/quiz now` (or a schedule) when every question it could post is paused by flags."""
+    return _(
+        "Every question of {packs} is paused because people reported problems with them; an admin can review "
+        "them with `/quiz flags`.",
+        packs=", ".join(packs),
+    )
+
+
+# --- the grammar --------------------------------------------------------------------------------------------
+
+
+def not_a_question(text: str) -> str:
+    """`/quiz flags clear` given something that is not `PACK/QUESTION`."""
+    return _(
+        "`{text}` is not a question: write its pack id and question id as `PACK/QUESTION`, e.g. "
+        "`data-parallelism/dp-1` (`/quiz flags` lists them).",
+        text=text,
+    )
+
+
+def which_question_to_clear() -> str:
+    """`/quiz flags clear` without a question."""
+    return _(
+        "Say which question to clear: `{usage}`, e.g. `/quiz flags clear data-parallelism/dp-1`.",
+        usage=CLEAR_USAGE,
+    )
+
+
+def not_a_flags_action(word: str) -> str:
+    """`/quiz flags WORD` for a word that is not an action."""
+    return _("`{word}` is not a flags action. Try `/quiz flags` or `{usage}`.", word=word, usage=CLEAR_USAGE)
+
+
+# --- the report ---------------------------------------------------------------------------------------------
+
+
+def report_lines(questions: Sequence[FlaggedQuestion], limit: int = 3) -> list[str]:
+    """The flagged questions in `/quiz report`: most flagged first, with their accuracy."""
+    if not questions:
+        return []
+    lines = [_("Flagged by people as wrong:")]
+    for question in questions[:limit]:
+        lines.append(
+            _(
+                "  {flags} · {accuracy} right: {prompt} ({ref})",
+                flags=plural(question.flags, "flag"),
+                accuracy=percent(question.accuracy),
+                prompt=_short(question.prompt, 70),
+                ref=_ref(question.pack_id, question.key),
+            )
+        )
+    if len(questions) > limit:
+        lines.append(_("  … and {n} more: `/quiz flags`", n=len(questions) - limit))
+    return lines
