@@ -25,6 +25,7 @@ from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionR
 from bot.domain import ChannelRef, PostSource, QuestionKey, UserRef
 from bot.errors import QuizError
 from bot.service.directory import insert_ignoring_conflict
+from bot.service.flags import paused_questions
 from bot.service.lookups import find_cohort, local_date, local_midnight, workspace_row
 from bot.service.quiz import PostedQuestion, QuizService
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
@@ -205,16 +206,19 @@ class CohortService:
         workspace = await workspace_row(uow.session, channel.platform, channel.workspace_id)
         return await find_cohort(uow.session, workspace[0] if workspace else None, name)
 
-    @staticmethod
-    async def next_question(uow: UnitOfWork, cohort_id: int) -> QuestionKey | None:
-        """(pack id, question id) of the first curriculum question the cohort has not been asked, or None."""
+    async def next_question(self, uow: UnitOfWork, cohort_id: int) -> QuestionKey | None:
+        """(pack id, question id) of the first curriculum question the cohort has not been asked, or None.
+
+        Questions paused by flags in the cohort's workspace are skipped; once cleared, they come next again.
+        """
         session = uow.session
         cohort = await session.get(Cohort, cohort_id)
         if cohort is None:
             raise QuizError(f"Cohort {cohort_id} no longer exists.")
         posted = set(await posted_questions(session, cohort.id))
+        paused = await paused_questions(session, self.quiz.pause_threshold, workspace_id=cohort.workspace_id)
         for question in await curriculum_questions(session, cohort):
-            if question.id not in posted:
+            if question.id not in posted and question.id not in paused:
                 return QuestionKey(question.pack_id, question.key)
         return None
 
