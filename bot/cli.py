@@ -58,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     importer.add_argument("source", type=Path)
     importer.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
     importer.add_argument("--id", dest="pack_id", help="pack id (default: from the title)")
+    flags = content.add_parser("flags", help="questions people reported as wrong, with pack and question ids to edit")
+    flags.add_argument("--platform", help="slack, discord or console (default: every platform)")
+    flags.add_argument("--workspace", help="workspace id: Slack team, Discord guild, `local` (default: every one)")
     schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
     schema.add_argument("-o", "--output", type=Path)
     schema.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
@@ -212,6 +215,22 @@ async def _db(settings: Settings, command: str, revision: str) -> int:
     return 0
 
 
+async def _content_flags(settings: Settings, platform: str | None, workspace: str | None) -> int:
+    from bot.db.problems import database_errors
+    from bot.ops.flags import flags_for_authors
+
+    db = await _open_existing(settings)
+    try:
+        with database_errors(settings.database_url):
+            message = await flags_for_authors(
+                db, threshold=settings.flag_pause_threshold, platform=platform, workspace=workspace
+            )
+    finally:
+        await db.dispose()
+    print(message.text)
+    return 0
+
+
 async def _doctor(settings: Settings) -> int:
     from bot.ops.doctor import diagnose
 
@@ -311,7 +330,9 @@ async def _load_report(settings: Settings, cohort: str | None, workspace: str | 
     try:
         with database_errors(settings.database_url):
             uow = unit_of_work_factory(db, Directory(default_timezone=settings.timezone))
-            reports = ReportService(uow=uow, stats=Stats(uow), clock=SystemClock())
+            reports = ReportService(
+                uow=uow, stats=Stats(uow), clock=SystemClock(), flag_threshold=settings.flag_pause_threshold
+            )
             found_platform, found_workspace = await reports.find_workspace(
                 platform=platform, workspace=workspace, cohort=cohort
             )
@@ -514,6 +535,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "content":
             if args.content_command == "check":
                 return _content_check(args.paths)
+            if args.content_command == "flags":
+                settings = _settings()
+                return asyncio.run(_content_flags(settings, args.platform, args.workspace))
             if args.content_command == "import":
                 _check_output(args.output, force=False, flag="-o", can_force=False)
                 with _reading(args.source):

@@ -142,7 +142,7 @@ async def build_runtime(
         metrics=metrics,
         cohorts=CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz),
         review=ReviewService(uow=uow, clock=clock, rng=rng),
-        reports=ReportService(uow=uow, stats=stats, clock=clock),
+        reports=ReportService(uow=uow, stats=stats, clock=clock, flag_threshold=settings.flag_pause_threshold),
         schedules=schedules,
         flags=FlagService(clock=clock, threshold=settings.flag_pause_threshold),
     )

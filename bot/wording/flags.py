@@ -152,6 +152,21 @@ def authors_message(questions: Sequence[FlaggedQuestion], *, threshold: int, sco
     return Message(_("Flagged questions in {scope} ({n})", scope=scope, n=len(questions)), tuple(lines))
 
 
+def authors_scope(workspaces: Sequence[str]) -> str:
+    """What `quizbot content flags` read: one workspace by name (`slack:T0001`), or how many."""
+    if len(workspaces) == 1:
+        return workspaces[0]
+    return plural(len(workspaces), "workspace") if workspaces else _("this database")
+
+
+def no_such_workspace(known: Sequence[str]) -> str:
+    """`quizbot content flags --platform/--workspace` matching no workspace."""
+    return _(
+        "no workspace matches --platform/--workspace; workspaces in this database: {known}",
+        known=", ".join(known) or _("none yet"),
+    )
+
+
 def cleared_message(result: FlagsCleared) -> Message:
     """`/quiz flags clear PACK/QUESTION`."""
     ref = _ref(result.pack_id, result.key)
@@ -208,13 +223,16 @@ def report_lines(questions: Sequence[FlaggedQuestion], limit: int = 3) -> list[s
     """The flagged questions in `/quiz report`: most flagged first, with their accuracy."""
     if not questions:
         return []
-    lines = [_("Flagged by people as wrong:")]
+    lines = [_("Reported as wrong:")]
     for question in questions[:limit]:
+        paused = _(" · paused") if question.paused else ""
+        accuracy = _("{share} right", share=percent(question.accuracy)) if question.answered else _("no answers")
         lines.append(
             _(
-                "  {flags} · {accuracy} right: {prompt} ({ref})",
+                "  {flags} · {accuracy}{paused}: {prompt} ({ref})",
                 flags=plural(question.flags, "flag"),
-                accuracy=percent(question.accuracy),
+                accuracy=accuracy,
+                paused=paused,
                 prompt=_short(question.prompt, 70),
                 ref=_ref(question.pack_id, question.key),
             )
