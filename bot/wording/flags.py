@@ -198,7 +198,7 @@ def not_a_question(text: str) -> str:
     """`/quiz flags clear` given something that is not `PACK/QUESTION`."""
     return _(
         "`{text}` is not a question: write its pack id and question id as `PACK/QUESTION`, e.g. "
-        "`data-parallelism/dp-1` (`/quiz flags` lists them).",
+        "`data-parallelism/dp-gpu-holds` (`/quiz flags` lists them).",
         text=text,
     )
 
@@ -206,7 +206,7 @@ def not_a_question(text: str) -> str:
 def which_question_to_clear() -> str:
     """`/quiz flags clear` without a question."""
     return _(
-        "Say which question to clear: `{usage}`, e.g. `/quiz flags clear data-parallelism/dp-1`.",
+        "Say which question to clear: `{usage}`, e.g. `/quiz flags clear data-parallelism/dp-gpu-holds`.",
         usage=CLEAR_USAGE,
     )
 
