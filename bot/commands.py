@@ -551,11 +551,10 @@ _CLEAR = {"clear", "resolve", "unflag"}
 
 def question_ref(text: str) -> QuestionKey:
     """(pack id, question id) from `PACK/QUESTION` (or `PACK QUESTION`), or CommandError saying how to write it."""
-    pack, sep, key = " ".join(text.split()).replace(" ", "/", 1).partition("/")
-    pack, key = pack.strip().casefold(), key.strip().casefold()
-    if not sep or not _QUESTION_PART.fullmatch(pack) or not _QUESTION_PART.fullmatch(key):
+    parts = [part.casefold() for part in re.split(r"[\s/]+", text) if part]
+    if len(parts) != 2 or not all(_QUESTION_PART.fullmatch(part) for part in parts):
         raise CommandError(flag_words.not_a_question(text))
-    return QuestionKey(pack, key)
+    return QuestionKey(parts[0], parts[1])
 
 
 def _parse_flag(args: list[str]) -> Command:
