@@ -175,14 +175,18 @@ async def test_the_threshold_pauses_a_question_and_clearing_it_resumes_rotation(
     assert not unknown.ok and "There is no question data-parallelism/no-such-question" in unknown.message.text
 
 
-async def test_when_every_question_is_paused_now_says_so(runtime: Runtime, channel: ChannelRef) -> None:
+async def test_when_every_question_is_paused_now_and_cohort_next_say_so(runtime: Runtime, channel: ChannelRef) -> None:
     runtime.quiz.pause_threshold = runtime.app.flags.threshold = 1
+    await run(runtime, channel, "lead", "cohort create spring packs:data-parallelism")
     for _ in range(8):
         card = await post(runtime, channel, pack="data-parallelism")
         await runtime.app.execute(FlagQuestion(post_id=card.post_id), Context(channel, make_user("ann")))
     reply = await run(runtime, channel, "ann", "now data-parallelism")
     assert not reply.ok
     assert "Every question of data-parallelism is paused because people reported problems" in reply.message.text
+    cohort = await run(runtime, channel, "lead", "cohort next spring")
+    assert not cohort.ok  # not "the curriculum is done": it is not
+    assert "The 8 questions left in this curriculum are paused" in cohort.message.text
 
 
 async def test_a_cohort_curriculum_skips_a_paused_question_until_it_is_cleared(

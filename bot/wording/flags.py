@@ -191,6 +191,15 @@ def all_paused(packs: Sequence[str]) -> str:
     )
 
 
+def curriculum_paused(left: int) -> str:
+    """`/quiz cohort next` when every question left in the curriculum is paused by flags."""
+    return _(
+        "The {questions} left in this curriculum are paused because people reported problems with them; an admin "
+        "can review them with `/quiz flags`.",
+        questions=plural(left, "question"),
+    )
+
+
 # --- the grammar --------------------------------------------------------------------------------------------
 
 
