@@ -320,3 +320,25 @@ async def test_the_migration_upgrades_and_downgrades(runtime: Runtime, channel: 
         await db.dispose()
     again = await runtime.app.execute(FlagQuestion(post_id=card.post_id), Context(channel, make_user("alice")))
     assert again.message.title == "Thanks, your report is recorded."
+
+
+def test_a_long_list_of_flags_is_cut_to_fit_chat_and_points_to_the_full_one() -> None:
+    from datetime import UTC, datetime
+
+    from adapters.discord import limits
+    from adapters.discord.embeds import message_embed
+    from bot.domain.flags import FlaggedQuestion, FlagReason
+    from bot.wording.flags import listing_message
+
+    reasons = tuple(FlagReason(f"user{i}", "r" * REASON_MAX, datetime(2026, 1, 5, tzinfo=UTC)) for i in range(5))
+    questions = [
+        FlaggedQuestion("pack", "Pack", f"q-{n}", n, "Why? " * 100, 5, reasons, answered=4, correct=1, paused_in=1)
+        for n in range(12)
+    ]
+    message = listing_message(questions, threshold=3)
+    assert message.title == "Flagged questions (12)"
+    assert sum(line.startswith("pack/q-") for line in message.lines) == 8
+    assert "… and 4 more questions; an operator prints them all with `quizbot content flags`." in message.lines
+    assert sum("“rrr" in line for line in message.lines) == 8 * 3 and "  … and 2 more" in message.lines
+    assert all(len(line) < 250 for line in message.lines)
+    assert len(message_embed(message)) <= limits.EMBED_TOTAL

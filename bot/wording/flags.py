@@ -13,8 +13,11 @@ from bot.ports import Message
 from bot.wording.i18n import percent, plural
 from bot.wording.i18n import translate as _
 
-REASONS_SHOWN = 5
-"""Reasons listed per question in chat; the rest are counted."""
+REASONS_SHOWN = 3
+"""Reasons listed per question in chat (each cut to REASON_WIDTH); the rest are counted."""
+REASON_WIDTH = 160
+QUESTIONS_SHOWN = 8
+"""Questions listed in chat, so the list fits one Discord embed; `quizbot content flags` prints them all."""
 PROMPT_WIDTH = 90
 CLEAR_USAGE = "/quiz flags clear PACK/QUESTION"
 
@@ -75,7 +78,9 @@ def nothing_to_flag() -> str:
 # --- /quiz flags --------------------------------------------------------------------------------------------
 
 
-def _question_lines(question: FlaggedQuestion, *, everywhere: bool, reasons: int | None) -> list[str]:
+def _question_lines(
+    question: FlaggedQuestion, *, everywhere: bool, reasons: int | None, width: int | None = None
+) -> list[str]:
     state = []
     if question.paused:
         where = _(" in {n}", n=plural(question.paused_in, "workspace")) if everywhere else ""
@@ -102,7 +107,8 @@ def _question_lines(question: FlaggedQuestion, *, everywhere: bool, reasons: int
     lines = [head + "".join(f" · {word}" for word in state), _("  “{prompt}”", prompt=_short(question.prompt))]
     shown = question.reasons if reasons is None else question.reasons[:reasons]
     for flag in shown:
-        said = _("“{reason}”", reason=flag.reason) if flag.reason else _("(no reason given)")
+        reason = _short(flag.reason, width) if flag.reason and width else flag.reason
+        said = _("“{reason}”", reason=reason) if reason else _("(no reason given)")
         lines.append(
             _(
                 "  – {name}, {day}: {said}",
@@ -121,8 +127,15 @@ def listing_message(questions: Sequence[FlaggedQuestion], *, threshold: int) -> 
     if not questions:
         return Message(_("No flagged questions."), (_("People report a problem with the button under their answer."),))
     lines: list[str] = []
-    for question in questions:
-        lines += _question_lines(question, everywhere=False, reasons=REASONS_SHOWN)
+    for question in questions[:QUESTIONS_SHOWN]:
+        lines += _question_lines(question, everywhere=False, reasons=REASONS_SHOWN, width=REASON_WIDTH)
+    if len(questions) > QUESTIONS_SHOWN:
+        lines.append(
+            _(
+                "… and {more}; an operator prints them all with `quizbot content flags`.",
+                more=plural(len(questions) - QUESTIONS_SHOWN, "more question"),
+            )
+        )
     lines.append(
         _(
             "A question reported by {people} is paused here. After fixing or checking it: `{usage}`.",
