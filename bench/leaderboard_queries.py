@@ -30,7 +30,9 @@ from bot.commands import Scope, Window
 from bot.db import Database
 from bot.db.migrate import upgrade
 from bot.domain import ChannelRef, UserRef
+from bot.service.directory import Directory
 from bot.service.stats import Stats
+from bot.service.uow import unit_of_work_factory
 
 ADMIN_URL = os.environ.get("QUIZBOT_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
 NOW = datetime(2026, 1, 31, 21, 0, tzinfo=UTC)  # Saturday 23:00 in Helsinki, just after the last answer:
@@ -127,7 +129,7 @@ async def main(keep: bool, reuse: str | None) -> None:
     try:
         if not reuse:
             await _seed(db, url, name)
-        stats = Stats(db)
+        stats = Stats(unit_of_work_factory(db, Directory(default_timezone="UTC")))
         channel = ChannelRef("bench", "W", "C3")
         cases: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
         for scope in (Scope.WORKSPACE, Scope.CHANNEL):

@@ -49,7 +49,10 @@ def _parser() -> argparse.ArgumentParser:
     upgrade.add_argument("revision", nargs="?", default="head")
     db.add_parser("current", help="show the schema revision of the database")
 
-    add_content_commands(commands)
+    content = add_content_commands(commands)
+    flags = content.add_parser("flags", help="questions people reported as wrong, with pack and question ids to edit")
+    flags.add_argument("--platform", help="the platform (an adapter's name; default: every platform)")
+    flags.add_argument("--workspace", help="the platform's workspace id (default: every one)")
     commands.add_parser("doctor", help="check settings, database, migrations, content and tokens")
     health = commands.add_parser("healthcheck", help="exit 0 if the running bot's /healthz says healthy")
     health.add_argument("--url", help="default: http://127.0.0.1:$QUIZBOT_HTTP_PORT/healthz")
@@ -161,6 +164,22 @@ async def _db(settings: Settings, command: str, revision: str) -> int:
     return 0
 
 
+async def _content_flags(settings: Settings, platform: str | None, workspace: str | None) -> int:
+    from bot.db.problems import database_errors
+    from bot.ops.flags import flags_for_authors
+
+    db = await _open_existing(settings)
+    try:
+        with database_errors(settings.database_url):
+            message = await flags_for_authors(
+                db, threshold=settings.flag_pause_threshold, platform=platform, workspace=workspace
+            )
+    finally:
+        await db.dispose()
+    print(message.text)
+    return 0
+
+
 async def _doctor(settings: Settings) -> int:
     from bot.ops.doctor import diagnose
 
@@ -260,7 +279,9 @@ async def _load_report(settings: Settings, cohort: str | None, workspace: str | 
     try:
         with database_errors(settings.database_url):
             uow = unit_of_work_factory(db, Directory(default_timezone=settings.timezone))
-            reports = ReportService(uow=uow, stats=Stats(uow), clock=SystemClock())
+            reports = ReportService(
+                uow=uow, stats=Stats(uow), clock=SystemClock(), flag_threshold=settings.flag_pause_threshold
+            )
             found_platform, found_workspace = await reports.find_workspace(
                 platform=platform, workspace=workspace, cohort=cohort
             )
@@ -366,6 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command != "doctor":  # doctor lists them among its findings
             _warn_unknown_variables()
         if args.command == "content":
+            if args.content_command == "flags":  # reads the database, unlike the other content commands
+                return asyncio.run(_content_flags(_settings(), args.platform, args.workspace))
             return run_content_command(args, lambda: _settings().content_dir)
         if args.command == "healthcheck":
             return _healthcheck(args.url)

@@ -8,9 +8,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from bot.domain import QuestionKey
+from bot.domain.flags import flag_reason
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.scheduling.rules import Rule, parse_duration, parse_timezone, split_rule
+from bot.wording import flags as flag_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +193,34 @@ class ShowReport:
     cohort: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class FlagQuestion:
+    """`/quiz flag [reason]`: report a problem with a question (one flag per person and question).
+
+    Without `post_id` it is the question you last answered in this channel, else the channel's newest one. A
+    "Report a problem" button sets `post_id` to the post it was shown under; the text grammar never does.
+    """
+
+    reason: str | None = None
+    post_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ListFlags:
+    """`/quiz flags`: the flagged questions, with how many flagged them, their reasons and accuracy (admins)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClearFlags:
+    """`/quiz flags clear PACK/QUESTION`: clear a question's flags, putting it back in rotation (admins)."""
+
+    pack_id: str
+    question_key: str
+
+
+FlagCommand = FlagQuestion | ListFlags | ClearFlags
+
+
 Command = (
     PostNow
     | Reveal
@@ -210,6 +241,7 @@ Command = (
     | AnswerReview
     | ShowReport
     | ScheduleCommand
+    | FlagCommand
 )
 
 
@@ -221,6 +253,8 @@ class Subcommand:
     usage: str
     summary: str
     parse: Callable[[list[str]], Command]
+    free_text: bool = False
+    """Its argument is free text (a reason), handed over whole and unsplit: quotes and apostrophes are just text."""
 
 
 def _no_args(name: str, command: Command) -> Callable[[list[str]], Command]:
@@ -511,6 +545,33 @@ def close_after(text: str) -> timedelta:
     return parse_duration(text, minimum=CLOSE_MIN, maximum=CLOSE_MAX)
 
 
+_QUESTION_PART = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # pack and question ids (bot/content/schema.py SLUG)
+_CLEAR = {"clear", "resolve", "unflag"}
+
+
+def question_ref(text: str) -> QuestionKey:
+    """(pack id, question id) from `PACK/QUESTION` (or `PACK QUESTION`), or CommandError saying how to write it."""
+    parts = [part.casefold() for part in re.split(r"[\s/]+", text) if part]
+    if len(parts) != 2 or not all(_QUESTION_PART.fullmatch(part) for part in parts):
+        raise CommandError(flag_words.not_a_question(text))
+    return QuestionKey(parts[0], parts[1])
+
+
+def _parse_flag(args: list[str]) -> Command:
+    return FlagQuestion(reason=flag_reason(" ".join(args)) if args else None)
+
+
+def _parse_flags(args: list[str]) -> Command:
+    if not args or (len(args) == 1 and args[0].casefold() in {"list", "ls", "show"}):
+        return ListFlags()
+    if args[0].casefold() not in _CLEAR:
+        raise CommandError(flag_words.not_a_flags_action(args[0]))
+    if not 2 <= len(args) <= 3:
+        raise CommandError(flag_words.which_question_to_clear())
+    pack, key = question_ref(" ".join(args[1:]))
+    return ClearFlags(pack_id=pack, question_key=key)
+
+
 def _parse_help(args: list[str]) -> Command:
     return ShowHelp(topic=args[0].casefold() if args else None)
 
@@ -559,6 +620,19 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "post questions on a schedule, e.g. `add weekdays 09:30` (admins add, remove, pause and resume)",
         _parse_schedule,
     ),
+    Subcommand(
+        "flag",
+        "/quiz flag [reason]",
+        "report a problem with the question you last answered here (or the newest one)",
+        _parse_flag,
+        free_text=True,
+    ),
+    Subcommand(
+        "flags",
+        "/quiz flags | flags clear PACK/QUESTION",
+        "flagged questions: counts, reasons, accuracy; `clear` puts one back in rotation (admins)",
+        _parse_flags,
+    ),
     Subcommand("help", "/quiz help [command]", "this help", _parse_help),
 )
 _ALIASES = {
@@ -590,11 +664,32 @@ def _split(text: str) -> list[str]:
         raise CommandError(f"Could not read that command: {exc}. Check your quotes.") from exc
 
 
+_FIRST_WORD = re.compile(r"\s*(\S+)(.*)", re.DOTALL)
+
+
+def _free_text(text: str, subcommands: Sequence[Subcommand]) -> Command | None:
+    """A free-text subcommand (`/quiz flag it's wrong`) parsed from the raw text, or None for every other one."""
+    match = _FIRST_WORD.fullmatch(text)
+    if match is not None and match[1].casefold() in {"/quiz", "quiz"}:
+        match = _FIRST_WORD.fullmatch(match[2])
+    if match is None:
+        return None
+    name = _ALIASES.get(match[1].casefold(), match[1].casefold())
+    sub = next((sub for sub in subcommands if sub.name == name and sub.free_text), None)
+    if sub is None:
+        return None
+    rest = match[2].strip()
+    return sub.parse([rest] if rest else [])
+
+
 def parse_command(text: str, *, subcommands: Sequence[Subcommand] = SUBCOMMANDS) -> Command:
     """Parse the text after `/quiz` (a leading `/quiz` is accepted too) into a Command.
 
     Empty text means help. Unknown or malformed input raises CommandError whose message says what to type.
     """
+    free = _free_text(text, subcommands)
+    if free is not None:
+        return free
     words = _split(text.strip())
     if words and words[0].casefold() in {"/quiz", "quiz"}:
         words = words[1:]

@@ -90,6 +90,13 @@ class Settings(BaseSettings):
         le=86400.0,
         description="After this long a claimed slot whose replica went silent is taken over by another.",
     )
+    flag_pause_threshold: int = Field(
+        default=3,
+        ge=1,
+        le=1000,
+        description="A question flagged by this many people of a workspace leaves its rotation until an admin "
+        "clears the flags (`/quiz flags clear PACK/QUESTION`).",
+    )
 
     _split_adapters = field_validator("adapters", mode="before")(split_commas)
 

@@ -17,6 +17,7 @@ matplotlib.use("Agg")  # no display: figures are only ever written to strings
 
 from matplotlib.figure import Figure
 
+from bot.domain.flags import FlaggedQuestion
 from bot.service.report import DayActivity, QuestionResult, Report, TagResult
 from bot.wording import percent
 
@@ -170,6 +171,9 @@ def render_html(report: Report) -> str:
         if report.tags:
             parts.append("<h2>Accuracy per tag</h2>")
             parts.append(f'<div class="chart" id="chart-tags">{tag_chart(report.tags)}</div>')
+    if report.flagged:
+        parts.append("<h2>Reported as wrong</h2>")
+        parts.append(_flagged_table(report.flagged))
     if report.curriculum:
         parts.append("<h2>Curriculum</h2>")
         rows = "".join(
@@ -230,4 +234,24 @@ def _questions_table(questions: Sequence[QuestionResult]) -> str:
     return (
         "<table id='questions'><tr><th>question</th><th></th><th class='num'>answers</th>"
         f"<th class='num'>right</th></tr>{rows}</table>"
+    )
+
+
+def _flagged_table(questions: Sequence[FlaggedQuestion]) -> str:
+    """Questions people flagged: which (pack/question ids to edit), why, and how their answers went."""
+    rows = []
+    for q in questions:
+        reasons = "".join(
+            f"<li>{_e(flag.name)}: {_e(flag.reason) if flag.reason else '<em>no reason given</em>'}</li>"
+            for flag in q.reasons
+        )
+        right = f"{percent(q.accuracy)} of {q.answered}" if q.answered else "no answers"
+        paused = " · paused" if q.paused else ""
+        rows.append(
+            f"<tr><td>{_e(q.prompt)}<div class='explanation'>{_e(q.pack_id)}/{_e(q.key)}{paused}"
+            f"<ul>{reasons}</ul></div></td><td class='num'>{q.flags}</td><td class='num'>{right}</td></tr>"
+        )
+    return (
+        "<table id='flagged'><tr><th>question</th><th class='num'>flags</th><th class='num'>right</th></tr>"
+        f"{''.join(rows)}</table>"
     )

@@ -35,6 +35,7 @@ from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.directory import Directory
 from bot.service.facade import AdapterHost
+from bot.service.flags import FlagService
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
@@ -98,7 +99,15 @@ async def build_runtime(
         platforms = PlatformRegistry()
         directory = Directory(default_timezone=settings.timezone)
         uow = unit_of_work_factory(db, directory)
-        quiz = QuizService(uow=uow, catalog=catalog, platforms=platforms, clock=clock, rng=rng, metrics=metrics)
+        quiz = QuizService(
+            uow=uow,
+            catalog=catalog,
+            platforms=platforms,
+            clock=clock,
+            rng=rng,
+            metrics=metrics,
+            pause_threshold=settings.flag_pause_threshold,
+        )
         await quiz.sync_content()
     except BaseException:
         await db.dispose()
@@ -117,8 +126,9 @@ async def build_runtime(
         metrics=metrics,
         cohorts=CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz),
         review=ReviewService(uow=uow, clock=clock, rng=rng),
-        reports=ReportService(uow=uow, stats=stats, clock=clock),
+        reports=ReportService(uow=uow, stats=stats, clock=clock, flag_threshold=settings.flag_pause_threshold),
         schedules=schedules,
+        flags=FlagService(clock=clock, threshold=settings.flag_pause_threshold),
     )
     ticker = Ticker(
         db=db,

@@ -17,6 +17,7 @@ from bot.service.app import Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
 from bot.wording.answers import answer_message
 from bot.wording.cards import CHOICE_MARKS, card_footer, reveal_lines
+from bot.wording.flags import report_hint
 
 PLATFORM = "console"
 WORKSPACE = "local"
@@ -164,7 +165,8 @@ class ConsoleAdapter:
 
     def _show_result(self, result: AnswerResult) -> None:
         message = answer_message(result)
-        self._print(f"(only {self.user.display_name} sees this) {message.title}", *message.lines)
+        # Where Slack and Discord put a "Report a problem" button under the reply, the terminal says what to type.
+        self._print(f"(only {self.user.display_name} sees this) {message.title}", *message.lines, report_hint())
 
     def _show_reply(self, reply: Reply) -> None:
         if reply.quiet:

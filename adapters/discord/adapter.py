@@ -19,13 +19,13 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.buttons import AnswerButton
+from adapters.discord.buttons import AnswerButton, FlagButton, flag_view
 from adapters.discord.cards import edit_card, send_card
 from adapters.discord.commands import QuizCommands
-from adapters.discord.embeds import ANSWER_TEMPLATE, answer_embed, message_embed, problem_embed
+from adapters.discord.embeds import ANSWER_TEMPLATE, FLAG_TEMPLATE, answer_embed, message_embed, problem_embed
 from adapters.discord.settings import DiscordSettings
 from adapters.text_safety import plain
-from bot.commands import Command
+from bot.commands import Command, FlagQuestion
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.errors import CommandError, ConfigError, StorageUnavailable
 from bot.ports import Message, PlatformError, PlatformLimits, Rate
@@ -65,6 +65,7 @@ it; the 2 a second left over keep card edits moving, and discord.py itself waits
 At 40 a second, 1,000 channels took 125% of the 20 s the limit allows (bench/fanout.py); at 48, about 105%."""
 
 _ANSWER_ID = re.compile(ANSWER_TEMPLATE)
+_FLAG_ID = re.compile(FLAG_TEMPLATE)
 
 
 def intents() -> discord.Intents:
@@ -98,10 +99,11 @@ def platform_error(exc: discord.HTTPException, what: str, *, forbidden: str | No
 
 @dataclass(frozen=True, slots=True)
 class Response:
-    """What to tell the user who interacted: an embed, and whether only they see it."""
+    """What to tell the user who interacted: an embed, whether only they see it, and any buttons under it."""
 
     embed: discord.Embed
     ephemeral: bool = True
+    view: discord.ui.View | None = None
 
 
 class QuizClient(discord.AutoShardedClient):
@@ -121,8 +123,8 @@ class QuizClient(discord.AutoShardedClient):
         self.tree.error(adapter.on_command_error)
 
     async def setup_hook(self) -> None:
-        """Register the answer buttons and `/quiz` before the gateway connects."""
-        self.add_dynamic_items(AnswerButton)
+        """Register the answer and "Report a problem" buttons and `/quiz` before the gateway connects."""
+        self.add_dynamic_items(AnswerButton, FlagButton)
         self.tree.add_command(QuizCommands(self.adapter))
         await self.adapter.check_registration(self.tree)
 
@@ -131,8 +133,8 @@ class QuizClient(discord.AutoShardedClient):
         if interaction.type is not discord.InteractionType.component or not isinstance(interaction.data, dict):
             return
         custom_id = str(interaction.data.get("custom_id", ""))
-        if _ANSWER_ID.fullmatch(custom_id):
-            return  # an AnswerButton handles it
+        if _ANSWER_ID.fullmatch(custom_id) or _FLAG_ID.fullmatch(custom_id):
+            return  # an AnswerButton or a FlagButton handles it
         log.info("click on an unknown button %r", custom_id, extra={"platform": PLATFORM})
         await self.adapter.respond(interaction, _immediate(Response(problem_embed(unknown_button().text))))
 
@@ -262,11 +264,12 @@ class DiscordAdapter:
         except Exception:
             log.exception("answering interaction %s failed", interaction.id)
             response = Response(problem_embed(unexpected().text))
+        buttons: dict[str, Any] = {"view": response.view} if response.view is not None else {}
         try:
             if not deferred:
-                await interaction.response.send_message(embed=response.embed, ephemeral=response.ephemeral)
+                await interaction.response.send_message(embed=response.embed, ephemeral=response.ephemeral, **buttons)
             elif response.ephemeral:
-                await interaction.edit_original_response(embed=response.embed)
+                await interaction.edit_original_response(embed=response.embed, **buttons)
             else:
                 # The deferred reply is private; a public answer goes to the channel.
                 await self.post_to(interaction, response.embed)
@@ -293,9 +296,23 @@ class DiscordAdapter:
             except Exception as exc:
                 log.info("click refused: %s", exc, extra=extra)
                 return Response(problem_embed(error_reply(exc).message.text))
-            return Response(answer_embed(result))
+            return Response(answer_embed(result), view=flag_view(result.post_id))
 
         await self.respond(interaction, record())
+
+    async def flag_click(self, interaction: discord.Interaction[discord.Client], post_id: int) -> None:
+        """A click on "Report a problem" under an answer: record the flag, tell the clicker privately."""
+        context = self.context_of(interaction)
+
+        async def flag() -> Response:
+            try:
+                reply = await self.runtime.app.execute(FlagQuestion(post_id=post_id), context)
+            except Exception as exc:  # a stale or forged button, the database down: the category's one line
+                log.info("flag refused: %s", exc, extra=_extra(context.channel, post_id))
+                reply = error_reply(exc)
+            return _reply_response(reply)
+
+        await self.respond(interaction, flag())
 
     def context_of(self, interaction: discord.Interaction[discord.Client]) -> Context:
         """Who runs a command and where, with the admin check decided from the member's roles."""

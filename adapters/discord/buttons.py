@@ -1,8 +1,9 @@
-"""Answer buttons that keep working after a restart.
+"""Answer buttons, and the "Report a problem" button under an answer reply, that keep working after a restart.
 
-Each button's custom_id carries the post and the choice (`quiz:answer:{post_id}:{choice_id}`), and the client
-registers `AnswerButton` as a dynamic item: discord.py rebuilds the button from any message's custom_id that
-matches the template, so no view has to be kept in memory and buttons posted before a restart still work.
+Each button's custom_id carries the post and the choice (`quiz:answer:{post_id}:{choice_id}`), or the post an
+answer reply is about (`quiz:flag:{post_id}`), and the client registers `AnswerButton` and `FlagButton` as dynamic
+items: discord.py rebuilds the button from any message's custom_id that matches the template, so no view has to
+be kept in memory and buttons posted before a restart still work.
 """
 
 from __future__ import annotations
@@ -12,8 +13,18 @@ from typing import Any, Protocol
 
 import discord
 
-from adapters.discord.embeds import ANSWER_TEMPLATE, answer_custom_id, button_labels, labels_fit
+from adapters.discord import limits
+from adapters.discord.embeds import (
+    ANSWER_TEMPLATE,
+    FLAG_TEMPLATE,
+    answer_custom_id,
+    button_labels,
+    flag_custom_id,
+    labels_fit,
+)
+from adapters.text_safety import plain
 from bot.domain import QuestionCard
+from bot.wording.flags import report_button
 
 MAX_ROWS = 5
 
@@ -58,6 +69,52 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], t
         handler: AnswerHandler | None = getattr(interaction.client, "adapter", None)
         if handler is not None:
             await handler.answer_click(interaction, self.post_id, self.choice)
+
+
+class FlagHandler(Protocol):
+    """What a "Report a problem" click is handed to (the adapter)."""
+
+    async def flag_click(self, interaction: discord.Interaction[discord.Client], post_id: int) -> None:
+        """Record the flag and answer the clicker privately."""
+        ...
+
+
+class FlagButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=FLAG_TEMPLATE):
+    """The "Report a problem" button under a private answer reply."""
+
+    def __init__(self, post_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=plain(report_button())[: limits.BUTTON_LABEL],
+                style=discord.ButtonStyle.secondary,
+                custom_id=flag_custom_id(post_id),
+            )
+        )
+        self.post_id = post_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[discord.Client],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> FlagButton:
+        """Rebuild the button from a clicked message's custom_id (the template guarantees the digits)."""
+        return cls(int(match["post_id"]))
+
+    async def callback(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """Hand the click to the adapter that owns this client."""
+        handler: FlagHandler | None = getattr(interaction.client, "adapter", None)
+        if handler is not None:
+            await handler.flag_click(interaction, self.post_id)
+
+
+def flag_view(post_id: int) -> discord.ui.View:
+    """The view of an answer reply: one "Report a problem" button for the post."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(FlagButton(post_id))
+    return view
 
 
 def answer_view(card: QuestionCard) -> discord.ui.View:

@@ -23,12 +23,15 @@ from bot.commands import (
     AddSchedule,
     AddToCohort,
     AnswerReview,
+    ClearFlags,
     Command,
     CreateCohort,
     DeleteCohort,
+    FlagQuestion,
     JoinCohort,
     LeaveCohort,
     ListCohorts,
+    ListFlags,
     ListPacks,
     ListSchedules,
     NextSchedule,
@@ -52,11 +55,14 @@ from bot.commands import (
     leaderboard_scope,
     leaderboard_window,
     members_usage,
+    question_ref,
     schedule_id,
     schedule_packs,
     start_date,
     user_ids,
 )
+from bot.domain import QuestionKey
+from bot.domain.flags import REASON_MAX, flag_reason
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.scheduling.rules import Rule, parse_rule, parse_timezone
@@ -175,6 +181,8 @@ Timezone = GrammarOption(parse_timezone)
 CloseAfter = GrammarOption(close_after)
 # An integer option (Discord enforces the minimum), read by the grammar's own check all the same.
 ScheduleId = GrammarOption(schedule_id, option_type=discord.AppCommandOptionType.integer, min_value=1)
+FlagReason = GrammarOption(flag_reason)
+QuestionRef = GrammarOption(question_ref)
 
 WHEN = "When, e.g. `weekdays 09:30`, `mon,wed,fri 2pm` or cron `30 9 * * 1-5`"
 PACKS = "Pack ids, separated by commas or spaces (default: every pack)"
@@ -186,7 +194,8 @@ MEMBERS = "Members: mentions (@ann @ben) or user ids"
 
 
 class QuizCommands(app_commands.Group):
-    """`/quiz now|reveal|leaderboard|me|packs|review|report|help` and the groups `/quiz schedule`, `/quiz cohort`.
+    """`/quiz now|reveal|leaderboard|me|packs|review|report|flag|help` and the groups `/quiz schedule`,
+    `/quiz cohort`, `/quiz flags`.
 
     `handler` is None when the group is built only to register it with Discord (`quizbot discord sync`).
     """
@@ -284,6 +293,16 @@ class QuizCommands(app_commands.Group):
         """Post a short summary of the server or one cohort."""
         await self._run(interaction, ShowReport(cohort=cohort))
 
+    @app_commands.command(name="flag", description=_summary("flag"))
+    @app_commands.describe(reason=f"What is wrong with it (up to {REASON_MAX} characters)")
+    async def flag(
+        self,
+        interaction: discord.Interaction[discord.Client],
+        reason: app_commands.Transform[str, FlagReason] | None = None,
+    ) -> None:
+        """Report a problem with the question the caller last answered here."""
+        await self._run(interaction, FlagQuestion(reason=reason or None))
+
     @app_commands.command(name="help", description=_summary("help"))
     @app_commands.describe(command="Explain one command")
     async def help(
@@ -354,6 +373,25 @@ class QuizCommands(app_commands.Group):
     async def schedule_next(self, interaction: discord.Interaction[discord.Client]) -> None:
         """Show the next scheduled question."""
         await self._run(interaction, NextSchedule())
+
+    # --- /quiz flags ... -----------------------------------------------------------------------------
+
+    flags = app_commands.Group(name="flags", description=_summary("flags"))
+
+    @flags.command(name="list", description="Flagged questions: how many reported each, why, accuracy (admins)")
+    async def flags_list(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """List the flagged questions."""
+        await self._run(interaction, ListFlags())
+
+    @flags.command(name="clear", description="Clear a question's flags, putting it back in rotation (admins)")
+    @app_commands.describe(question="PACK/QUESTION, e.g. data-parallelism/dp-gpu-holds (`/quiz flags list` shows them)")
+    async def flags_clear(
+        self,
+        interaction: discord.Interaction[discord.Client],
+        question: app_commands.Transform[QuestionKey, QuestionRef],
+    ) -> None:
+        """Clear a question's flags."""
+        await self._run(interaction, ClearFlags(pack_id=question.pack_id, question_key=question.key))
 
     # --- /quiz cohort ... ----------------------------------------------------------------------------
 

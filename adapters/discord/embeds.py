@@ -40,6 +40,9 @@ ANSWER_PREFIX = "quiz:answer:"
 # Bounded digits: a post id of up to 18 digits always fits a 64-bit database id, so a forged custom_id
 # cannot make the database raise an overflow; longer ones fall to the "unknown button" reply.
 ANSWER_TEMPLATE = r"quiz:answer:(?P<post_id>\d{1,18}):(?P<choice>\d{1,2})"
+FLAG_PREFIX = "quiz:flag:"
+FLAG_TEMPLATE = r"quiz:flag:(?P<post_id>\d{1,18})"
+"""The "Report a problem" button under a private answer reply: the post it answered (digits bounded as above)."""
 
 OPEN_COLOUR = discord.Colour.blurple()
 CLOSED_COLOUR = discord.Colour.green()
@@ -217,6 +220,14 @@ def answer_custom_id(post_id: int, choice_id: int) -> str:
     """The custom_id of an answer button: the post and the pack's own index of the choice."""
     custom_id = f"{ANSWER_PREFIX}{post_id}:{choice_id}"
     if len(custom_id) > limits.CUSTOM_ID:  # pragma: no cover - 18 + 2 digits keep it far below
+        raise ValueError(f"custom_id too long: {custom_id}")
+    return custom_id
+
+
+def flag_custom_id(post_id: int) -> str:
+    """The custom_id of the "Report a problem" button of an answer to this post."""
+    custom_id = f"{FLAG_PREFIX}{post_id}"
+    if len(custom_id) > limits.CUSTOM_ID:  # pragma: no cover - 18 digits keep it far below
         raise ValueError(f"custom_id too long: {custom_id}")
     return custom_id
 

@@ -23,6 +23,7 @@ from adapters.text_safety import clip as _clip
 from bot.domain import QuestionCard
 from bot.ports import Message
 from bot.wording.cards import CHOICE_MARKS, card_footer, reveal_text
+from bot.wording.flags import report_button
 
 __all__ = ["escape", "neutralise"]
 
@@ -31,6 +32,9 @@ Block = dict[str, Any]
 ACTION_PREFIX = "quiz:answer"
 ACTION_PATTERN = re.compile(r"^quiz:answer:(?P<post_id>\d{1,18}):(?P<choice_id>\d{1,3})$")
 """What an answer button carries in its action_id and value: the post and the pack's own choice index."""
+FLAG_PREFIX = "quiz:flag"
+FLAG_PATTERN = re.compile(r"^quiz:flag:(?P<post_id>\d{1,18})$")
+"""What the "Report a problem" button under a private answer reply carries: the post it was an answer to."""
 
 BUTTON_TEXT_LIMIT = limits.BUTTON_TEXT
 SECTION_TEXT_LIMIT = limits.SECTION_TEXT
@@ -61,6 +65,20 @@ def parse_answer_action(value: str) -> tuple[int, int] | None:
     if match is None:
         return None
     return int(match["post_id"]), int(match["choice_id"])
+
+
+def flag_action_id(post_id: int) -> str:
+    """`quiz:flag:{post_id}`: the "Report a problem" button of an answer to this post."""
+    action_id = f"{FLAG_PREFIX}:{post_id}"
+    if len(action_id) > min(limits.ACTION_ID, limits.BUTTON_VALUE):  # pragma: no cover - ids keep it far below
+        raise ValueError(f"action_id too long: {action_id}")
+    return action_id
+
+
+def parse_flag_action(value: str) -> int | None:
+    """The post id of a "Report a problem" button's action_id or value, or None if it is not one."""
+    match = FLAG_PATTERN.match(value)
+    return int(match["post_id"]) if match else None
 
 
 def _mrkdwn(text: str) -> dict[str, Any]:
@@ -194,6 +212,21 @@ def message_blocks(message: Message) -> list[Block]:
     if len(blocks) > MAX_BLOCKS:
         blocks = [*blocks[: MAX_BLOCKS - 1], _context(f"{ELLIPSIS} (shortened)")]
     return blocks
+
+
+def answer_reply_blocks(message: Message, post_id: int) -> list[Block]:
+    """A private reply to an answer click: the message, then a "Report a problem" button for the post.
+
+    The button opens nothing: a click records a flag and is answered privately (adapters/slack/listeners.py).
+    """
+    button = {
+        "type": "button",
+        "action_id": flag_action_id(post_id),
+        "value": flag_action_id(post_id),
+        "text": {"type": "plain_text", "text": plain(report_button())[:BUTTON_TEXT_LIMIT], "emoji": True},
+    }
+    actions = {"type": "actions", "block_id": f"quiz:flags:{post_id}", "elements": [button]}
+    return [*message_blocks(message)[: MAX_BLOCKS - 1], actions]
 
 
 def message_text(message: Message) -> str:

@@ -22,12 +22,22 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from adapters.slack.admins import AdminDirectory
-from adapters.slack.blocks import ACTION_PREFIX, message_blocks, message_text, parse_answer_action
+from adapters.slack.blocks import (
+    ACTION_PREFIX,
+    FLAG_PREFIX,
+    Block,
+    answer_reply_blocks,
+    message_blocks,
+    message_text,
+    parse_answer_action,
+    parse_flag_action,
+)
 from adapters.slack.platform import PLATFORM, SlackPlatform
+from bot.commands import FlagQuestion
 from bot.domain import ChannelRef, UserRef
 from bot.errors import QuizError, StorageUnavailable
 from bot.ports import Message, PlatformError
-from bot.service.app import Invocation, Reply, error_reply
+from bot.service.app import Context, Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
 from bot.wording.answers import answer_message
 from bot.wording.errors import click_not_recorded, unknown_button
@@ -57,6 +67,14 @@ class Click:
             "post_id": self.post_id,
             "user": self.user.user_id,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ClickReply:
+    """What a click is told, and the post it answered (None when it failed), which its reply lets them report."""
+
+    message: Message
+    post_id: int | None = None
 
 
 def _text(mapping: Mapping[str, Any] | None, key: str) -> str | None:
@@ -207,6 +225,7 @@ class QuizListeners:
         # Any slash command of this app is `/quiz` (a workspace that already has a /quiz may rename it).
         app.command(re.compile(r".+"))(self.on_command)
         app.action(re.compile(rf"^{ACTION_PREFIX}(:|$)"))(self.on_answer)
+        app.action(re.compile(rf"^{FLAG_PREFIX}(:|$)"))(self.on_flag)
         app.action(re.compile(r".*"))(self.on_other_action)
         app.error(self.on_error)
 
@@ -280,13 +299,19 @@ class QuizListeners:
         with self._tracked():
             await self._answer(body, action, respond)
 
-    async def _answer(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+    @staticmethod
+    def _clicked_by(body: dict[str, Any]) -> tuple[ChannelRef, UserRef]:
+        """Where a click happened and who clicked."""
         team_id, channel_id = _team_of_click(body), _channel_of_click(body)
         assert team_id is not None  # RejectMalformed let only complete clicks through
         assert channel_id is not None
         user = body["user"]
         user_ref = UserRef(PLATFORM, team_id, user["id"], _text(user, "username") or _text(user, "name") or user["id"])
-        channel = ChannelRef(PLATFORM, team_id, channel_id)
+        return ChannelRef(PLATFORM, team_id, channel_id), user_ref
+
+    async def _answer(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+        channel, user_ref = self._clicked_by(body)
+        team_id, channel_id = channel.workspace_id, channel.channel_id
         parsed = parse_answer_action(action["action_id"]) or parse_answer_action(str(action.get("value") or ""))
         if parsed is None:
             log.warning(
@@ -298,22 +323,54 @@ class QuizListeners:
             await self.reply_privately(channel, user_ref.user_id, unknown_button(), respond)
             return
         click = Click(channel=channel, user=user_ref, post_id=parsed[0], choice_id=parsed[1])
-        await self.reply_privately(channel, user_ref.user_id, await self.record(click), respond)
+        reply = await self.record(click)
+        blocks = answer_reply_blocks(reply.message, reply.post_id) if reply.post_id is not None else None
+        await self.reply_privately(channel, user_ref.user_id, reply.message, respond, blocks=blocks)
 
-    async def record(self, click: Click) -> Message:
+    async def record(self, click: Click) -> ClickReply:
         """Record a click through the core; every failure becomes a message for the clicker."""
         try:
             result = await self.runtime.app.answer(post_id=click.post_id, user=click.user, choice_index=click.choice_id)
         except StorageUnavailable:
             log.warning("database unavailable; answer not recorded", extra=click.log_extra())
-            return click_not_recorded()
+            return ClickReply(click_not_recorded())
         except QuizError as exc:  # UnknownPost, InvalidChoice: a stale or forged button
             log.warning("answer refused: %s", exc, extra=click.log_extra())
-            return Message(str(exc))
+            return ClickReply(Message(str(exc)))
         except Exception as exc:
             log.exception("recording an answer failed", extra=click.log_extra())
-            return error_reply(exc).message
-        return answer_message(result)
+            return ClickReply(error_reply(exc).message)
+        return ClickReply(answer_message(result), result.post_id)
+
+    # --- "Report a problem" ------------------------------------------------------------------------
+
+    async def on_flag(
+        self, ack: Callable[..., Awaitable[None]], body: dict[str, Any], action: dict[str, Any], respond: Respond
+    ) -> None:
+        """A click on "Report a problem" under an answer: ack, record the flag, tell the clicker privately.
+
+        Nothing opens (no modal): a reason is added with `/quiz flag REASON`, which the reply suggests.
+        """
+        await ack()
+        with self._tracked():
+            await self._flag(body, action, respond)
+
+    async def _flag(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+        channel, user_ref = self._clicked_by(body)
+        post_id = parse_flag_action(action["action_id"]) or parse_flag_action(str(action.get("value") or ""))
+        if post_id is None:
+            log.warning(
+                "ignored a flag button with a bad action_id %r",
+                action.get("action_id"),
+                extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
+            )
+            await self.reply_privately(channel, user_ref.user_id, unknown_button(), respond)
+            return
+        try:
+            reply = await self.runtime.app.execute(FlagQuestion(post_id=post_id), Context(channel, user_ref))
+        except Exception as exc:  # a stale or forged button, the database down: the category's one line
+            reply = error_reply(exc)
+        await self.reply_privately(channel, user_ref.user_id, reply.message, respond)
 
     async def on_other_action(
         self, ack: Callable[..., Awaitable[None]], action: dict[str, Any], body: dict[str, Any]
@@ -327,11 +384,20 @@ class QuizListeners:
         )
 
     async def reply_privately(
-        self, channel: ChannelRef, user_id: str, message: Message, respond: Respond | None
+        self,
+        channel: ChannelRef,
+        user_id: str,
+        message: Message,
+        respond: Respond | None,
+        *,
+        blocks: list[Block] | None = None,
     ) -> None:
-        """chat.postEphemeral; where Slack refuses it (a DM, a channel I am not in) the click's response_url."""
+        """chat.postEphemeral; where Slack refuses it (a DM, a channel I am not in) the click's response_url.
+
+        `blocks` replaces the message's own blocks (an answer reply with its "Report a problem" button).
+        """
         try:
-            await self.platform.send_private(channel, user_id, message)
+            await self.platform.send_private(channel, user_id, message, blocks=blocks)
             return
         except PlatformError as exc:
             log.info(
@@ -344,7 +410,7 @@ class QuizListeners:
         try:
             await respond(
                 text=message_text(message),
-                blocks=message_blocks(message),
+                blocks=blocks or message_blocks(message),
                 response_type="ephemeral",
                 replace_original=False,
             )

@@ -14,7 +14,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.blocks import card_blocks, card_text, message_blocks, message_text
+from adapters.slack.blocks import Block, card_blocks, card_text, message_blocks, message_text
 from bot.domain import ChannelRef, QuestionCard
 from bot.ports import Message, PlatformError, PlatformLimits, Rate
 
@@ -122,8 +122,10 @@ class SlackPlatform:
             blocks=card_blocks(card),
         )
 
-    async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
-        """An ephemeral message: only `user_id` sees it, in the channel."""
+    async def send_private(
+        self, channel: ChannelRef, user_id: str, message: Message, *, blocks: list[Block] | None = None
+    ) -> None:
+        """An ephemeral message: only `user_id` sees it, in the channel (`blocks`: the message with buttons)."""
         await self._call(
             "send a private reply",
             channel,
@@ -131,7 +133,7 @@ class SlackPlatform:
             channel=channel.channel_id,
             user=user_id,
             text=message_text(message),
-            blocks=message_blocks(message),
+            blocks=blocks or message_blocks(message),
         )
 
     async def post_message(self, channel: ChannelRef, message: Message) -> None:

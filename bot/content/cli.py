@@ -25,8 +25,10 @@ from bot.errors import ConfigError, QuizError
 ContentDir = Callable[[], Path]
 
 
-def add_content_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `content` and its subcommands to the `quizbot` parser."""
+def add_content_commands(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    """Add `content` and its subcommands to the `quizbot` parser; returns them, for commands that need the database."""
     content = commands.add_parser("content", help="quiz packs").add_subparsers(dest="content_command", required=True)
     check = content.add_parser(
         "check", help="validate packs (default: the configured content folder) and report quality warnings"
@@ -60,6 +62,7 @@ def add_content_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
     schema.add_argument("-o", "--output", type=Path)
     schema.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
+    return content
 
 
 def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> int:

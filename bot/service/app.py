@@ -21,6 +21,7 @@ from bot.scheduling.service import ScheduleService
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
+from bot.service.flags import FlagService
 from bot.service.handlers import COMMAND_HANDLERS, Context, Invocation, Reply, Route, bind_routes, check_permission
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
@@ -65,6 +66,7 @@ class QuizApp:
         review: ReviewService,
         reports: ReportService,
         schedules: ScheduleService,
+        flags: FlagService,
         metrics: Metrics | None = None,
     ) -> None:
         self.uow = uow
@@ -82,6 +84,7 @@ class QuizApp:
         self.review = review
         self.reports = reports
         self.schedules = schedules
+        self.flags = flags
         self.routes: dict[type[Any], Route] = bind_routes(
             COMMAND_HANDLERS,
             {
@@ -94,6 +97,7 @@ class QuizApp:
                 "cohorts_": cohorts,
                 "review_": review,
                 "schedules_": schedules,
+                "flags_": flags,
             },
         )
 

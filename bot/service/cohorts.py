@@ -23,11 +23,13 @@ from bot.clock import Clock
 from bot.content import Catalog
 from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionRow, User, Workspace
 from bot.domain import ChannelRef, PostSource, QuestionKey, UserRef
-from bot.errors import QuizError
+from bot.errors import NotFound, QuizError
 from bot.service.directory import insert_ignoring_conflict
+from bot.service.flags import paused_questions
 from bot.service.lookups import find_cohort, local_date, local_midnight, workspace_row
 from bot.service.quiz import PostedQuestion, QuizService
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
+from bot.wording.flags import curriculum_paused
 
 log = logging.getLogger(__name__)
 
@@ -205,17 +207,24 @@ class CohortService:
         workspace = await workspace_row(uow.session, channel.platform, channel.workspace_id)
         return await find_cohort(uow.session, workspace[0] if workspace else None, name)
 
-    @staticmethod
-    async def next_question(uow: UnitOfWork, cohort_id: int) -> QuestionKey | None:
-        """(pack id, question id) of the first curriculum question the cohort has not been asked, or None."""
+    async def next_question(self, uow: UnitOfWork, cohort_id: int) -> QuestionKey | None:
+        """(pack id, question id) of the first curriculum question the cohort has not been asked, or None.
+
+        Questions paused by flags in the cohort's workspace are skipped; once cleared, they come next again. When
+        only paused questions are left, NotFound says so (the curriculum is not done).
+        """
         session = uow.session
         cohort = await session.get(Cohort, cohort_id)
         if cohort is None:
             raise QuizError(f"Cohort {cohort_id} no longer exists.")
         posted = set(await posted_questions(session, cohort.id))
-        for question in await curriculum_questions(session, cohort):
-            if question.id not in posted:
+        paused = await paused_questions(session, self.quiz.pause_threshold, workspace_id=cohort.workspace_id)
+        left = [question for question in await curriculum_questions(session, cohort) if question.id not in posted]
+        for question in left:
+            if question.id not in paused:
                 return QuestionKey(question.pack_id, question.key)
+        if left:
+            raise NotFound(curriculum_paused(len(left)))
         return None
 
     async def post_next_question(

@@ -21,12 +21,15 @@ from bot.commands import (
     AddSchedule,
     AddToCohort,
     AnswerReview,
+    ClearFlags,
     Command,
     CreateCohort,
     DeleteCohort,
+    FlagQuestion,
     JoinCohort,
     LeaveCohort,
     ListCohorts,
+    ListFlags,
     ListPacks,
     ListSchedules,
     NextSchedule,
@@ -52,12 +55,13 @@ from bot.errors import NotAllowed, UnknownWorkspace
 from bot.ports import Message
 from bot.scheduling.service import ScheduleService
 from bot.service.cohorts import CohortService, cohort_view
+from bot.service.flags import FlagService
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import NothingDue, ReviewService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
-from bot.wording import boards, cohorts, help, me, reports, review, schedules
+from bot.wording import boards, cohorts, flags, help, me, reports, review, schedules
 from bot.wording.errors import admins_only
 
 
@@ -354,6 +358,28 @@ async def next_schedule(
     return Reply(schedules.next_here(await schedules_.next_here(context.channel), now=clock.now()))
 
 
+# --- flags --------------------------------------------------------------------------------------------
+
+
+async def flag_question(command: FlagQuestion, context: Context, uow: UnitOfWork, *, flags_: FlagService) -> Reply:
+    """`/quiz flag [reason]` and the "Report a problem" buttons: record the caller's flag, or update its reason."""
+    result = await flags_.flag(uow, context.channel, context.user, post_id=command.post_id, reason=command.reason)
+    await uow.commit()
+    return Reply(flags.flag_message(result))
+
+
+async def list_flags(command: ListFlags, context: Context, uow: UnitOfWork, *, flags_: FlagService) -> Reply:
+    """`/quiz flags`: the workspace's flagged questions with counts, reasons and accuracy."""
+    return Reply(flags.listing_message(await flags_.flagged(uow, context.channel), threshold=flags_.threshold))
+
+
+async def clear_flags(command: ClearFlags, context: Context, uow: UnitOfWork, *, flags_: FlagService) -> Reply:
+    """`/quiz flags clear PACK/QUESTION`: the question's open flags cleared, so it is back in rotation."""
+    cleared = await flags_.clear(uow, context.channel, context.user, pack_id=command.pack_id, key=command.question_key)
+    await uow.commit()
+    return Reply(flags.cleared_message(cleared))
+
+
 COMMAND_HANDLERS: Mapping[type[Any], Route] = {
     PostNow: Route(post_now),
     Reveal: Route(reveal_current),
@@ -379,6 +405,9 @@ COMMAND_HANDLERS: Mapping[type[Any], Route] = {
     PauseSchedule: Route(pause_schedule, Permission.ADMIN, "pause and resume schedules"),
     ResumeSchedule: Route(resume_schedule, Permission.ADMIN, "pause and resume schedules"),
     NextSchedule: Route(next_schedule),
+    FlagQuestion: Route(flag_question),
+    ListFlags: Route(list_flags, Permission.ADMIN, "see flagged questions"),
+    ClearFlags: Route(clear_flags, Permission.ADMIN, "clear flags"),
 }
 """Every command the core runs: its handler, who may run it, and what a refusal names."""
 

@@ -24,11 +24,14 @@ from bot.domain import (
     RevealView,
     UserRef,
 )
+from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformError, PlatformRegistry
+from bot.service.flags import paused_questions
 from bot.service.uow import UnitOfWorkFactory
 from bot.wording.errors import UNKNOWN_POST
+from bot.wording.flags import all_paused
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +65,10 @@ class QuizService:
         clock: Clock,
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
+        pause_threshold: int = DEFAULT_PAUSE_THRESHOLD,
     ) -> None:
         self.metrics = metrics or Metrics()
+        self.pause_threshold = pause_threshold  # questions this many people flagged are out of rotation
         self.uow = uow
         self.catalog = catalog
         self.platforms = platforms
@@ -235,6 +240,10 @@ class QuizService:
         ).all()
         if not rows:
             raise UnknownPack(f"No questions in {', '.join(packs)}: is content synced?")
+        paused = await paused_questions(session, self.pause_threshold, channel_id=channel_row)
+        rows = [row for row in rows if row.id not in paused]
+        if not rows:
+            raise UnknownPack(all_paused(packs))
         fewest = min(row.times for row in rows)
         candidates = [row.id for row in rows if row.times == fewest]
         question = await session.get(QuestionRow, self.rng.choice(candidates))

@@ -3,6 +3,9 @@
 `ReportService.build` gathers a Report (plain data); `bot/report_html.py` draws it as a self-contained HTML file
 (`quizbot report`), and `summary_message` words it for chat (`/quiz report`).
 
+Flags (people's reports that a question is wrong) are the open ones in the same scope: the workspace's, or the
+cohort's members'.
+
 Scope: a workspace report counts every answer in the workspace; a cohort report counts its members' answers
 (anywhere in the workspace) since the cohort's start, the same answers its leaderboard counts.
 """
@@ -20,9 +23,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.clock import Clock
 from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionRow, ReviewItem, User, Workspace
 from bot.domain import ChannelRef, Leaderboard, Tally
+from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD, FlaggedQuestion
 from bot.domain.windows import Scope, Window
 from bot.errors import QuizError, UnknownWorkspace
 from bot.service.cohorts import CurriculumPack, MemberProgress, cohort_view
+from bot.service.flags import flagged_questions
 from bot.service.lookups import find_cohort, local_date
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
@@ -89,6 +94,8 @@ class Report(Tally):
     review_learning: int = 0
     review_mastered: int = 0
     tags: tuple[TagResult, ...] = field(default=())
+    flagged: tuple[FlaggedQuestion, ...] = ()
+    """Questions with open flags in the report's scope, most flagged first."""
 
     @property
     def answered(self) -> int:
@@ -143,10 +150,13 @@ class WorkspaceKey(NamedTuple):
 class ReportService:
     """Builds reports from the database (no content files needed)."""
 
-    def __init__(self, *, uow: UnitOfWorkFactory, stats: Stats, clock: Clock) -> None:
+    def __init__(
+        self, *, uow: UnitOfWorkFactory, stats: Stats, clock: Clock, flag_threshold: int = DEFAULT_PAUSE_THRESHOLD
+    ) -> None:
         self.uow = uow
         self.stats = stats
         self.clock = clock
+        self.flag_threshold = flag_threshold
 
     async def find_workspace(
         self, *, platform: str | None = None, workspace: str | None = None, cohort: str | None = None
@@ -226,6 +236,13 @@ class ReportService:
                     )
                 ).all()
             )
+            flagged = await flagged_questions(
+                session,
+                threshold=self.flag_threshold,
+                workspace_ids=[workspace_id],
+                users=users if found else None,
+                since=found.starts_at if found else None,
+            )
             board = await self.stats.leaderboard(
                 ChannelRef(platform, workspace, ""),
                 window=Window.ALL,
@@ -254,6 +271,7 @@ class ReportService:
             review_learning=int(review.get(True, 0)),
             review_mastered=int(review.get(False, 0)),
             tags=tag_results(questions),
+            flagged=tuple(flagged),
         )
 
     @staticmethod

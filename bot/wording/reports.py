@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.ports import Message
 from bot.service.report import Report
+from bot.wording.flags import report_lines
 from bot.wording.i18n import percent, plural
 
 
@@ -28,6 +29,7 @@ def summary_message(report: Report, *, cohort: str | None = None) -> Message:
     if missed:
         lines.append("Most missed:")
         lines += [f"  {percent(q.accuracy)} right ({plural(q.answered, 'answer')}): {_short(q.prompt)}" for q in missed]
+    lines += report_lines(report.flagged)
     if report.review_learning or report.review_mastered:
         lines.append(f"Review: {report.review_learning} questions being learned · {report.review_mastered} mastered")
     option = f" --cohort {cohort}" if cohort else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 
 import pytest
@@ -10,7 +11,10 @@ from hypothesis import strategies as st
 
 from bot.commands import (
     AnswerReview,
+    ClearFlags,
+    FlagQuestion,
     ListCohorts,
+    ListFlags,
     ListPacks,
     PostNow,
     Reveal,
@@ -28,10 +32,12 @@ from bot.commands import (
     leaderboard_scope,
     leaderboard_window,
     parse_command,
+    question_ref,
     schedule_id,
     schedule_packs,
     start_date,
 )
+from bot.domain.flags import REASON_MAX, flag_reason
 from bot.errors import CommandError
 
 
@@ -128,3 +134,50 @@ def test_the_grammars_validators_are_public_for_typed_options() -> None:
     ]:
         with pytest.raises(CommandError, match=message):
             refused()
+
+
+# --- flags (issue 14) -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("flag", FlagQuestion()),
+        ("FLAG   ", FlagQuestion()),
+        ("flag wrong answer", FlagQuestion(reason="wrong answer")),
+        ("/quiz flag it's wrong, isn't it?", FlagQuestion(reason="it's wrong, isn't it?")),  # no shlex for reasons
+        ('flag "two  choices\nare right"', FlagQuestion(reason="two choices are right")),
+        ("flag \u202ereversed\u200b text\x07", FlagQuestion(reason="reversed text")),
+        ("flags", ListFlags()),
+        ("flags list", ListFlags()),
+        ("flags clear data-parallelism/dp-gpu-holds", ClearFlags("data-parallelism", "dp-gpu-holds")),
+        ("flags clear Data-Parallelism DP-GPU-HOLDS", ClearFlags("data-parallelism", "dp-gpu-holds")),
+        ("flags resolve a/b", ClearFlags("a", "b")),
+    ],
+)
+def test_flag_grammar(text: str, expected: object) -> None:
+    assert parse_command(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("flags clear", "Say which question to clear"),
+        ("flags clear data-parallelism", "is not a question: write its pack id and question id as `PACK/QUESTION`"),
+        ("flags clear a/b/c", "`a/b/c` is not a question"),
+        ("flags clear a b c d", "Say which question to clear"),
+        ("flags delete a/b", "`delete` is not a flags action"),
+    ],
+)
+def test_flag_grammar_mistakes_say_what_to_type(text: str, message: str) -> None:
+    with pytest.raises(CommandError, match=re.escape(message)):
+        parse_command(text)
+
+
+def test_a_reason_is_capped_and_the_validators_are_public() -> None:
+    long = parse_command("flag " + "x" * 700)
+    assert isinstance(long, FlagQuestion) and long.reason is not None
+    assert len(long.reason) == REASON_MAX and long.reason.endswith("…")
+    assert flag_reason("   ") is None and flag_reason(None) is None
+    assert question_ref(" pack-1 / q-2 ") == ("pack-1", "q-2")
+    assert "/quiz flag [reason]" in "\n".join(help_lines("flag"))

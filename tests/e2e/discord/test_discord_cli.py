@@ -27,9 +27,23 @@ from tests.conftest import REPO, SEED_CONTENT
 from tests.discord_support import serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 
-SUBCOMMANDS = ["now", "reveal", "leaderboard", "me", "packs", "review", "report", "help", "schedule", "cohort"]
+SUBCOMMANDS = [
+    "now",
+    "reveal",
+    "leaderboard",
+    "me",
+    "packs",
+    "review",
+    "report",
+    "flag",
+    "help",
+    "schedule",
+    "flags",
+    "cohort",
+]
 GROUPS = {
     "schedule": ["add", "list", "remove", "pause", "resume", "next"],
+    "flags": ["list", "clear"],
     "cohort": ["create", "join", "leave", "add", "remove", "list", "show", "next", "delete"],
 }
 

@@ -20,12 +20,15 @@ from bot.commands import (
     AddSchedule,
     AddToCohort,
     AnswerReview,
+    ClearFlags,
     Command,
     CreateCohort,
     DeleteCohort,
+    FlagQuestion,
     JoinCohort,
     LeaveCohort,
     ListCohorts,
+    ListFlags,
     ListPacks,
     ListSchedules,
     NextSchedule,
@@ -132,6 +135,22 @@ TYPED: list[tuple[str | None, str, dict[str, Any], Command, str]] = [
     (None, "review", {"answer": 2}, AnswerReview(2), "review 2"),
     (None, "report", {}, ShowReport(), "report"),
     (None, "report", {"cohort": "spring-26"}, ShowReport("spring-26"), "report cohort spring-26"),
+    (None, "flag", {}, FlagQuestion(), "flag"),
+    (
+        None,
+        "flag",
+        {"reason": "  the answer is B, isn't it?\u200b "},
+        FlagQuestion(reason="the answer is B, isn't it?"),
+        "flag the answer is B, isn't it?",
+    ),
+    ("flags", "list", {}, ListFlags(), "flags list"),
+    (
+        "flags",
+        "clear",
+        {"question": "Data-Parallelism/dp-gpu-holds"},
+        ClearFlags("data-parallelism", "dp-gpu-holds"),
+        "flags clear data-parallelism dp-gpu-holds",
+    ),
     (None, "help", {}, ShowHelp(), "help"),
     (None, "help", {"command": "leaderboard"}, ShowHelp("leaderboard"), "help leaderboard"),
     (
@@ -289,6 +308,7 @@ MISTAKES: list[tuple[str | None, str, dict[str, Any], str]] = [
     (None, "leaderboard", {"window": "yearly"}, "leaderboard yearly"),  # not one of the choices: a stale client
     (None, "leaderboard", {"cohort": "Spring 2027"}, "leaderboard cohort 'Spring 2027'"),
     (None, "report", {"cohort": "x y"}, "report cohort 'x y'"),
+    ("flags", "clear", {"question": "dp-gpu-holds"}, "flags clear dp-gpu-holds"),
 ]
 
 

@@ -140,7 +140,12 @@ async def test_fuzzed_interactions_record_nothing_and_the_client_survives(runtim
     assert post_id > 0
 
 
-VALID_OPTION = {"name": "spring", "when": "daily 10:00", "members": "<@1002>"}
+VALID_OPTION = {
+    "name": "spring",
+    "when": "daily 10:00",
+    "members": "<@1002>",
+    "question": "data-parallelism/dp-gpu-holds",
+}
 """A valid value for each required string option, so one fuzzed option at a time is what is refused."""
 
 

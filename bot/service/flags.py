@@ -1,0 +1,333 @@
+"""Flagging bad questions (issue 14): "Report a problem", `/quiz flag`, `/quiz flags`, and pausing flagged questions.
+
+A flag is one person's report on one question (through the post they saw it on), with an optional reason; a person
+flags a question once, and flagging it again updates the reason. In each workspace, a question with at least
+`threshold` open flags is paused: QuizService's rotation and cohort curricula skip it until an admin clears its
+flags, which keeps the rows (stamped `cleared_at`) for the pack's authors. Flags, pauses and clearing are per
+workspace, like everything a workspace's admins decide; `quizbot content flags` reads them across workspaces.
+
+The use cases run inside the caller's unit of work (the dispatcher's); the reads (`flagged_questions`,
+`paused_questions`) are queries a read model or another use case calls with its session.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, case, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.clock import Clock
+from bot.db.models import Answer, Channel, PackRow, Post, QuestionFlag, QuestionRow, User
+from bot.domain import ChannelRef, UserRef
+from bot.domain.flags import (
+    DEFAULT_PAUSE_THRESHOLD,
+    FlaggedQuestion,
+    FlagOutcome,
+    FlagReason,
+    FlagResult,
+    FlagsCleared,
+    flag_reason,
+)
+from bot.errors import NotFound, UnknownPost
+from bot.service.directory import insert_ignoring_conflict
+from bot.service.lookups import workspace_row
+from bot.service.uow import UnitOfWork
+from bot.wording import flags as flag_words
+from bot.wording.errors import UNKNOWN_POST
+
+log = logging.getLogger(__name__)
+
+
+class FlagService:
+    """The flag use cases, each inside the caller's open unit of work (none opens or commits a transaction)."""
+
+    def __init__(self, *, clock: Clock, threshold: int = DEFAULT_PAUSE_THRESHOLD) -> None:
+        self.clock = clock
+        self.threshold = threshold
+
+    async def flag(
+        self, uow: UnitOfWork, channel: ChannelRef, user: UserRef, *, post_id: int | None, reason: str | None
+    ) -> FlagResult:
+        """Record `user`'s flag on the question of a post (or update its reason); the caller commits.
+
+        With `post_id` (a "Report a problem" button) that post, which must belong to this workspace. Without it,
+        the question the user last answered or reported in this channel, else the channel's newest post.
+        """
+        now = self.clock.now()
+        session = uow.session
+        workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
+        user_row = await uow.places.user_id(user, now)
+        if post_id is None:
+            post_id = await self._latest_post(uow, channel, user_row, now)
+        found = (
+            await session.execute(
+                select(Post.question_id, QuestionRow.pack_id, QuestionRow.key, QuestionRow.prompt)
+                .join(Channel, Channel.id == Post.channel_id)
+                .join(QuestionRow, QuestionRow.id == Post.question_id)
+                .where(Post.id == post_id, Channel.workspace_id == workspace)
+            )
+        ).first()
+        if found is None:  # gone, or a forged button naming another workspace's post
+            raise UnknownPost(UNKNOWN_POST)
+        question_id = int(found.question_id)
+        reason = flag_reason(reason)
+        outcome, kept_reason = await self._upsert(
+            session, workspace=workspace, question_id=question_id, post_id=post_id, user_row=user_row, reason=reason
+        )
+        open_flags = (
+            await session.execute(
+                select(func.count(QuestionFlag.id)).where(
+                    QuestionFlag.workspace_id == workspace,
+                    QuestionFlag.question_id == question_id,
+                    QuestionFlag.cleared_at.is_(None),
+                )
+            )
+        ).scalar_one()
+        log.info(
+            "question %s/%s flagged (%s, %d open)",
+            found.pack_id,
+            found.key,
+            outcome.value,
+            open_flags,
+            extra={"platform": channel.platform, "workspace": channel.workspace_id, "post_id": post_id},
+        )
+        return FlagResult(
+            outcome=outcome,
+            pack_id=found.pack_id,
+            key=found.key,
+            prompt=found.prompt,
+            reason=kept_reason,
+            open_flags=int(open_flags),
+            threshold=self.threshold,
+        )
+
+    async def _latest_post(self, uow: UnitOfWork, channel: ChannelRef, user_row: int, now: datetime) -> int:
+        """The post `/quiz flag` means: the user's latest answer or flag in this channel, else its newest post."""
+        session = uow.session
+        channel_id = await uow.places.channel_id(channel, now)
+        answered = (
+            await session.execute(
+                select(Answer.post_id, Answer.answered_at.label("at"))
+                .where(Answer.user_id == user_row, Answer.channel_id == channel_id)
+                .order_by(Answer.answered_at.desc(), Answer.id.desc())
+                .limit(1)
+            )
+        ).first()
+        flagged = (
+            await session.execute(
+                select(QuestionFlag.post_id, QuestionFlag.updated_at.label("at"))
+                .join(Post, Post.id == QuestionFlag.post_id)
+                .where(QuestionFlag.user_id == user_row, Post.channel_id == channel_id)
+                .order_by(QuestionFlag.updated_at.desc(), QuestionFlag.id.desc())
+                .limit(1)
+            )
+        ).first()
+        mine = [row for row in (answered, flagged) if row is not None]
+        if mine:  # a reason typed after clicking "Report a problem" goes to that report, even under an old answer
+            return int(max(mine, key=lambda row: row.at).post_id)
+        newest = (
+            await session.execute(
+                select(Post.id)
+                .where(Post.channel_id == channel_id, Post.message_ref.is_not(None))
+                .order_by(Post.opened_at.desc(), Post.id.desc())
+                .limit(1)
+            )
+        ).scalar()
+        if newest is None:
+            raise NotFound(flag_words.nothing_to_flag())
+        return int(newest)
+
+    async def _upsert(
+        self,
+        session: AsyncSession,
+        *,
+        workspace: int,
+        question_id: int,
+        post_id: int,
+        user_row: int,
+        reason: str | None,
+    ) -> tuple[FlagOutcome, str | None]:
+        """Insert the flag, or update the one this person has (the unique key settles concurrent clicks)."""
+        now = self.clock.now()
+        values: dict[str, Any] = {
+            "workspace_id": workspace,
+            "question_id": question_id,
+            "post_id": post_id,
+            "user_id": user_row,
+            "reason": reason,
+            "created_at": now,
+            "updated_at": now,
+        }
+        statement = insert_ignoring_conflict(session, QuestionFlag, values, ["user_id", "question_id"])
+        if (await session.execute(statement.returning(QuestionFlag.id))).scalar() is not None:
+            return FlagOutcome.RECORDED, reason
+        flag = (
+            await session.execute(
+                select(QuestionFlag).where(QuestionFlag.user_id == user_row, QuestionFlag.question_id == question_id)
+            )
+        ).scalar_one()
+        if flag.cleared_at is not None:  # cleared by an admin, and reported again: a new report on the question
+            flag.cleared_at, flag.cleared_by, flag.reason = None, None, reason
+            flag.post_id, flag.updated_at = post_id, now
+            return FlagOutcome.RECORDED, reason
+        if reason is None or reason == flag.reason:
+            return FlagOutcome.ALREADY_FLAGGED, flag.reason
+        flag.reason, flag.post_id, flag.updated_at = reason, post_id, now
+        return FlagOutcome.REASON_UPDATED, reason
+
+    async def flagged(self, uow: UnitOfWork, channel: ChannelRef) -> list[FlaggedQuestion]:
+        """The channel's workspace's questions with open flags, most flagged first."""
+        found = await workspace_row(uow.session, channel.platform, channel.workspace_id)
+        if found is None:
+            return []
+        return await flagged_questions(uow.session, threshold=self.threshold, workspace_ids=[found.id])
+
+    async def clear(
+        self, uow: UnitOfWork, channel: ChannelRef, user: UserRef, *, pack_id: str, key: str
+    ) -> FlagsCleared:
+        """Clear the open flags on a question in this workspace (it is back in rotation); the caller commits."""
+        session = uow.session
+        question = (
+            await session.execute(
+                select(QuestionRow.id, QuestionRow.prompt).where(QuestionRow.pack_id == pack_id, QuestionRow.key == key)
+            )
+        ).first()
+        if question is None:
+            raise NotFound(flag_words.unknown_question(pack_id, key))
+        cleared = 0
+        found = await workspace_row(session, channel.platform, channel.workspace_id)
+        if found is not None:
+            now = self.clock.now()
+            result = await session.execute(
+                update(QuestionFlag)
+                .where(
+                    QuestionFlag.workspace_id == found.id,
+                    QuestionFlag.question_id == question.id,
+                    QuestionFlag.cleared_at.is_(None),
+                )
+                .values(cleared_at=now, cleared_by=await uow.places.user_id(user, now))
+            )
+            cleared = int(result.rowcount or 0)  # type: ignore[attr-defined]
+        log.info(
+            "flags on %s/%s cleared (%d)",
+            pack_id,
+            key,
+            cleared,
+            extra={"platform": channel.platform, "workspace": channel.workspace_id},
+        )
+        return FlagsCleared(pack_id=pack_id, key=key, prompt=question.prompt, cleared=cleared)
+
+
+def _paused(threshold: int, workspace: ColumnElement[Any] | int) -> Select[Any]:
+    return (
+        select(QuestionFlag.question_id)
+        .where(QuestionFlag.workspace_id == workspace, QuestionFlag.cleared_at.is_(None))
+        .group_by(QuestionFlag.question_id)
+        .having(func.count(QuestionFlag.id) >= threshold)
+    )
+
+
+async def paused_questions(
+    session: AsyncSession, threshold: int, *, workspace_id: int | None = None, channel_id: int | None = None
+) -> set[int]:
+    """Row ids of the questions paused in a workspace (given itself, or by one of its channels)."""
+    if workspace_id is not None:
+        workspace: ColumnElement[Any] | int = workspace_id
+    elif channel_id is not None:
+        workspace = select(Channel.workspace_id).where(Channel.id == channel_id).scalar_subquery()
+    else:
+        raise ValueError("paused_questions needs a workspace or a channel")
+    return {int(question) for question in (await session.execute(_paused(threshold, workspace))).scalars()}
+
+
+async def flagged_questions(
+    session: AsyncSession,
+    *,
+    threshold: int,
+    workspace_ids: Sequence[int] | None = None,
+    users: Select[Any] | None = None,
+    since: datetime | None = None,
+) -> list[FlaggedQuestion]:
+    """Questions with open flags, most flagged first, each with its reasons (newest first) and its accuracy.
+
+    Scope: the given workspaces (None: all), and only flags and answers by `users` (a select of user ids) and
+    answers from `since` on when given (a cohort report). `paused_in` counts the workspaces where the question
+    has reached `threshold`.
+    """
+    flag_scope: list[ColumnElement[bool]] = [QuestionFlag.cleared_at.is_(None)]
+    answer_scope: list[ColumnElement[bool]] = []
+    if workspace_ids is not None:
+        flag_scope.append(QuestionFlag.workspace_id.in_(workspace_ids))
+        answer_scope.append(Answer.workspace_id.in_(workspace_ids))
+    if users is not None:
+        flag_scope.append(QuestionFlag.user_id.in_(users))
+        answer_scope.append(Answer.user_id.in_(users))
+    if since is not None:
+        answer_scope.append(Answer.answered_at >= since)
+    flags = (
+        await session.execute(
+            select(
+                QuestionFlag.question_id,
+                QuestionFlag.workspace_id,
+                QuestionFlag.reason,
+                QuestionFlag.updated_at,
+                User.display_name,
+                User.external_id,
+            )
+            .join(User, User.id == QuestionFlag.user_id)
+            .where(*flag_scope)
+            .order_by(QuestionFlag.updated_at.desc(), QuestionFlag.id.desc())
+        )
+    ).all()
+    if not flags:
+        return []
+    reasons: dict[int, list[FlagReason]] = defaultdict(list)
+    per_workspace: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for row in flags:
+        reasons[row.question_id].append(
+            FlagReason(name=row.display_name or row.external_id, reason=row.reason, flagged_at=row.updated_at)
+        )
+        per_workspace[row.question_id][row.workspace_id] += 1
+    ids = list(reasons)
+    questions = (
+        await session.execute(
+            select(QuestionRow, PackRow.title)
+            .outerjoin(PackRow, PackRow.id == QuestionRow.pack_id)
+            .where(QuestionRow.id.in_(ids))
+        )
+    ).all()
+    tallies = {
+        row.question_id: (int(row.answered), int(row.correct or 0))
+        for row in await session.execute(
+            select(
+                Post.question_id,
+                func.count(Answer.id).label("answered"),
+                func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
+            )
+            .join(Post, Post.id == Answer.post_id)
+            .where(Post.question_id.in_(ids), *answer_scope)
+            .group_by(Post.question_id)
+        )
+    }
+    result = [
+        FlaggedQuestion(
+            pack_id=question.pack_id,
+            pack_title=title or question.pack_id,
+            key=question.key,
+            number=question.position + 1,
+            prompt=question.prompt,
+            flags=len(reasons[question.id]),
+            reasons=tuple(reasons[question.id]),
+            answered=tallies.get(question.id, (0, 0))[0],
+            correct=tallies.get(question.id, (0, 0))[1],
+            paused_in=sum(1 for count in per_workspace[question.id].values() if count >= threshold),
+            active=question.active,
+        )
+        for question, title in questions
+    ]
+    return sorted(result, key=lambda q: (-q.flags, -q.reasons[0].flagged_at.timestamp(), q.pack_id, q.number))
