@@ -408,4 +408,5 @@ class QuizService:
             answer_count=answer_count,
             closes_at=post.closes_at,
             reveal=reveal,
+            retired=not question.active,
         )
