@@ -119,7 +119,11 @@ class PackRow(Base):
 
 
 class QuestionRow(Base):
-    """A question as last synced; kept (inactive) when removed from its pack so old posts still render."""
+    """A question as last synced: the pack's current text, which new posts and review questions show.
+
+    Kept (inactive, "retired") when removed from its pack. What a post showed is never read from here but from
+    the QuestionVersion its PostSnapshot points at, so editing the pack changes only later posts.
+    """
 
     __tablename__ = "questions"
     __table_args__ = (UniqueConstraint("pack_id", "key"),)
@@ -137,8 +141,31 @@ class QuestionRow(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
 
 
+class QuestionVersion(Base):
+    """What a question said at one time: prompt, choices in the pack's order then, correct choice, explanation.
+
+    Immutable. A post (through its PostSnapshot) and a review question that is out point at the version they
+    showed; `answers.choice_index` and `posts.choice_order` index its `choices`. A version is named by a digest
+    of its content (bot.domain.versions), so every post of the same text shares one row (a fan-out to a
+    thousand channels stores the text once) and an edit that is undone finds its old version again.
+    """
+
+    __tablename__ = "question_versions"
+    __table_args__ = (UniqueConstraint("question_id", "digest"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    question_id: Mapped[int] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"))
+    digest: Mapped[str] = mapped_column(String(64))
+    prompt: Mapped[str] = mapped_column(Text)
+    choices: Mapped[list[str]] = mapped_column(JSON)
+    correct_index: Mapped[int] = mapped_column(Integer)
+    explanation: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime]
+
+
 class Post(Base):
-    """One question posted to one channel, with the order its choices were shown in."""
+    """One question posted to one channel, with the order its choices were shown in (indexes into the choices
+    of the post's QuestionVersion, see PostSnapshot)."""
 
     __tablename__ = "posts"
     __table_args__ = (
@@ -157,6 +184,22 @@ class Post(Base):
     opened_at: Mapped[datetime]
     closes_at: Mapped[datetime | None]
     closed_at: Mapped[datetime | None]
+
+
+class PostSnapshot(Base):
+    """What a post showed, fixed when it was posted: the question version, and the card's "question 3 of 8".
+
+    One row per post, written in the transaction that inserts the post. A table of its own rather than columns
+    of `posts` because SQLite adds a NOT NULL foreign key column only by rebuilding `posts`, and dropping the
+    old `posts` with foreign keys on would cascade into `answers`.
+    """
+
+    __tablename__ = "post_snapshots"
+
+    post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    question_version_id: Mapped[int] = mapped_column(ForeignKey("question_versions.id"), index=True)
+    question_number: Mapped[int] = mapped_column(Integer)
+    question_count: Mapped[int] = mapped_column(Integer)
 
 
 class Answer(Base):
@@ -256,7 +299,8 @@ class CohortMember(Base):
 class ReviewItem(Base):
     """A question a user got wrong, in a Leitner box: due again at `due_at`, retired once mastered.
 
-    While a review question is out (`asked_at` set), `shown_order` holds the order its choices were shown in.
+    While a review question is out (`asked_at` set), `shown_order` holds the order its choices were shown in,
+    as indexes into the choices of the version its ReviewSnapshot names.
     """
 
     __tablename__ = "review_items"
@@ -279,8 +323,24 @@ class ReviewItem(Base):
     updated_at: Mapped[datetime]
 
 
+class ReviewSnapshot(Base):
+    """The version a review question that is out showed (its item's `shown_order` indexes that version's choices).
+
+    One row per item while it is out. A table of its own for the same reason as PostSnapshot: SQLite adds a
+    named foreign key to review_items only by rebuilding it, and that would cascade into review_answers.
+    """
+
+    __tablename__ = "review_snapshots"
+
+    item_id: Mapped[int] = mapped_column(ForeignKey("review_items.id", ondelete="CASCADE"), primary_key=True)
+    question_version_id: Mapped[int] = mapped_column(ForeignKey("question_versions.id", ondelete="CASCADE"))
+
+
 class ReviewAnswer(Base):
-    """One answer given in review: counts for the user's mastery, never for a leaderboard."""
+    """One answer given in review: counts for the user's mastery, never for a leaderboard.
+
+    `choice_index` indexes the choices of `question_version_id`, the version the review question showed.
+    """
 
     __tablename__ = "review_answers"
     __table_args__ = (Index("ix_review_answers_user_time", "user_id", "answered_at"),)
@@ -293,6 +353,7 @@ class ReviewAnswer(Base):
     choice_index: Mapped[int] = mapped_column(Integer)
     is_correct: Mapped[bool] = mapped_column(Boolean)
     answered_at: Mapped[datetime]
+    question_version_id: Mapped[int] = mapped_column(ForeignKey("question_versions.id", ondelete="CASCADE"))
 
 
 class Schedule(Base):

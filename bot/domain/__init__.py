@@ -111,7 +111,9 @@ class QuestionCard:
     """A platform-neutral question card; adapters render it as Block Kit, an embed or terminal text.
 
     `choices` are in the order shown for this post; `choice_ids[i]` is the pack's own index of the
-    i-th shown choice, which is what an answer button carries.
+    i-th shown choice at posting time (an index into the post's question version), which is what an answer
+    button carries. `question_number` of `question_count` is what the card said when posted; `retired` says the
+    question has since been removed from its pack (then the count is no longer meaningful and is not shown).
     """
 
     post_id: int
@@ -124,6 +126,7 @@ class QuestionCard:
     answer_count: int
     closes_at: datetime | None = None
     reveal: RevealView | None = None
+    retired: bool = False
 
     @property
     def is_closed(self) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import ForeignKey, Table, case, delete, func, select, true, update
 
 from bot.db import Database
-from bot.db.models import Answer, Base, Channel, Post, QuestionRow, User, Workspace
+from bot.db.models import Answer, Base, Channel, Post, PostSnapshot, QuestionRow, QuestionVersion, User, Workspace
 from bot.domain.ranking import rank_rows
 from bot.errors import QuizError
 
@@ -69,13 +69,15 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
                     User.display_name,
                     QuestionRow.pack_id,
                     QuestionRow.key,
-                    QuestionRow.choices,
+                    QuestionVersion.choices,  # as the post showed them: choice_index indexes these
                 )
                 .join(User, User.id == Answer.user_id)
                 .join(Workspace, Workspace.id == Answer.workspace_id)
                 .join(Channel, Channel.id == Answer.channel_id)
                 .join(Post, Post.id == Answer.post_id)
                 .join(QuestionRow, QuestionRow.id == Post.question_id)
+                .join(PostSnapshot, PostSnapshot.post_id == Post.id)
+                .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
                 .where(Answer.answered_at >= since if since else true())
                 .order_by(Answer.id)
             )

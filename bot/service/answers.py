@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
 from bot.db import Database
-from bot.db.models import Answer, Channel, Post, QuestionRow, User
+from bot.db.models import Answer, Channel, Post, PostSnapshot, QuestionVersion, User
 from bot.domain import AnswerOutcome, AnswerResult, UserRef
 from bot.domain.scoring import points_for
 from bot.errors import InvalidChoice, UnknownPost
@@ -216,11 +216,14 @@ class AnswerRecorder:
                     Post.opened_at,
                     Post.closes_at,
                     Post.closed_at,
-                    QuestionRow.choices,
-                    QuestionRow.correct_index,
-                    QuestionRow.explanation,
+                    # What the post showed (its snapshot's version), never the pack as it is now: a click and
+                    # its stored choice_index keep meaning what they meant when the question was posted.
+                    QuestionVersion.choices,
+                    QuestionVersion.correct_index,
+                    QuestionVersion.explanation,
                 )
-                .join(QuestionRow, QuestionRow.id == Post.question_id)
+                .join(PostSnapshot, PostSnapshot.post_id == Post.id)
+                .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
                 .join(Channel, Channel.id == Post.channel_id)
                 .where(Post.id.in_(post_ids))
             )

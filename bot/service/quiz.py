@@ -1,4 +1,9 @@
-"""Use cases: sync content, post a question, record an answer, close and reveal a post."""
+"""Use cases: sync content, post a question, record an answer, close and reveal a post.
+
+A post is a snapshot of what it showed. Posting pins the question's current version (PostSnapshot -> QuestionVersion:
+prompt, choices in the pack's order, correct choice, explanation) and the card's number and count; cards and
+reveals are drawn from that, never from the pack as it is now, so syncing an edited pack changes only later posts.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
 from bot.content import Catalog
-from bot.db.models import Answer, Channel, PackRow, Post, QuestionRow, User, Workspace
+from bot.db.models import Answer, Channel, PackRow, Post, PostSnapshot, QuestionRow, QuestionVersion, User, Workspace
 from bot.domain import (
     ChannelRef,
     PostSource,
@@ -30,6 +35,7 @@ from bot.ops.metrics import Metrics
 from bot.ports import PlatformError, PlatformRegistry
 from bot.service.flags import paused_questions
 from bot.service.uow import UnitOfWorkFactory
+from bot.service.versions import current_version
 from bot.wording.errors import UNKNOWN_POST
 from bot.wording.flags import all_paused
 
@@ -42,6 +48,15 @@ class PostedCard(NamedTuple):
     channel: ChannelRef
     message_ref: str | None
     card: QuestionCard
+
+
+class _Shown(NamedTuple):
+    """A post with what it showed (its snapshot and version) and its question as it is now (retired or not)."""
+
+    post: Post
+    snapshot: PostSnapshot
+    version: QuestionVersion
+    question: QuestionRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +91,10 @@ class QuizService:
         self.rng = rng or random.Random()
 
     async def sync_content(self) -> None:
-        """Copy the loaded packs into the database; questions no longer in a pack are kept but retired."""
+        """Copy the loaded packs into the database; questions no longer in a pack are kept but retired.
+
+        Only the current text of each question changes here; posts already made keep the version they showed.
+        """
         for attempt in range(3):
             try:
                 async with self.uow() as uow:
@@ -176,7 +194,8 @@ class QuizService:
                 chosen = await self._next_question(session, channel_row, packs)
             else:
                 chosen = await self._question(session, *question)
-            order = list(range(len(chosen.choices)))
+            version = await current_version(session, chosen, now)
+            order = list(range(len(version.choices)))
             self.rng.shuffle(order)
             poster = await uow.places.user_id(posted_by, now) if posted_by else None
             post = Post(
@@ -191,7 +210,22 @@ class QuizService:
             )
             session.add(post)
             await session.flush()
-            card = await self._card(session, post, chosen)
+            in_pack = (
+                await session.execute(
+                    select(func.count(QuestionRow.id)).where(
+                        QuestionRow.pack_id == chosen.pack_id, QuestionRow.active.is_(True)
+                    )
+                )
+            ).scalar_one()
+            snapshot = PostSnapshot(
+                post_id=post.id,
+                question_version_id=version.id,
+                question_number=chosen.position + 1,
+                question_count=max(in_pack, chosen.position + 1),
+            )
+            session.add(snapshot)
+            await session.flush()
+            card = await self._card(session, _Shown(post, snapshot, version, chosen))
             await uow.commit()
         try:
             message_ref = await platform.post_card(channel, card)
@@ -263,17 +297,20 @@ class QuizService:
             raise UnknownPack(f"Question {key} of {pack_id} is not loaded: is content synced?")
         return found
 
-    async def _post_and_question(self, session: AsyncSession, post_id: int) -> tuple[Post, QuestionRow]:
+    @staticmethod
+    async def _shown(session: AsyncSession, post_id: int) -> _Shown:
         row = (
             await session.execute(
-                select(Post, QuestionRow)
+                select(Post, PostSnapshot, QuestionVersion, QuestionRow)
+                .join(PostSnapshot, PostSnapshot.post_id == Post.id)
+                .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
                 .join(QuestionRow, QuestionRow.id == Post.question_id)
                 .where(Post.id == post_id)
             )
         ).first()
         if row is None:
             raise UnknownPost(UNKNOWN_POST)
-        return row[0], row[1]
+        return _Shown(row[0], row[1], row[2], row[3])
 
     async def current_post_id(self, channel: ChannelRef) -> int:
         """The newest open post in a channel, or NoOpenPost."""
@@ -307,24 +344,24 @@ class QuizService:
             await session.execute(
                 update(Post).where(Post.id == post_id, Post.closed_at.is_(None)).values(closed_at=now)
             )
-            post, question = await self._post_and_question(session, post_id)
-            channel = await self._channel_ref(session, post.channel_id)
-            card = await self._card(session, post, question)
+            shown = await self._shown(session, post_id)
+            channel = await self._channel_ref(session, shown.post.channel_id)
+            card = await self._card(session, shown)
             await uow.commit()
         log.info(
             "post closed",
             extra={"post_id": post_id, "platform": channel.platform, "channel": channel.channel_id},
         )
-        return PostedCard(channel, post.message_ref, card)
+        return PostedCard(channel, shown.post.message_ref, card)
 
     async def card(self, post_id: int) -> PostedCard:
         """A post's current card, where it was posted, and its message reference."""
         async with self.uow() as uow:
             session = uow.session
-            post, question = await self._post_and_question(session, post_id)
-            channel = await self._channel_ref(session, post.channel_id)
-            card = await self._card(session, post, question)
-        return PostedCard(channel, post.message_ref, card)
+            shown = await self._shown(session, post_id)
+            channel = await self._channel_ref(session, shown.post.channel_id)
+            card = await self._card(session, shown)
+        return PostedCard(channel, shown.post.message_ref, card)
 
     @staticmethod
     async def _channel_ref(session: AsyncSession, channel_row: int) -> ChannelRef:
@@ -337,15 +374,15 @@ class QuizService:
         ).one()
         return ChannelRef(platform=row.platform, workspace_id=row.external_id, channel_id=row.channel)
 
-    async def _card(self, session: AsyncSession, post: Post, question: QuestionRow) -> QuestionCard:
+    @staticmethod
+    async def _card(session: AsyncSession, shown: _Shown) -> QuestionCard:
+        """The card of a post as it was posted (its version, shown order, number and count) with its answers now.
+
+        Only two things come from the present: the pack's title, and whether the question has since been
+        retired from its pack (the footer then shows no stale "of N").
+        """
+        post, snapshot, version, question = shown
         pack = await session.get(PackRow, question.pack_id)
-        count = (
-            await session.execute(
-                select(func.count(QuestionRow.id)).where(
-                    QuestionRow.pack_id == question.pack_id, QuestionRow.active.is_(True)
-                )
-            )
-        ).scalar_one()
         order = list(post.choice_order)
         reveal = None
         if post.closed_at is None:
@@ -364,20 +401,21 @@ class QuizService:
             answer_count = len(answers)
             by_choice = Counter(row.choice_index for row in answers)
             reveal = RevealView(
-                correct_position=order.index(question.correct_index),
+                correct_position=order.index(version.correct_index),
                 counts=tuple(by_choice.get(choice, 0) for choice in order),
-                explanation=question.explanation,
+                explanation=version.explanation,
                 correct_users=tuple(row.display_name for row in answers if row.is_correct),
             )
         return QuestionCard(
             post_id=post.id,
             pack_title=pack.title if pack else question.pack_id,
-            question_number=question.position + 1,
-            question_count=max(count, question.position + 1),
-            prompt=question.prompt,
-            choices=tuple(question.choices[i] for i in order),
+            question_number=snapshot.question_number,
+            question_count=snapshot.question_count,
+            prompt=version.prompt,
+            choices=tuple(version.choices[i] for i in order),
             choice_ids=tuple(order),
             answer_count=answer_count,
             closes_at=post.closes_at,
             reveal=reveal,
+            retired=not question.active,
         )

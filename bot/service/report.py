@@ -8,6 +8,10 @@ cohort's members'.
 
 Scope: a workspace report counts every answer in the workspace; a cohort report counts its members' answers
 (anywhere in the workspace) since the cohort's start, the same answers its leaderboard counts.
+
+Questions are reported per version, as their posts showed them: a question edited in its pack after some posts
+has one row for the old text (with the old correct answer, against which those answers were judged) and one for
+the new. Tags are the question's current ones: they classify it rather than show it.
 """
 
 from __future__ import annotations
@@ -21,7 +25,18 @@ from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
-from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionRow, ReviewItem, User, Workspace
+from bot.db.models import (
+    Answer,
+    Cohort,
+    CohortMember,
+    PackRow,
+    PostSnapshot,
+    QuestionRow,
+    QuestionVersion,
+    ReviewItem,
+    User,
+    Workspace,
+)
 from bot.domain import ChannelRef, Leaderboard, Tally
 from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD, FlaggedQuestion
 from bot.domain.windows import Scope, Window
@@ -283,23 +298,32 @@ class ReportService:
 
     @staticmethod
     async def _questions(session: AsyncSession, scope: list[ColumnElement[bool]]) -> tuple[QuestionResult, ...]:
-        per_question = (
+        per_version = (
             select(
-                Post.question_id.label("question_id"),
+                PostSnapshot.question_version_id.label("version_id"),
+                func.max(PostSnapshot.question_number).label("number"),
                 func.count(Answer.id).label("answered"),
                 func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
             )
-            .join(Post, Post.id == Answer.post_id)
+            .join(PostSnapshot, PostSnapshot.post_id == Answer.post_id)
             .where(*scope)
-            .group_by(Post.question_id)
+            .group_by(PostSnapshot.question_version_id)
             .subquery()
         )
         rows = (
             await session.execute(
-                select(QuestionRow, PackRow.title, per_question.c.answered, per_question.c.correct)
-                .join(per_question, per_question.c.question_id == QuestionRow.id)
+                select(
+                    QuestionVersion,
+                    QuestionRow,
+                    PackRow.title,
+                    per_version.c.number,
+                    per_version.c.answered,
+                    per_version.c.correct,
+                )
+                .join(per_version, per_version.c.version_id == QuestionVersion.id)
+                .join(QuestionRow, QuestionRow.id == QuestionVersion.question_id)
                 .join(PackRow, PackRow.id == QuestionRow.pack_id)
-                .order_by(QuestionRow.pack_id, QuestionRow.position, QuestionRow.id)
+                .order_by(QuestionRow.pack_id, per_version.c.number, QuestionRow.id, QuestionVersion.id)
             )
         ).all()
         return tuple(
@@ -307,15 +331,15 @@ class ReportService:
                 pack_id=question.pack_id,
                 pack_title=title,
                 key=question.key,
-                number=question.position + 1,
-                prompt=question.prompt,
-                correct_choice=question.choices[question.correct_index],
-                explanation=question.explanation,
+                number=int(number),
+                prompt=version.prompt,
+                correct_choice=version.choices[version.correct_index],
+                explanation=version.explanation,
                 tags=tuple(question.tags or ()),
                 answered=int(answered),
                 correct=int(correct or 0),
             )
-            for question, title, answered, correct in rows
+            for version, question, title, number, answered, correct in rows
         )
 
     @staticmethod

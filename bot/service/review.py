@@ -4,6 +4,9 @@ A question a user answers wrong in the channel goes into box 1 of their review, 
 `/quiz review` privately asks the question that has been due longest; `/quiz review N` answers it. Right moves it
 up a box, due again after a longer interval; wrong sends it back to box 1; right in the last box retires it
 (mastered). Review answers live in `review_answers`: they count for mastery, never for a leaderboard.
+
+A review question is asked in the pack's current text (its current version, recorded like a post's) and answered
+against the version it showed, so a pack edited in between changes neither its choices nor its correct answer.
 """
 
 from __future__ import annotations
@@ -15,16 +18,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Select, Table, func, select
+from sqlalchemy import Select, Table, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
-from bot.db.models import PackRow, QuestionRow, ReviewAnswer, ReviewItem
+from bot.db.models import PackRow, QuestionRow, QuestionVersion, ReviewAnswer, ReviewItem, ReviewSnapshot
 from bot.domain import UserRef
 from bot.domain.leitner import BOX_INTERVALS, Placement, place_after_review
 from bot.errors import InvalidChoice, NoReviewPending
 from bot.service.directory import dialect_insert
 from bot.service.uow import UnitOfWorkFactory
+from bot.service.versions import current_version
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +112,17 @@ def _live(user_row: int) -> Select[ReviewItem]:
     )
 
 
+async def _shown_version(session: AsyncSession, item_id: int) -> QuestionVersion | None:
+    """The version a review question that is out showed (None when none is out, or it was asked before versions)."""
+    return (
+        await session.execute(
+            select(QuestionVersion)
+            .join(ReviewSnapshot, ReviewSnapshot.question_version_id == QuestionVersion.id)
+            .where(ReviewSnapshot.item_id == item_id)
+        )
+    ).scalar()
+
+
 async def _count(session: AsyncSession, query: Select[ReviewItem]) -> int:
     return int((await session.execute(select(func.count()).select_from(query.subquery()))).scalar_one())
 
@@ -150,16 +165,22 @@ class ReviewService:
                 return await self._nothing_due(session, user_row)
             question = await session.get(QuestionRow, item.question_id)
             assert question is not None
-            if item.asked_at is None or not item.shown_order:
-                order = list(range(len(question.choices)))
+            version = await _shown_version(session, item.id)
+            if item.asked_at is None or not item.shown_order or version is None:
+                version = await current_version(session, question, now)
+                order = list(range(len(version.choices)))
                 self.rng.shuffle(order)
                 item.asked_at, item.shown_order = now, order
+                pinned = dialect_insert(session, ReviewSnapshot).values(item_id=item.id, question_version_id=version.id)
+                await session.execute(
+                    pinned.on_conflict_do_update(index_elements=["item_id"], set_={"question_version_id": version.id})
+                )
             pack = await session.get(PackRow, question.pack_id)
             due = await _count(session, _live(user_row).where(ReviewItem.due_at <= now))
             shown = ReviewQuestion(
                 pack_title=pack.title if pack else question.pack_id,
-                prompt=question.prompt,
-                choices=tuple(question.choices[i] for i in item.shown_order or ()),
+                prompt=version.prompt,
+                choices=tuple(version.choices[i] for i in item.shown_order or ()),
                 box=item.box,
                 due_after=max(0, due - 1),
             )
@@ -173,29 +194,30 @@ class ReviewService:
             session = uow.session
             user_row = await uow.places.user_id(user, now)
             item = await self._pending(session, user_row, lock=True)
-            if item is None or not item.shown_order:
+            version = await _shown_version(session, item.id) if item else None
+            if item is None or not item.shown_order or version is None:
                 raise NoReviewPending("No review question is waiting for your answer. Type `/quiz review` for one.")
             if not 1 <= number <= len(item.shown_order):
                 raise InvalidChoice(f"Pick a number from 1 to {len(item.shown_order)}.")
-            question = await session.get(QuestionRow, item.question_id)
-            assert question is not None
             choice_index = item.shown_order[number - 1]
-            correct = choice_index == question.correct_index
+            correct = choice_index == version.correct_index
             placement = place_after_review(item.box, correct=correct, now=now)
             session.add(
                 ReviewAnswer(
                     item_id=item.id,
                     user_id=user_row,
-                    question_id=question.id,
+                    question_id=item.question_id,
                     box=item.box,
                     choice_index=choice_index,
                     is_correct=correct,
                     answered_at=now,
+                    question_version_id=version.id,
                 )
             )
             item.box, item.due_at, item.updated_at = placement.box, placement.due_at, now
             item.retired_at = now if placement.retired else None
             item.asked_at, item.shown_order = None, None
+            await session.execute(delete(ReviewSnapshot).where(ReviewSnapshot.item_id == item.id))
             item.reviews += 1
             if not correct:
                 item.lapses += 1
@@ -205,9 +227,9 @@ class ReviewService:
         log.info("review answered", extra={"correct": correct, "box": placement.box})
         return ReviewResult(
             correct=correct,
-            chosen=question.choices[choice_index],
-            correct_choice=question.choices[question.correct_index],
-            explanation=question.explanation,
+            chosen=version.choices[choice_index],
+            correct_choice=version.choices[version.correct_index],
+            explanation=version.explanation,
             placement=placement,
             due_now=due,
         )

@@ -67,9 +67,17 @@ def reveal_lines(card: QuestionCard) -> list[str]:
 
 
 def card_footer(card: QuestionCard) -> str:
-    """`Data Parallelism Quiz · question 3 of 8 · 4 answers`."""
+    """`Data Parallelism Quiz · question 3 of 8 · 4 answers`; `question 7 (retired)` once it left its pack."""
     answers = _("1 answer") if card.answer_count == 1 else _("{count} answers", count=card.answer_count)
     state = _(" · closed") if card.is_closed else ""
+    if card.retired:
+        return _(
+            "{pack} · question {number} (retired) · {answers}{state}",
+            pack=card.pack_title,
+            number=card.question_number,
+            answers=answers,
+            state=state,
+        )
     return _(
         "{pack} · question {number} of {count} · {answers}{state}",
         pack=card.pack_title,
