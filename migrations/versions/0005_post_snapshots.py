@@ -16,11 +16,8 @@ an index some post, answer or review used, the version is padded with a placehol
 index is out of range, and a post whose shown order lacks the correct choice gets it appended, so every old post
 can be revealed and exported again.
 
-Branched from 0003 on the snapshots branch, beside 0004 (question flags): rebase (down_revision = "0004") when
-the branches merge.
-
 Revision ID: 0005
-Revises: 0003
+Revises: 0004
 Create Date: 2026-12-02 10:00:00.000000
 """
 
@@ -32,7 +29,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0005"
-down_revision: str | None = "0003"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

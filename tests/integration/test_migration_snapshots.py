@@ -1,4 +1,4 @@
-"""Migration 0005 with data in place, on SQLite and PostgreSQL: rows written at 0003, upgraded, used, downgraded.
+"""Migration 0005 with data in place, on SQLite and PostgreSQL: rows written at 0004 (before snapshots), upgraded, used, downgraded.
 
 The rows are what a database looks like after the bug this migration ends (issue 12): posts of a question whose
 choices an edit later shrank, an answer on a choice that is gone, a post that never showed the (now) correct
@@ -46,7 +46,7 @@ from bot.service.app import Invocation
 from tests.conftest import _create_pg_database, _drop_pg_database, _pg_url, make_user
 from tests.fakes.fake_platform import FakePlatform
 
-BEFORE = "0003"  # the head this branch started from (0004, question flags, is on another branch)
+BEFORE = "0004"  # the revision before the snapshots (0004 adds question flags)
 MISSING = "(choice no longer in the pack)"
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 NOW = T0 + timedelta(days=1)
@@ -115,7 +115,7 @@ PROMPTS = {
 ORDERS = {1: [3, 1, 0, 2], 2: [2, 0, 3, 1], 3: [0, 1, 2], 4: [2, 0, 1]}  # post id -> shown order (= question id)
 
 
-async def seed_at_0003(db: Database) -> None:
+async def seed_before_snapshots(db: Database) -> None:
     async with db.transaction() as session:
         await session.execute(
             insert(Workspace).values(id=1, platform="fake", external_id="W1", name="", timezone="UTC", created_at=T0)
@@ -222,7 +222,7 @@ async def test_0005_backfills_snapshots_of_existing_posts_and_downgrades(blank_u
     db = Database.from_url(blank_url)
     try:
         await upgrade(db, BEFORE)
-        await seed_at_0003(db)
+        await seed_before_snapshots(db)
         before = await counts(db)
 
         await upgrade(db, "0005")
