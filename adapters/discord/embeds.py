@@ -75,7 +75,7 @@ _FIELD_NAME = ZWSP  # continuation fields have no heading of their own
 
 
 @dataclass(frozen=True, slots=True)
-class Paragraph:
+class EmbedParagraph:
     """Escaped text to lay out: a line (or, with line breaks, a block) of a card or reply."""
 
     text: str
@@ -121,7 +121,7 @@ def clip(text: str, limit: int) -> str:
     return cut(text, limit - len(ELLIPSIS), atoms).head.rstrip() + ELLIPSIS
 
 
-def _fill(queue: deque[Paragraph], budget: int, capacities: Sequence[int], *, leave: int) -> tuple[list[str], int]:
+def _fill(queue: deque[EmbedParagraph], budget: int, capacities: Sequence[int], *, leave: int) -> tuple[list[str], int]:
     """Pour paragraphs from the queue into containers (a description, then field values) within `budget`.
 
     Leaves at least `leave` paragraphs in the queue (one for each page still to come). Returns the containers'
@@ -166,7 +166,7 @@ def _fill(queue: deque[Paragraph], budget: int, capacities: Sequence[int], *, le
 
 def layout(
     title: str | None,
-    paragraphs: Sequence[Paragraph],
+    paragraphs: Sequence[EmbedParagraph],
     *,
     footer: str = "",
     pages: int | None = None,
@@ -247,12 +247,12 @@ def button_labels(card: QuestionCard) -> list[str]:
 # --- question cards --------------------------------------------------------------------------------------
 
 
-def _title_and_lead(prompt: str) -> tuple[str, list[Paragraph]]:
+def _title_and_lead(prompt: str) -> tuple[str, list[EmbedParagraph]]:
     """The prompt as the title when it fits once escaped, else a short title and the prompt leading the text."""
     escaped = escape(prompt)
     if 0 < len(escaped) <= limits.TITLE:
         return escaped, []
-    return UNTITLED, [Paragraph(escaped)]
+    return UNTITLED, [EmbedParagraph(escaped)]
 
 
 def footer_text(card: QuestionCard) -> str:
@@ -263,28 +263,31 @@ def footer_text(card: QuestionCard) -> str:
     return plain(card_footer(dataclasses.replace(card, pack_title=title)))[: limits.FOOTER]
 
 
-def _open_paragraphs(card: QuestionCard) -> list[Paragraph]:
-    paragraphs: list[Paragraph] = []
+def _open_paragraphs(card: QuestionCard) -> list[EmbedParagraph]:
+    paragraphs: list[EmbedParagraph] = []
     if not labels_fit(card):
         paragraphs += [
-            Paragraph(f"**{CHOICE_MARKS[i]}.** {escape(choice)}", split=False) for i, choice in enumerate(card.choices)
+            EmbedParagraph(f"**{CHOICE_MARKS[i]}.** {escape(choice)}", split=False)
+            for i, choice in enumerate(card.choices)
         ]
-    paragraphs.append(Paragraph(f"*{pick_hint()}*", split=False, gap=bool(paragraphs)))
+    paragraphs.append(EmbedParagraph(f"*{pick_hint()}*", split=False, gap=bool(paragraphs)))
     return paragraphs
 
 
-def _reveal_paragraphs(card: QuestionCard) -> list[Paragraph]:
+def _reveal_paragraphs(card: QuestionCard) -> list[EmbedParagraph]:
     revealed = reveal_text(card)
     assert revealed is not None
-    paragraphs = [Paragraph(escape(line), split=False) for line in revealed.choices]
-    paragraphs.append(Paragraph(clip(escape(revealed.answer), ANSWER_LINE_MAX - 4), bold=True, split=False, gap=True))
-    paragraphs.append(Paragraph(escape(revealed.explanation)))
+    paragraphs = [EmbedParagraph(escape(line), split=False) for line in revealed.choices]
+    paragraphs.append(
+        EmbedParagraph(clip(escape(revealed.answer), ANSWER_LINE_MAX - 4), bold=True, split=False, gap=True)
+    )
+    paragraphs.append(EmbedParagraph(escape(revealed.explanation)))
     if revealed.winners:  # who got it right (clipped to the names budget), or that nobody did
-        paragraphs.append(Paragraph(clip(escape(revealed.winners), NAMES_MAX), split=False))
+        paragraphs.append(EmbedParagraph(clip(escape(revealed.winners), NAMES_MAX), split=False))
     return paragraphs
 
 
-def _paragraphs(card: QuestionCard) -> tuple[str, list[Paragraph]]:
+def _paragraphs(card: QuestionCard) -> tuple[str, list[EmbedParagraph]]:
     title, lead = _title_and_lead(card.prompt)
     body = _open_paragraphs(card) if card.reveal is None else _reveal_paragraphs(card)
     return title, lead + body
@@ -358,14 +361,14 @@ def message_embed(message: Message, *, colour: discord.Colour | None = None) -> 
     answer and explanation at the schema's maxima, every character escaped) always fits whole.
     """
     escaped_title = escape(message.title)
-    paragraphs = [Paragraph(escape(line), split=len(line) > _KEEP_WHOLE) for line in message.lines]
+    paragraphs = [EmbedParagraph(escape(line), split=len(line) > _KEEP_WHOLE) for line in message.lines]
     title: str | None
     if 0 < len(escaped_title) <= limits.TITLE:
         title = escaped_title
     else:
         title = None
         if escaped_title:
-            paragraphs.insert(0, Paragraph(escaped_title, bold=True))
+            paragraphs.insert(0, EmbedParagraph(escaped_title, bold=True))
     page = layout(title, paragraphs, pages=1).pages[0]
     return _embed(page, colour or NEUTRAL_COLOUR, None)
 

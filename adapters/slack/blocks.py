@@ -95,7 +95,7 @@ def _context(text: str) -> Block:
 
 
 @dataclass(frozen=True, slots=True)
-class Paragraph:
+class BlockParagraph:
     """Neutralised text for a section: a line, bold or not, with a prefix before its first piece."""
 
     text: str
@@ -106,7 +106,7 @@ class Paragraph:
         return prefix + (f"*{text}*" if self.bold and text else text)
 
 
-def _pieces(paragraph: Paragraph, limit: int) -> list[str]:
+def _pieces(paragraph: BlockParagraph, limit: int) -> list[str]:
     """The paragraph rendered in pieces of at most `limit`, each but the last ending with an ellipsis."""
     pieces: list[str] = []
     text, prefix = paragraph.text, paragraph.prefix
@@ -119,7 +119,7 @@ def _pieces(paragraph: Paragraph, limit: int) -> list[str]:
     return pieces
 
 
-def _sections(paragraphs: list[Paragraph], limit: int = SECTION_TEXT_LIMIT) -> list[Block]:
+def _sections(paragraphs: list[BlockParagraph], limit: int = SECTION_TEXT_LIMIT) -> list[Block]:
     """Paragraphs packed into as few sections as fit Slack's section limit; a long one continues in the next."""
     texts: list[str] = []
     current = ""
@@ -160,9 +160,11 @@ def card_blocks(card: QuestionCard) -> list[Block]:
     if card.reveal is not None:
         return _revealed_blocks(card)
     labels, listed = _button_labels(card)
-    paragraphs = [Paragraph(neutralise(card.prompt), bold=True)]
+    paragraphs = [BlockParagraph(neutralise(card.prompt), bold=True)]
     if listed:
-        paragraphs += [Paragraph(f"*{CHOICE_MARKS[i]}.* {neutralise(choice)}") for i, choice in enumerate(card.choices)]
+        paragraphs += [
+            BlockParagraph(f"*{CHOICE_MARKS[i]}.* {neutralise(choice)}") for i, choice in enumerate(card.choices)
+        ]
     buttons = [
         {
             "type": "button",
@@ -185,14 +187,16 @@ def _revealed_blocks(card: QuestionCard) -> list[Block]:
     revealed = reveal_text(card)
     assert revealed is not None
     correct = revealed.correct_position
-    shown = [Paragraph(neutralise(line), bold=position == correct) for position, line in enumerate(revealed.choices)]
-    blocks = _sections([Paragraph(neutralise(card.prompt), bold=True, prefix="🔔 ")]) + _sections(shown)
+    shown = [
+        BlockParagraph(neutralise(line), bold=position == correct) for position, line in enumerate(revealed.choices)
+    ]
+    blocks = _sections([BlockParagraph(neutralise(card.prompt), bold=True, prefix="🔔 ")]) + _sections(shown)
     paragraphs = [
-        Paragraph(clip(neutralise(revealed.answer), ANSWER_LINE_MAX), bold=True),
-        Paragraph(neutralise(revealed.explanation)),
+        BlockParagraph(clip(neutralise(revealed.answer), ANSWER_LINE_MAX), bold=True),
+        BlockParagraph(neutralise(revealed.explanation)),
     ]
     if revealed.winners:
-        paragraphs.append(Paragraph(clip(neutralise(revealed.winners), NAMES_MAX - 2)))
+        paragraphs.append(BlockParagraph(clip(neutralise(revealed.winners), NAMES_MAX - 2)))
     blocks += _sections(paragraphs)
     blocks.append(_footer(card))
     return blocks[:MAX_BLOCKS]
@@ -207,8 +211,8 @@ def card_text(card: QuestionCard) -> str:
 
 def message_blocks(message: Message) -> list[Block]:
     """A core Message (title and plain lines) as blocks: a bold title, then the lines."""
-    blocks = _sections([Paragraph(neutralise(message.title), bold=True)])
-    blocks += _sections([Paragraph(neutralise(line)) for line in message.lines])
+    blocks = _sections([BlockParagraph(neutralise(message.title), bold=True)])
+    blocks += _sections([BlockParagraph(neutralise(line)) for line in message.lines])
     if len(blocks) > MAX_BLOCKS:
         blocks = [*blocks[: MAX_BLOCKS - 1], _context(f"{ELLIPSIS} (shortened)")]
     return blocks

@@ -16,6 +16,7 @@ from bot.db import Database
 from bot.db.models import Answer, Base, Channel, Post, PostSnapshot, QuestionRow, QuestionVersion, User, Workspace
 from bot.domain.ranking import rank_rows
 from bot.errors import QuizError
+from bot.service.lookups import CHANNEL_REF_COLUMNS, joined_to_channel
 
 ANSWER_FIELDS = (
     "answer_id",
@@ -85,17 +86,16 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
         answer_counts = select(Answer.post_id, func.count(Answer.id).label("n")).group_by(Answer.post_id).subquery()
         post_rows = (
             await session.execute(
-                select(
-                    Post,
-                    Workspace.platform,
-                    Workspace.external_id.label("workspace"),
-                    Channel.external_id.label("channel"),
-                    QuestionRow.pack_id,
-                    QuestionRow.key,
-                    func.coalesce(answer_counts.c.n, 0).label("answers"),
+                joined_to_channel(
+                    select(
+                        Post,
+                        *CHANNEL_REF_COLUMNS,
+                        QuestionRow.pack_id,
+                        QuestionRow.key,
+                        func.coalesce(answer_counts.c.n, 0).label("answers"),
+                    ),
+                    Post.channel_id,
                 )
-                .join(Channel, Channel.id == Post.channel_id)
-                .join(Workspace, Workspace.id == Channel.workspace_id)
                 .join(QuestionRow, QuestionRow.id == Post.question_id)
                 .outerjoin(answer_counts, answer_counts.c.post_id == Post.id)
                 .where(Post.opened_at >= since if since else true())

@@ -18,11 +18,12 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db import Database
-from bot.db.models import Channel, Schedule, ScheduleFire, Workspace
+from bot.db.models import Schedule, ScheduleFire, Workspace
 from bot.domain import ChannelRef
 from bot.scheduling.fires import LOGGER_NAME, Claim, FireKey, FireStatus, TickReport, log_context, rows_changed
 from bot.scheduling.rules import Rule, Slot, load_rule
 from bot.service.directory import insert_ignoring_conflict
+from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -42,20 +43,14 @@ async def load_schedule(session: AsyncSession, schedule_id: int) -> LoadedSchedu
     """A schedule and its channel, or None if it was removed."""
     row = (
         await session.execute(
-            select(
-                Schedule,
-                Workspace.platform,
-                Workspace.external_id.label("workspace"),
-                Channel.external_id.label("channel"),
+            joined_to_channel(select(Schedule, *CHANNEL_REF_COLUMNS), Schedule.channel_id).where(
+                Schedule.id == schedule_id
             )
-            .join(Channel, Channel.id == Schedule.channel_id)
-            .join(Workspace, Workspace.id == Schedule.workspace_id)
-            .where(Schedule.id == schedule_id)
         )
     ).first()
     if row is None:
         return None
-    channel = ChannelRef(platform=row.platform, workspace_id=row.workspace, channel_id=row.channel)
+    channel = channel_ref_of(row)
     return LoadedSchedule(schedule=row.Schedule, channel=channel)
 
 

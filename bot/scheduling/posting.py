@@ -35,7 +35,7 @@ from bot.scheduling.rules import DEFAULT_CLOSE_CAP
 log = logging.getLogger(LOGGER_NAME)
 
 
-class PostedCard(Protocol):
+class PostedFire(Protocol):
     """What the poster needs of a posted question: its card (for the post's id)."""
 
     @property
@@ -55,7 +55,7 @@ class PostQuestion(Protocol):
         source: PostSource,
         source_ref: str,
         closes_at: datetime,
-    ) -> PostedCard:
+    ) -> PostedFire:
         """Create the post, send it to the platform and return it; raises PlatformError, QuizError, UnknownPack."""
         ...
 
@@ -188,7 +188,7 @@ class Poster:
         finally:
             self.holdings.drop(claim.fire_id)
 
-    async def _attempt(self, holding: Holding) -> PostedCard:
+    async def _attempt(self, holding: Holding) -> PostedFire:
         """One try (the fan-out retries 429s): renew the claim, then the platform call."""
         claim = holding.claim
         async with self.working:

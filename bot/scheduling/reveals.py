@@ -16,12 +16,13 @@ from datetime import datetime
 from sqlalchemy import select, update
 
 from bot.db import Database
-from bot.db.models import Channel, Post, Workspace
+from bot.db.models import Post, Workspace
 from bot.domain import ChannelRef
 from bot.errors import QuizError
 from bot.ports import PlatformError, PlatformRegistry
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import LOGGER_NAME, TickReport, log_context, rows_changed
+from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -63,15 +64,7 @@ class Reveals:
         async with self.db.transaction() as session:
             rows = (
                 await session.execute(
-                    select(
-                        Post.id,
-                        Post.closes_at,
-                        Workspace.platform,
-                        Workspace.external_id.label("workspace"),
-                        Channel.external_id.label("channel"),
-                    )
-                    .join(Channel, Channel.id == Post.channel_id)
-                    .join(Workspace, Workspace.id == Channel.workspace_id)
+                    joined_to_channel(select(Post.id, Post.closes_at, *CHANNEL_REF_COLUMNS), Post.channel_id)
                     .where(
                         Post.closed_at.is_(None),
                         Post.closes_at.is_not(None),
@@ -91,7 +84,7 @@ class Reveals:
                         update(Post).where(Post.id == row.id, Post.closed_at.is_(None)).values(closed_at=row.closes_at)
                     )
                 ):
-                    channel = ChannelRef(platform=row.platform, workspace_id=row.workspace, channel_id=row.channel)
+                    channel = channel_ref_of(row)
                     closed.append(ClosedPost(post_id=row.id, channel=channel))
         return closed
 

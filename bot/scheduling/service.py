@@ -24,6 +24,7 @@ from bot.db.models import Channel, Schedule, User, Workspace
 from bot.domain import ChannelRef, UserRef
 from bot.errors import QuizError, UnknownSchedule
 from bot.scheduling.rules import Rule, Slot, load_rule
+from bot.service.lookups import in_channel, in_workspace, joined_to_channel
 from bot.service.uow import UnitOfWorkFactory
 
 log = logging.getLogger(__name__)
@@ -191,14 +192,15 @@ class ScheduleService:
     @staticmethod
     def _query(channel: ChannelRef, *, channel_only: bool) -> Select[Schedule, str, str]:
         query = (
-            select(Schedule, Channel.external_id.label("channel"), User.display_name.label("created_by"))
-            .join(Channel, Channel.id == Schedule.channel_id)
-            .join(Workspace, Workspace.id == Schedule.workspace_id)
+            joined_to_channel(
+                select(Schedule, Channel.external_id.label("channel"), User.display_name.label("created_by")),
+                Schedule.channel_id,
+            )
             .outerjoin(User, User.id == Schedule.created_by)
-            .where(Workspace.platform == channel.platform, Workspace.external_id == channel.workspace_id)
+            .where(*in_workspace(channel))
         )
         if channel_only:
-            query = query.where(Channel.external_id == channel.channel_id)
+            query = query.where(*in_channel(channel))
         return query
 
     async def _get(self, session: AsyncSession, channel: ChannelRef, schedule_id: int) -> ScheduleView:
@@ -215,9 +217,9 @@ class ScheduleService:
     async def _channel_timezone(session: AsyncSession, channel_row: int) -> str:
         row = (
             await session.execute(
-                select(Channel.timezone, Workspace.timezone.label("workspace_timezone"))
-                .join(Workspace, Workspace.id == Channel.workspace_id)
-                .where(Channel.id == channel_row)
+                joined_to_channel(select(Channel.timezone, Workspace.timezone.label("workspace_timezone"))).where(
+                    Channel.id == channel_row
+                )
             )
         ).one()
         return str(row.timezone or row.workspace_timezone or "UTC")

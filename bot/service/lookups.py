@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVarTuple
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Channel, Cohort, Workspace
@@ -71,3 +71,38 @@ async def find_cohort(session: AsyncSession, workspace: int | None, name: str) -
         )
     there = f"Cohorts here: {', '.join(names)}." if names else "There are no cohorts here yet."
     raise UnknownCohort(f"No cohort named `{name}`. {there} Create one with `/quiz cohort create NAME`.")
+
+
+_Ts = TypeVarTuple("_Ts")
+
+
+# --- the one join from a channel row to the platform's ids -----------------------------------------------------
+
+CHANNEL_REF_COLUMNS = (
+    Workspace.platform.label("platform"),
+    Workspace.external_id.label("workspace"),
+    Channel.external_id.label("channel"),
+)
+"""Select these (with `joined_to_channel`) to rebuild a ChannelRef with `channel_ref_of(row)`."""
+
+
+def joined_to_channel(query: Select[*_Ts], channel_row: Any = None) -> Select[*_Ts]:
+    """`query` joined to the channel that `channel_row` (a column holding a channel's row id) names, or selecting
+    from channels when None, and to its workspace, so CHANNEL_REF_COLUMNS and `in_channel` can be used on it."""
+    query = query.select_from(Channel) if channel_row is None else query.join(Channel, Channel.id == channel_row)
+    return query.join(Workspace, Workspace.id == Channel.workspace_id)
+
+
+def in_workspace(ref: ChannelRef) -> list[ColumnElement[bool]]:
+    """Conditions matching the workspace of a channel's platform ids (on a query made with `joined_to_channel`)."""
+    return [Workspace.platform == ref.platform, Workspace.external_id == ref.workspace_id]
+
+
+def in_channel(ref: ChannelRef) -> list[ColumnElement[bool]]:
+    """Conditions matching the channel of these platform ids (on a query made with `joined_to_channel`)."""
+    return [*in_workspace(ref), Channel.external_id == ref.channel_id]
+
+
+def channel_ref_of(row: Any) -> ChannelRef:
+    """The ChannelRef of a row that selected CHANNEL_REF_COLUMNS."""
+    return ChannelRef(platform=row.platform, workspace_id=row.workspace, channel_id=row.channel)

@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
 from bot.content import Catalog
-from bot.db.models import Answer, Channel, PackRow, Post, PostSnapshot, QuestionRow, QuestionVersion, User, Workspace
+from bot.db.models import Answer, Channel, PackRow, Post, PostSnapshot, QuestionRow, QuestionVersion, User
 from bot.domain import (
     ChannelRef,
     PostSource,
@@ -34,6 +34,7 @@ from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformError, PlatformRegistry
 from bot.service.flags import paused_questions
+from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, in_channel, joined_to_channel
 from bot.service.uow import UnitOfWorkFactory
 from bot.service.versions import current_version
 from bot.wording.errors import UNKNOWN_POST
@@ -318,16 +319,8 @@ class QuizService:
             session = uow.session
             post_id = (
                 await session.execute(
-                    select(Post.id)
-                    .join(Channel, Channel.id == Post.channel_id)
-                    .join(Workspace, Workspace.id == Channel.workspace_id)
-                    .where(
-                        Workspace.platform == channel.platform,
-                        Workspace.external_id == channel.workspace_id,
-                        Channel.external_id == channel.channel_id,
-                        Post.closed_at.is_(None),
-                        Post.message_ref.is_not(None),
-                    )
+                    joined_to_channel(select(Post.id), Post.channel_id)
+                    .where(*in_channel(channel), Post.closed_at.is_(None), Post.message_ref.is_not(None))
                     .order_by(Post.opened_at.desc(), Post.id.desc())
                     .limit(1)
                 )
@@ -365,14 +358,8 @@ class QuizService:
 
     @staticmethod
     async def _channel_ref(session: AsyncSession, channel_row: int) -> ChannelRef:
-        row = (
-            await session.execute(
-                select(Workspace.platform, Workspace.external_id, Channel.external_id.label("channel"))
-                .join(Channel, Channel.workspace_id == Workspace.id)
-                .where(Channel.id == channel_row)
-            )
-        ).one()
-        return ChannelRef(platform=row.platform, workspace_id=row.external_id, channel_id=row.channel)
+        query = joined_to_channel(select(*CHANNEL_REF_COLUMNS)).where(Channel.id == channel_row)
+        return channel_ref_of((await session.execute(query)).one())
 
     @staticmethod
     async def _card(session: AsyncSession, shown: _Shown) -> QuestionCard:
