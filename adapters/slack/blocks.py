@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from adapters.slack import limits
 from adapters.slack.markup import atoms, escape, guard_line_starts, neutralise
@@ -59,12 +59,19 @@ def answer_action_id(post_id: int, choice_id: int) -> str:
     return action_id
 
 
-def parse_answer_action(value: str) -> tuple[int, int] | None:
+class AnswerAction(NamedTuple):
+    """What an answer button carries: the post and the pack's index of the choice."""
+
+    post_id: int
+    choice_id: int
+
+
+def parse_answer_action(value: str) -> AnswerAction | None:
     """`(post_id, choice_id)` from an answer button's action_id or value, or None if it is not one."""
     match = ACTION_PATTERN.match(value)
     if match is None:
         return None
-    return int(match["post_id"]), int(match["choice_id"])
+    return AnswerAction(int(match["post_id"]), int(match["choice_id"]))
 
 
 def flag_action_id(post_id: int) -> str:

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from pydantic import ValidationError
@@ -84,13 +84,27 @@ def pack_files(paths: Iterable[Path]) -> Iterator[Path]:
             yield path
 
 
-def validate_paths(paths: Iterable[Path]) -> tuple[list[Pack], list[str]]:
+class Validated(NamedTuple):
+    """The packs that passed, and every problem found in the others."""
+
+    packs: list[Pack]
+    problems: list[str]
+
+
+def validate_paths(paths: Iterable[Path]) -> Validated:
     """Validate every pack under `paths`; returns the good packs and every problem found."""
     found, problems = validate_pack_files(paths)
-    return [model.to_domain() for _, model in found], problems
+    return Validated([model.to_domain() for _, model in found], problems)
 
 
-def validate_pack_files(paths: Iterable[Path]) -> tuple[list[tuple[Path, PackModel]], list[str]]:
+class ValidatedFiles(NamedTuple):
+    """Each pack that passed with its file, and every problem found in the others."""
+
+    found: list[tuple[Path, PackModel]]
+    problems: list[str]
+
+
+def validate_pack_files(paths: Iterable[Path]) -> ValidatedFiles:
     """Validate every pack under `paths`; returns each good pack's file and model, and every problem found."""
     paths = list(paths)
     packs: list[tuple[Path, PackModel]] = []
@@ -113,7 +127,7 @@ def validate_pack_files(paths: Iterable[Path]) -> tuple[list[tuple[Path, PackMod
             continue
         owners[model.id] = file
         packs.append((file, model))
-    return packs, problems
+    return ValidatedFiles(packs, problems)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
+from typing import NamedTuple
 from zoneinfo import ZoneInfo, available_timezones
 
 from bot.errors import CommandError
@@ -199,7 +200,14 @@ def parse_rule(text: str) -> Rule:
     return rule
 
 
-def split_rule(words: Sequence[str]) -> tuple[Rule, list[str]]:
+class RuleAndRest(NamedTuple):
+    """A rule read from the start of some words, and the words after it."""
+
+    rule: Rule
+    rest: list[str]
+
+
+def split_rule(words: Sequence[str]) -> RuleAndRest:
     """Read a rule from the start of `words`; returns it and the words after it (packs, options)."""
     words = list(words)
     if not words:
@@ -209,13 +217,13 @@ def split_rule(words: Sequence[str]) -> tuple[Rule, list[str]]:
         rule, rest = split_rule(first.split())
         if rest:
             raise CommandError(f"Did not understand `{' '.join(rest)}` in `{first}`. Try {EXAMPLES}.")
-        return rule, words[1:]
+        return RuleAndRest(rule, list(words[1:]))
     if _CRONISH.match(first) and not (_TIMEISH.match(first.casefold()) and not first.isdigit()):
         rule, rest = _parse_cron(words[:5]), words[5:]
     else:
         rule, rest = _parse_friendly(words)
     _check_interval(rule)
-    return rule, rest
+    return RuleAndRest(rule, rest)
 
 
 def _check_interval(rule: Rule) -> None:

@@ -24,6 +24,7 @@ import html
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from bot.content.drafts import (
     DESCRIPTION_BLANK,
@@ -69,7 +70,15 @@ class _Block:
     lines: list[str]
 
 
-def parse(text: str, *, source: str) -> tuple[list[DraftQuestion], list[Skipped], PackHeader]:
+class GiftFile(NamedTuple):
+    """What a GIFT file holds: its questions (ids not yet assigned), the questions skipped, the pack header."""
+
+    questions: list[DraftQuestion]
+    skipped: list[Skipped]
+    header: PackHeader
+
+
+def parse(text: str, *, source: str) -> GiftFile:
     """Read a GIFT file: its questions (ids not yet assigned), the questions skipped, and the pack header."""
     header = PackHeader()
     questions: list[DraftQuestion] = []
@@ -93,7 +102,7 @@ def parse(text: str, *, source: str) -> tuple[list[DraftQuestion], list[Skipped]
             skipped.append(result)
         else:
             questions.append(result)
-    return questions, skipped, header
+    return GiftFile(questions, skipped, header)
 
 
 def _blocks(text: str) -> Iterator[_Block]:

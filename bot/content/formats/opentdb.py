@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.content.drafts import DraftQuestion, build_question, refuse
 
@@ -23,7 +23,14 @@ RESPONSE_CODES = {
 }
 
 
-def parse(text: str, *, source: str) -> tuple[list[DraftQuestion], str | None]:
+class TriviaFile(NamedTuple):
+    """Open Trivia DB questions (ids not yet assigned) and the category, if all share one."""
+
+    questions: list[DraftQuestion]
+    category: str | None
+
+
+def parse(text: str, *, source: str) -> TriviaFile:
     """Read Open Trivia DB JSON: its questions (ids not yet assigned) and the category, if all share one."""
     try:
         data = json.loads(text)
@@ -76,7 +83,7 @@ def parse(text: str, *, source: str) -> tuple[list[DraftQuestion], str | None]:
             )
         )
     title = next(iter(categories)) if len(categories) == 1 and "" not in categories else None
-    return questions, title
+    return TriviaFile(questions, title)
 
 
 def _field(record: dict[str, Any], name: str, source: str, where: str) -> str:

@@ -21,6 +21,7 @@ import csv
 import io
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.content.drafts import DraftPack, DraftQuestion, build_question, refuse
 from bot.content.schema import TODO_MARK
@@ -56,7 +57,15 @@ class _Columns:
     width: int
 
 
-def parse(text: str, *, source: str) -> tuple[list[DraftQuestion], dict[str, str], dict[str, int]]:
+class TableFile(NamedTuple):
+    """A CSV pack: its questions (ids may be blank), the pack columns' values, and the line of each."""
+
+    questions: list[DraftQuestion]
+    pack: dict[str, str]
+    lines: dict[str, int]
+
+
+def parse(text: str, *, source: str) -> TableFile:
     """Read a CSV pack: its questions (ids may be blank), the pack columns' values and the line of each."""
     delimiter = _delimiter(text)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
@@ -113,7 +122,7 @@ def parse(text: str, *, source: str) -> tuple[list[DraftQuestion], dict[str, str
                 question_id=cell("id"),
             )
         )
-    return questions, pack, pack_lines
+    return TableFile(questions, pack, pack_lines)
 
 
 def _delimiter(text: str) -> str:
