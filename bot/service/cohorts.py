@@ -28,6 +28,7 @@ from bot.service.directory import insert_ignoring_conflict
 from bot.service.lookups import find_cohort, local_date, local_midnight, workspace_row
 from bot.service.quiz import PostedQuestion, QuizService
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
+from bot.wording import cohorts as cohort_words
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,7 @@ class CohortService:
         statement = insert_ignoring_conflict(session, Cohort, values, ["workspace_id", "key"])
         created = (await session.execute(statement.returning(Cohort.id))).scalar()
         if created is None:
-            raise QuizError(f"A cohort named `{name}` already exists here. See `/quiz cohort show {name}`.")
+            raise QuizError(cohort_words.already_exists(name))
         cohort = await session.get(Cohort, created)
         assert cohort is not None
         view = await cohort_view(session, cohort)
@@ -211,7 +212,7 @@ class CohortService:
         session = uow.session
         cohort = await session.get(Cohort, cohort_id)
         if cohort is None:
-            raise QuizError(f"Cohort {cohort_id} no longer exists.")
+            raise QuizError(cohort_words.no_longer_exists(cohort_id))
         posted = set(await posted_questions(session, cohort.id))
         for question in await curriculum_questions(session, cohort):
             if question.id not in posted:
