@@ -25,6 +25,7 @@ from bot.domain.leitner import BOX_INTERVALS, Placement, place_after_review
 from bot.errors import InvalidChoice, NoReviewPending
 from bot.service.directory import dialect_insert
 from bot.service.uow import UnitOfWorkFactory
+from bot.wording import review as review_words
 
 log = logging.getLogger(__name__)
 
@@ -174,9 +175,9 @@ class ReviewService:
             user_row = await uow.places.user_id(user, now)
             item = await self._pending(session, user_row, lock=True)
             if item is None or not item.shown_order:
-                raise NoReviewPending("No review question is waiting for your answer. Type `/quiz review` for one.")
+                raise NoReviewPending(review_words.no_review_pending())
             if not 1 <= number <= len(item.shown_order):
-                raise InvalidChoice(f"Pick a number from 1 to {len(item.shown_order)}.")
+                raise InvalidChoice(review_words.pick_a_number(len(item.shown_order)))
             question = await session.get(QuestionRow, item.question_id)
             assert question is not None
             choice_index = item.shown_order[number - 1]
