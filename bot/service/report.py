@@ -26,6 +26,7 @@ from bot.service.cohorts import CurriculumPack, MemberProgress, cohort_view
 from bot.service.lookups import find_cohort, local_date
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
+from bot.wording import reports as report_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,12 +174,9 @@ class ReportService:
                     )
                 )
             ).all()
-        known = ", ".join(f"{p}:{w}" for p, w in everything) or "none yet"
-        what = f"cohort {cohort!r}" if cohort else "workspace"
         if not found:
-            raise QuizError(f"No {what} matches. Workspaces in this database: {known}.")
-        choices = ", ".join(f"--platform {p} --workspace {w}" for p, w in found)
-        raise QuizError(f"Several workspaces match; pick one with {choices}.")
+            raise QuizError(report_words.no_match(cohort=cohort, known=[f"{p}:{w}" for p, w in everything]))
+        raise QuizError(report_words.several_match([f"--platform {p} --workspace {w}" for p, w in found]))
 
     async def build(
         self, *, platform: str, workspace: str, cohort: str | None = None, daily: bool = True, top: int = 10
@@ -195,7 +193,7 @@ class ReportService:
                 )
             ).first()
             if row is None:
-                raise UnknownWorkspace(f"No workspace {platform}:{workspace} in this database.")
+                raise UnknownWorkspace(report_words.unknown_workspace(platform, workspace))
             workspace_id, timezone = int(row.id), row.timezone
             found = await find_cohort(session, workspace_id, cohort) if cohort else None
             scope = self._scope(workspace_id, found)
@@ -235,7 +233,7 @@ class ReportService:
                 limit=top,
                 within=uow,
             )
-        title = f"Cohort {found.name}" if found else f"Workspace {row.name or workspace}"
+        title = report_words.report_title(cohort=found.name if found else None, workspace=row.name or workspace)
         return Report(
             title=title,
             workspace=f"{platform}:{workspace}",
