@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.domain import QuestionCard
+from bot.ports import Message
 from bot.wording.i18n import percent
 from bot.wording.i18n import translate as _
 
@@ -83,3 +84,14 @@ def card_footer(card: QuestionCard) -> str:
 def pick_hint() -> str:
     """The line under an open card's choices."""
     return _("Pick an answer below: only you will see whether you were right.")
+
+
+def posted_message(card: QuestionCard) -> Message:
+    """The short reply to `/quiz now` once the card is in the channel."""
+    return Message(_("Posted question {number} of {pack}.", number=card.question_number, pack=card.pack_title))
+
+
+def revealed_message(card: QuestionCard) -> Message:
+    """The short reply to `/quiz reveal`: the correct choice of the card it closed."""
+    answer = card.choices[card.reveal.correct_position] if card.reveal else ""
+    return Message(_("Revealed: {answer}", answer=answer))
