@@ -25,6 +25,7 @@ from bot.domain import ChannelRef, UserRef
 from bot.errors import QuizError, UnknownSchedule
 from bot.scheduling.rules import Rule, Slot, load_rule
 from bot.service.uow import UnitOfWorkFactory
+from bot.wording import schedules as schedule_words
 
 log = logging.getLogger(__name__)
 
@@ -94,15 +95,9 @@ class ScheduleService:
             )
             for other in existing:
                 if (other.rule, other.timezone, sorted(other.pack_ids)) == (command.rule.cron, timezone, sorted(packs)):
-                    raise QuizError(
-                        f"Schedule #{other.id} already posts here {command.rule.describe()} ({timezone}). "
-                        "`/quiz schedule list` shows it."
-                    )
+                    raise QuizError(schedule_words.already_posts_here(other.id, command.rule.describe(), timezone))
             if len(existing) >= MAX_PER_CHANNEL:
-                raise QuizError(
-                    f"This channel has {len(existing)} schedules, the most allowed; remove one first "
-                    "(`/quiz schedule list` shows them)."
-                )
+                raise QuizError(schedule_words.too_many(len(existing)))
             upcoming = command.rule.upcoming(now, zone, 3)
             schedule = Schedule(
                 workspace_id=workspace_row,
@@ -164,7 +159,7 @@ class ScheduleService:
             changed = schedule.enabled == paused
             if changed:
                 schedule.enabled = not paused
-                schedule.paused_reason = f"paused by {user.display_name or user.user_id}" if paused else None
+                schedule.paused_reason = schedule_words.paused_by(user.display_name or user.user_id) if paused else None
                 if not paused:
                     upcoming = view.rule.next_slot(now, view.zone)
                     schedule.next_fire_at, schedule.next_slot = upcoming.due, upcoming.key
@@ -206,9 +201,7 @@ class ScheduleService:
             await session.execute(self._query(channel, channel_only=False).where(Schedule.id == schedule_id))
         ).first()
         if row is None:
-            raise UnknownSchedule(
-                f"There is no schedule #{schedule_id} in this workspace; `/quiz schedule list all` shows them."
-            )
+            raise UnknownSchedule(schedule_words.unknown_schedule(schedule_id))
         return _view(row.Schedule, _ref(channel, row.channel), row.created_by)
 
     @staticmethod
