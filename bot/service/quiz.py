@@ -28,7 +28,7 @@ from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformError, PlatformRegistry
 from bot.service.uow import UnitOfWorkFactory
-from bot.wording.errors import UNKNOWN_POST
+from bot.wording import cards as card_words
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +157,7 @@ class QuizService:
         """
         platform = self.platforms.get(channel.platform)
         if platform is None:
-            raise QuizError(f"The {channel.platform} adapter is not running.")
+            raise QuizError(card_words.adapter_not_running(channel.platform))
         packs = [pack_id] if pack_id else (pack_ids or [p.id for p in self.catalog.packs])
         if question is not None:
             packs = [question[0]]
@@ -205,7 +205,7 @@ class QuizService:
                 self.metrics.platform_errors.labels(channel.platform, kind).inc()
                 raise
             self.metrics.platform_errors.labels(channel.platform, "error").inc()
-            raise QuizError(f"Could not post the question: {exc}") from exc
+            raise QuizError(card_words.could_not_post(exc)) from exc
         async with self.uow() as uow:
             session = uow.session
             await session.execute(update(Post).where(Post.id == card.post_id).values(message_ref=message_ref))
@@ -234,7 +234,7 @@ class QuizService:
             )
         ).all()
         if not rows:
-            raise UnknownPack(f"No questions in {', '.join(packs)}: is content synced?")
+            raise UnknownPack(card_words.no_questions_in(packs))
         fewest = min(row.times for row in rows)
         candidates = [row.id for row in rows if row.times == fewest]
         question = await session.get(QuestionRow, self.rng.choice(candidates))
@@ -251,7 +251,7 @@ class QuizService:
             )
         ).scalar()
         if found is None:
-            raise UnknownPack(f"Question {key} of {pack_id} is not loaded: is content synced?")
+            raise UnknownPack(card_words.question_not_loaded(pack_id, key))
         return found
 
     async def _post_and_question(self, session: AsyncSession, post_id: int) -> tuple[Post, QuestionRow]:
@@ -263,7 +263,7 @@ class QuizService:
             )
         ).first()
         if row is None:
-            raise UnknownPost(UNKNOWN_POST)
+            raise UnknownPost(card_words.unknown_post())
         return row[0], row[1]
 
     async def current_post_id(self, channel: ChannelRef) -> int:
@@ -287,7 +287,7 @@ class QuizService:
                 )
             ).scalar()
         if post_id is None:
-            raise NoOpenPost("There is no open question in this channel. Post one with `/quiz now`.")
+            raise NoOpenPost(card_words.no_open_post())
         return int(post_id)
 
     async def close_post(self, post_id: int) -> PostedCard:
