@@ -32,7 +32,7 @@ CLI_GROUP = "quizbot.cli"
 if TYPE_CHECKING:
     from bot.db import Database
     from bot.plugins import Adapter
-    from bot.service.report import Report
+    from bot.service.views import Report
 
 log = logging.getLogger(__name__)
 

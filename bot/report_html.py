@@ -18,7 +18,7 @@ matplotlib.use("Agg")  # no display: figures are only ever written to strings
 from matplotlib.figure import Figure
 
 from bot.domain.flags import FlaggedQuestion
-from bot.service.report import DayActivity, QuestionResult, Report, TagResult
+from bot.service.views import DayActivity, QuestionResult, Report, TagResult
 from bot.wording import percent
 
 EPOCH = date(1970, 1, 1).toordinal()

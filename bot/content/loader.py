@@ -16,6 +16,7 @@ from bot.content.encoding import read_utf8
 from bot.content.schema import PackModel
 from bot.domain import Pack, Question
 from bot.errors import InvalidPack, UnknownPack
+from bot.wording import help as help_words
 
 log = logging.getLogger(__name__)
 
@@ -142,8 +143,7 @@ class Catalog:
         for pack in self.packs:
             if pack.id == pack_id:
                 return pack
-        known = ", ".join(p.id for p in self.packs) or "none"
-        raise UnknownPack(f"There is no pack called `{pack_id}`. Packs: {known}.")
+        raise UnknownPack(help_words.unknown_pack(pack_id, [p.id for p in self.packs]))
 
     def expand(self, names: Sequence[str]) -> list[str]:
         """Pack ids, with each curriculum id among them replaced by its packs in order (duplicates dropped)."""

@@ -31,6 +31,7 @@ from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, TickReport, log_context
 from bot.scheduling.leases import Leases
 from bot.scheduling.rules import DEFAULT_CLOSE_CAP
+from bot.wording import schedules as schedule_words
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -165,7 +166,7 @@ class Poster:
                 return
             except PlatformError as exc:
                 if exc.permanent:
-                    await self._give_up(claim, f"the platform refused the post: {exc}", report)
+                    await self._give_up(claim, schedule_words.platform_refused_post(exc), report)
                 else:
                     await self._defer(claim, str(exc), report)
                 return

@@ -28,6 +28,7 @@ from typing import NamedTuple
 from zoneinfo import ZoneInfo, available_timezones
 
 from bot.errors import CommandError
+from bot.wording import times
 
 MIN_INTERVAL = timedelta(minutes=10)
 """A rule may not fire more often than this (a question every minute is a typo, not a quiz)."""
@@ -161,31 +162,8 @@ class Rule:
     # --- words -----------------------------------------------------------------------------------
 
     def describe(self) -> str:
-        """The rule in words: `every weekday (Mon–Fri) at 09:30`."""
-        times = [f"{h:02d}:{m:02d}" for h in self.hours for m in self.minutes]
-        if len(times) > 4 or len(self.months) != 12:
-            return f"on the cron schedule `{self.cron}`"
-        at = f"at {_join(times)}"
-        if self.day_star and len(self.days) == 31:  # only the day of the week decides
-            if len(self.weekdays) == 7:
-                return f"every day {at}"
-            return f"{_weekday_phrase(self.weekdays)} {at}"
-        if self.weekday_star and len(self.weekdays) == 7:  # only the day of the month decides
-            return f"on day {_join([str(d) for d in sorted(self.days)])} of every month {at}"
-        return f"on the cron schedule `{self.cron}`"
-
-
-def _join(items: Sequence[str]) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _weekday_phrase(weekdays: frozenset[int]) -> str:
-    if weekdays == frozenset(range(5)):
-        return "every weekday (Mon–Fri)"
-    if weekdays == frozenset({5, 6}):
-        return "every Saturday and Sunday"
-    return "every " + _join([WEEKDAY_NAMES[d] for d in sorted(weekdays)])
+        """The rule in words: `every weekday (Mon–Fri) at 09:30` (bot/wording/times.py)."""
+        return times.rule_words(self)
 
 
 # --- parsing ---------------------------------------------------------------------------------------
@@ -454,18 +432,8 @@ def parse_duration(text: str, *, minimum: timedelta | None = None, maximum: time
     return value
 
 
-def format_duration(value: timedelta) -> str:
-    """timedelta -> `1 h 30 min`, `24 h`, `2 d`, `45 s` (days from two days up)."""
-    total = int(value.total_seconds())
-    days, rest = divmod(total, 86400) if total >= 2 * 86400 else (0, total)
-    hours, rest = divmod(rest, 3600)
-    minutes, seconds = divmod(rest, 60)
-    parts = [f"{days} d" if days else "", f"{hours} h" if hours else "", f"{minutes} min" if minutes else ""]
-    parts.append(f"{seconds} s" if seconds and not days and not hours else "")
-    return " ".join(p for p in parts if p) or "0 min"
+format_duration = times.duration
+"""timedelta -> `1 h 30 min`, `24 h`, `2 d`, `45 s` (the words are bot/wording/times.py's)."""
 
-
-def format_local(when: datetime, tz: ZoneInfo) -> str:
-    """An instant as the schedule's local time: `Mon 5 Jan 2026 09:30 EET`."""
-    local = when.astimezone(tz)
-    return f"{local:%a} {local.day} {local:%b %Y %H:%M} {local.tzname()}"
+format_local = times.local_time
+"""An instant as the schedule's local time: `Mon 5 Jan 2026 09:30 EET` (the words are bot/wording/times.py's)."""

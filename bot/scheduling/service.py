@@ -7,7 +7,6 @@ next tick, without a restart.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
@@ -23,9 +22,11 @@ from bot.content import Catalog
 from bot.db.models import Channel, Schedule, User, Workspace
 from bot.domain import ChannelRef, UserRef
 from bot.errors import QuizError, UnknownSchedule
-from bot.scheduling.rules import Rule, Slot, load_rule
+from bot.scheduling.rules import Slot, load_rule
 from bot.service.lookups import in_channel, in_workspace, joined_to_channel
 from bot.service.uow import UnitOfWorkFactory
+from bot.service.views import ScheduleView
+from bot.wording import schedules as schedule_words
 
 log = logging.getLogger(__name__)
 
@@ -33,27 +34,6 @@ MAX_PER_CHANNEL = 25
 """More schedules than this in one channel is a mistake, not a curriculum."""
 
 _NEVER = datetime.max.replace(tzinfo=UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class ScheduleView:
-    """A schedule as people see it."""
-
-    id: int
-    channel: ChannelRef
-    rule: Rule
-    timezone: str
-    pack_ids: tuple[str, ...]
-    close_after: timedelta | None
-    enabled: bool
-    paused_reason: str | None
-    next_slot: Slot | None
-    created_by: str | None
-
-    @property
-    def zone(self) -> ZoneInfo:
-        """The schedule's timezone."""
-        return ZoneInfo(self.timezone)
 
 
 class AddedSchedule(NamedTuple):
@@ -95,15 +75,9 @@ class ScheduleService:
             )
             for other in existing:
                 if (other.rule, other.timezone, sorted(other.pack_ids)) == (command.rule.cron, timezone, sorted(packs)):
-                    raise QuizError(
-                        f"Schedule #{other.id} already posts here {command.rule.describe()} ({timezone}). "
-                        "`/quiz schedule list` shows it."
-                    )
+                    raise QuizError(schedule_words.already_posts_here(other.id, command.rule.describe(), timezone))
             if len(existing) >= MAX_PER_CHANNEL:
-                raise QuizError(
-                    f"This channel has {len(existing)} schedules, the most allowed; remove one first "
-                    "(`/quiz schedule list` shows them)."
-                )
+                raise QuizError(schedule_words.too_many(len(existing)))
             upcoming = command.rule.upcoming(now, zone, 3)
             schedule = Schedule(
                 workspace_id=workspace_row,
@@ -165,7 +139,7 @@ class ScheduleService:
             changed = schedule.enabled == paused
             if changed:
                 schedule.enabled = not paused
-                schedule.paused_reason = f"paused by {user.display_name or user.user_id}" if paused else None
+                schedule.paused_reason = schedule_words.paused_by(user.display_name or user.user_id) if paused else None
                 if not paused:
                     upcoming = view.rule.next_slot(now, view.zone)
                     schedule.next_fire_at, schedule.next_slot = upcoming.due, upcoming.key
@@ -208,9 +182,7 @@ class ScheduleService:
             await session.execute(self._query(channel, channel_only=False).where(Schedule.id == schedule_id))
         ).first()
         if row is None:
-            raise UnknownSchedule(
-                f"There is no schedule #{schedule_id} in this workspace; `/quiz schedule list all` shows them."
-            )
+            raise UnknownSchedule(schedule_words.unknown_schedule(schedule_id))
         return _view(row.Schedule, _ref(channel, row.channel), row.created_by)
 
     @staticmethod

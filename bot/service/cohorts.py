@@ -12,7 +12,6 @@ the cohort has not been asked yet, with PostSource.COHORT and source_ref = the c
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -29,50 +28,11 @@ from bot.service.flags import paused_questions
 from bot.service.lookups import find_cohort, local_date, local_midnight, workspace_row
 from bot.service.quiz import PostedQuestion, QuizService
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
+from bot.service.views import CohortView, CurriculumPack, MemberProgress
+from bot.wording import cohorts as cohort_words
 from bot.wording.flags import curriculum_paused
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class CurriculumPack:
-    """One pack of a curriculum and how far the cohort has got through it."""
-
-    pack_id: str
-    title: str
-    posted: int
-    total: int
-
-
-@dataclass(frozen=True, slots=True)
-class MemberProgress:
-    """A member: cohort questions answered (and right), and points since the cohort's start (anywhere)."""
-
-    name: str
-    answered: int
-    correct: int
-    points: int
-
-
-@dataclass(frozen=True, slots=True)
-class CohortView:
-    """A cohort as `/quiz cohort show` and `list` present it."""
-
-    name: str
-    start_date: date
-    created_by: str | None
-    curriculum: tuple[CurriculumPack, ...]
-    members: tuple[MemberProgress, ...]
-
-    @property
-    def posted(self) -> int:
-        """Curriculum questions asked so far."""
-        return sum(p.posted for p in self.curriculum)
-
-    @property
-    def total(self) -> int:
-        """Curriculum questions in all."""
-        return sum(p.total for p in self.curriculum)
 
 
 def _insert_member(session: AsyncSession, values: dict[str, Any]) -> Any:
@@ -115,7 +75,7 @@ class CohortService:
         statement = insert_ignoring_conflict(session, Cohort, values, ["workspace_id", "key"])
         created = (await session.execute(statement.returning(Cohort.id))).scalar()
         if created is None:
-            raise QuizError(f"A cohort named `{name}` already exists here. See `/quiz cohort show {name}`.")
+            raise QuizError(cohort_words.already_exists(name))
         cohort = await session.get(Cohort, created)
         assert cohort is not None
         view = await cohort_view(session, cohort)
@@ -216,7 +176,7 @@ class CohortService:
         session = uow.session
         cohort = await session.get(Cohort, cohort_id)
         if cohort is None:
-            raise QuizError(f"Cohort {cohort_id} no longer exists.")
+            raise QuizError(cohort_words.no_longer_exists(cohort_id))
         posted = set(await posted_questions(session, cohort.id))
         paused = await paused_questions(session, self.quiz.pause_threshold, workspace_id=cohort.workspace_id)
         left = [question for question in await curriculum_questions(session, cohort) if question.id not in posted]

@@ -58,10 +58,11 @@ from bot.service.cohorts import CohortService, cohort_view
 from bot.service.flags import FlagService
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
-from bot.service.review import NothingDue, ReviewService
+from bot.service.review import ReviewService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
-from bot.wording import boards, cohorts, flags, help, me, reports, review, schedules
+from bot.service.views import NothingDue
+from bot.wording import boards, cards, cohorts, commands, flags, help, me, reports, review, schedules
 from bot.wording.errors import admins_only
 
 
@@ -134,10 +135,10 @@ async def check_permission(route: Route, command: Command, context: Context, uow
     if route.permission is Permission.ANYONE or context.is_admin:
         return
     if route.permission is Permission.ADMIN:
-        raise NotAllowed(admins_only(route.action))
+        raise NotAllowed(admins_only(commands.action_words(route.action)))
     cohort = await CohortService.find(uow, context.channel, getattr(command, "name", ""))
     if cohort.created_by != await uow.places.user_id(context.user, clock.now()):
-        raise NotAllowed(cohorts.not_allowed(cohort.name, route.action))
+        raise NotAllowed(cohorts.not_allowed(cohort.name, commands.action_words(route.action)))
 
 
 # --- questions -----------------------------------------------------------------------------------------
@@ -148,8 +149,7 @@ async def post_now(command: PostNow, context: Context, uow: UnitOfWork, *, quiz:
     posted = await quiz.post_question(
         context.channel, pack_id=command.pack, source=PostSource.COMMAND, posted_by=context.user
     )
-    card = posted.card
-    return Reply(Message(f"Posted question {card.question_number} of {card.pack_title}."), quiet=True)
+    return Reply(cards.posted_message(posted.card), quiet=True)
 
 
 async def reveal_current(
@@ -157,8 +157,7 @@ async def reveal_current(
 ) -> Reply:
     """`/quiz reveal`: close the channel's newest open question and show the answer."""
     card = await reveal(await quiz.current_post_id(context.channel))
-    answer = card.choices[card.reveal.correct_position] if card.reveal else ""
-    return Reply(Message(f"Revealed: {answer}"), quiet=True)
+    return Reply(cards.revealed_message(card), quiet=True)
 
 
 async def list_packs(command: ListPacks, context: Context, uow: UnitOfWork, *, catalog: Catalog) -> Reply:

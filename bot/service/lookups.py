@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.models import Channel, Cohort, Workspace
 from bot.domain import ChannelRef
 from bot.errors import UnknownCohort
+from bot.wording import cohorts as cohort_words
 
 
 def local_midnight(day: date, timezone: str) -> datetime:
@@ -69,8 +70,7 @@ async def find_cohort(session: AsyncSession, workspace: int | None, name: str) -
                 await session.execute(select(Cohort.name).where(Cohort.workspace_id == workspace).order_by(Cohort.key))
             ).scalars()
         )
-    there = f"Cohorts here: {', '.join(names)}." if names else "There are no cohorts here yet."
-    raise UnknownCohort(f"No cohort named `{name}`. {there} Create one with `/quiz cohort create NAME`.")
+    raise UnknownCohort(cohort_words.unknown_cohort(name, names))
 
 
 _Ts = TypeVarTuple("_Ts")

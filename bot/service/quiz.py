@@ -37,7 +37,7 @@ from bot.service.flags import paused_questions
 from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, in_channel, joined_to_channel
 from bot.service.uow import UnitOfWorkFactory
 from bot.service.versions import current_version
-from bot.wording.errors import UNKNOWN_POST
+from bot.wording import cards as card_words
 from bot.wording.flags import all_paused
 
 log = logging.getLogger(__name__)
@@ -181,7 +181,7 @@ class QuizService:
         """
         platform = self.platforms.get(channel.platform)
         if platform is None:
-            raise QuizError(f"The {channel.platform} adapter is not running.")
+            raise QuizError(card_words.adapter_not_running(channel.platform))
         packs = [pack_id] if pack_id else (pack_ids or [p.id for p in self.catalog.packs])
         if question is not None:
             packs = [question[0]]
@@ -245,7 +245,7 @@ class QuizService:
                 self.metrics.platform_errors.labels(channel.platform, kind).inc()
                 raise
             self.metrics.platform_errors.labels(channel.platform, "error").inc()
-            raise QuizError(f"Could not post the question: {exc}") from exc
+            raise QuizError(card_words.could_not_post(exc)) from exc
         async with self.uow() as uow:
             session = uow.session
             await session.execute(update(Post).where(Post.id == card.post_id).values(message_ref=message_ref))
@@ -274,7 +274,7 @@ class QuizService:
             )
         ).all()
         if not rows:
-            raise UnknownPack(f"No questions in {', '.join(packs)}: is content synced?")
+            raise UnknownPack(card_words.no_questions_in(packs))
         paused = await paused_questions(session, self.pause_threshold, channel_id=channel_row)
         rows = [row for row in rows if row.id not in paused]
         if not rows:
@@ -295,7 +295,7 @@ class QuizService:
             )
         ).scalar()
         if found is None:
-            raise UnknownPack(f"Question {key} of {pack_id} is not loaded: is content synced?")
+            raise UnknownPack(card_words.question_not_loaded(pack_id, key))
         return found
 
     @staticmethod
@@ -310,7 +310,7 @@ class QuizService:
             )
         ).first()
         if row is None:
-            raise UnknownPost(UNKNOWN_POST)
+            raise UnknownPost(card_words.unknown_post())
         return _Shown(row[0], row[1], row[2], row[3])
 
     async def current_post_id(self, channel: ChannelRef) -> int:
@@ -326,7 +326,7 @@ class QuizService:
                 )
             ).scalar()
         if post_id is None:
-            raise NoOpenPost("There is no open question in this channel. Post one with `/quiz now`.")
+            raise NoOpenPost(card_words.no_open_post())
         return int(post_id)
 
     async def close_post(self, post_id: int) -> PostedCard:

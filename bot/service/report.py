@@ -17,8 +17,7 @@ the new. Tags are the question's current ones: they classify it rather than show
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from typing import NamedTuple
 
 from sqlalchemy import ColumnElement, case, func, select
@@ -37,90 +36,17 @@ from bot.db.models import (
     User,
     Workspace,
 )
-from bot.domain import ChannelRef, Leaderboard, Tally
-from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD, FlaggedQuestion
+from bot.domain import ChannelRef
+from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.domain.windows import Scope, Window
 from bot.errors import QuizError, UnknownWorkspace
-from bot.service.cohorts import CurriculumPack, MemberProgress, cohort_view
+from bot.service.cohorts import cohort_view
 from bot.service.flags import flagged_questions
 from bot.service.lookups import find_cohort, local_date
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
-
-
-@dataclass(frozen=True, slots=True)
-class DayActivity:
-    """Answers on one local day (or one week, for long reports)."""
-
-    day: date
-    answers: int
-    participants: int
-    correct: int
-
-
-@dataclass(frozen=True, slots=True)
-class QuestionResult(Tally):
-    """How one question went: answers and correct answers in the report's scope."""
-
-    pack_id: str
-    pack_title: str
-    key: str
-    number: int
-    prompt: str
-    correct_choice: str
-    explanation: str
-    tags: tuple[str, ...]
-    answered: int
-    correct: int
-
-    @property
-    def missed(self) -> int:
-        """Wrong answers."""
-        return self.answered - self.correct
-
-
-@dataclass(frozen=True, slots=True)
-class TagResult(Tally):
-    """Answers to questions with one tag (a question with several tags counts for each)."""
-
-    tag: str
-    answered: int
-    correct: int
-
-
-@dataclass(frozen=True, slots=True)
-class Report(Tally):
-    """Everything a report shows."""
-
-    title: str
-    workspace: str
-    timezone: str
-    generated_at: datetime
-    since: date | None
-    participants: int
-    answers: int
-    correct: int
-    points: int
-    leaderboard: Leaderboard
-    questions: tuple[QuestionResult, ...]
-    days: tuple[DayActivity, ...] = ()
-    members: tuple[MemberProgress, ...] | None = None
-    curriculum: tuple[CurriculumPack, ...] = ()
-    review_learning: int = 0
-    review_mastered: int = 0
-    tags: tuple[TagResult, ...] = field(default=())
-    flagged: tuple[FlaggedQuestion, ...] = ()
-    """Questions with open flags in the report's scope, most flagged first."""
-
-    @property
-    def answered(self) -> int:
-        """Same as `answers` (so accuracy reads like the other records)."""
-        return self.answers
-
-    def most_missed(self, limit: int = 5) -> list[QuestionResult]:
-        """Questions with wrong answers, lowest accuracy first (more answers first among equals)."""
-        missed = [q for q in self.questions if q.missed]
-        return sorted(missed, key=lambda q: (q.accuracy, -q.answered, q.pack_id, q.number))[:limit]
+from bot.service.views import DayActivity, QuestionResult, Report, TagResult
+from bot.wording import reports as report_words
 
 
 def tag_results(questions: tuple[QuestionResult, ...]) -> tuple[TagResult, ...]:
@@ -198,12 +124,9 @@ class ReportService:
                     )
                 )
             ).all()
-        known = ", ".join(f"{p}:{w}" for p, w in everything) or "none yet"
-        what = f"cohort {cohort!r}" if cohort else "workspace"
         if not found:
-            raise QuizError(f"No {what} matches. Workspaces in this database: {known}.")
-        choices = ", ".join(f"--platform {p} --workspace {w}" for p, w in found)
-        raise QuizError(f"Several workspaces match; pick one with {choices}.")
+            raise QuizError(report_words.no_match(cohort=cohort, known=[f"{p}:{w}" for p, w in everything]))
+        raise QuizError(report_words.several_match([f"--platform {p} --workspace {w}" for p, w in found]))
 
     async def build(
         self, *, platform: str, workspace: str, cohort: str | None = None, daily: bool = True, top: int = 10
@@ -220,7 +143,7 @@ class ReportService:
                 )
             ).first()
             if row is None:
-                raise UnknownWorkspace(f"No workspace {platform}:{workspace} in this database.")
+                raise UnknownWorkspace(report_words.unknown_workspace(platform, workspace))
             workspace_id, timezone = int(row.id), row.timezone
             found = await find_cohort(session, workspace_id, cohort) if cohort else None
             scope = self._scope(workspace_id, found)
@@ -267,7 +190,7 @@ class ReportService:
                 limit=top,
                 within=uow,
             )
-        title = f"Cohort {found.name}" if found else f"Workspace {row.name or workspace}"
+        title = report_words.report_title(cohort=found.name if found else None, workspace=row.name or workspace)
         return Report(
             title=title,
             workspace=f"{platform}:{workspace}",

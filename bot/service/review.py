@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
 
@@ -24,11 +23,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.clock import Clock
 from bot.db.models import PackRow, QuestionRow, QuestionVersion, ReviewAnswer, ReviewItem, ReviewSnapshot
 from bot.domain import UserRef
-from bot.domain.leitner import BOX_INTERVALS, Placement, place_after_review
+from bot.domain.leitner import BOX_INTERVALS, place_after_review
 from bot.errors import InvalidChoice, NoReviewPending
 from bot.service.directory import dialect_insert
 from bot.service.uow import UnitOfWorkFactory
 from bot.service.versions import current_version
+from bot.service.views import NothingDue, ReviewQuestion, ReviewResult, ReviewSummary
+from bot.wording import review as review_words
 
 log = logging.getLogger(__name__)
 
@@ -61,47 +62,6 @@ async def put_many_in_review(session: AsyncSession, misses: Sequence[tuple[int, 
         for user, question, at in misses
     ]
     await session.execute(statement.on_conflict_do_update(index_elements=["user_id", "question_id"], set_=again), rows)
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewQuestion:
-    """A review question as shown to its user: choices in the shown order, numbered from 1."""
-
-    pack_title: str
-    prompt: str
-    choices: tuple[str, ...]
-    box: int
-    due_after: int
-
-
-@dataclass(frozen=True, slots=True)
-class NothingDue:
-    """Nothing to review now: when the next question is due (None when none is waiting), and what is mastered."""
-
-    next_due_at: datetime | None
-    waiting: int
-    mastered: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewResult:
-    """The answer to a review question and where the question went."""
-
-    correct: bool
-    chosen: str
-    correct_choice: str
-    explanation: str
-    placement: Placement
-    due_now: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewSummary:
-    """A user's review: due now, still learning (including due), mastered."""
-
-    due: int = 0
-    learning: int = 0
-    mastered: int = 0
 
 
 def _live(user_row: int) -> Select[ReviewItem]:
@@ -196,9 +156,9 @@ class ReviewService:
             item = await self._pending(session, user_row, lock=True)
             version = await _shown_version(session, item.id) if item else None
             if item is None or not item.shown_order or version is None:
-                raise NoReviewPending("No review question is waiting for your answer. Type `/quiz review` for one.")
+                raise NoReviewPending(review_words.no_review_pending())
             if not 1 <= number <= len(item.shown_order):
-                raise InvalidChoice(f"Pick a number from 1 to {len(item.shown_order)}.")
+                raise InvalidChoice(review_words.pick_a_number(len(item.shown_order)))
             choice_index = item.shown_order[number - 1]
             correct = choice_index == version.correct_index
             placement = place_after_review(item.box, correct=correct, now=now)

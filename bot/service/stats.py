@@ -34,6 +34,7 @@ from bot.errors import QuizError
 from bot.service.lookups import channel_row, find_cohort, local_date, workspace_row
 from bot.service.review import review_summary
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
+from bot.wording import boards as board_words
 
 
 def _correct_count() -> ColumnElement[Any]:
@@ -269,7 +270,7 @@ class Stats:
     ) -> Leaderboard:
         """The top of the board of a channel, its workspace or one cohort, in a window, with current streaks."""
         if scope is Scope.COHORTS:
-            raise QuizError("The cohort-vs-cohort board is `/quiz leaderboard cohorts`.")  # use cohort_board
+            raise QuizError(board_words.cohorts_board_elsewhere())  # use cohort_board
         label = scope.value
         found: Cohort | None = None
         async with reading(self.uow, within) as uow:

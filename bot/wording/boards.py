@@ -71,3 +71,8 @@ def cohort_board_message(board: CohortBoard) -> Message:
         for row in board.rows
     ]
     return Message(title=title, lines=tuple(lines))
+
+
+def cohorts_board_elsewhere() -> str:
+    """A cohorts-scope board asked of the per-scope board (a programming slip; the command is another one)."""
+    return _("The cohort-vs-cohort board is `/quiz leaderboard cohorts`.")

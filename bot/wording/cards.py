@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.domain import QuestionCard
+from bot.ports import Message
+from bot.wording.errors import UNKNOWN_POST
 from bot.wording.i18n import percent
 from bot.wording.i18n import translate as _
 
@@ -91,3 +93,44 @@ def card_footer(card: QuestionCard) -> str:
 def pick_hint() -> str:
     """The line under an open card's choices."""
     return _("Pick an answer below: only you will see whether you were right.")
+
+
+def posted_message(card: QuestionCard) -> Message:
+    """The short reply to `/quiz now` once the card is in the channel."""
+    return Message(_("Posted question {number} of {pack}.", number=card.question_number, pack=card.pack_title))
+
+
+def revealed_message(card: QuestionCard) -> Message:
+    """The short reply to `/quiz reveal`: the correct choice of the card it closed."""
+    answer = card.choices[card.reveal.correct_position] if card.reveal else ""
+    return Message(_("Revealed: {answer}", answer=answer))
+
+
+def adapter_not_running(platform: str) -> str:
+    """A question asked for on a platform whose adapter this process does not run."""
+    return _("The {platform} adapter is not running.", platform=platform)
+
+
+def could_not_post(detail: object) -> str:
+    """The platform failed to take a card (not one of its own refusals, which say why themselves)."""
+    return _("Could not post the question: {detail}", detail=detail)
+
+
+def no_questions_in(packs: list[str]) -> str:
+    """Packs with no active question in the database."""
+    return _("No questions in {packs}: is content synced?", packs=", ".join(packs))
+
+
+def question_not_loaded(pack_id: str, key: str) -> str:
+    """A curriculum question the database does not have (or no longer has active)."""
+    return _("Question {key} of {pack} is not loaded: is content synced?", key=key, pack=pack_id)
+
+
+def unknown_post() -> str:
+    """A button for a post that no longer exists."""
+    return _(UNKNOWN_POST)
+
+
+def no_open_post() -> str:
+    """`/quiz reveal` in a channel with no open question."""
+    return _("There is no open question in this channel. Post one with `/quiz now`.")

@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 from bot.ports import Message
-from bot.service.cohorts import CohortView
+from bot.service.views import CohortView
+from bot.wording.i18n import plural
+from bot.wording.i18n import translate as _
 
 
 def created_message(view: CohortView) -> Message:
     """The reply to `/quiz cohort create`."""
     packs = ", ".join(p.pack_id for p in view.curriculum)
     return Message(
-        f"Created cohort {view.name}, starting {view.start_date.isoformat()}.",
+        _("Created cohort {name}, starting {start}.", name=view.name, start=view.start_date.isoformat()),
         (
-            f"Curriculum: {packs} ({view.total} questions, in this order).",
-            f"Members join with `/quiz cohort join {view.name}`; an admin or you can `/quiz cohort add "
-            f"{view.name} @someone`. Post its next question here with `/quiz cohort next {view.name}`.",
+            _(
+                "Curriculum: {packs} ({questions}, in this order).",
+                packs=packs,
+                questions=plural(view.total, "question"),
+            ),
+            _(
+                "Members join with `/quiz cohort join {name}`; an admin or you can `/quiz cohort add {name} @someone`. "
+                "Post its next question here with `/quiz cohort next {name}`.",
+                name=view.name,
+            ),
         ),
     )
 
@@ -22,73 +31,119 @@ def created_message(view: CohortView) -> Message:
 def list_message(views: list[CohortView]) -> Message:
     """The reply to `/quiz cohort list`."""
     if not views:
-        return Message("No cohorts yet.", ("Create one with `/quiz cohort create NAME [start:YYYY-MM-DD]`.",))
+        return Message(_("No cohorts yet."), (_("Create one with `/quiz cohort create NAME [start:YYYY-MM-DD]`."),))
     lines = [
-        f"{v.name} — from {v.start_date.isoformat()} · {len(v.members)} members · {v.posted}/{v.total} questions asked"
+        _(
+            "{name} — from {start} · {members} members · {posted}/{total} questions asked",
+            name=v.name,
+            start=v.start_date.isoformat(),
+            members=len(v.members),
+            posted=v.posted,
+            total=v.total,
+        )
         for v in views
     ]
-    return Message("Cohorts", tuple(lines))
+    return Message(_("Cohorts"), tuple(lines))
 
 
 def show_message(view: CohortView) -> Message:
     """The reply to `/quiz cohort show NAME`: curriculum progress and members' progress."""
-    by = f" · created by {view.created_by}" if view.created_by else ""
+    members = plural(len(view.members), "member")
+    start = view.start_date.isoformat()
     lines = [
-        f"Starts {view.start_date.isoformat()}{by} · {len(view.members)} members",
-        f"Curriculum: {view.posted} of {view.total} questions asked",
+        _("Starts {start} · created by {creator} · {members}", start=start, creator=view.created_by, members=members)
+        if view.created_by
+        else _("Starts {start} · {members}", start=start, members=members),
+        _("Curriculum: {posted} of {total} questions asked", posted=view.posted, total=view.total),
     ]
-    lines += [f"  {p.title} ({p.pack_id}): {p.posted}/{p.total}" for p in view.curriculum]
+    lines += [
+        _("  {title} ({pack}): {posted}/{total}", title=p.title, pack=p.pack_id, posted=p.posted, total=p.total)
+        for p in view.curriculum
+    ]
     if view.members:
-        lines.append("Members (cohort questions answered, right, points since the start):")
+        lines.append(_("Members (cohort questions answered, right, points since the start):"))
         lines += [
-            f"  {m.name} — {m.answered}/{view.posted} answered · {m.correct} right · {m.points} pts"
+            _(
+                "  {name} — {answered}/{posted} answered · {correct} right · {points} pts",
+                name=m.name,
+                answered=m.answered,
+                posted=view.posted,
+                correct=m.correct,
+                points=m.points,
+            )
             for m in view.members
         ]
     else:
-        lines.append(f"No members yet: `/quiz cohort join {view.name}`.")
-    return Message(f"Cohort {view.name}", tuple(lines))
+        lines.append(_("No members yet: `/quiz cohort join {name}`.", name=view.name))
+    return Message(_("Cohort {name}", name=view.name), tuple(lines))
 
 
 def joined(name: str, *, new: bool) -> Message:
     """The reply to `/quiz cohort join NAME`."""
-    verb = "You joined" if new else "You are already in"
-    return Message(f"{verb} cohort {name}.", ("See it with `/quiz cohort show " + name + "`.",))
+    title = _("You joined cohort {name}.", name=name) if new else _("You are already in cohort {name}.", name=name)
+    return Message(title, (_("See it with `/quiz cohort show {name}`.", name=name),))
 
 
 def left(name: str, *, was_member: bool) -> Message:
     """The reply to `/quiz cohort leave NAME`."""
-    return Message(f"You left cohort {name}." if was_member else f"You are not in cohort {name}.")
+    if was_member:
+        return Message(_("You left cohort {name}.", name=name))
+    return Message(_("You are not in cohort {name}.", name=name))
 
 
 def added(name: str, added: list[str], already: list[str]) -> Message:
     """The reply to `/quiz cohort add NAME @user...`."""
-    lines = (f"Already members: {', '.join(already)}.",) if already else ()
-    title = f"Added {', '.join(added)} to cohort {name}." if added else f"Nobody new added to {name}."
+    lines = (_("Already members: {users}.", users=", ".join(already)),) if already else ()
+    if added:
+        title = _("Added {users} to cohort {name}.", users=", ".join(added), name=name)
+    else:
+        title = _("Nobody new added to {name}.", name=name)
     return Message(title, lines)
 
 
 def removed(name: str, removed: list[str], missing: list[str]) -> Message:
     """The reply to `/quiz cohort remove NAME @user...`."""
-    lines = (f"Not members: {', '.join(missing)}.",) if missing else ()
-    title = f"Removed {', '.join(removed)} from cohort {name}." if removed else "Nobody was removed."
+    lines = (_("Not members: {users}.", users=", ".join(missing)),) if missing else ()
+    if removed:
+        title = _("Removed {users} from cohort {name}.", users=", ".join(removed), name=name)
+    else:
+        title = _("Nobody was removed.")
     return Message(title, lines)
 
 
 def curriculum_done(name: str) -> Message:
     """`/quiz cohort next NAME` when every curriculum question has been asked."""
-    return Message(f"Cohort {name} has been asked every question of its curriculum.")
+    return Message(_("Cohort {name} has been asked every question of its curriculum.", name=name))
 
 
 def next_posted(name: str) -> Message:
     """`/quiz cohort next NAME` posted a question."""
-    return Message(f"Posted the next question of {name}'s curriculum.")
+    return Message(_("Posted the next question of {name}'s curriculum.", name=name))
 
 
 def deleted(name: str) -> Message:
     """The reply to `/quiz cohort delete NAME`."""
-    return Message(f"Deleted cohort {name}. Answers and points of its members are kept.")
+    return Message(_("Deleted cohort {name}. Answers and points of its members are kept.", name=name))
 
 
 def not_allowed(cohort: str, action: str) -> str:
-    """Why a member who is neither an admin nor the cohort's creator may not `action` (e.g. `add members`)."""
-    return f"Only workspace admins and the creator of cohort {cohort} can {action}."
+    """Why a member who is neither an admin nor the cohort's creator may not `action` (e.g. `add members`).
+
+    `action` comes translated (`bot.wording.commands.action_words`)."""
+    return _("Only workspace admins and the creator of cohort {cohort} can {action}.", cohort=cohort, action=action)
+
+
+def already_exists(name: str) -> str:
+    """`/quiz cohort create NAME` when the workspace has a cohort of that name."""
+    return _("A cohort named `{name}` already exists here. See `/quiz cohort show {name}`.", name=name)
+
+
+def no_longer_exists(cohort_id: int) -> str:
+    """A cohort deleted while its next question was being picked."""
+    return _("Cohort {id} no longer exists.", id=cohort_id)
+
+
+def unknown_cohort(name: str, known: list[str]) -> str:
+    """No cohort of that name here: the cohorts there are, and how to create one."""
+    there = _("Cohorts here: {names}.", names=", ".join(known)) if known else _("There are no cohorts here yet.")
+    return _("No cohort named `{name}`. {there} Create one with `/quiz cohort create NAME`.", name=name, there=there)

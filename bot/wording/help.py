@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from bot.content import Catalog
 from bot.ports import Message
 from bot.wording.i18n import translate as _
+
+if TYPE_CHECKING:  # the catalog raises with the words below, so the words import it for annotations only
+    from bot.content import Catalog
 
 
 def packs_message(catalog: Catalog) -> Message:
@@ -21,3 +24,8 @@ def packs_message(catalog: Catalog) -> Message:
 def help_message(lines: Sequence[str]) -> Message:
     """The help text."""
     return Message(title=_("quizbot commands"), lines=tuple(lines))
+
+
+def unknown_pack(pack_id: str, known: Sequence[str]) -> str:
+    """A pack id that is not loaded, with the ones that are."""
+    return _("There is no pack called `{pack}`. Packs: {known}.", pack=pack_id, known=", ".join(known) or _("none"))

@@ -1,39 +1,66 @@
-"""`/quiz report`: the summary of a workspace or a cohort."""
+"""`/quiz report`: the summary of a workspace or a cohort, and why a report could not be built."""
 
 from __future__ import annotations
 
 from bot.ports import Message
-from bot.service.report import Report
+from bot.service.views import Report
 from bot.wording.flags import report_lines
 from bot.wording.i18n import percent, plural
+from bot.wording.i18n import translate as _
 
 
 def summary_message(report: Report, *, cohort: str | None = None) -> Message:
     """`/quiz report`: participation, accuracy, leaders, most-missed questions, and how to get the charts."""
-    since = f" since {report.since.isoformat()}" if report.since else ""
-    title = f"Report: {report.title}{since}"
+    if report.since:
+        title = _("Report: {title} since {since}", title=report.title, since=report.since.isoformat())
+    else:
+        title = _("Report: {title}", title=report.title)
     if not report.answers:
-        return Message(title, ("No answers yet.",))
+        return Message(title, (_("No answers yet."),))
     lines = [
-        f"{report.participants} people answered {report.answers} times · accuracy {percent(report.accuracy)} · "
-        f"{report.points} points",
+        _(
+            "{people} answered {times} · accuracy {accuracy} · {points}",
+            people=plural(report.participants, "person", "people"),
+            times=plural(report.answers, "time"),
+            accuracy=percent(report.accuracy),
+            points=plural(report.points, "point"),
+        ),
     ]
     if report.curriculum:
         asked = sum(p.posted for p in report.curriculum)
         total = sum(p.total for p in report.curriculum)
-        lines.append(f"Curriculum: {asked} of {total} questions asked")
+        lines.append(_("Curriculum: {asked} of {total} questions asked", asked=asked, total=total))
     if report.leaderboard.rows:
-        leaders = ", ".join(f"{row.rank}. {row.name} ({row.points})" for row in report.leaderboard.rows[:3])
-        lines.append(f"Leaders: {leaders}")
+        leaders = ", ".join(
+            _("{rank}. {name} ({points})", rank=row.rank, name=row.name, points=row.points)
+            for row in report.leaderboard.rows[:3]
+        )
+        lines.append(_("Leaders: {leaders}", leaders=leaders))
     missed = report.most_missed(3)
     if missed:
-        lines.append("Most missed:")
-        lines += [f"  {percent(q.accuracy)} right ({plural(q.answered, 'answer')}): {_short(q.prompt)}" for q in missed]
+        lines.append(_("Most missed:"))
+        lines += [
+            _(
+                "  {accuracy} right ({answers}): {prompt}",
+                accuracy=percent(q.accuracy),
+                answers=plural(q.answered, "answer"),
+                prompt=_short(q.prompt),
+            )
+            for q in missed
+        ]
     lines += report_lines(report.flagged)
     if report.review_learning or report.review_mastered:
-        lines.append(f"Review: {report.review_learning} questions being learned · {report.review_mastered} mastered")
-    option = f" --cohort {cohort}" if cohort else ""
-    lines.append(f"Charts and explanations: `quizbot report{option} --out report.html`")
+        lines.append(
+            _(
+                "Review: {learning} being learned · {mastered} mastered",
+                learning=plural(report.review_learning, "question"),
+                mastered=report.review_mastered,
+            )
+        )
+    if cohort:
+        lines.append(_("Charts and explanations: `quizbot report --cohort {cohort} --out report.html`", cohort=cohort))
+    else:
+        lines.append(_("Charts and explanations: `quizbot report --out report.html`"))
     return Message(title, tuple(lines))
 
 
@@ -44,4 +71,27 @@ def _short(text: str, width: int = 90) -> str:
 
 def no_answers_yet() -> Message:
     """`/quiz report` in a workspace that has no answers."""
-    return Message("Report: no answers yet.", ("Post a question with `/quiz now`.",))
+    return Message(_("Report: no answers yet."), (_("Post a question with `/quiz now`."),))
+
+
+def report_title(*, cohort: str | None, workspace: str) -> str:
+    """What a report is about: `Cohort spring` or `Workspace Acme`."""
+    return _("Cohort {name}", name=cohort) if cohort else _("Workspace {name}", name=workspace)
+
+
+def no_match(*, cohort: str | None, known: list[str]) -> str:
+    """`quizbot report` names a workspace or cohort the database does not have: the workspaces it has."""
+    workspaces = ", ".join(known) or _("none yet")
+    if cohort:
+        return _("No cohort {cohort!r} matches. Workspaces in this database: {known}.", cohort=cohort, known=workspaces)
+    return _("No workspace matches. Workspaces in this database: {known}.", known=workspaces)
+
+
+def several_match(choices: list[str]) -> str:
+    """`quizbot report` matches more than one workspace: the options that pick each."""
+    return _("Several workspaces match; pick one with {choices}.", choices=", ".join(choices))
+
+
+def unknown_workspace(platform: str, workspace: str) -> str:
+    """A workspace with no row in the database (no answers were ever recorded there)."""
+    return _("No workspace {platform}:{workspace} in this database.", platform=platform, workspace=workspace)

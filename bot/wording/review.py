@@ -6,30 +6,38 @@ from datetime import datetime, timedelta
 
 from bot.domain.leitner import BOX_INTERVALS, LAST_BOX
 from bot.ports import Message
-from bot.service.review import NothingDue, ReviewQuestion, ReviewResult
+from bot.service.views import NothingDue, ReviewQuestion, ReviewResult
 from bot.wording.answers import verdict
 from bot.wording.cards import CHOICE_MARKS
+from bot.wording.i18n import plural
+from bot.wording.i18n import translate as _
 
 
 def _in(delta: timedelta) -> str:
     """`in 8 minutes`, `in 5 hours`, `in 3 days`."""
     minutes = max(1, round(delta.total_seconds() / 60))
     if minutes < 90:
-        return f"in {minutes} minute{'s' if minutes != 1 else ''}"
+        return _("in {duration}", duration=plural(minutes, "minute"))
     hours = round(minutes / 60)
     if hours < 36:
-        return f"in {hours} hours"
-    return f"in {round(hours / 24)} days"
+        return _("in {duration}", duration=plural(hours, "hour"))
+    return _("in {duration}", duration=plural(round(hours / 24), "day"))
 
 
 def question_message(question: ReviewQuestion) -> Message:
     """A review question with numbered choices and how to answer (plain text, so every adapter can show it)."""
-    lines = [f"  {CHOICE_MARKS[i]}. {choice}" for i, choice in enumerate(question.choices)]
-    lines.append("Answer with `/quiz review N`, e.g. `/quiz review 2`.")
+    lines = [_("  {mark}. {choice}", mark=CHOICE_MARKS[i], choice=choice) for i, choice in enumerate(question.choices)]
+    lines.append(_("Answer with `/quiz review N`, e.g. `/quiz review 2`."))
     if question.due_after:
-        lines.append(f"{question.due_after} more due after this one.")
+        lines.append(_("{count} more due after this one.", count=question.due_after))
     return Message(
-        title=f"Review · {question.pack_title} · box {question.box} of {LAST_BOX}: {question.prompt}",
+        title=_(
+            "Review · {pack} · box {box} of {last_box}: {prompt}",
+            pack=question.pack_title,
+            box=question.box,
+            last_box=LAST_BOX,
+            prompt=question.prompt,
+        ),
         lines=tuple(lines),
     )
 
@@ -37,13 +45,15 @@ def question_message(question: ReviewQuestion) -> Message:
 def nothing_due_message(nothing: NothingDue, *, now: datetime) -> Message:
     """Nothing due: when the next question comes back, and how much is mastered."""
     if nothing.next_due_at is None and nothing.mastered:
-        title = "Nothing to review: you have mastered every question you missed."
+        title = _("Nothing to review: you have mastered every question you missed.")
     elif nothing.next_due_at is None:
-        title = "Nothing to review: questions you get wrong come back here."
+        title = _("Nothing to review: questions you get wrong come back here.")
     else:
-        title = f"Nothing due for review; the next question comes back {_in(nothing.next_due_at - now)}."
+        title = _("Nothing due for review; the next question comes back {when}.", when=_in(nothing.next_due_at - now))
     lines = (
-        [f"Waiting: {nothing.waiting} · mastered: {nothing.mastered}"] if nothing.waiting or nothing.mastered else []
+        [_("Waiting: {waiting} · mastered: {mastered}", waiting=nothing.waiting, mastered=nothing.mastered)]
+        if nothing.waiting or nothing.mastered
+        else []
     )
     return Message(title=title, lines=tuple(lines))
 
@@ -53,10 +63,29 @@ def result_message(result: ReviewResult) -> Message:
     title = verdict(correct=result.correct, chosen=result.chosen, correct_choice=result.correct_choice)
     placement = result.placement
     if placement.retired:
-        where = "Mastered: this question leaves your review."
+        where = _("Mastered: this question leaves your review.")
     elif result.correct:
-        where = f"Moved to box {placement.box} of {LAST_BOX}; it comes back {_in(BOX_INTERVALS[placement.box - 1])}."
+        where = _(
+            "Moved to box {box} of {last_box}; it comes back {when}.",
+            box=placement.box,
+            last_box=LAST_BOX,
+            when=_in(BOX_INTERVALS[placement.box - 1]),
+        )
     else:
-        where = f"Back to box 1; it comes back {_in(BOX_INTERVALS[0])}."
-    more = f"{result.due_now} more due now: `/quiz review`." if result.due_now else "Nothing else is due now."
+        where = _("Back to box 1; it comes back {when}.", when=_in(BOX_INTERVALS[0]))
+    more = (
+        _("{count} more due now: `/quiz review`.", count=result.due_now)
+        if result.due_now
+        else _("Nothing else is due now.")
+    )
     return Message(title=title, lines=(result.explanation, where, more))
+
+
+def no_review_pending() -> str:
+    """`/quiz review N` when no review question is out."""
+    return _("No review question is waiting for your answer. Type `/quiz review` for one.")
+
+
+def pick_a_number(count: int) -> str:
+    """`/quiz review N` with N outside the shown choices."""
+    return _("Pick a number from 1 to {count}.", count=count)

@@ -8,52 +8,69 @@ from datetime import datetime, timedelta
 from bot.domain import ChannelRef, UserRef
 from bot.ports import Message
 from bot.scheduling.rules import DEFAULT_CLOSE_CAP, Slot, format_duration, format_local
-from bot.scheduling.service import ScheduleView
+from bot.service.views import ScheduleView
+from bot.wording.i18n import translate as _
+
+
+def _packs(view: ScheduleView) -> str:
+    return ", ".join(view.pack_ids) if view.pack_ids else _("all")
 
 
 def packs_text(view: ScheduleView) -> str:
     """`packs: a, b` or `packs: all`."""
-    return "packs: " + (", ".join(view.pack_ids) if view.pack_ids else "all")
+    return _("packs: {packs}", packs=_packs(view))
 
 
 def close_text(view: ScheduleView) -> str:
     """How long each scheduled question stays open."""
     if view.close_after is not None:
-        return f"each question closes after {format_duration(view.close_after)}"
-    return f"each question closes when the next one is due (at most {format_duration(DEFAULT_CLOSE_CAP)})"
+        return _("each question closes after {duration}", duration=format_duration(view.close_after))
+    return _(
+        "each question closes when the next one is due (at most {duration})",
+        duration=format_duration(DEFAULT_CLOSE_CAP),
+    )
 
 
 def summary(view: ScheduleView, *, with_channel: bool = False) -> str:
     """One line about a schedule: id, rule in words, timezone, packs, and next fire or why it is paused."""
-    parts = [f"#{view.id}"]
+    parts = [_("#{id}", id=view.id)]
     if with_channel:
-        parts.append(f"channel {view.channel.channel_id}")
+        parts.append(_("channel {channel}", channel=view.channel.channel_id))
     parts += [view.rule.describe(), view.timezone, packs_text(view)]
     if not view.enabled:
-        parts.append(f"paused ({view.paused_reason})" if view.paused_reason else "paused")
+        parts.append(_("paused ({reason})", reason=view.paused_reason) if view.paused_reason else _("paused"))
     elif view.next_slot is not None:
-        parts.append(f"next: {format_local(view.next_slot.due, view.zone)}")
+        parts.append(_("next: {when}", when=format_local(view.next_slot.due, view.zone)))
     return " · ".join(parts)
 
 
 def added(view: ScheduleView, upcoming: Sequence[Slot]) -> Message:
     """The reply to `schedule add`: the rule in words and the next three fires in the schedule's timezone."""
-    title = f"Scheduled #{view.id}: a question {view.rule.describe()}, {view.timezone} time."
-    lines = [f"{packs_text(view).capitalize()}; {close_text(view)}."]
-    lines += [f"{'Next' if i == 0 else 'Then'}: {format_local(s.due, view.zone)}" for i, s in enumerate(upcoming)]
+    title = _(
+        "Scheduled #{id}: a question {rule}, {timezone} time.",
+        id=view.id,
+        rule=view.rule.describe(),
+        timezone=view.timezone,
+    )
+    lines = [_("Packs: {packs}; {closes}.", packs=_packs(view), closes=close_text(view))]
+    lines += [
+        _("Next: {when}", when=format_local(s.due, view.zone))
+        if i == 0
+        else _("Then: {when}", when=format_local(s.due, view.zone))
+        for i, s in enumerate(upcoming)
+    ]
     return Message(title=title, lines=tuple(lines))
 
 
 def listing(views: Sequence[ScheduleView], *, everywhere: bool, here: ChannelRef) -> Message:
     """The reply to `schedule list`."""
-    where = "this workspace" if everywhere else "this channel"
     if not views:
         return Message(
-            title=f"No schedules in {where}.",
-            lines=("Admins can add one, e.g. `/quiz schedule add weekdays 09:30`.",),
+            title=_("No schedules in this workspace.") if everywhere else _("No schedules in this channel."),
+            lines=(_("Admins can add one, e.g. `/quiz schedule add weekdays 09:30`."),),
         )
     return Message(
-        title=f"Schedules in {where}",
+        title=_("Schedules in this workspace") if everywhere else _("Schedules in this channel"),
         lines=tuple(summary(view, with_channel=everywhere and view.channel != here) for view in views),
     )
 
@@ -61,41 +78,85 @@ def listing(views: Sequence[ScheduleView], *, everywhere: bool, here: ChannelRef
 def removed(view: ScheduleView, user: UserRef) -> Message:
     """The reply to `schedule remove`."""
     return Message(
-        title=f"Removed schedule #{view.id} ({view.rule.describe()}, {view.timezone}).",
-        lines=(f"Removed by {user.display_name or user.user_id}. Questions already posted stay.",),
+        title=_(
+            "Removed schedule #{id} ({rule}, {timezone}).",
+            id=view.id,
+            rule=view.rule.describe(),
+            timezone=view.timezone,
+        ),
+        lines=(_("Removed by {name}. Questions already posted stay.", name=user.display_name or user.user_id),),
     )
 
 
 def paused(view: ScheduleView, user: UserRef, *, changed: bool) -> Message:
     """The reply to `schedule pause`."""
     if not changed:
-        return Message(title=f"Schedule #{view.id} is already paused.", lines=(summary(view),))
+        return Message(title=_("Schedule #{id} is already paused.", id=view.id), lines=(summary(view),))
     return Message(
-        title=f"Paused schedule #{view.id} ({view.rule.describe()}).",
-        lines=(f"`/quiz schedule resume {view.id}` starts it again.",),
+        title=_("Paused schedule #{id} ({rule}).", id=view.id, rule=view.rule.describe()),
+        lines=(_("`/quiz schedule resume {id}` starts it again.", id=view.id),),
     )
 
 
 def resumed(view: ScheduleView, user: UserRef, *, changed: bool) -> Message:
     """The reply to `schedule resume`."""
     if not changed:
-        return Message(title=f"Schedule #{view.id} is not paused.", lines=(summary(view),))
+        return Message(title=_("Schedule #{id} is not paused.", id=view.id), lines=(summary(view),))
     lines = []
     if view.next_slot is not None:
-        lines.append(f"Next: {format_local(view.next_slot.due, view.zone)}")
-    return Message(title=f"Resumed schedule #{view.id} ({view.rule.describe()}).", lines=tuple(lines))
+        lines.append(_("Next: {when}", when=format_local(view.next_slot.due, view.zone)))
+    return Message(
+        title=_("Resumed schedule #{id} ({rule}).", id=view.id, rule=view.rule.describe()), lines=tuple(lines)
+    )
 
 
 def next_here(view: ScheduleView | None, *, now: datetime) -> Message:
     """The reply to `schedule next`."""
     if view is None or view.next_slot is None:
         return Message(
-            title="Nothing is scheduled in this channel.",
-            lines=("Admins can add a schedule, e.g. `/quiz schedule add weekdays 09:30`.",),
+            title=_("Nothing is scheduled in this channel."),
+            lines=(_("Admins can add a schedule, e.g. `/quiz schedule add weekdays 09:30`."),),
         )
     wait = max(view.next_slot.due - now, timedelta())
     wait = timedelta(minutes=round(wait.total_seconds() / 60))
     return Message(
-        title=f"Next question here: {format_local(view.next_slot.due, view.zone)} (in {format_duration(wait)}).",
+        title=_(
+            "Next question here: {when} (in {wait}).",
+            when=format_local(view.next_slot.due, view.zone),
+            wait=format_duration(wait),
+        ),
         lines=(summary(view),),
     )
+
+
+def already_posts_here(schedule_id: int, rule: str, timezone: str) -> str:
+    """`schedule add` of a rule, timezone and packs the channel already has (`rule` in words)."""
+    return _(
+        "Schedule #{id} already posts here {rule} ({timezone}). `/quiz schedule list` shows it.",
+        id=schedule_id,
+        rule=rule,
+        timezone=timezone,
+    )
+
+
+def too_many(count: int) -> str:
+    """`schedule add` in a channel at the most schedules allowed."""
+    return _(
+        "This channel has {count} schedules, the most allowed; remove one first (`/quiz schedule list` shows them).",
+        count=count,
+    )
+
+
+def unknown_schedule(schedule_id: int) -> str:
+    """A schedule id that is not in this workspace."""
+    return _("There is no schedule #{id} in this workspace; `/quiz schedule list all` shows them.", id=schedule_id)
+
+
+def paused_by(name: str) -> str:
+    """Why a schedule is paused when a person paused it (stored, shown by `schedule list`)."""
+    return _("paused by {name}", name=name)
+
+
+def platform_refused_post(detail: object) -> str:
+    """Why the scheduler paused a schedule: the platform refused its post (stored, shown by `schedule list`)."""
+    return _("the platform refused the post: {detail}", detail=detail)
