@@ -28,7 +28,15 @@ from bot.db.models import (
 )
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
 from bot.domain.ranking import Entry, rank_cohorts, rank_entries
-from bot.domain.streaks import STREAK_SOURCES, Streak, best_of, day_streak, outcome_of, question_streak
+from bot.domain.streaks import (
+    STREAK_SOURCES,
+    Streak,
+    StreakPost,
+    best_of,
+    day_streak,
+    question_streak,
+    settled_outcomes,
+)
 from bot.domain.windows import Scope, Window, window_start
 from bot.errors import QuizError
 from bot.service.lookups import channel_row, find_cohort, local_date, workspace_row
@@ -110,79 +118,90 @@ async def _answer_days(
     return days
 
 
-PostsByChannel = dict[int, list[tuple[int, bool]]]
-"""Scheduled posts of each channel in posting order, as (post id, finished)."""
+PostsByChannel = dict[int, list[StreakPost]]
+"""Scheduled posts of each channel."""
+Answered = dict[int, dict[int, tuple[datetime, bool]]]
+"""Each user's answers to scheduled posts: post id -> (answer time, correct)."""
 
 
 def _finished(now: datetime) -> ColumnElement[bool]:
     return or_(Post.closed_at.is_not(None), and_(Post.closes_at.is_not(None), Post.closes_at <= now))
 
 
+def _finish_time() -> ColumnElement[Any]:
+    """When a finished post stopped taking answers: its close time, or its reveal if that came first."""
+    revealed_first = and_(Post.closed_at.is_not(None), or_(Post.closes_at.is_(None), Post.closed_at < Post.closes_at))
+    return case((revealed_first, Post.closed_at), else_=Post.closes_at)
+
+
 def _streak_posts(channels: Iterable[int]) -> list[ColumnElement[bool]]:
     return [Post.channel_id.in_(list(channels)), Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
 
 
+_POST_COLUMNS = (Post.id, Post.channel_id, Post.opened_at, Post.closes_at, Post.closed_at)
+
+
 def _by_channel(rows: Iterable[Any]) -> PostsByChannel:
     posts: PostsByChannel = defaultdict(list)
-    for post_id, channel_id, _opened, finished in sorted(rows, key=lambda row: (row[2], row[0])):
-        posts[int(channel_id)].append((int(post_id), bool(finished)))
+    for post_id, channel_id, opened_at, closes_at, closed_at in rows:
+        posts[int(channel_id)].append(StreakPost(int(post_id), opened_at, closes_at, closed_at))
     return posts
 
 
 async def _whole_histories(
     session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
-) -> tuple[dict[int, dict[int, bool]], dict[int, set[int]], PostsByChannel]:
+) -> tuple[Answered, dict[int, set[int]], PostsByChannel]:
     """Every scheduled question of the channels where the users answered one, and their answers to them."""
     scheduled = (
-        select(Answer.user_id, Answer.post_id, Answer.is_correct, Post.channel_id)
+        select(Answer.user_id, Answer.post_id, Answer.answered_at, Answer.is_correct, Post.channel_id)
         .join(Post, Post.id == Answer.post_id)
         .where(Answer.user_id.in_(users), Post.source.in_(STREAK_SOURCES))
     )
     if channel is not None:
         scheduled = scheduled.where(Post.channel_id == channel)
-    answered: dict[int, dict[int, bool]] = defaultdict(dict)
+    answered: Answered = defaultdict(dict)
     channels_of: dict[int, set[int]] = defaultdict(set)
-    for user_id, post_id, is_correct, channel_id in await session.execute(scheduled):
-        answered[int(user_id)][int(post_id)] = bool(is_correct)
+    for user_id, post_id, answered_at, is_correct, channel_id in await session.execute(scheduled):
+        answered[int(user_id)][int(post_id)] = (answered_at, bool(is_correct))
         channels_of[int(user_id)].add(int(channel_id))
     channels = set().union(*channels_of.values()) if channels_of else set()
     if not channels:
         return answered, channels_of, {}
-    finished = _finished(now)
-    query = select(Post.id, Post.channel_id, Post.opened_at, finished.label("finished")).where(*_streak_posts(channels))
+    query = select(*_POST_COLUMNS).where(*_streak_posts(channels))
     return answered, channels_of, _by_channel((await session.execute(query)).all())
 
 
 async def _tails(
     session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
-) -> tuple[dict[int, dict[int, bool]], dict[int, set[int]], PostsByChannel]:
+) -> tuple[Answered, dict[int, set[int]], PostsByChannel]:
     """Just enough of each channel's scheduled questions for current streaks, and the users' answers to them.
 
-    A current streak breaks within (the user's correct answers in the channel + 1) finished questions; the
-    channel rollup's count of correct answers (of any kind) bounds that, so only that many of each channel's
-    newest finished questions are read (through the (channel, time) index on PostgreSQL), and the open ones.
+    A current streak runs from the user's latest miss (the finished question they did not answer that finished
+    last). Of a channel's newest finished questions (by when they finished), at most as many as the user's answers
+    in the channel (the channel rollup's count, of any kind) can be answered, so that many plus one always holds
+    the latest miss; every answer settled after it is to one of those or to a question still open. So only that
+    many of each channel's newest finished questions are read, and the open ones.
     """
-    scores = select(ChannelScore.user_id, ChannelScore.channel_id, ChannelScore.correct).where(
+    scores = select(ChannelScore.user_id, ChannelScore.channel_id, ChannelScore.answered).where(
         ChannelScore.user_id.in_(users)
     )
     if channel is not None:
         scores = scores.where(ChannelScore.channel_id == channel)
     channels_of: dict[int, set[int]] = defaultdict(set)
     depth: dict[int, int] = {}
-    for user_id, channel_id, correct in await session.execute(scores):
+    for user_id, channel_id, answered_count in await session.execute(scores):
         channels_of[int(user_id)].add(int(channel_id))
-        depth[int(channel_id)] = max(depth.get(int(channel_id), 0), int(correct) + 1)
+        depth[int(channel_id)] = max(depth.get(int(channel_id), 0), int(answered_count) + 1)
     if not depth:
         return {}, channels_of, {}
     finished = _finished(now)
-    columns = (Post.id, Post.channel_id, Post.opened_at, finished.label("finished"))
-    newest_first = (Post.opened_at.desc(), Post.id.desc())
+    newest_first = (_finish_time().desc(), Post.opened_at.desc(), Post.id.desc())
     limit = max(depth.values())
     recent: Select[Any, Any, Any, Any]
     if session.get_bind().dialect.name == "postgresql":
-        # One backward index scan per channel that stops after `limit` finished questions.
+        # Per channel, its scheduled questions sorted by when they finished, stopping after `limit`.
         tail = (
-            select(*columns)
+            select(*_POST_COLUMNS)
             .where(Post.channel_id == Channel.id, *_streak_posts(depth)[1:], finished)
             .order_by(*newest_first)
             .limit(limit)
@@ -192,21 +211,23 @@ async def _tails(
     else:
         # SQLite has no LATERAL; number each channel's finished questions instead (small databases).
         ranked = (
-            select(*columns, func.row_number().over(partition_by=Post.channel_id, order_by=newest_first).label("n"))
+            select(
+                *_POST_COLUMNS, func.row_number().over(partition_by=Post.channel_id, order_by=newest_first).label("n")
+            )
             .where(*_streak_posts(depth), finished)
             .subquery()
         )
-        recent = select(ranked.c.id, ranked.c.channel_id, ranked.c.opened_at, ranked.c.finished).where(
-            ranked.c.n <= limit
-        )
-    still_open = select(*columns).where(*_streak_posts(depth), not_(finished))
+        recent = select(
+            ranked.c.id, ranked.c.channel_id, ranked.c.opened_at, ranked.c.closes_at, ranked.c.closed_at
+        ).where(ranked.c.n <= limit)
+    still_open = select(*_POST_COLUMNS).where(*_streak_posts(depth), not_(finished))
     posts = union_all(recent, still_open).subquery()
-    answers = select(Answer.user_id, Answer.post_id, Answer.is_correct).where(
+    answers = select(Answer.user_id, Answer.post_id, Answer.answered_at, Answer.is_correct).where(
         Answer.user_id.in_(users), Answer.post_id.in_(select(posts.c.id))
     )
-    answered: dict[int, dict[int, bool]] = defaultdict(dict)
-    for user_id, post_id, is_correct in await session.execute(answers):
-        answered[int(user_id)][int(post_id)] = bool(is_correct)
+    answered: Answered = defaultdict(dict)
+    for user_id, post_id, answered_at, is_correct in await session.execute(answers):
+        answered[int(user_id)][int(post_id)] = (answered_at, bool(is_correct))
     return answered, channels_of, _by_channel((await session.execute(select(posts))).all())
 
 
@@ -221,8 +242,9 @@ async def user_streaks(
 ) -> dict[int, tuple[Streak, Streak]]:
     """(question streak, day streak) of each user; question streaks in one channel, or the best of their channels.
 
-    With `history=False` (boards, which show current streaks only) just the tail of each channel's scheduled
-    questions and the last RECENT_DAYS of answers are read, and only the current values are exact.
+    Outcomes are taken in the order they were settled (bot.domain.streaks). With `history=False` (boards, which
+    show current streaks only) just the tail of each channel's scheduled questions and the last RECENT_DAYS of
+    answers are read, and only the current values are exact.
     """
     if not users:
         return {}
@@ -240,10 +262,7 @@ async def user_streaks(
     for user in users:
         mine = answered.get(user, {})
         per_channel = [
-            question_streak(
-                outcome_of(answered_correctly=mine.get(post_id), finished=is_finished)
-                for post_id, is_finished in posts_by_channel.get(channel_id, ())
-            )
+            question_streak(settled_outcomes(posts_by_channel.get(channel_id, ()), mine, now))
             for channel_id in channels_of.get(user, ())
         ]
         result[user] = (best_of(per_channel), day_streak(days.get(user, ()), today))
