@@ -8,16 +8,15 @@ index-only range scan). Streaks are computed for the rows shown only.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, not_, or_, select, true, union_all
+from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import (
     Answer,
-    Channel,
     ChannelScore,
     Cohort,
     CohortMember,
@@ -30,6 +29,7 @@ from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, Lea
 from bot.domain.ranking import Entry, rank_cohorts, rank_entries
 from bot.domain.streaks import (
     STREAK_SOURCES,
+    Outcome,
     Streak,
     StreakPost,
     best_of,
@@ -118,10 +118,8 @@ async def _answer_days(
     return days
 
 
-PostsByChannel = dict[int, list[StreakPost]]
-"""Scheduled posts of each channel."""
-Answered = dict[int, dict[int, tuple[datetime, bool]]]
-"""Each user's answers to scheduled posts: post id -> (answer time, correct)."""
+Histories = dict[int, dict[int, list[Outcome]]]
+"""Each user's outcomes on each channel's scheduled questions, in the order they were settled."""
 
 
 def _finished(now: datetime) -> ColumnElement[bool]:
@@ -134,23 +132,21 @@ def _finish_time() -> ColumnElement[Any]:
     return case((revealed_first, Post.closed_at), else_=Post.closes_at)
 
 
-def _streak_posts(channels: Iterable[int]) -> list[ColumnElement[bool]]:
-    return [Post.channel_id.in_(list(channels)), Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
+def _scheduled() -> list[ColumnElement[bool]]:
+    """Posts that make up question streaks: a schedule's, that reached the platform."""
+    return [Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
 
 
 _POST_COLUMNS = (Post.id, Post.channel_id, Post.opened_at, Post.closes_at, Post.closed_at)
 
 
-def _by_channel(rows: Iterable[Any]) -> PostsByChannel:
-    posts: PostsByChannel = defaultdict(list)
-    for post_id, channel_id, opened_at, closes_at, closed_at in rows:
-        posts[int(channel_id)].append(StreakPost(int(post_id), opened_at, closes_at, closed_at))
-    return posts
+def _streak_post(row: Any) -> StreakPost:
+    return StreakPost(int(row.id), row.opened_at, row.closes_at, row.closed_at)
 
 
 async def _whole_histories(
     session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
-) -> tuple[Answered, dict[int, set[int]], PostsByChannel]:
+) -> Histories:
     """Every scheduled question of the channels where the users answered one, and their answers to them."""
     scheduled = (
         select(Answer.user_id, Answer.post_id, Answer.answered_at, Answer.is_correct, Post.channel_id)
@@ -159,76 +155,85 @@ async def _whole_histories(
     )
     if channel is not None:
         scheduled = scheduled.where(Post.channel_id == channel)
-    answered: Answered = defaultdict(dict)
+    answered: dict[int, dict[int, tuple[datetime, bool]]] = defaultdict(dict)
     channels_of: dict[int, set[int]] = defaultdict(set)
     for user_id, post_id, answered_at, is_correct, channel_id in await session.execute(scheduled):
         answered[int(user_id)][int(post_id)] = (answered_at, bool(is_correct))
         channels_of[int(user_id)].add(int(channel_id))
     channels = set().union(*channels_of.values()) if channels_of else set()
-    if not channels:
-        return answered, channels_of, {}
-    query = select(*_POST_COLUMNS).where(*_streak_posts(channels))
-    return answered, channels_of, _by_channel((await session.execute(query)).all())
+    posts: dict[int, list[StreakPost]] = defaultdict(list)
+    if channels:
+        query = select(*_POST_COLUMNS).where(Post.channel_id.in_(list(channels)), *_scheduled())
+        for row in await session.execute(query):
+            posts[int(row.channel_id)].append(_streak_post(row))
+    return {
+        user: {c: settled_outcomes(posts[c], answered[user], now) for c in user_channels}
+        for user, user_channels in channels_of.items()
+    }
 
 
-async def _tails(
-    session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
-) -> tuple[Answered, dict[int, set[int]], PostsByChannel]:
-    """Just enough of each channel's scheduled questions for current streaks, and the users' answers to them.
+async def _tails(session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime) -> Histories:
+    """Just enough of each channel's scheduled questions for current streaks: their outcomes from the latest miss.
 
-    A current streak runs from the user's latest miss (the finished question they did not answer that finished
-    last). Of a channel's newest finished questions (by when they finished), at most as many as the user's answers
-    in the channel (the channel rollup's count, of any kind) can be answered, so that many plus one always holds
-    the latest miss; every answer settled after it is to one of those or to a question still open. So only that
-    many of each channel's newest finished questions are read, and the open ones.
+    A current streak runs from the user's latest miss in the channel (of the finished questions they did not
+    answer, the one that finished last): only answers are settled after it. So, per (user, channel) of the channel
+    rollup, the latest miss is found (one correlated subquery over the channel's scheduled questions, anti-joined
+    with the user's answers), then the user's scheduled answers there since it, through the user's answer index
+    (all of them in a channel where they never missed one). Only current values are exact.
     """
-    scores = select(ChannelScore.user_id, ChannelScore.channel_id, ChannelScore.answered).where(
-        ChannelScore.user_id.in_(users)
-    )
+    pairs = select(ChannelScore.user_id, ChannelScore.channel_id).where(ChannelScore.user_id.in_(users))
     if channel is not None:
-        scores = scores.where(ChannelScore.channel_id == channel)
-    channels_of: dict[int, set[int]] = defaultdict(set)
-    depth: dict[int, int] = {}
-    for user_id, channel_id, answered_count in await session.execute(scores):
-        channels_of[int(user_id)].add(int(channel_id))
-        depth[int(channel_id)] = max(depth.get(int(channel_id), 0), int(answered_count) + 1)
-    if not depth:
-        return {}, channels_of, {}
-    finished = _finished(now)
-    newest_first = (_finish_time().desc(), Post.opened_at.desc(), Post.id.desc())
-    limit = max(depth.values())
-    recent: Select[Any, Any, Any, Any]
-    if session.get_bind().dialect.name == "postgresql":
-        # Per channel, its scheduled questions sorted by when they finished, stopping after `limit`.
-        tail = (
-            select(*_POST_COLUMNS)
-            .where(Post.channel_id == Channel.id, *_streak_posts(depth)[1:], finished)
-            .order_by(*newest_first)
-            .limit(limit)
-            .lateral("tail")
-        )
-        recent = select(*tail.c).select_from(Channel).join(tail, true()).where(Channel.id.in_(list(depth)))
-    else:
-        # SQLite has no LATERAL; number each channel's finished questions instead (small databases).
-        ranked = (
-            select(
-                *_POST_COLUMNS, func.row_number().over(partition_by=Post.channel_id, order_by=newest_first).label("n")
-            )
-            .where(*_streak_posts(depth), finished)
-            .subquery()
-        )
-        recent = select(
-            ranked.c.id, ranked.c.channel_id, ranked.c.opened_at, ranked.c.closes_at, ranked.c.closed_at
-        ).where(ranked.c.n <= limit)
-    still_open = select(*_POST_COLUMNS).where(*_streak_posts(depth), not_(finished))
-    posts = union_all(recent, still_open).subquery()
-    answers = select(Answer.user_id, Answer.post_id, Answer.answered_at, Answer.is_correct).where(
-        Answer.user_id.in_(users), Answer.post_id.in_(select(posts.c.id))
+        pairs = pairs.where(ChannelScore.channel_id == channel)
+    answered_by_them = (
+        select(Answer.id)
+        .where(Answer.post_id == Post.id, Answer.user_id == ChannelScore.user_id)
+        .correlate(Post, ChannelScore)
+        .exists()
     )
-    answered: Answered = defaultdict(dict)
-    for user_id, post_id, answered_at, is_correct in await session.execute(answers):
-        answered[int(user_id)][int(post_id)] = (answered_at, bool(is_correct))
-    return answered, channels_of, _by_channel((await session.execute(select(posts))).all())
+    latest_miss = (
+        select(Post.id)
+        .where(Post.channel_id == ChannelScore.channel_id, *_scheduled(), _finished(now), ~answered_by_them)
+        .order_by(_finish_time().desc(), Post.opened_at.desc(), Post.id.desc())
+        .limit(1)
+        .correlate(ChannelScore)
+        .scalar_subquery()
+    )
+    misses: dict[tuple[int, int], int | None] = {
+        (int(user_id), int(channel_id)): None if miss is None else int(miss)
+        for user_id, channel_id, miss in await session.execute(pairs.add_columns(latest_miss.label("miss")))
+    }
+    if not misses:
+        return {}
+    missed = {
+        int(row.id): _streak_post(row)
+        for row in await session.execute(
+            select(*_POST_COLUMNS).where(Post.id.in_([miss for miss in misses.values() if miss is not None]))
+        )
+    }
+    since = []
+    for (user_id, channel_id), miss in misses.items():
+        where = [Answer.user_id == user_id, Answer.channel_id == channel_id]
+        finished = missed[miss].finished_at(now) if miss is not None else None
+        if finished is not None:
+            where.append(Answer.answered_at >= finished)
+        since.append(and_(*where))
+    posts: dict[tuple[int, int], list[StreakPost]] = {
+        pair: [missed[miss]] if miss is not None else [] for pair, miss in misses.items()
+    }
+    answered: dict[tuple[int, int], dict[int, tuple[datetime, bool]]] = defaultdict(dict)
+    answers = (
+        select(Answer.user_id, Answer.answered_at, Answer.is_correct, *_POST_COLUMNS)
+        .join(Post, Post.id == Answer.post_id)
+        .where(*_scheduled(), or_(*since))
+    )
+    for row in await session.execute(answers):
+        pair = (int(row.user_id), int(row.channel_id))
+        posts[pair].append(_streak_post(row))
+        answered[pair][int(row.id)] = (row.answered_at, bool(row.is_correct))
+    histories: Histories = defaultdict(dict)
+    for (user_id, channel_id), listed in posts.items():
+        histories[user_id][channel_id] = settled_outcomes(listed, answered[(user_id, channel_id)], now)
+    return histories
 
 
 async def user_streaks(
@@ -249,7 +254,7 @@ async def user_streaks(
     if not users:
         return {}
     read = _whole_histories if history else _tails
-    answered, channels_of, posts_by_channel = await read(session, users, channel, now)
+    histories = await read(session, users, channel, now)
     since = None if history else now - timedelta(days=RECENT_DAYS)
     days = await _answer_days(session, users, timezone, since)
     today = local_date(now, timezone)
@@ -260,11 +265,7 @@ async def user_streaks(
         days.update(await _answer_days(session, long_runs, timezone, None))
     result: dict[int, tuple[Streak, Streak]] = {}
     for user in users:
-        mine = answered.get(user, {})
-        per_channel = [
-            question_streak(settled_outcomes(posts_by_channel.get(channel_id, ()), mine, now))
-            for channel_id in channels_of.get(user, ())
-        ]
+        per_channel = [question_streak(outcomes) for outcomes in histories.get(user, {}).values()]
         result[user] = (best_of(per_channel), day_streak(days.get(user, ()), today))
     return result
 
