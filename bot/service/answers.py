@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -27,7 +27,7 @@ from bot.domain import AnswerOutcome, AnswerResult, UserRef
 from bot.domain.scoring import points_for
 from bot.errors import InvalidChoice, UnknownPost
 from bot.service.directory import Directory, insert_ignoring_conflict
-from bot.service.scores import RecordedAnswer, record_answers_effects
+from bot.service.scores import RecordedAnswer, channel_ranks, record_answers_effects
 from bot.service.uow import UnitOfWorkFactory
 from bot.wording.errors import UNKNOWN_POST
 
@@ -198,6 +198,9 @@ class AnswerRecorder:
                         earlier_click = batch[first[key]]
                         previous = (earlier_click.choice_index, earlier_click.choice_index == post.correct_index)
                     results[index] = post.result(AnswerOutcome.ALREADY_ANSWERED, previous)
+            await _add_standing(
+                session, results, {i: (batch[i].post_id, users[_user_key(batch[i].user)]) for i in live}, rows, inserted
+            )
             await uow.commit()
         self.batches += 1
         if inserted:
@@ -306,6 +309,28 @@ class AnswerRecorder:
             )
         ).all()
         return {(r.post_id, r.user_id): (r.choice_index, r.is_correct) for r in rows}
+
+
+async def _add_standing(
+    session: AsyncSession,
+    results: list[AnswerResult | Exception | None],
+    keys: dict[int, tuple[int, int]],
+    rows: list[dict[str, Any]],
+    inserted: set[tuple[int, int]],
+) -> None:
+    """Give each correct answer just recorded (click index -> (post, user) in `keys`) its points and the user's
+    new rank on the channel's board, read after this batch's rollup updates."""
+    earned = {
+        (row["post_id"], row["user_id"]): row
+        for row in rows
+        if row["is_correct"] and (row["post_id"], row["user_id"]) in inserted
+    }
+    ranks = await channel_ranks(session, [(row["user_id"], row["channel_id"]) for row in earned.values()])
+    for index, key in keys.items():
+        result, row = results[index], earned.get(key)
+        if isinstance(result, AnswerResult) and result.outcome is AnswerOutcome.RECORDED and row is not None:
+            rank = ranks.get((row["user_id"], row["channel_id"]))
+            results[index] = replace(result, points=row["points"], rank=rank)
 
 
 def _user_key(ref: UserRef) -> UserKey:
