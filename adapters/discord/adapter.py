@@ -285,7 +285,7 @@ class DiscordAdapter:
 
         async def record() -> Response:
             try:
-                result = await self.runtime.app.answer(post_id=post_id, user=user, choice_index=choice)
+                result = await self.runtime.app.answer(post_id=post_id, user=user, choice_index=choice, channel=channel)
             except StorageUnavailable:
                 log.warning("answer not recorded: database unavailable", extra=extra)
                 return Response(problem_embed(click_not_recorded().text))
