@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from bot.cli import main
 from bot.commands import Scope, Window
 from bot.db.models import Answer, Base, Post, User
-from bot.domain import ChannelRef
+from bot.domain import ChannelRef, UserRef
 from bot.ops.data import _tables_referencing_users
 from bot.runtime import Runtime
 from bot.service.app import Invocation
@@ -84,6 +84,25 @@ async def test_export_csv_matches_json_and_since_filters(
     assert future["posts"] == []
     assert await _cli("export", "--format", "csv") == 2
     assert "give a folder with --out" in capsys.readouterr().err
+
+
+async def test_export_leaderboard_ids_come_from_the_rows_not_the_names(
+    runtime: Runtime, channel: ChannelRef, cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three people called Alex: each keeps their own id and their own points."""
+    alexes = [UserRef("fake", "W1", f"U-alex-{n}", "Alex") for n in range(3)]
+    for rounds, alex in enumerate(alexes, start=1):
+        for _ in range(rounds):
+            card = (await runtime.quiz.post_question(channel)).card
+            right = next(q for p in runtime.catalog.packs for q in p.questions if q.prompt == card.prompt)
+            await runtime.app.answer(post_id=card.post_id, user=alex, choice_index=right.correct_index)
+    assert await _cli("export", "--format", "json") == 0
+    rows = json.loads(capsys.readouterr().out)["leaderboard"]
+    assert [(r["user_id"], r["user_name"], r["points"], r["answered"], r["rank"]) for r in rows] == [
+        ("U-alex-2", "Alex", 60, 3, 1),
+        ("U-alex-1", "Alex", 40, 2, 2),
+        ("U-alex-0", "Alex", 20, 1, 3),
+    ]
 
 
 async def test_forget_user_removes_every_row_of_that_user_and_nothing_else(

@@ -14,7 +14,7 @@ from sqlalchemy import ForeignKey, Table, case, delete, func, select, true, upda
 
 from bot.db import Database
 from bot.db.models import Answer, Base, Channel, Post, QuestionRow, User, Workspace
-from bot.domain.ranking import rank_rows
+from bot.domain.ranking import Entry, rank_entries
 from bot.errors import QuizError
 
 ANSWER_FIELDS = (
@@ -113,7 +113,7 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
                 )
                 .join(User, User.id == Answer.user_id)
                 .join(Workspace, Workspace.id == Answer.workspace_id)
-                .group_by(Workspace.platform, Workspace.external_id, User.external_id, User.display_name)
+                .group_by(Workspace.platform, Workspace.external_id, User.id, User.external_id, User.display_name)
             )
         ).all()
     answers = [
@@ -158,20 +158,22 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
         by_workspace.setdefault((row.platform, row.external_id), []).append(row)
     leaderboard: list[dict[str, Any]] = []
     for (platform, workspace), rows in sorted(by_workspace.items()):
-        names = {r.display_name: r.user_id for r in rows}
-        ranked = rank_rows([(r.display_name, int(r.points), int(r.correct), int(r.answered)) for r in rows])
+        # Ranked as the boards rank; each entry keeps its row's index, so ids never come from (shared) names.
+        entries = [
+            Entry(index, r.display_name, int(r.points), int(r.correct), int(r.answered)) for index, r in enumerate(rows)
+        ]
         leaderboard.extend(
             {
                 "platform": platform,
                 "workspace": workspace,
-                "rank": entry.rank,
-                "user_id": names[entry.name],
+                "rank": rank,
+                "user_id": rows[entry.user_id].user_id,
                 "user_name": entry.name,
                 "points": entry.points,
                 "correct": entry.correct,
                 "answered": entry.answered,
             }
-            for entry in ranked
+            for rank, entry in rank_entries(entries)
         )
     return {"answers": answers, "posts": posts, "leaderboard": leaderboard}
 
