@@ -23,6 +23,11 @@ def close_text(view: ScheduleView) -> str:
     return f"each question closes when the next one is due (at most {format_duration(DEFAULT_CLOSE_CAP)})"
 
 
+def paused_by_whom(name: str | None) -> str:
+    """Who paused a schedule (None: someone no longer known, e.g. after `quizbot forget-user`)."""
+    return f"paused by {name}" if name else "paused by someone who is no longer here"
+
+
 def summary(view: ScheduleView, *, with_channel: bool = False) -> str:
     """One line about a schedule: id, rule in words, timezone, packs, and next fire or why it is paused."""
     parts = [f"#{view.id}"]
@@ -30,7 +35,8 @@ def summary(view: ScheduleView, *, with_channel: bool = False) -> str:
         parts.append(f"channel {view.channel.channel_id}")
     parts += [view.rule.describe(), view.timezone, packs_text(view)]
     if not view.enabled:
-        parts.append(f"paused ({view.paused_reason})" if view.paused_reason else "paused")
+        reason = paused_by_whom(view.paused_by) if view.paused_by_user else view.paused_reason
+        parts.append(f"paused ({reason})" if reason else "paused")
     elif view.next_slot is not None:
         parts.append(f"next: {format_local(view.next_slot.due, view.zone)}")
     return " · ".join(parts)
