@@ -64,6 +64,11 @@ class UnknownPost(NotFound):
     """A post id that does not exist (a forged or stale button)."""
 
 
+class PostedElsewhere(NotAllowed):
+    """A click on a post of another platform, workspace or channel than the click's own (a forged or misrouted
+    button): nothing is recorded."""
+
+
 class NoOpenPost(NotFound):
     """A reveal was asked for in a channel that has no open question."""
 

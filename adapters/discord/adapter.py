@@ -38,6 +38,20 @@ log = logging.getLogger(__name__)
 
 PLATFORM = "discord"
 DM_WORKSPACE = "dm"
+"""Direct messages have no guild: each direct-message channel is a workspace of its own, `dm-<channel id>`, so
+nobody's answers, names or scores are seen from another person's direct messages with the bot."""
+
+
+def dm_workspace(channel_id: int | str) -> str:
+    """The workspace id of a direct-message channel."""
+    return f"{DM_WORKSPACE}-{channel_id}"
+
+
+def is_dm_workspace(workspace_id: str) -> bool:
+    """Whether a workspace id is a direct-message channel's (`dm` alone: how all of them were kept before)."""
+    return workspace_id == DM_WORKSPACE or workspace_id.startswith(f"{DM_WORKSPACE}-")
+
+
 DEFER_AFTER = 1.5
 """Longest wait for the core before deferring an interaction, in seconds.
 
@@ -166,7 +180,7 @@ class DiscordAdapter:
     def _messageable(self, channel: ChannelRef) -> discord.PartialMessageable:
         if self.client.is_closed():
             raise PlatformError("The Discord connection is closed.")
-        guild_id = None if channel.workspace_id == DM_WORKSPACE else int(channel.workspace_id)
+        guild_id = None if is_dm_workspace(channel.workspace_id) else int(channel.workspace_id)
         return self.client.get_partial_messageable(int(channel.channel_id), guild_id=guild_id)
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
@@ -206,20 +220,30 @@ class DiscordAdapter:
     # --- interactions ------------------------------------------------------------------------------
 
     @staticmethod
-    def channel_of(interaction: discord.Interaction[discord.Client]) -> ChannelRef:
-        """Where an interaction happened: the guild is the workspace, direct messages share one."""
-        workspace = str(interaction.guild_id) if interaction.guild_id else DM_WORKSPACE
-        return ChannelRef(platform=PLATFORM, workspace_id=workspace, channel_id=str(interaction.channel_id))
+    def workspace_of(interaction: discord.Interaction[discord.Client]) -> str:
+        """The guild, or for a direct message its own channel's workspace (`dm_workspace`)."""
+        return str(interaction.guild_id) if interaction.guild_id else dm_workspace(interaction.channel_id or 0)
 
-    @staticmethod
-    def user_of(interaction: discord.Interaction[discord.Client]) -> UserRef:
+    @classmethod
+    def channel_of(cls, interaction: discord.Interaction[discord.Client]) -> ChannelRef:
+        """Where an interaction happened: the guild is the workspace; each direct message is one of its own."""
+        return ChannelRef(
+            platform=PLATFORM, workspace_id=cls.workspace_of(interaction), channel_id=str(interaction.channel_id)
+        )
+
+    @classmethod
+    def user_of(cls, interaction: discord.Interaction[discord.Client]) -> UserRef:
         """Who interacted, with the name this server shows for them."""
-        workspace = str(interaction.guild_id) if interaction.guild_id else DM_WORKSPACE
         user = interaction.user
-        return UserRef(platform=PLATFORM, workspace_id=workspace, user_id=str(user.id), display_name=user.display_name)
+        return UserRef(
+            platform=PLATFORM,
+            workspace_id=cls.workspace_of(interaction),
+            user_id=str(user.id),
+            display_name=user.display_name,
+        )
 
     def is_admin(self, interaction: discord.Interaction[discord.Client]) -> bool:
-        """Manage Server, or the configured admin role. In direct messages nobody is: "dm" is shared by all."""
+        """Manage Server, or the configured admin role. In direct messages nobody is (there is no server)."""
         member = interaction.user
         if not isinstance(member, discord.Member):
             return False
@@ -289,7 +313,7 @@ class DiscordAdapter:
 
         async def record() -> Response:
             try:
-                result = await self.runtime.app.answer(post_id=post_id, user=user, choice_index=choice)
+                result = await self.runtime.app.answer(post_id=post_id, user=user, choice_index=choice, channel=channel)
             except StorageUnavailable:
                 log.warning("answer not recorded: database unavailable", extra=extra)
                 return Response(problem_embed(click_not_recorded().text))

@@ -330,11 +330,13 @@ class QuizListeners:
     async def record(self, click: Click) -> ClickReply:
         """Record a click through the core; every failure becomes a message for the clicker."""
         try:
-            result = await self.runtime.app.answer(post_id=click.post_id, user=click.user, choice_index=click.choice_id)
+            result = await self.runtime.app.answer(
+                post_id=click.post_id, user=click.user, choice_index=click.choice_id, channel=click.channel
+            )
         except StorageUnavailable:
             log.warning("database unavailable; answer not recorded", extra=click.log_extra())
             return ClickReply(click_not_recorded())
-        except QuizError as exc:  # UnknownPost, InvalidChoice: a stale or forged button
+        except QuizError as exc:  # UnknownPost, PostedElsewhere, InvalidChoice: a stale or forged button
             log.warning("answer refused: %s", exc, extra=click.log_extra())
             return ClickReply(Message(str(exc)))
         except Exception as exc:

@@ -144,7 +144,11 @@ class AnswerOutcome(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class AnswerResult:
-    """The private reply to a click: the outcome, and enough to teach (right/wrong, answer, explanation)."""
+    """The private reply to a click: the outcome, and enough to teach (right/wrong, answer, explanation).
+
+    A correct answer just recorded also carries the points it earned and the user's rank on the channel's
+    all-time board once it counted (`points`, `rank`); other results leave them None.
+    """
 
     outcome: AnswerOutcome
     post_id: int
@@ -153,6 +157,8 @@ class AnswerResult:
     correct_choice: str
     explanation: str
     revealed: bool = False
+    points: int | None = None
+    rank: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

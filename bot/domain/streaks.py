@@ -2,26 +2,32 @@
 
 Two streaks, each with a current and a best value:
 
-- question streak: consecutive *scheduled* questions of a channel (posted by a schedule or a cohort schedule)
-  that the user answered correctly. A wrong answer breaks it, and so does a scheduled question that closed
-  without an answer from the user (missed, or answered too late). A scheduled question still open and not yet
-  answered neither counts nor breaks: the user may still answer it. Questions posted with `/quiz now` do not
-  touch it.
-- day streak: consecutive days, in the workspace's timezone, with at least one answer. It is current while the
-  last such day is today or yesterday (today is not over yet).
+- question streak ("in a row"): consecutive *scheduled* questions of a channel (posted by a schedule's fire) that
+  the user answered correctly. Nothing posted by hand (`/quiz now`, `/quiz cohort next`) touches it, so a cohort's
+  posts never affect anyone, inside the cohort or out. Each question the user has an outcome on counts once, at the
+  moment that outcome was settled: a correct answer extends the streak and a wrong one breaks it when the answer is
+  recorded; a question that closed without the user's answer (missed, or clicked too late) breaks it at its close
+  (the close time, or the reveal if that came first). Outcomes are taken in the order they were settled (ties in
+  posting order), so a later close never rewrites what came before: a streak only ever grows by one or breaks, now.
+  A scheduled question still open and not yet answered neither counts nor breaks: the user may still answer it.
+  Per channel; a user's workspace-wide figure is their best channel's.
+- day streak: consecutive days, in the workspace's timezone, with at least one answer (to any question; review
+  answers are not answers to a post and do not count). It is current while the last such day is today or
+  yesterday (today is not over yet).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from bot.domain import PostSource
 
-STREAK_SOURCES = (PostSource.SCHEDULE.value, PostSource.COHORT.value)
-"""Post sources whose questions make up a question streak."""
+STREAK_SOURCES = (PostSource.SCHEDULE.value,)
+"""Post sources whose questions make up a question streak: a schedule's fires only, never a post made by hand
+(`/quiz now` is PostSource.COMMAND, `/quiz cohort next` PostSource.COHORT)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,17 +47,47 @@ class Outcome(enum.Enum):
     PENDING = "pending"
 
 
-def outcome_of(*, answered_correctly: bool | None, finished: bool) -> Outcome:
-    """A user's outcome on a scheduled question: None means no answer; `finished` means the post has closed."""
-    if answered_correctly is True:
-        return Outcome.CORRECT
-    if answered_correctly is False:
-        return Outcome.WRONG
-    return Outcome.MISSED if finished else Outcome.PENDING
+@dataclass(frozen=True, slots=True)
+class StreakPost:
+    """A scheduled question of a channel, as the question streak sees it: when it opened and when it closes."""
+
+    post_id: int
+    opened_at: datetime
+    closes_at: datetime | None = None
+    closed_at: datetime | None = None
+
+    def finished_at(self, now: datetime) -> datetime | None:
+        """When it stopped taking answers (its close time, or its reveal if earlier), or None while open at `now`."""
+        ends = [end for end in (self.closes_at, self.closed_at) if end is not None]
+        end = min(ends) if ends else None
+        return end if end is not None and end <= now else None
+
+
+def settled_outcomes(
+    posts: Iterable[StreakPost], answers: Mapping[int, tuple[datetime, bool]], now: datetime
+) -> list[Outcome]:
+    """One user's outcomes on one channel's scheduled questions, in the order they were settled.
+
+    `answers` maps a post id to the user's (answer time, correct). An answered question is settled when the answer
+    was recorded, an unanswered one when it finished (MISSED); one still open and unanswered is not settled yet and
+    is left out. Ties are taken in posting order.
+    """
+    settled: list[tuple[datetime, datetime, int, Outcome]] = []
+    for post in posts:
+        answer = answers.get(post.post_id)
+        if answer is not None:
+            outcome = Outcome.CORRECT if answer[1] else Outcome.WRONG
+            settled.append((answer[0], post.opened_at, post.post_id, outcome))
+            continue
+        finished = post.finished_at(now)
+        if finished is not None:
+            settled.append((finished, post.opened_at, post.post_id, Outcome.MISSED))
+    settled.sort(key=lambda event: event[:3])
+    return [event[3] for event in settled]
 
 
 def question_streak(outcomes: Iterable[Outcome]) -> Streak:
-    """The question streak from one channel's scheduled questions in posting order."""
+    """The question streak from one channel's outcomes in the order they were settled (`settled_outcomes`)."""
     run = best = 0
     for outcome in outcomes:
         if outcome is Outcome.CORRECT:

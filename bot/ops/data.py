@@ -10,12 +10,25 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import ForeignKey, Table, case, delete, func, select, true, update
+from sqlalchemy import ForeignKey, Table, and_, case, delete, func, or_, select, true, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db import Database
-from bot.db.models import Answer, Base, Channel, Post, PostSnapshot, QuestionRow, QuestionVersion, User, Workspace
-from bot.domain.ranking import rank_rows
+from bot.db.models import (
+    Answer,
+    Base,
+    Channel,
+    Post,
+    PostSnapshot,
+    QuestionRow,
+    QuestionVersion,
+    Schedule,
+    User,
+    Workspace,
+)
+from bot.domain.ranking import Entry, rank_entries
 from bot.errors import QuizError
+from bot.scheduling.service import paused_by
 from bot.service.lookups import CHANNEL_REF_COLUMNS, joined_to_channel
 
 ANSWER_FIELDS = (
@@ -115,7 +128,7 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
                 )
                 .join(User, User.id == Answer.user_id)
                 .join(Workspace, Workspace.id == Answer.workspace_id)
-                .group_by(Workspace.platform, Workspace.external_id, User.external_id, User.display_name)
+                .group_by(Workspace.platform, Workspace.external_id, User.id, User.external_id, User.display_name)
             )
         ).all()
     answers = [
@@ -160,20 +173,22 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
         by_workspace.setdefault((row.platform, row.external_id), []).append(row)
     leaderboard: list[dict[str, Any]] = []
     for (platform, workspace), rows in sorted(by_workspace.items()):
-        names = {r.display_name: r.user_id for r in rows}
-        ranked = rank_rows([(r.display_name, int(r.points), int(r.correct), int(r.answered)) for r in rows])
+        # Ranked as the boards rank; each entry keeps its row's index, so ids never come from (shared) names.
+        entries = [
+            Entry(index, r.display_name, int(r.points), int(r.correct), int(r.answered)) for index, r in enumerate(rows)
+        ]
         leaderboard.extend(
             {
                 "platform": platform,
                 "workspace": workspace,
-                "rank": entry.rank,
-                "user_id": names[entry.name],
+                "rank": rank,
+                "user_id": rows[entry.user_id].user_id,
                 "user_name": entry.name,
                 "points": entry.points,
                 "correct": entry.correct,
                 "answered": entry.answered,
             }
-            for entry in ranked
+            for rank, entry in rank_entries(entries)
         )
     return {"answers": answers, "posts": posts, "leaderboard": leaderboard}
 
@@ -226,8 +241,9 @@ def _tables_referencing_users() -> list[tuple[Table, str, str | None]]:
 async def forget_user(db: Database, *, platform: str, user_id: str, workspace: str | None = None) -> Forgotten:
     """Delete one person's answers and every other row about them, and their identity, in one transaction.
 
-    Rows that merely point at them without being theirs (who posted a question) are kept with the pointer
-    cleared. Leaderboards are derived from answers, so they stay consistent. Raises QuizError if unknown.
+    Rows that merely point at them without being theirs (who posted a question, who paused a schedule) are kept
+    with the pointer cleared, so no column holds their name or id afterwards. Leaderboards are derived from
+    answers, so they stay consistent. Raises QuizError if unknown.
     """
     async with db.transaction() as session:
         query = (
@@ -242,6 +258,7 @@ async def forget_user(db: Database, *, platform: str, user_id: str, workspace: s
             where = f" in workspace {workspace}" if workspace else ""
             raise QuizError(f"No {platform} user {user_id}{where} is known; nothing was deleted.")
         removed: dict[str, int] = {}
+        removed["schedules (cleared paused_reason)"] = await _forget_pauses(session, ids)
         for table, column, ondelete in _tables_referencing_users():
             target = table.c[column]
             if ondelete and ondelete.upper() == "SET NULL":
@@ -252,3 +269,27 @@ async def forget_user(db: Database, *, platform: str, user_id: str, workspace: s
                 removed[table.name] = result.rowcount or 0  # type: ignore[attr-defined]
         await session.execute(delete(User).where(User.id.in_(ids)))
     return Forgotten(users=len(ids), rows=removed)
+
+
+async def _forget_pauses(session: AsyncSession, ids: list[int]) -> int:
+    """Clear who paused a schedule from the reasons that name one of these users; returns how many changed.
+
+    A pause records its user by row (`paused-by:<id>`); a reason written before that named them in words
+    (`paused by <name or platform id>`, in their workspace), which is cleared too.
+    """
+    people = (
+        await session.execute(select(User.workspace_id, User.display_name, User.external_id).where(User.id.in_(ids)))
+    ).all()
+    in_words = [
+        and_(
+            Schedule.workspace_id == person.workspace_id,
+            Schedule.paused_reason.in_([f"paused by {person.display_name}", f"paused by {person.external_id}"]),
+        )
+        for person in people
+    ]
+    result = await session.execute(
+        update(Schedule)
+        .where(or_(Schedule.paused_reason.in_([paused_by(user_row) for user_row in ids]), *in_words))
+        .values(paused_reason=paused_by(None))
+    )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]

@@ -11,8 +11,9 @@ from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Select, delete, select
+from sqlalchemy import Select, String, cast, delete, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from bot.clock import Clock
 from bot.commands import (
@@ -34,6 +35,18 @@ MAX_PER_CHANNEL = 25
 """More schedules than this in one channel is a mistake, not a curriculum."""
 
 _NEVER = datetime.max.replace(tzinfo=UTC)
+
+PAUSED_BY = "paused-by:"
+"""How `schedules.paused_reason` records who paused a schedule: `paused-by:<user row id>`, never their name or
+platform id. Lists show the person's current name; `quizbot forget-user` clears the reference to `paused-by:`."""
+
+
+def paused_by(user_row: int | None) -> str:
+    """The stored pause reason naming a user row (None: someone who is no longer known)."""
+    return f"{PAUSED_BY}{user_row}" if user_row is not None else PAUSED_BY
+
+
+_PausedBy = aliased(User)
 
 
 class AddedSchedule(NamedTuple):
@@ -112,7 +125,7 @@ class ScheduleService:
             session = uow.session
             query = self._query(channel, channel_only=not everywhere)
             rows = (await session.execute(query)).all()
-        views = [_view(row.Schedule, _ref(channel, row.channel), row.created_by) for row in rows]
+        views = [_view(row.Schedule, _ref(channel, row.channel), row.created_by, row.paused_by) for row in rows]
         return sorted(views, key=lambda v: (not v.enabled, v.next_slot.due if v.next_slot else _NEVER, v.id))
 
     async def remove(self, schedule_id: int, *, channel: ChannelRef, user: UserRef) -> ScheduleView:
@@ -139,12 +152,12 @@ class ScheduleService:
             changed = schedule.enabled == paused
             if changed:
                 schedule.enabled = not paused
-                schedule.paused_reason = schedule_words.paused_by(user.display_name or user.user_id) if paused else None
+                schedule.paused_reason = paused_by(await uow.places.user_id(user, now)) if paused else None
                 if not paused:
                     upcoming = view.rule.next_slot(now, view.zone)
                     schedule.next_fire_at, schedule.next_slot = upcoming.due, upcoming.key
                 await session.flush()
-                view = _view(schedule, view.channel, view.created_by)
+                view = _view(schedule, view.channel, view.created_by, user.display_name or user.user_id)
             await uow.commit()
         if changed:
             log.info(
@@ -164,13 +177,19 @@ class ScheduleService:
     # --- helpers ---------------------------------------------------------------------------------
 
     @staticmethod
-    def _query(channel: ChannelRef, *, channel_only: bool) -> Select[Schedule, str, str]:
+    def _query(channel: ChannelRef, *, channel_only: bool) -> Select[Schedule, str, str, str]:
         query = (
             joined_to_channel(
-                select(Schedule, Channel.external_id.label("channel"), User.display_name.label("created_by")),
+                select(
+                    Schedule,
+                    Channel.external_id.label("channel"),
+                    User.display_name.label("created_by"),
+                    _PausedBy.display_name.label("paused_by"),
+                ),
                 Schedule.channel_id,
             )
             .outerjoin(User, User.id == Schedule.created_by)
+            .outerjoin(_PausedBy, Schedule.paused_reason == literal(PAUSED_BY) + cast(_PausedBy.id, String))
             .where(*in_workspace(channel))
         )
         if channel_only:
@@ -183,7 +202,7 @@ class ScheduleService:
         ).first()
         if row is None:
             raise UnknownSchedule(schedule_words.unknown_schedule(schedule_id))
-        return _view(row.Schedule, _ref(channel, row.channel), row.created_by)
+        return _view(row.Schedule, _ref(channel, row.channel), row.created_by, row.paused_by)
 
     @staticmethod
     async def _channel_timezone(session: AsyncSession, channel_row: int) -> str:
@@ -201,7 +220,11 @@ def _ref(channel: ChannelRef, channel_id: str) -> ChannelRef:
     return ChannelRef(platform=channel.platform, workspace_id=channel.workspace_id, channel_id=channel_id)
 
 
-def _view(schedule: Schedule, channel: ChannelRef, created_by: str | None) -> ScheduleView:
+def _view(
+    schedule: Schedule, channel: ChannelRef, created_by: str | None, paused_by_name: str | None = None
+) -> ScheduleView:
+    """A schedule as people see it; `paused_by_name` is the current name of the user its pause reason names."""
+    by_user = schedule.paused_reason is not None and schedule.paused_reason.startswith(PAUSED_BY)
     next_slot = (
         Slot(key=schedule.next_slot, due=schedule.next_fire_at)
         if schedule.next_slot is not None and schedule.next_fire_at is not None
@@ -215,9 +238,11 @@ def _view(schedule: Schedule, channel: ChannelRef, created_by: str | None) -> Sc
         pack_ids=tuple(schedule.pack_ids),
         close_after=timedelta(seconds=schedule.close_after_seconds) if schedule.close_after_seconds else None,
         enabled=schedule.enabled,
-        paused_reason=schedule.paused_reason,
+        paused_reason=None if by_user else schedule.paused_reason,
         next_slot=next_slot,
         created_by=created_by,
+        paused_by_user=by_user,
+        paused_by=paused_by_name if by_user else None,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -22,14 +22,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
 from bot.db import Database
-from bot.db.models import Answer, Channel, Post, PostSnapshot, QuestionVersion, User
-from bot.domain import AnswerOutcome, AnswerResult, UserRef
+from bot.db.models import Answer, Channel, Post, PostSnapshot, QuestionVersion, User, Workspace
+from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, UserRef
 from bot.domain.scoring import points_for
-from bot.errors import InvalidChoice, UnknownPost
+from bot.errors import InvalidChoice, PostedElsewhere, QuizError, UnknownPost
 from bot.service.directory import Directory, insert_ignoring_conflict
-from bot.service.scores import RecordedAnswer, record_answers_effects
+from bot.service.scores import RecordedAnswer, channel_ranks, record_answers_effects
 from bot.service.uow import UnitOfWorkFactory
-from bot.wording.errors import UNKNOWN_POST
+from bot.wording.errors import UNKNOWN_POST, posted_elsewhere
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,7 @@ class _Click:
     choice_index: int
     at: datetime
     future: asyncio.Future[AnswerResult] = field(repr=False)
+    channel: ChannelRef | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +87,16 @@ class AnswerRecorder:
         self._users: dict[tuple[int, str], tuple[int, str]] = {}
         self.batches = 0
 
-    async def record(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:
-        """Record one click; returns once its batch has committed. Raises the click's own QuizError."""
+    async def record(
+        self, *, post_id: int, user: UserRef, choice_index: int, channel: ChannelRef | None = None
+    ) -> AnswerResult:
+        """Record one click; returns once its batch has committed. Raises the click's own QuizError.
+
+        The click counts only on a post of the user's own platform and workspace, and of `channel` when the
+        platform says where the click happened (PostedElsewhere otherwise, and nothing is recorded).
+        """
         future: asyncio.Future[AnswerResult] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Click(post_id, user, choice_index, self.clock.now(), future))
+        self._queue.append(_Click(post_id, user, choice_index, self.clock.now(), future, channel))
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._drain(), name="answer-recorder")
         return await future
@@ -130,15 +137,12 @@ class AnswerRecorder:
         async with self.uow() as uow:  # one unit of work for the whole batch (group commit)
             session = uow.session
             posts = await self._posts(session, {c.post_id for c in batch})
-            live: list[int] = []  # indexes of clicks on an existing post with a valid choice
+            places = await _places(session, set(posts))
+            live: list[int] = []  # indexes of clicks on an existing post of their own place, with a valid choice
             for index, click in enumerate(batch):
-                post = posts.get(click.post_id)
-                if post is None:
-                    results[index] = UnknownPost(UNKNOWN_POST)
-                elif not 0 <= click.choice_index < len(post.choices):
-                    results[index] = InvalidChoice(
-                        f"That button does not match a choice of this question ({click.choice_index})."
-                    )
+                refused = _refusal(click, posts.get(click.post_id), places.get(click.post_id))
+                if refused is not None:
+                    results[index] = refused
                 else:
                     live.append(index)
             users = await self._user_ids(session, [batch[i].user for i in live], batch[0].at)
@@ -198,6 +202,9 @@ class AnswerRecorder:
                         earlier_click = batch[first[key]]
                         previous = (earlier_click.choice_index, earlier_click.choice_index == post.correct_index)
                     results[index] = post.result(AnswerOutcome.ALREADY_ANSWERED, previous)
+            await _add_standing(
+                session, results, {i: (batch[i].post_id, users[_user_key(batch[i].user)]) for i in live}, rows, inserted
+            )
             await uow.commit()
         self.batches += 1
         if inserted:
@@ -309,6 +316,59 @@ class AnswerRecorder:
             )
         ).all()
         return {(r.post_id, r.user_id): (r.choice_index, r.is_correct) for r in rows}
+
+
+async def _add_standing(
+    session: AsyncSession,
+    results: list[AnswerResult | Exception | None],
+    keys: dict[int, tuple[int, int]],
+    rows: list[dict[str, Any]],
+    inserted: set[tuple[int, int]],
+) -> None:
+    """Give each correct answer just recorded (click index -> (post, user) in `keys`) its points and the user's
+    new rank on the channel's board, read after this batch's rollup updates."""
+    earned = {
+        (row["post_id"], row["user_id"]): row
+        for row in rows
+        if row["is_correct"] and (row["post_id"], row["user_id"]) in inserted
+    }
+    ranks = await channel_ranks(session, [(row["user_id"], row["channel_id"]) for row in earned.values()])
+    for index, key in keys.items():
+        result, row = results[index], earned.get(key)
+        if isinstance(result, AnswerResult) and result.outcome is AnswerOutcome.RECORDED and row is not None:
+            rank = ranks.get((row["user_id"], row["channel_id"]))
+            results[index] = replace(result, points=row["points"], rank=rank)
+
+
+async def _places(session: AsyncSession, post_ids: set[int]) -> dict[int, ChannelRef]:
+    """Where each post was posted: its platform, workspace and channel (platform ids)."""
+    if not post_ids:
+        return {}
+    rows = await session.execute(
+        select(Post.id, Workspace.platform, Workspace.external_id, Channel.external_id.label("channel"))
+        .join(Channel, Channel.id == Post.channel_id)
+        .join(Workspace, Workspace.id == Channel.workspace_id)
+        .where(Post.id.in_(post_ids))
+    )
+    return {row.id: ChannelRef(row.platform, row.external_id, row.channel) for row in rows}
+
+
+def _refusal(click: _Click, post: _PostInfo | None, place: ChannelRef | None) -> QuizError | None:
+    """Why a click cannot count (None when it can): no such post, a post of another place, or a bad choice.
+
+    A click counts only on a post of the clicking user's own platform and workspace, and of the click's channel
+    when the platform says where the click happened (Slack and Discord do).
+    """
+    if post is None or place is None:
+        return UnknownPost(UNKNOWN_POST)
+    user = click.user
+    if (user.platform, user.workspace_id) != (place.platform, place.workspace_id) or (
+        click.channel is not None and click.channel != place
+    ):
+        return PostedElsewhere(posted_elsewhere())
+    if not 0 <= click.choice_index < len(post.choices):
+        return InvalidChoice(f"That button does not match a choice of this question ({click.choice_index}).")
+    return None
 
 
 def _user_key(ref: UserRef) -> UserKey:

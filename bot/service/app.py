@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.clock import Clock
 from bot.commands import Command, help_lines, parse_command
-from bot.domain import AnswerOutcome, AnswerResult, Pack, QuestionCard, UserRef
+from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
 from bot.errors import CommandError, QuizError, ShuttingDown, StorageUnavailable
 from bot.ops.metrics import Metrics
 from bot.ports import Message, PlatformError
@@ -120,11 +120,15 @@ class QuizApp:
             await check_permission(route, command, context, uow, self.clock)
             return await route.handler(command, context, uow)
 
-    async def answer(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:
+    async def answer(
+        self, *, post_id: int, user: UserRef, choice_index: int, channel: ChannelRef | None = None
+    ) -> AnswerResult:
         """Record a click and schedule a (coalesced) edit of the card's answer count.
 
         Returns only once the answer is committed, so an adapter that acknowledges the result never
         acknowledges a click the database does not have. During shutdown new clicks are refused (retryable).
+        A click counts only on a post of the user's own platform and workspace, and of `channel` (where the click
+        happened) when the adapter knows it; otherwise PostedElsewhere, and nothing is recorded.
         """
         if not self.accepting:
             raise ShuttingDown(RESTARTING)
@@ -134,7 +138,7 @@ class QuizApp:
         started = time.perf_counter()
         outcome = "failed"
         try:
-            result = await self.answers.record(post_id=post_id, user=user, choice_index=choice_index)
+            result = await self.answers.record(post_id=post_id, user=user, choice_index=choice_index, channel=channel)
             outcome = result.outcome.value
         finally:
             self.metrics.answered(user.platform, outcome, time.perf_counter() - started)

@@ -15,7 +15,7 @@ from aiohttp import web
 
 from bot.commands import Command
 from bot.config import Settings
-from bot.domain import AnswerResult, Pack, UserRef
+from bot.domain import AnswerResult, ChannelRef, Pack, UserRef
 from bot.ports import ChatPlatform
 from bot.service.handlers import Context, Invocation, Reply
 
@@ -31,8 +31,11 @@ class QuizCore(Protocol):
         """Run a command object built from a platform's typed options."""
         ...
 
-    async def answer(self, *, post_id: int, user: UserRef, choice_index: int) -> AnswerResult:
-        """Record a click; returns once it is committed."""
+    async def answer(
+        self, *, post_id: int, user: UserRef, choice_index: int, channel: ChannelRef | None = None
+    ) -> AnswerResult:
+        """Record a click; returns once it is committed. Pass `channel` when the platform says where the click
+        happened: a click on a post of another workspace or channel is refused (PostedElsewhere)."""
         ...
 
     async def flush_cards(self) -> None:

@@ -263,10 +263,14 @@ class QuizService:
         return PostedQuestion(channel=channel, card=card, message_ref=message_ref)
 
     async def _next_question(self, session: AsyncSession, channel_row: int, packs: list[str]) -> QuestionRow:
+        """One of the pool's questions asked least in this channel, at random, but never the pool's question asked
+        here last: a new cycle does not start with the question that ended the previous one, and two consecutive
+        posts never share a question when the pool has more than one."""
         times = func.count(Post.id).label("times")
+        last_post = func.max(Post.id).label("last_post")
         rows = (
             await session.execute(
-                select(QuestionRow.id, times)
+                select(QuestionRow.id, times, last_post)
                 .outerjoin(Post, (Post.question_id == QuestionRow.id) & (Post.channel_id == channel_row))
                 .where(QuestionRow.pack_id.in_(packs), QuestionRow.active.is_(True))
                 .group_by(QuestionRow.id)
@@ -279,6 +283,9 @@ class QuizService:
         rows = [row for row in rows if row.id not in paused]
         if not rows:
             raise UnknownPack(all_paused(packs))
+        if len(rows) > 1:
+            asked_last = max(rows, key=lambda row: row.last_post or 0)
+            rows = [row for row in rows if row.id != asked_last.id or asked_last.last_post is None]
         fewest = min(row.times for row in rows)
         candidates = [row.id for row in rows if row.times == fewest]
         question = await session.get(QuestionRow, self.rng.choice(candidates))

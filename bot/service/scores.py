@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import Table, and_, bindparam, func, or_, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from bot.db.models import ChannelScore, Cohort, CohortMember, UserScore
 from bot.service import review
@@ -102,3 +103,27 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
     wrong = sorted({(a.user_id, a.question_id): a.answered_at for a in answers if not a.correct}.items())
     if wrong:
         await review.put_many_in_review(session, [(user, question, at) for (user, question), at in wrong])
+
+
+async def channel_ranks(session: AsyncSession, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
+    """Rank of each (user, channel) on the channel's all-time board, as the board ranks (ties share a rank).
+
+    One statement for the pairs: 1 + how many of the channel's rollup rows are ahead, counted through the board
+    index (points, then correct answers, then fewer answers).
+    """
+    if not pairs:
+        return {}
+    me, other = aliased(ChannelScore), aliased(ChannelScore)
+    ahead = or_(
+        other.points > me.points,
+        and_(other.points == me.points, other.correct > me.correct),
+        and_(other.points == me.points, other.correct == me.correct, other.answered < me.answered),
+    )
+    rows = await session.execute(
+        select(me.user_id, me.channel_id, func.count(other.user_id))
+        .select_from(me)
+        .outerjoin(other, and_(other.channel_id == me.channel_id, ahead))
+        .where(tuple_(me.user_id, me.channel_id).in_(sorted(set(pairs))))
+        .group_by(me.user_id, me.channel_id)
+    )
+    return {(int(user), int(channel)): int(count) + 1 for user, channel, count in rows}

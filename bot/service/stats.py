@@ -8,16 +8,15 @@ index-only range scan). Streaks are computed for the rows shown only.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, not_, or_, select, true, union_all
+from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import (
     Answer,
-    Channel,
     ChannelScore,
     Cohort,
     CohortMember,
@@ -28,7 +27,16 @@ from bot.db.models import (
 )
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
 from bot.domain.ranking import Entry, rank_cohorts, rank_entries
-from bot.domain.streaks import STREAK_SOURCES, Streak, best_of, day_streak, outcome_of, question_streak
+from bot.domain.streaks import (
+    STREAK_SOURCES,
+    Outcome,
+    Streak,
+    StreakPost,
+    best_of,
+    day_streak,
+    question_streak,
+    settled_outcomes,
+)
 from bot.domain.windows import Scope, Window, window_start
 from bot.errors import QuizError
 from bot.service.lookups import channel_row, find_cohort, local_date, workspace_row
@@ -111,104 +119,122 @@ async def _answer_days(
     return days
 
 
-PostsByChannel = dict[int, list[tuple[int, bool]]]
-"""Scheduled posts of each channel in posting order, as (post id, finished)."""
+Histories = dict[int, dict[int, list[Outcome]]]
+"""Each user's outcomes on each channel's scheduled questions, in the order they were settled."""
 
 
 def _finished(now: datetime) -> ColumnElement[bool]:
     return or_(Post.closed_at.is_not(None), and_(Post.closes_at.is_not(None), Post.closes_at <= now))
 
 
-def _streak_posts(channels: Iterable[int]) -> list[ColumnElement[bool]]:
-    return [Post.channel_id.in_(list(channels)), Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
+def _finish_time() -> ColumnElement[Any]:
+    """When a finished post stopped taking answers: its close time, or its reveal if that came first."""
+    revealed_first = and_(Post.closed_at.is_not(None), or_(Post.closes_at.is_(None), Post.closed_at < Post.closes_at))
+    return case((revealed_first, Post.closed_at), else_=Post.closes_at)
 
 
-def _by_channel(rows: Iterable[Any]) -> PostsByChannel:
-    posts: PostsByChannel = defaultdict(list)
-    for post_id, channel_id, _opened, finished in sorted(rows, key=lambda row: (row[2], row[0])):
-        posts[int(channel_id)].append((int(post_id), bool(finished)))
-    return posts
+def _scheduled() -> list[ColumnElement[bool]]:
+    """Posts that make up question streaks: a schedule's, that reached the platform."""
+    return [Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
+
+
+_POST_COLUMNS = (Post.id, Post.channel_id, Post.opened_at, Post.closes_at, Post.closed_at)
+
+
+def _streak_post(row: Any) -> StreakPost:
+    return StreakPost(int(row.id), row.opened_at, row.closes_at, row.closed_at)
 
 
 async def _whole_histories(
     session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
-) -> tuple[dict[int, dict[int, bool]], dict[int, set[int]], PostsByChannel]:
+) -> Histories:
     """Every scheduled question of the channels where the users answered one, and their answers to them."""
     scheduled = (
-        select(Answer.user_id, Answer.post_id, Answer.is_correct, Post.channel_id)
+        select(Answer.user_id, Answer.post_id, Answer.answered_at, Answer.is_correct, Post.channel_id)
         .join(Post, Post.id == Answer.post_id)
         .where(Answer.user_id.in_(users), Post.source.in_(STREAK_SOURCES))
     )
     if channel is not None:
         scheduled = scheduled.where(Post.channel_id == channel)
-    answered: dict[int, dict[int, bool]] = defaultdict(dict)
+    answered: dict[int, dict[int, tuple[datetime, bool]]] = defaultdict(dict)
     channels_of: dict[int, set[int]] = defaultdict(set)
-    for user_id, post_id, is_correct, channel_id in await session.execute(scheduled):
-        answered[int(user_id)][int(post_id)] = bool(is_correct)
+    for user_id, post_id, answered_at, is_correct, channel_id in await session.execute(scheduled):
+        answered[int(user_id)][int(post_id)] = (answered_at, bool(is_correct))
         channels_of[int(user_id)].add(int(channel_id))
     channels = set().union(*channels_of.values()) if channels_of else set()
-    if not channels:
-        return answered, channels_of, {}
-    finished = _finished(now)
-    query = select(Post.id, Post.channel_id, Post.opened_at, finished.label("finished")).where(*_streak_posts(channels))
-    return answered, channels_of, _by_channel((await session.execute(query)).all())
+    posts: dict[int, list[StreakPost]] = defaultdict(list)
+    if channels:
+        query = select(*_POST_COLUMNS).where(Post.channel_id.in_(list(channels)), *_scheduled())
+        for row in await session.execute(query):
+            posts[int(row.channel_id)].append(_streak_post(row))
+    return {
+        user: {c: settled_outcomes(posts[c], answered[user], now) for c in user_channels}
+        for user, user_channels in channels_of.items()
+    }
 
 
-async def _tails(
-    session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
-) -> tuple[dict[int, dict[int, bool]], dict[int, set[int]], PostsByChannel]:
-    """Just enough of each channel's scheduled questions for current streaks, and the users' answers to them.
+async def _tails(session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime) -> Histories:
+    """Just enough of each channel's scheduled questions for current streaks: their outcomes from the latest miss.
 
-    A current streak breaks within (the user's correct answers in the channel + 1) finished questions; the
-    channel rollup's count of correct answers (of any kind) bounds that, so only that many of each channel's
-    newest finished questions are read (through the (channel, time) index on PostgreSQL), and the open ones.
+    A current streak runs from the user's latest miss in the channel (of the finished questions they did not
+    answer, the one that finished last): only answers are settled after it. So, per (user, channel) of the channel
+    rollup, the latest miss is found (one correlated subquery over the channel's scheduled questions, anti-joined
+    with the user's answers), then the user's scheduled answers there since it, through the user's answer index
+    (all of them in a channel where they never missed one). Only current values are exact.
     """
-    scores = select(ChannelScore.user_id, ChannelScore.channel_id, ChannelScore.correct).where(
-        ChannelScore.user_id.in_(users)
-    )
+    pairs = select(ChannelScore.user_id, ChannelScore.channel_id).where(ChannelScore.user_id.in_(users))
     if channel is not None:
-        scores = scores.where(ChannelScore.channel_id == channel)
-    channels_of: dict[int, set[int]] = defaultdict(set)
-    depth: dict[int, int] = {}
-    for user_id, channel_id, correct in await session.execute(scores):
-        channels_of[int(user_id)].add(int(channel_id))
-        depth[int(channel_id)] = max(depth.get(int(channel_id), 0), int(correct) + 1)
-    if not depth:
-        return {}, channels_of, {}
-    finished = _finished(now)
-    columns = (Post.id, Post.channel_id, Post.opened_at, finished.label("finished"))
-    newest_first = (Post.opened_at.desc(), Post.id.desc())
-    limit = max(depth.values())
-    recent: Select[Any, Any, Any, Any]
-    if session.get_bind().dialect.name == "postgresql":
-        # One backward index scan per channel that stops after `limit` finished questions.
-        tail = (
-            select(*columns)
-            .where(Post.channel_id == Channel.id, *_streak_posts(depth)[1:], finished)
-            .order_by(*newest_first)
-            .limit(limit)
-            .lateral("tail")
-        )
-        recent = select(*tail.c).select_from(Channel).join(tail, true()).where(Channel.id.in_(list(depth)))
-    else:
-        # SQLite has no LATERAL; number each channel's finished questions instead (small databases).
-        ranked = (
-            select(*columns, func.row_number().over(partition_by=Post.channel_id, order_by=newest_first).label("n"))
-            .where(*_streak_posts(depth), finished)
-            .subquery()
-        )
-        recent = select(ranked.c.id, ranked.c.channel_id, ranked.c.opened_at, ranked.c.finished).where(
-            ranked.c.n <= limit
-        )
-    still_open = select(*columns).where(*_streak_posts(depth), not_(finished))
-    posts = union_all(recent, still_open).subquery()
-    answers = select(Answer.user_id, Answer.post_id, Answer.is_correct).where(
-        Answer.user_id.in_(users), Answer.post_id.in_(select(posts.c.id))
+        pairs = pairs.where(ChannelScore.channel_id == channel)
+    answered_by_them = (
+        select(Answer.id)
+        .where(Answer.post_id == Post.id, Answer.user_id == ChannelScore.user_id)
+        .correlate(Post, ChannelScore)
+        .exists()
     )
-    answered: dict[int, dict[int, bool]] = defaultdict(dict)
-    for user_id, post_id, is_correct in await session.execute(answers):
-        answered[int(user_id)][int(post_id)] = bool(is_correct)
-    return answered, channels_of, _by_channel((await session.execute(select(posts))).all())
+    latest_miss = (
+        select(Post.id)
+        .where(Post.channel_id == ChannelScore.channel_id, *_scheduled(), _finished(now), ~answered_by_them)
+        .order_by(_finish_time().desc(), Post.opened_at.desc(), Post.id.desc())
+        .limit(1)
+        .correlate(ChannelScore)
+        .scalar_subquery()
+    )
+    misses: dict[tuple[int, int], int | None] = {
+        (int(user_id), int(channel_id)): None if miss is None else int(miss)
+        for user_id, channel_id, miss in await session.execute(pairs.add_columns(latest_miss.label("miss")))
+    }
+    if not misses:
+        return {}
+    missed = {
+        int(row.id): _streak_post(row)
+        for row in await session.execute(
+            select(*_POST_COLUMNS).where(Post.id.in_([miss for miss in misses.values() if miss is not None]))
+        )
+    }
+    since = []
+    for (user_id, channel_id), miss in misses.items():
+        where = [Answer.user_id == user_id, Answer.channel_id == channel_id]
+        finished = missed[miss].finished_at(now) if miss is not None else None
+        if finished is not None:
+            where.append(Answer.answered_at >= finished)
+        since.append(and_(*where))
+    posts: dict[tuple[int, int], list[StreakPost]] = {
+        pair: [missed[miss]] if miss is not None else [] for pair, miss in misses.items()
+    }
+    answered: dict[tuple[int, int], dict[int, tuple[datetime, bool]]] = defaultdict(dict)
+    answers = (
+        select(Answer.user_id, Answer.answered_at, Answer.is_correct, *_POST_COLUMNS)
+        .join(Post, Post.id == Answer.post_id)
+        .where(*_scheduled(), or_(*since))
+    )
+    for row in await session.execute(answers):
+        pair = (int(row.user_id), int(row.channel_id))
+        posts[pair].append(_streak_post(row))
+        answered[pair][int(row.id)] = (row.answered_at, bool(row.is_correct))
+    histories: Histories = defaultdict(dict)
+    for (user_id, channel_id), listed in posts.items():
+        histories[user_id][channel_id] = settled_outcomes(listed, answered[(user_id, channel_id)], now)
+    return histories
 
 
 async def user_streaks(
@@ -222,13 +248,14 @@ async def user_streaks(
 ) -> dict[int, tuple[Streak, Streak]]:
     """(question streak, day streak) of each user; question streaks in one channel, or the best of their channels.
 
-    With `history=False` (boards, which show current streaks only) just the tail of each channel's scheduled
-    questions and the last RECENT_DAYS of answers are read, and only the current values are exact.
+    Outcomes are taken in the order they were settled (bot.domain.streaks). With `history=False` (boards, which
+    show current streaks only) just the tail of each channel's scheduled questions and the last RECENT_DAYS of
+    answers are read, and only the current values are exact.
     """
     if not users:
         return {}
     read = _whole_histories if history else _tails
-    answered, channels_of, posts_by_channel = await read(session, users, channel, now)
+    histories = await read(session, users, channel, now)
     since = None if history else now - timedelta(days=RECENT_DAYS)
     days = await _answer_days(session, users, timezone, since)
     today = local_date(now, timezone)
@@ -239,14 +266,7 @@ async def user_streaks(
         days.update(await _answer_days(session, long_runs, timezone, None))
     result: dict[int, tuple[Streak, Streak]] = {}
     for user in users:
-        mine = answered.get(user, {})
-        per_channel = [
-            question_streak(
-                outcome_of(answered_correctly=mine.get(post_id), finished=is_finished)
-                for post_id, is_finished in posts_by_channel.get(channel_id, ())
-            )
-            for channel_id in channels_of.get(user, ())
-        ]
+        per_channel = [question_streak(outcomes) for outcomes in histories.get(user, {}).values()]
         result[user] = (best_of(per_channel), day_streak(days.get(user, ()), today))
     return result
 

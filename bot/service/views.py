@@ -198,6 +198,10 @@ class ScheduleView:
     paused_reason: str | None
     next_slot: Slot | None
     created_by: str | None
+    paused_by_user: bool = False
+    """Paused by a person (`paused_by` is their current name, None when they are no longer known) rather than for
+    `paused_reason` (a platform refusal, say)."""
+    paused_by: str | None = None
 
     @property
     def zone(self) -> ZoneInfo:

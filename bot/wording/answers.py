@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.domain import AnswerOutcome, AnswerResult
 from bot.ports import Message
+from bot.wording.i18n import plural
 from bot.wording.i18n import translate as _
 
 
@@ -32,4 +33,15 @@ def answer_message(result: AnswerResult) -> Message:
     lines = [result.explanation]
     if result.outcome is AnswerOutcome.CLOSED:
         lines.insert(0, _("The answer: “{answer}”.", answer=result.correct_choice))
+    if result.outcome is AnswerOutcome.RECORDED and result.points is not None and result.rank is not None:
+        lines.append(standing(points=result.points, rank=result.rank))
     return Message(title=title, lines=tuple(lines))
+
+
+def standing(*, points: int, rank: int) -> str:
+    """What a correct answer earned: `18 points for this answer; you are now #2 on this channel's leaderboard.`"""
+    return _(
+        "{points} for this answer; you are now #{rank} on this channel's leaderboard.",
+        points=plural(points, "point"),
+        rank=rank,
+    )

@@ -15,6 +15,10 @@ UNKNOWN_BUTTON = (
     "Post a fresh question with `/quiz now`."
 )
 POSTED_IN_CHANNEL = "Posted in the channel."
+POSTED_ELSEWHERE = (
+    "That question was posted in another workspace or channel, so your answer was not recorded. "
+    "Answer it where it was posted, or post one here with `/quiz now`."
+)
 
 
 def unexpected() -> Message:
@@ -50,6 +54,11 @@ def click_not_recorded() -> Message:
 def unknown_button() -> Message:
     """A click on a button that is not one of ours (forged, or from a message we no longer understand)."""
     return Message(_(UNKNOWN_BUTTON))
+
+
+def posted_elsewhere() -> str:
+    """A click whose button belongs to a question of another workspace or channel than where it was clicked."""
+    return _(POSTED_ELSEWHERE)
 
 
 def posted_in_channel() -> Message:

@@ -31,6 +31,11 @@ def close_text(view: ScheduleView) -> str:
     )
 
 
+def paused_by_whom(name: str | None) -> str:
+    """Who paused a schedule (None: someone no longer known, e.g. after `quizbot forget-user`)."""
+    return f"paused by {name}" if name else "paused by someone who is no longer here"
+
+
 def summary(view: ScheduleView, *, with_channel: bool = False) -> str:
     """One line about a schedule: id, rule in words, timezone, packs, and next fire or why it is paused."""
     parts = [_("#{id}", id=view.id)]
@@ -38,7 +43,8 @@ def summary(view: ScheduleView, *, with_channel: bool = False) -> str:
         parts.append(_("channel {channel}", channel=view.channel.channel_id))
     parts += [view.rule.describe(), view.timezone, packs_text(view)]
     if not view.enabled:
-        parts.append(_("paused ({reason})", reason=view.paused_reason) if view.paused_reason else _("paused"))
+        reason = paused_by_whom(view.paused_by) if view.paused_by_user else view.paused_reason
+        parts.append(_("paused ({reason})", reason=reason) if reason else _("paused"))
     elif view.next_slot is not None:
         parts.append(_("next: {when}", when=format_local(view.next_slot.due, view.zone)))
     return " · ".join(parts)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from bot.domain import ChannelRef, QuestionCard
+from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.runtime import Runtime
-from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
 
 
@@ -31,7 +30,8 @@ async def test_flush_waits_for_an_edit_already_in_flight(runtime: Runtime) -> No
     runtime.cards.interval = 0.0
     channel = ChannelRef("gated", "W1", "C1")
     card = (await runtime.quiz.post_question(channel)).card
-    await runtime.app.answer(post_id=card.post_id, user=make_user("a"), choice_index=card.choice_ids[0])
+    user = UserRef("gated", "W1", "U-a", "a")  # a user of the platform the question was posted on
+    await runtime.app.answer(post_id=card.post_id, user=user, choice_index=card.choice_ids[0])
     await asyncio.wait_for(platform.editing.wait(), 5)  # the edit left its queue and is talking to the platform
 
     flush = asyncio.create_task(runtime.cards.flush())

@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from bot.cli import main
 from bot.commands import Scope, Window
-from bot.db.models import Answer, Base, Post, User
-from bot.domain import ChannelRef
+from bot.db.models import Answer, Base, Post, Schedule, User
+from bot.domain import ChannelRef, UserRef
 from bot.ops.data import _tables_referencing_users
 from bot.runtime import Runtime
 from bot.service.app import Invocation
@@ -86,6 +86,25 @@ async def test_export_csv_matches_json_and_since_filters(
     assert "give a folder with --out" in capsys.readouterr().err
 
 
+async def test_export_leaderboard_ids_come_from_the_rows_not_the_names(
+    runtime: Runtime, channel: ChannelRef, cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three people called Alex: each keeps their own id and their own points."""
+    alexes = [UserRef("fake", "W1", f"U-alex-{n}", "Alex") for n in range(3)]
+    for rounds, alex in enumerate(alexes, start=1):
+        for _ in range(rounds):
+            card = (await runtime.quiz.post_question(channel)).card
+            right = next(q for p in runtime.catalog.packs for q in p.questions if q.prompt == card.prompt)
+            await runtime.app.answer(post_id=card.post_id, user=alex, choice_index=right.correct_index)
+    assert await _cli("export", "--format", "json") == 0
+    rows = json.loads(capsys.readouterr().out)["leaderboard"]
+    assert [(r["user_id"], r["user_name"], r["points"], r["answered"], r["rank"]) for r in rows] == [
+        ("U-alex-2", "Alex", 60, 3, 1),
+        ("U-alex-1", "Alex", 40, 2, 2),
+        ("U-alex-0", "Alex", 20, 1, 3),
+    ]
+
+
 async def test_forget_user_removes_every_row_of_that_user_and_nothing_else(
     runtime: Runtime, channel: ChannelRef, cli_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -130,6 +149,71 @@ async def test_forget_user_removes_every_row_of_that_user_and_nothing_else(
     assert all(n == 0 for n in (await bob_rows()).values())
     assert await _cli("forget-user", "fake", "U-nobody") == 2
     assert "nothing was deleted" in capsys.readouterr().err
+
+
+async def _columns_holding(runtime: Runtime, needles: list[str]) -> list[str]:
+    """`table.column` of every column of every table in the database (reflected, so tables added by any
+    migration are scanned too) whose text holds one of `needles`, case-insensitively."""
+    from sqlalchemy import MetaData, Text, cast, or_
+
+    metadata = MetaData()
+    async with runtime.db.engine.connect() as connection:
+        await connection.run_sync(lambda sync: metadata.reflect(bind=sync))
+        found = []
+        for table in metadata.sorted_tables:
+            for column in table.columns:
+                text = func.lower(cast(column, Text))
+                matches = or_(*(text.contains(needle.lower(), autoescape=True) for needle in needles))
+                count = (await connection.execute(select(func.count()).select_from(table).where(matches))).scalar_one()
+                if count:
+                    found.append(f"{table.name}.{column.name}")
+    return found
+
+
+async def test_forget_user_leaves_their_name_and_id_in_no_column_of_any_table(
+    runtime: Runtime, channel: ChannelRef, cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    alice = UserRef("fake", "W1", "U-alice-smith", "Alice Smith")
+    bob = make_user("bob")
+
+    async def as_(user: UserRef, text: str, where: ChannelRef = channel) -> None:
+        reply = await runtime.app.handle_command(Invocation(where, user, text, is_admin=True))
+        assert reply.ok, reply.message.text
+
+    await as_(alice, "now")
+    await as_(alice, "schedule add daily 09:00")
+    await as_(alice, "schedule add weekdays 12:00")
+    await as_(alice, "schedule pause 1")
+    await as_(alice, "cohort create alices-cohort")
+    await as_(alice, "cohort join alices-cohort")
+    await as_(alice, "cohort add alices-cohort <@U-bob>")
+    await as_(bob, "cohort create bobs")
+    await as_(bob, "cohort add bobs <@U-alice-smith>")
+    card = (await runtime.quiz.card(await runtime.quiz.current_post_id(channel))).card
+    await runtime.app.answer(post_id=card.post_id, user=alice, choice_index=card.choice_ids[0], channel=channel)
+    await runtime.app.answer(post_id=card.post_id, user=alice, choice_index=card.choice_ids[1], channel=channel)
+    await runtime.app.reveal(card.post_id)
+    renamed = UserRef("fake", "W1", "U-alice-smith", "Alice S.")  # the name changes; the pause was made before
+    await as_(renamed, "now")
+    await as_(renamed, "schedule pause 2")
+    runtime.clock.advance(3600)  # type: ignore[attr-defined]
+    await as_(renamed, "review")
+    listing = await runtime.app.handle_command(Invocation(channel, bob, "schedule list"))
+    assert "paused (paused by Alice S.)" in listing.message.text  # who paused, by their current name
+    elsewhere = ChannelRef("fake", "W2", "C1")
+    await as_(UserRef("fake", "W2", "U-alice-smith", "Alice Smith"), "now", elsewhere)
+
+    async with runtime.db.transaction() as session:  # a pause reason as versions before this one wrote it
+        await session.execute(update(Schedule).where(Schedule.id == 1).values(paused_reason="paused by Alice S."))
+
+    needles = ["Alice Smith", "Alice S.", "U-alice-smith"]
+    assert await _columns_holding(runtime, needles)  # the scan finds them before
+    assert await _cli("forget-user", "fake", "U-alice-smith") == 0
+    assert "forgot fake user U-alice-smith" in capsys.readouterr().out
+    assert await _columns_holding(runtime, needles) == []
+    listing = await runtime.app.handle_command(Invocation(channel, bob, "schedule list"))
+    assert "Alice" not in listing.message.text
+    assert "paused (paused by someone who is no longer here)" in listing.message.text
 
 
 async def test_doctor_on_a_good_configuration(cli_env: Path, capsys: pytest.CaptureFixture[str]) -> None:

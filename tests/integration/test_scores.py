@@ -99,7 +99,7 @@ async def test_question_streaks_follow_scheduled_questions_only(
     clock.advance(hour)  # s2 closes by time; bob never answered it: missed
 
     clock.advance(timedelta(days=1))
-    s3 = await post(runtime, channel, source=PostSource.COHORT, closes_at=clock.now() + hour)
+    s3 = await post(runtime, channel, source=PostSource.SCHEDULE, closes_at=clock.now() + hour)
     clock.advance(timedelta(minutes=59))
     slow = await answer(runtime, s3, "alice", right=True)  # slow but in time: counts, with few points
     clock.advance(timedelta(minutes=2))

@@ -20,7 +20,8 @@ async def _answer(runtime: Runtime, channel: ChannelRef, answers: dict[str, bool
     correct = next(q for q in pack.questions if q.prompt == card.prompt).correct_index
     wrong = next(i for i in card.choice_ids if i != correct)
     for name, right in answers.items():
-        await runtime.app.answer(post_id=card.post_id, user=make_user(name), choice_index=correct if right else wrong)
+        user = make_user(name, channel.workspace_id)  # someone of the workspace the question was posted in
+        await runtime.app.answer(post_id=card.post_id, user=user, choice_index=correct if right else wrong)
     await runtime.app.reveal(card.post_id)
 
 

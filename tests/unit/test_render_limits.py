@@ -80,6 +80,7 @@ def _results(pack: Pack) -> list[AnswerResult]:
     explanation = question.explanation
     return [
         AnswerResult(AnswerOutcome.RECORDED, 42, right, True, right, explanation),
+        AnswerResult(AnswerOutcome.RECORDED, 42, right, True, right, explanation, points=20, rank=10**6),
         AnswerResult(AnswerOutcome.RECORDED, 42, wrong, False, right, explanation),
         AnswerResult(AnswerOutcome.ALREADY_ANSWERED, 42, wrong, False, right, explanation),
         AnswerResult(AnswerOutcome.CLOSED, 42, wrong, None, right, explanation, revealed=True),

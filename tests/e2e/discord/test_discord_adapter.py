@@ -19,6 +19,7 @@ from bot.domain import AnswerResult, ChannelRef
 from bot.ports import Message, PlatformError
 from bot.runtime import Runtime
 from bot.service.app import Context, Reply
+from bot.wording.errors import POSTED_ELSEWHERE
 from tests.conftest import SEED_CONTENT
 from tests.discord_support import (
     ANSWER_ID,
@@ -413,10 +414,59 @@ async def test_direct_messages_are_their_own_channel(
         [message] = [m for m in fake.channel_messages(dm_channel) if m["embeds"] and not m.get("interaction_metadata")]
         post_id = int(ANSWER_ID.fullmatch(custom_ids(message)[0]).group(1))  # type: ignore[union-attr]
         channel, _, card = await runtime.quiz.card(post_id)
-        assert (channel.workspace_id, channel.channel_id) == ("dm", dm_channel)
+        assert (channel.workspace_id, channel.channel_id) == (f"dm-{dm_channel}", dm_channel)  # a workspace of its own
         correct, _ = _correct_and_wrong(runtime, card.prompt)
         clicked = await click(fake, message, f"quiz:answer:{post_id}:{correct}", user_id=1001)
         assert text_of(clicked).startswith("Correct!")
+
+
+async def test_a_stranger_in_a_direct_message_sees_nobody_elses_names_or_scores(
+    runtime: Runtime, fake: FakeDiscord, adapter: DiscordAdapter
+) -> None:
+    async with serving(adapter, fake):
+        posted = await slash(fake, "now", user_id=1001, user_name="alice", dm=True)
+        [message] = [m for m in fake.channel_messages(posted.interaction["channel_id"]) if m.get("components")]
+        post_id = int(ANSWER_ID.fullmatch(custom_ids(message)[0]).group(1))  # type: ignore[union-attr]
+        _, _, card = await runtime.quiz.card(post_id)
+        correct, _ = _correct_and_wrong(runtime, card.prompt)
+        assert text_of(await click(fake, message, f"quiz:answer:{post_id}:{correct}", user_id=1001)).startswith(
+            "Correct!"
+        )
+        mine = await slash(fake, "leaderboard", {"scope": "workspace"}, user_id=1001, user_name="alice", dm=True)
+        assert "alice" in text_of(mine)  # her own direct messages: her own board
+        for options in ({"scope": "workspace"}, {"scope": "channel"}, {"scope": "cohorts"}):
+            board = await slash(fake, "leaderboard", options, user_id=1002, user_name="stranger", dm=True)
+            assert "alice" not in text_of(board) and "20 pts" not in text_of(board), options
+        report = await slash(fake, "report", user_id=1002, user_name="stranger", dm=True)
+        assert "alice" not in text_of(report)
+        me = await slash(fake, "me", user_id=1002, user_name="stranger", dm=True)
+        assert "rank" not in text_of(me)  # no answers of their own, and nobody else's to be ranked among
+
+
+async def test_a_click_carrying_another_guilds_or_channels_post_is_refused_and_records_nothing(
+    runtime: Runtime, fake: FakeDiscord, adapter: DiscordAdapter
+) -> None:
+    other_guild = fake.add_guild(name="Other")
+    other_channel = fake.add_text_channel("random")
+    async with serving(adapter, fake):
+        message, post_id, correct, _ = await _post(runtime, fake)
+        button = f"quiz:answer:{post_id}:{correct}"
+        # The same card (so the same buttons) misrouted into another guild, and into another channel of this one.
+        _, _, card = await runtime.quiz.card(post_id)
+        places = [
+            (ChannelRef("discord", other_guild["id"], other_guild["_text_channel_id"]), 2001),
+            (ChannelRef("discord", fake.guild_id, other_channel["id"]), 2002),
+        ]
+        for where, user_id in places:
+            copy = fake.get_message(await adapter.post_card(where, card))
+            callback = await click(fake, copy, button, user_id=user_id, user_name="mallory")
+            assert callback.ephemeral
+            assert text_of(callback) == POSTED_ELSEWHERE
+        assert await answer_rows(runtime) == []
+        ok = await click(fake, message, button, user_id=1001, user_name="alice")
+        assert text_of(ok).startswith("Correct!")
+        assert "20 points for this answer; you are now #1 on this channel's leaderboard." in text_of(ok)
+        assert [row[1] for row in await answer_rows(runtime)] == ["1001"]
 
 
 async def test_port_messages_and_private_messages(runtime: Runtime, fake: FakeDiscord, adapter: DiscordAdapter) -> None:
