@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,13 +12,11 @@ import pytest
 from adapters.discord.adapter import DiscordAdapter
 from bot.clock import ManualClock
 from bot.commands import Command
-from bot.config import Settings
 from bot.domain import AnswerResult, ChannelRef
 from bot.ports import Message, PlatformError
 from bot.runtime import Runtime
 from bot.service.app import Context, Reply
 from bot.wording.errors import POSTED_ELSEWHERE
-from tests.conftest import SEED_CONTENT
 from tests.discord_support import (
     ANSWER_ID,
     answer_rows,
@@ -34,27 +30,6 @@ from tests.discord_support import (
     text_of,
 )
 from tests.fakes.discord_api import DISCORD_EPOCH_MS, FakeDiscord
-
-
-@pytest.fixture
-def settings(database_url: str, tmp_path: Path) -> Settings:
-    """Test settings with a Discord token (the fake accepts any)."""
-    return Settings(
-        database_url=database_url,
-        content_dir=SEED_CONTENT,
-        card_update_interval=0.0,
-        discord_token="fake-bot-token",
-        _env_file=None,
-    )  # type: ignore[call-arg]
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with FakeDiscord() as fake:
-        yield fake
-        fake.assert_no_unknown_routes()
-        assert fake.network_guard is not None
-        assert fake.network_guard.violations == []
 
 
 @pytest.fixture

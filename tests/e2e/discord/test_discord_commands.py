@@ -5,9 +5,7 @@ with the grammar's own message."""
 from __future__ import annotations
 
 import ast
-from collections.abc import AsyncIterator
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,6 +55,7 @@ from bot.service.app import Context, Invocation, Reply, error_reply
 from bot.wording.errors import unexpected
 from tests.conftest import CONTENT, REPO
 from tests.discord_support import serving, slash, text_of
+from tests.e2e.discord.conftest import discord_settings
 from tests.fakes.discord_api import FakeDiscord
 
 ADAPTER_DIR = REPO / "adapters" / "discord"
@@ -64,24 +63,9 @@ MANAGE_SERVER = 1 << 5
 
 
 @pytest.fixture
-def settings(database_url: str, tmp_path: Path) -> Settings:
-    """Test settings with a Discord token (the fake accepts any)."""
-    return Settings(
-        database_url=database_url,
-        content_dir=CONTENT,
-        card_update_interval=0.0,
-        discord_token="fake-bot-token",
-        _env_file=None,
-    )  # type: ignore[call-arg]
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with FakeDiscord() as fake:
-        yield fake
-        fake.assert_no_unknown_routes()
-        assert fake.network_guard is not None
-        assert fake.network_guard.violations == []
+def settings(database_url: str) -> Settings:
+    """The shipped content folder (every pack), which this module has always used."""
+    return discord_settings(database_url, CONTENT)
 
 
 @pytest.fixture

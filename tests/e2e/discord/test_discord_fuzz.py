@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import discord
@@ -21,12 +20,10 @@ from sqlalchemy import func, select
 
 from adapters.discord.adapter import OUT_OF_SYNC, DiscordAdapter
 from adapters.discord.commands import QuizCommands
-from bot.config import Settings
 from bot.db.models import Answer
 from bot.runtime import Runtime
 from bot.wording import translate
 from bot.wording.errors import unexpected
-from tests.conftest import SEED_CONTENT
 from tests.discord_support import ANSWER_ID, card_messages, click, custom_ids, serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 
@@ -90,17 +87,6 @@ def _mutate(event: dict[str, Any], rng: random.Random) -> None:
     paths = [p for field in FUZZED if field in event for p in _strings(event[field], (field,))]
     for path in rng.sample(paths, k=min(len(paths), rng.randint(1, 4))):
         _set(event, path, rng.choice(JUNK_STRINGS))
-
-
-@pytest.fixture
-def settings(database_url: str, tmp_path: Path) -> Settings:
-    return Settings(
-        database_url=database_url,
-        content_dir=SEED_CONTENT,
-        card_update_interval=0.0,
-        discord_token="fake-bot-token",
-        _env_file=None,
-    )  # type: ignore[call-arg]
 
 
 @pytest.fixture

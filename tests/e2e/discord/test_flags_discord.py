@@ -3,43 +3,17 @@ an ephemeral answer reply (a DynamicItem, so it works after a restart), `/quiz f
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import select
 
 from adapters.discord.adapter import DiscordAdapter
-from bot.config import Settings
 from bot.db.models import QuestionFlag, User
 from bot.runtime import Runtime
-from tests.conftest import SEED_CONTENT
 from tests.discord_support import ANSWER_ID, card_messages, custom_ids, serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord, InteractionCallback
 
 MANAGE_SERVER = 1 << 5
-
-
-@pytest.fixture
-def settings(database_url: str, tmp_path: Path) -> Settings:
-    """Test settings with a Discord token (the fake accepts any)."""
-    return Settings(
-        database_url=database_url,
-        content_dir=SEED_CONTENT,
-        card_update_interval=0.0,
-        discord_token="fake-bot-token",
-        _env_file=None,
-    )  # type: ignore[call-arg]
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with FakeDiscord() as fake:
-        yield fake
-        fake.assert_no_unknown_routes()
-        assert fake.network_guard is not None
-        assert fake.network_guard.violations == []
 
 
 async def flags(runtime: Runtime) -> list[tuple[str, int | None, str | None]]:
