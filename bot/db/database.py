@@ -37,6 +37,13 @@ def is_unavailable(exc: BaseException) -> bool:
     return bool(exc.connection_invalidated) or type(exc) is DBAPIError
 
 
+def raise_if_unavailable(exc: BaseException) -> None:
+    """Raise StorageUnavailable from `exc` if it means the database could not be reached (else return)."""
+    if not isinstance(exc, StorageUnavailable) and is_unavailable(exc):
+        log.warning("database unavailable: %s", exc)
+        raise StorageUnavailable(UNAVAILABLE) from exc
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # Autocommit at the driver level, so that "begin" below decides how transactions start.
     dbapi_connection.isolation_level = None
@@ -102,12 +109,8 @@ class Database:
                     yield session
                 for callback in session.info.pop(ON_COMMIT, ()):
                     callback()
-        except StorageUnavailable:
-            raise
         except Exception as exc:
-            if is_unavailable(exc):
-                log.warning("database unavailable: %s", exc)
-                raise StorageUnavailable(UNAVAILABLE) from exc
+            raise_if_unavailable(exc)
             raise
 
     @staticmethod

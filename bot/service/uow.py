@@ -24,9 +24,8 @@ from typing import Self
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.database import ON_COMMIT, UNAVAILABLE, Database, is_unavailable
+from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
 from bot.domain import ChannelRef, UserRef
-from bot.errors import StorageUnavailable
 from bot.service.directory import Directory
 
 log = logging.getLogger(__name__)
@@ -76,7 +75,7 @@ class UnitOfWork:
             await self.session.begin()
         except Exception as exc:
             await self.session.close()
-            _raise_if_unavailable(exc)
+            raise_if_unavailable(exc)
             raise
         return self
 
@@ -89,18 +88,18 @@ class UnitOfWork:
             await self.session.close()
         except Exception as close_exc:
             if exc is None:
-                _raise_if_unavailable(close_exc)
+                raise_if_unavailable(close_exc)
                 raise
             log.debug("closing the session failed", exc_info=True)
         if exc is not None:
-            _raise_if_unavailable(exc)
+            raise_if_unavailable(exc)
 
     async def commit(self) -> None:
         """Make the work durable, then run the after-commit callbacks."""
         try:
             await self.session.commit()
         except Exception as exc:
-            _raise_if_unavailable(exc)
+            raise_if_unavailable(exc)
             raise
         self._committed = True
         for callback in self.session.info.pop(ON_COMMIT, ()):
@@ -109,12 +108,6 @@ class UnitOfWork:
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run `callback` once this unit of work has committed (never if it rolls back)."""
         Database.after_commit(self.session, callback)
-
-
-def _raise_if_unavailable(exc: BaseException) -> None:
-    if not isinstance(exc, StorageUnavailable) and is_unavailable(exc):
-        log.warning("database unavailable: %s", exc)
-        raise StorageUnavailable(UNAVAILABLE) from exc
 
 
 UnitOfWorkFactory = Callable[[], UnitOfWork]
