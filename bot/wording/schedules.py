@@ -158,11 +158,6 @@ def unknown_schedule(schedule_id: int) -> str:
     return _("There is no schedule #{id} in this workspace; `/quiz schedule list all` shows them.", id=schedule_id)
 
 
-def paused_by(name: str) -> str:
-    """Why a schedule is paused when a person paused it (stored, shown by `schedule list`)."""
-    return _("paused by {name}", name=name)
-
-
 def platform_refused_post(detail: object) -> str:
     """Why the scheduler paused a schedule: the platform refused its post (stored, shown by `schedule list`)."""
     return _("the platform refused the post: {detail}", detail=detail)
