@@ -75,7 +75,7 @@ class ScheduleService:
 
     async def add(self, command: AddSchedule, *, channel: ChannelRef, user: UserRef) -> AddedSchedule:
         """Put a channel on a rule; returns the schedule and its next three fires."""
-        packs = [self.catalog.get(pack).id for pack in command.packs]  # UnknownPack lists the packs there are
+        packs = list(dict.fromkeys(self.catalog.resolve(pack).id for pack in command.packs))  # UnknownPack suggests
         now = self.clock.now()
         async with self.uow() as uow:
             session = uow.session

@@ -60,7 +60,6 @@ from bot.errors import CommandError
         ("stats", ShowMe()),
         ("packs", ListPacks()),
         ("leaderboard cohort Spring-26 week", ShowLeaderboard(Window.WEEK, Scope.COHORT, "Spring-26")),
-        ("leaderboard cohort spring workspace", ShowLeaderboard(Window.ALL, Scope.WORKSPACE)),
         ("lb cohorts month", ShowLeaderboard(Window.MONTH, Scope.COHORTS)),
         ("cohorts", ListCohorts()),
         ("cohort", ListCohorts()),
@@ -86,6 +85,8 @@ def test_parses(text: str, expected: object) -> None:
         ("leaderboard cohort no/slash", "is not a cohort name"),
         ("review 1 2", "answer it with `/quiz review N`"),
         ("report frob", "Try `/quiz report`"),
+        # issue 12: two scopes used to be resolved silently (the last won); now they are refused
+        ("leaderboard cohort spring workspace", "Give one scope, not both `cohort spring` and `workspace`"),
     ],
 )
 def test_errors_say_what_to_type(text: str, message: str) -> None:
