@@ -609,7 +609,8 @@ def help_topic(word: str) -> str:
     names = [sub.name for sub in SUBCOMMANDS]
     if name in names:
         return name
-    raise CommandError(words.unknown_help_topic(word, nearest(word, [*names, *_ALIASES])))
+    close = nearest(word, [*names, *_ALIASES])
+    raise CommandError(words.unknown_help_topic(word, list(dict.fromkeys(_ALIASES.get(n, n) for n in close))))
 
 
 def _parse_help(args: list[str]) -> Command:

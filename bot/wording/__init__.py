@@ -9,6 +9,6 @@ hook a later locale support plugs into; `plural` and `percent` are the shared nu
 
 from __future__ import annotations
 
-from bot.wording.i18n import echo, percent, plural, translate, use_translator
+from bot.wording.i18n import echo, how_often, percent, plural, translate, use_translator
 
-__all__ = ["echo", "percent", "plural", "translate", "use_translator"]
+__all__ = ["echo", "how_often", "percent", "plural", "translate", "use_translator"]

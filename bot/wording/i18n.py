@@ -44,6 +44,15 @@ def echo(text: str, limit: int = ECHO_LIMIT) -> str:
     return flat if len(flat) <= limit else flat[:limit].rstrip() + "…"
 
 
+def how_often(count: int) -> str:
+    """How often: `once`, `twice`, `3 times` (`1 person answered once`)."""
+    if count == 1:
+        return _translator("once")
+    if count == 2:
+        return _translator("twice")
+    return plural(count, "time")
+
+
 def percent(value: float) -> str:
     """0.756 -> '76%'."""
     return f"{round(value * 100)}%"
