@@ -14,11 +14,27 @@ SUGGESTIONS = 3
 """At most this many names are suggested for a miss."""
 
 
+MARGIN = 0.1
+"""A suggestion must be about as close as the closest one: a clear best match is suggested alone."""
+
+
 def nearest(word: str, names: Iterable[str], *, n: int = SUGGESTIONS, cutoff: float = 0.6) -> list[str]:
-    """The names closest to `word` (case-insensitive, difflib's ratio), closest first; [] when none is close."""
+    """The names closest to `word` (case-insensitive, difflib's ratio), closest first; [] when none is close.
+
+    Only names within MARGIN of the closest are kept, so `modle-pipeline-parallelism` suggests
+    `model-pipeline-parallelism` and not every other `...-parallelism`.
+    """
     by_fold = {name.casefold(): name for name in names}
-    close = difflib.get_close_matches(word.casefold(), list(by_fold), n=n, cutoff=cutoff)
-    return [by_fold[match] for match in close]
+    folded = word.casefold()
+    matcher = difflib.SequenceMatcher(b=folded)
+    scored: list[tuple[float, str]] = []
+    for candidate in by_fold:
+        matcher.set_seq1(candidate)
+        if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff and matcher.ratio() >= cutoff:
+            scored.append((matcher.ratio(), candidate))
+    scored.sort(key=lambda pair: (-pair[0], pair[1]))
+    best = scored[0][0] if scored else 0.0
+    return [by_fold[name] for score, name in scored[:n] if score >= best - MARGIN]
 
 
 @dataclass(frozen=True, slots=True)

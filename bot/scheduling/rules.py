@@ -17,7 +17,6 @@ fall-back hour's second occurrence over and over (and a rule would post twice th
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import re
 from collections.abc import Sequence
@@ -27,6 +26,7 @@ from functools import lru_cache
 from typing import NamedTuple
 from zoneinfo import ZoneInfo, available_timezones
 
+from bot.domain.names import nearest
 from bot.errors import CommandError
 from bot.wording import rules as rule_words
 from bot.wording import times
@@ -445,8 +445,7 @@ def parse_timezone(text: str) -> str:
         except Exception:  # an entry the system cannot load
             canonical = None
     if canonical is None:
-        close = difflib.get_close_matches(text.casefold(), list(names), n=3, cutoff=0.6)
-        raise CommandError(rule_words.unknown_timezone(text, [names[c] for c in close]))
+        raise CommandError(rule_words.unknown_timezone(text, nearest(text, names.values())))
     return canonical
 
 
