@@ -131,7 +131,7 @@ async def build_runtime(
         flags=FlagService(clock=clock, threshold=settings.flag_pause_threshold),
     )
     ticker = Ticker(
-        db=db,
+        uow=uow,
         post_question=quiz.post_question,
         reveal_post=app.reveal,
         platforms=platforms,

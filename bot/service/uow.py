@@ -119,3 +119,15 @@ async def reading(factory: UnitOfWorkFactory, within: UnitOfWork | None) -> Asyn
         return
     async with factory() as uow:
         yield uow
+
+
+@asynccontextmanager
+async def committed(factory: UnitOfWorkFactory) -> AsyncIterator[UnitOfWork]:
+    """A unit of work that commits when its block ends normally (a `return` included) and rolls back if it raises.
+
+    For the scheduler's steps (bot/scheduling/): each is a few fenced statements whose every normal exit, an early
+    "nothing to do" included, is meant to be durable. Use cases call `commit()` themselves instead.
+    """
+    async with factory() as uow:
+        yield uow
+        await uow.commit()
