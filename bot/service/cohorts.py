@@ -19,7 +19,6 @@ from bot.content import Catalog
 from bot.db.models import Cohort, QuestionRow
 from bot.domain import ChannelRef, PostSource, QuestionKey, UserRef
 from bot.errors import NotFound, QuizError
-from bot.service.flags import paused_questions
 from bot.service.lookups import local_date, local_midnight
 from bot.service.quiz import PostedQuestion, QuizService
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
@@ -130,7 +129,7 @@ class CohortService:
         if cohort is None:
             raise QuizError(cohort_words.no_longer_exists(cohort_id))
         posted = set(await uow.posts.asked_by_cohort(cohort.id))
-        paused = await paused_questions(uow.session, self.quiz.pause_threshold, workspace_id=cohort.workspace_id)
+        paused = await uow.flags.paused(self.quiz.pause_threshold, workspace_id=cohort.workspace_id)
         left = [question for question in await curriculum_questions(uow, cohort) if question.id not in posted]
         for question in left:
             if question.id not in paused:

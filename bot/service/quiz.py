@@ -31,7 +31,6 @@ from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformError, PlatformRegistry
-from bot.service.flags import paused_questions
 from bot.service.repositories import Shown
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
 from bot.wording import cards as card_words
@@ -246,7 +245,7 @@ class QuizService:
         rows = await uow.questions.rotation(channel_row, packs)
         if not rows:
             raise UnknownPack(card_words.no_questions_in(packs))
-        paused = await paused_questions(uow.session, self.pause_threshold, channel_id=channel_row)
+        paused = await uow.flags.paused(self.pause_threshold, channel_id=channel_row)
         rows = [row for row in rows if row.id not in paused]
         if not rows:
             raise UnknownPack(all_paused(packs))

@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
 from bot.service.directory import Directory
-from bot.service.repositories import Cohorts, Places, Posts, Questions, Review, Schedules
+from bot.service.repositories import Cohorts, Flags, Places, Posts, Questions, Review, Schedules
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,7 @@ class UnitOfWork:
     cohorts: Cohorts
     schedules: Schedules
     review: Review
+    flags: Flags
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -61,6 +62,7 @@ class UnitOfWork:
         self.cohorts = Cohorts(self.session)
         self.schedules = Schedules(self.session)
         self.review = Review(self.session)
+        self.flags = Flags(self.session)
         self._committed = False
         try:
             await self.session.begin()
