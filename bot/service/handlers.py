@@ -161,8 +161,8 @@ async def reveal_current(
 
 
 async def list_packs(command: ListPacks, context: Context, uow: UnitOfWork, *, catalog: Catalog) -> Reply:
-    """`/quiz packs`."""
-    return Reply(help.packs_message(catalog))
+    """`/quiz packs` (admins also see the pack files that did not load)."""
+    return Reply(help.packs_message(catalog, left_out=catalog.problems if context.is_admin else ()))
 
 
 async def show_help(command: ShowHelp, context: Context, uow: UnitOfWork) -> Reply:

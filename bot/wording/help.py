@@ -12,13 +12,16 @@ if TYPE_CHECKING:  # the catalog raises with the words below, so the words impor
     from bot.content import Catalog
 
 
-def packs_message(catalog: Catalog) -> Message:
-    """The loaded packs."""
+def packs_message(catalog: Catalog, *, left_out: Sequence[str] = ()) -> Message:
+    """The loaded packs and, for admins (`left_out`), the pack files that did not load and why."""
     lines = [
         _("{id} — {title} ({count} questions)", id=pack.id, title=pack.title, count=len(pack.questions))
         for pack in catalog.packs
-    ]
-    return Message(title=_("Quiz packs"), lines=tuple(lines) or (_("No packs are loaded."),))
+    ] or [_("No packs are loaded.")]
+    if left_out:
+        lines.append(_("Not loaded (fix the file, check it with `quizbot content check`, then restart the bot):"))
+        lines.extend(f"• {problem}" for problem in left_out)
+    return Message(title=_("Quiz packs"), lines=tuple(lines))
 
 
 def help_message(lines: Sequence[str]) -> Message:
