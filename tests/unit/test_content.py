@@ -270,7 +270,7 @@ def test_a_folder_without_one_valid_pack_still_refuses_to_load(tmp_path: Path) -
     folder = tmp_path / "content"
     folder.mkdir()
     (folder / "broken.yaml").write_text(BROKEN_PACK, encoding="utf-8")
-    with pytest.raises(InvalidPack, match="broken.yaml"):
+    with pytest.raises(InvalidPack, match=r"broken\.yaml"):
         load_catalog(folder)
 
 
