@@ -299,7 +299,7 @@ def user_ids(parts: Sequence[str]) -> tuple[str, ...]:
                 continue
             mention = _MENTION.fullmatch(part)
             user = mention.group(1) if mention else part.removeprefix("@")
-            if not user or not re.fullmatch(r"[^\s<>@|]{1,64}", user):
+            if not user or not re.fullmatch(r"[^\s<>@|\x00-\x1f\x7f]{1,64}", user):  # no control characters
                 raise CommandError(words.not_a_user(part))
             found.append(user)
     return tuple(dict.fromkeys(found))

@@ -125,13 +125,13 @@ async def build_runtime(
         clock=clock,
         metrics=metrics,
         cohorts=CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz),
-        review=ReviewService(uow=uow, clock=clock, rng=rng),
+        review=ReviewService(clock=clock, rng=rng),
         reports=ReportService(uow=uow, stats=stats, clock=clock, flag_threshold=settings.flag_pause_threshold),
         schedules=schedules,
         flags=FlagService(clock=clock, threshold=settings.flag_pause_threshold),
     )
     ticker = Ticker(
-        db=db,
+        uow=uow,
         post_question=quiz.post_question,
         reveal_post=app.reveal,
         platforms=platforms,

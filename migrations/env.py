@@ -7,6 +7,7 @@ import asyncio
 from alembic import context
 from sqlalchemy.engine import Connection
 
+from bot.db.migrate import compare_type
 from bot.db.models import Base
 
 target_metadata = Base.metadata
@@ -17,7 +18,7 @@ def _run(connection: Connection) -> None:
         connection=connection,
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
-        compare_type=True,
+        compare_type=compare_type,
     )
     with context.begin_transaction():
         context.run_migrations()

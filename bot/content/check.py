@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.content.curricula import load_curricula
 from bot.content.loader import validate_pack_files
 from bot.content.quality import QualityWarning, duplicate_warnings, pack_warnings, plural, prompt_entries
 from bot.content.schema import PackModel
@@ -51,7 +52,11 @@ def check_paths(paths: Iterable[Path], *, against: Sequence[Path] = ()) -> Check
     `verbatim_seed` pack; an `against` pack with the same file or the same id as a checked pack is left
     out (the checked one is its new version).
     """
+    paths = list(paths)
     found, problems = validate_pack_files(paths)
+    ids = {model.id for _, model in found}
+    for folder in (path for path in paths if path.is_dir()):  # a content folder's curricula name its packs
+        problems += load_curricula(folder, ids)[1]
     by_source = {str(path): pack_warnings(model, source=str(path)) for path, model in found}
     entries = [entry for path, model in found for entry in prompt_entries(model, source=str(path))]
     checked_files = {path.resolve() for path, _ in found}

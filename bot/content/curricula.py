@@ -18,7 +18,6 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.content.schema import Slug, Text
-from bot.errors import InvalidPack
 
 CURRICULA_FOLDER = "curricula"
 
@@ -44,21 +43,25 @@ class Curriculum:
     packs: tuple[str, ...]
 
 
-def load_curricula(directory: Path, pack_ids: set[str]) -> tuple[Curriculum, ...]:
-    """Every curriculum under `directory/curricula/`, each naming only loaded packs; InvalidPack names the file."""
+def load_curricula(directory: Path, pack_ids: set[str]) -> tuple[tuple[Curriculum, ...], list[str]]:
+    """The curricula under `directory/curricula/` that are valid and name only loaded packs, and the problems of
+    the others (each names its file)."""
     folder = directory / CURRICULA_FOLDER
     if not folder.is_dir():
-        return ()
+        return (), []
     found: list[Curriculum] = []
+    problems: list[str] = []
     for path in sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()):
         try:
             model = CurriculumModel.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, yaml.YAMLError, ValidationError) as exc:
             first = exc.errors()[0] if isinstance(exc, ValidationError) else None
             where = ".".join(str(part) for part in first["loc"]) + ": " + first["msg"] if first else str(exc)
-            raise InvalidPack(f"{path}: curriculum: {where}") from exc
+            problems.append(f"{path}: curriculum: {where}")
+            continue
         missing = [pack for pack in model.packs if pack not in pack_ids]
         if missing:
-            raise InvalidPack(f"{path}: curriculum {model.id}: no such pack: {', '.join(missing)}")
+            problems.append(f"{path}: curriculum {model.id}: no such pack: {', '.join(missing)}")
+            continue
         found.append(Curriculum(model.id, model.title, model.description, tuple(dict.fromkeys(model.packs))))
-    return tuple(found)
+    return tuple(found), problems

@@ -138,6 +138,8 @@ class Catalog:
 
     packs: tuple[Pack, ...]
     curricula: tuple[Curriculum, ...] = ()
+    problems: tuple[str, ...] = ()
+    """Why the pack (and curriculum) files that were left out did not load: one problem each, naming the file."""
 
     def get(self, pack_id: str) -> Pack:
         """The pack with this id, or UnknownPack listing the ones there are."""
@@ -178,10 +180,15 @@ class Catalog:
 
 
 def load_catalog(directory: Path) -> Catalog:
-    """Load every pack in `directory`; any invalid pack stops the load with all problems listed."""
+    """Load the valid packs and curricula in `directory`, leaving the invalid ones out (each problem is logged and
+    kept on the catalog for `/quiz packs` and `quizbot doctor`). With no valid pack at all, InvalidPack lists
+    every problem: a bot with nothing to ask does not start."""
     packs, problems = validate_paths([directory])
-    if problems:
+    if not packs:
         raise InvalidPack("\n".join(problems), problems=problems)
-    curricula = load_curricula(directory, {pack.id for pack in packs})
+    curricula, curriculum_problems = load_curricula(directory, {pack.id for pack in packs})
+    problems += curriculum_problems
+    for problem in problems:
+        log.warning("left out of the catalog: %s", problem)
     log.info("loaded %d packs and %d curricula from %s", len(packs), len(curricula), directory)
-    return Catalog(packs=tuple(packs), curricula=curricula)
+    return Catalog(packs=tuple(packs), curricula=curricula, problems=tuple(problems))

@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import String
 from sqlalchemy.engine import Connection
+from sqlalchemy.types import TypeEngine
 
 from bot.db.database import Database
 from bot.resources import migrations_dir
 
 log = logging.getLogger(__name__)
+
+
+def compare_type(
+    context: MigrationContext,
+    inspected_column: Any,
+    metadata_column: Any,
+    inspected_type: TypeEngine[Any],
+    metadata_type: TypeEngine[Any],
+) -> bool | None:
+    """Alembic's type comparison, except that on SQLite every VARCHAR(n) and TEXT are one type (TEXT affinity,
+    lengths not enforced): a widened string column changes PostgreSQL's schema only, and SQLite's tables are not
+    rebuilt for it (a rebuild would cascade-delete through their foreign keys)."""
+    if context.dialect.name == "sqlite" and isinstance(inspected_type, String) and isinstance(metadata_type, String):
+        return False
+    return None  # Alembic's own comparison
 
 
 def alembic_config() -> Config:

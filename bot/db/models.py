@@ -111,7 +111,7 @@ class PackRow(Base):
     __tablename__ = "packs"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    title: Mapped[str] = mapped_column(String(300))
+    title: Mapped[str] = mapped_column(Text)  # the pack schema allows 2,000 characters
     description: Mapped[str] = mapped_column(Text, default="")
     tags: Mapped[list[str]] = mapped_column(JSON, default=list)
     active: Mapped[bool] = mapped_column(Boolean, default=True)

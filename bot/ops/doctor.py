@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.config import Settings, unknown_variables
+from bot.content.curricula import load_curricula
 from bot.content.loader import validate_paths
 from bot.db import Database
 from bot.db.migrate import current_revision, head_revision
@@ -63,6 +64,7 @@ async def diagnose(settings: Settings) -> list[Finding]:
     findings = [Finding("ok", "settings", f"adapters: {', '.join(settings.enabled_adapters())}")]
     findings.extend(Finding("warn", "settings", warning, "rename or remove it") for warning in unknown_variables())
     packs, problems = validate_paths([settings.content_dir])
+    problems += load_curricula(settings.content_dir, {pack.id for pack in packs})[1]
     if problems:
         findings.extend(
             Finding("fail", "content", problem, "edit the pack, then run `quizbot content check`")

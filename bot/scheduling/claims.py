@@ -17,13 +17,13 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db import Database
 from bot.db.models import Schedule, ScheduleFire, Workspace
 from bot.domain import ChannelRef
 from bot.scheduling.fires import LOGGER_NAME, Claim, FireKey, FireStatus, TickReport, log_context, rows_changed
 from bot.scheduling.rules import Rule, Slot, load_rule
 from bot.service.directory import insert_ignoring_conflict
 from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
+from bot.service.uow import UnitOfWorkFactory, committed
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -57,15 +57,16 @@ async def load_schedule(session: AsyncSession, schedule_id: int) -> LoadedSchedu
 class SlotClaimer:
     """Claims due slots for this replica (`replica`); slots later than `grace` are skipped, not posted."""
 
-    def __init__(self, *, db: Database, replica: str, grace: timedelta, batch: int) -> None:
-        self.db = db
+    def __init__(self, *, uow: UnitOfWorkFactory, replica: str, grace: timedelta, batch: int) -> None:
+        self.uow = uow
         self.replica = replica
         self.grace = grace
         self.batch = batch
 
     async def claim_due(self, now: datetime, served: list[str], report: TickReport) -> list[Claim]:
         """Claim the latest due slot of every due schedule (of platforms served here) that no replica claimed yet."""
-        async with self.db.transaction() as session:
+        async with committed(self.uow) as uow:
+            session = uow.session
             due = (
                 (
                     await session.execute(
@@ -92,7 +93,8 @@ class SlotClaimer:
 
     async def _claim(self, schedule_id: int, now: datetime, report: TickReport) -> Claim | None:
         """Advance one due schedule past now and claim its latest due slot; None if another replica did."""
-        async with self.db.transaction() as session:
+        async with committed(self.uow) as uow:
+            session = uow.session
             loaded = await load_schedule(session, schedule_id)
             if loaded is None:
                 return None

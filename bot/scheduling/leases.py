@@ -16,9 +16,9 @@ from typing import Any
 from sqlalchemy import ColumnElement, Update, update
 
 from bot.clock import Clock
-from bot.db import Database
 from bot.db.models import Schedule, ScheduleFire
 from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, log_context, rows_changed
+from bot.service.uow import UnitOfWorkFactory, committed
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -32,8 +32,8 @@ RELEASE_MARGIN = timedelta(minutes=1)
 class Leases:
     """Fenced updates of the claim rows this replica (`replica`) holds."""
 
-    def __init__(self, *, db: Database, clock: Clock, replica: str, lease: timedelta) -> None:
-        self.db = db
+    def __init__(self, *, uow: UnitOfWorkFactory, clock: Clock, replica: str, lease: timedelta) -> None:
+        self.uow = uow
         self.clock = clock
         self.replica = replica
         self.lease = lease
@@ -42,7 +42,8 @@ class Leases:
         """Renew every claim this replica is still working on (a slow fan-out is not taken over while alive)."""
         if not fire_ids:
             return
-        async with self.db.transaction() as session:
+        async with committed(self.uow) as uow:
+            session = uow.session
             await session.execute(
                 update(ScheduleFire)
                 .where(
@@ -71,7 +72,8 @@ class Leases:
 
     async def fail_and_pause(self, claim: Claim, reason: str) -> None:
         """Mark the slot failed and pause its schedule with the reason, in one transaction."""
-        async with self.db.transaction() as session:
+        async with committed(self.uow) as uow:
+            session = uow.session
             done = rows_changed(
                 await session.execute(self._fenced(claim).values(self._finished(FireStatus.FAILED, detail=reason)))
             )
@@ -96,7 +98,8 @@ class Leases:
             return 0
         expired = self.clock.now() - self.lease - RELEASE_MARGIN
         released = 0
-        async with self.db.transaction() as session:
+        async with committed(self.uow) as uow:
+            session = uow.session
             for attempts, fire_ids in by_attempt.items():
                 released += rows_changed(
                     await session.execute(
@@ -133,7 +136,8 @@ class Leases:
         )
 
     async def _update(self, claim: Claim, values: dict[str, Any], *also: ColumnElement[bool]) -> int:
-        async with self.db.transaction() as session:
+        async with committed(self.uow) as uow:
+            session = uow.session
             return rows_changed(await session.execute(self._fenced(claim, *also).values(values)))
 
     @staticmethod

@@ -17,12 +17,12 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
 
-from bot.db import Database
 from bot.db.models import Post, Schedule, ScheduleFire, Workspace
 from bot.domain import PostSource
 from bot.scheduling.claims import load_schedule
 from bot.scheduling.fires import LOGGER_NAME, Claim, FireKey, FireStatus, TickReport, log_context, rows_changed
 from bot.scheduling.rules import Slot
+from bot.service.uow import UnitOfWorkFactory, committed
 from bot.wording.i18n import plural
 
 log = logging.getLogger(LOGGER_NAME)
@@ -32,9 +32,9 @@ class Recovery:
     """Takes over expired claims for this replica (`replica`)."""
 
     def __init__(
-        self, *, db: Database, replica: str, lease: timedelta, grace: timedelta, batch: int, max_attempts: int
+        self, *, uow: UnitOfWorkFactory, replica: str, lease: timedelta, grace: timedelta, batch: int, max_attempts: int
     ) -> None:
-        self.db = db
+        self.uow = uow
         self.replica = replica
         self.lease = lease
         self.grace = grace
@@ -46,7 +46,8 @@ class Recovery:
     ) -> list[Claim]:
         """Take over the expired claims (of platforms served here) except those `held` by this process."""
         expired = now - self.lease
-        async with self.db.transaction() as session:
+        async with committed(self.uow) as uow:
+            session = uow.session
             rows = (
                 await session.execute(
                     select(ScheduleFire.id, ScheduleFire.attempts)
@@ -74,7 +75,8 @@ class Recovery:
         self, fire_id: int, attempts: int, now: datetime, expired: datetime, report: TickReport
     ) -> Claim | None:
         """Bump `attempts` of one expired claim (fencing out its owner) and adopt, retry or give up its slot."""
-        async with self.db.transaction() as session:
+        async with committed(self.uow) as uow:
+            session = uow.session
             taken = rows_changed(
                 await session.execute(
                     update(ScheduleFire)

@@ -15,7 +15,6 @@ from datetime import datetime
 
 from sqlalchemy import select, update
 
-from bot.db import Database
 from bot.db.models import Post, Workspace
 from bot.domain import ChannelRef
 from bot.errors import QuizError
@@ -23,6 +22,7 @@ from bot.ports import PlatformError, PlatformRegistry
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import LOGGER_NAME, TickReport, log_context, rows_changed
 from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
+from bot.service.uow import UnitOfWorkFactory, committed
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -44,14 +44,14 @@ class Reveals:
     def __init__(
         self,
         *,
-        db: Database,
+        uow: UnitOfWorkFactory,
         platforms: PlatformRegistry,
         fanout: FanOut,
         reveal_post: RevealPost,
         working: asyncio.Semaphore,
         batch: int,
     ) -> None:
-        self.db = db
+        self.uow = uow
         self.platforms = platforms
         self.fanout = fanout
         self.reveal_post = reveal_post
@@ -61,7 +61,8 @@ class Reveals:
     async def close_due(self, now: datetime, served: list[str]) -> list[ClosedPost]:
         """Close the posts (of platforms served here) whose close time has passed; those this replica closed."""
         closed = []
-        async with self.db.transaction() as session:
+        async with committed(self.uow) as uow:
+            session = uow.session
             rows = (
                 await session.execute(
                     joined_to_channel(select(Post.id, Post.closes_at, *CHANNEL_REF_COLUMNS), Post.channel_id)

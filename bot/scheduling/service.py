@@ -11,8 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Select, String, cast, delete, literal, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import Select, String, cast, literal, select
 from sqlalchemy.orm import aliased
 
 from bot.clock import Clock
@@ -20,12 +19,12 @@ from bot.commands import (
     AddSchedule,
 )
 from bot.content import Catalog
-from bot.db.models import Channel, Schedule, User, Workspace
+from bot.db.models import Channel, Schedule, User
 from bot.domain import ChannelRef, UserRef
 from bot.errors import QuizError, UnknownSchedule
 from bot.scheduling.rules import Slot, load_rule
 from bot.service.lookups import in_channel, in_workspace, joined_to_channel
-from bot.service.uow import UnitOfWorkFactory
+from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.service.views import ScheduleView
 from bot.wording import schedules as schedule_words
 
@@ -67,32 +66,29 @@ class ScheduleService:
     """Manage a workspace's schedules. Only admins change them; anyone may list them."""
 
     def __init__(self, *, uow: UnitOfWorkFactory, catalog: Catalog, clock: Clock) -> None:
-        self.uow = uow
+        self.uow = uow  # for reads outside a command (a listing without an open unit of work)
         self.catalog = catalog
         self.clock = clock
 
     # --- use cases -------------------------------------------------------------------------------
 
-    async def add(self, command: AddSchedule, *, channel: ChannelRef, user: UserRef) -> AddedSchedule:
-        """Put a channel on a rule; returns the schedule and its next three fires."""
+    async def add(self, uow: UnitOfWork, command: AddSchedule, *, channel: ChannelRef, user: UserRef) -> AddedSchedule:
+        """Put a channel on a rule; returns the schedule and its next three fires. The caller commits."""
         packs = list(dict.fromkeys(self.catalog.resolve(pack).id for pack in command.packs))  # UnknownPack suggests
         now = self.clock.now()
-        async with self.uow() as uow:
-            session = uow.session
-            channel_row = await uow.places.channel_id(channel, now)
-            workspace_row = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
-            timezone = command.timezone or await self._channel_timezone(session, channel_row)
-            zone = ZoneInfo(timezone)
-            existing = list(
-                (await session.execute(select(Schedule).where(Schedule.channel_id == channel_row))).scalars()
-            )
-            for other in existing:
-                if (other.rule, other.timezone, sorted(other.pack_ids)) == (command.rule.cron, timezone, sorted(packs)):
-                    raise QuizError(schedule_words.already_posts_here(other.id, command.rule.describe(), timezone))
-            if len(existing) >= MAX_PER_CHANNEL:
-                raise QuizError(schedule_words.too_many(len(existing)))
-            upcoming = command.rule.upcoming(now, zone, 3)
-            schedule = Schedule(
+        channel_row = await uow.places.channel_id(channel, now)
+        workspace_row = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
+        timezone = command.timezone or await uow.schedules.channel_timezone(channel_row)
+        zone = ZoneInfo(timezone)
+        existing = await uow.schedules.in_channel(channel_row)
+        for other in existing:
+            if (other.rule, other.timezone, sorted(other.pack_ids)) == (command.rule.cron, timezone, sorted(packs)):
+                raise QuizError(schedule_words.already_posts_here(other.id, command.rule.describe(), timezone))
+        if len(existing) >= MAX_PER_CHANNEL:
+            raise QuizError(schedule_words.too_many(len(existing)))
+        upcoming = command.rule.upcoming(now, zone, 3)
+        schedule = await uow.schedules.add(
+            Schedule(
                 workspace_id=workspace_row,
                 channel_id=channel_row,
                 rule=command.rule.cron,
@@ -106,72 +102,72 @@ class ScheduleService:
                 next_fire_at=upcoming[0].due,
                 next_slot=upcoming[0].key,
             )
-            session.add(schedule)
-            await session.flush()
-            view = _view(schedule, channel, user.display_name)
-            await uow.commit()
-        log.info(
-            "schedule %s added: %s in %s",
-            view.id,
-            view.rule.cron,
-            view.timezone,
-            extra=_log_extra(channel, view.id),
+        )
+        view = _view(schedule, channel, user.display_name)
+        uow.after_commit(
+            lambda: log.info(
+                "schedule %s added: %s in %s",
+                view.id,
+                view.rule.cron,
+                view.timezone,
+                extra=_log_extra(channel, view.id),
+            )
         )
         return AddedSchedule(view, upcoming)
 
-    async def list(self, channel: ChannelRef, *, everywhere: bool = False) -> list[ScheduleView]:
+    async def list(
+        self, channel: ChannelRef, *, everywhere: bool = False, within: UnitOfWork | None = None
+    ) -> list[ScheduleView]:
         """The schedules of a channel (or of its whole workspace), soonest first, paused ones last."""
-        async with self.uow() as uow:
-            session = uow.session
-            query = self._query(channel, channel_only=not everywhere)
-            rows = (await session.execute(query)).all()
+        async with reading(self.uow, within) as uow:
+            rows = await uow.schedules.rows(self._query(channel, channel_only=not everywhere))
         views = [_view(row.Schedule, _ref(channel, row.channel), row.created_by, row.paused_by) for row in rows]
         return sorted(views, key=lambda v: (not v.enabled, v.next_slot.due if v.next_slot else _NEVER, v.id))
 
-    async def remove(self, schedule_id: int, *, channel: ChannelRef, user: UserRef) -> ScheduleView:
-        """Delete a schedule of this workspace (its past posts stay, and open ones are still revealed)."""
-        async with self.uow() as uow:
-            session = uow.session
-            view = await self._get(session, channel, schedule_id)
-            await session.execute(delete(Schedule).where(Schedule.id == schedule_id))
-            await uow.commit()
-        log.info("schedule %s removed by %s", schedule_id, user.user_id, extra=_log_extra(view.channel, schedule_id))
+    async def remove(self, uow: UnitOfWork, schedule_id: int, *, channel: ChannelRef, user: UserRef) -> ScheduleView:
+        """Delete a schedule of this workspace (its past posts stay, and open ones are still revealed). The caller
+        commits."""
+        view = await self._get(uow, channel, schedule_id)
+        await uow.schedules.remove(schedule_id)
+        uow.after_commit(
+            lambda: log.info(
+                "schedule %s removed by %s", schedule_id, user.user_id, extra=_log_extra(view.channel, schedule_id)
+            )
+        )
         return view
 
-    async def set_paused(self, schedule_id: int, *, paused: bool, channel: ChannelRef, user: UserRef) -> PauseChange:
-        """Pause or resume a schedule; returns it and whether anything changed.
+    async def set_paused(
+        self, uow: UnitOfWork, schedule_id: int, *, paused: bool, channel: ChannelRef, user: UserRef
+    ) -> PauseChange:
+        """Pause or resume a schedule; returns it and whether anything changed. The caller commits.
 
         Resuming computes the next fire from now: slots that passed while paused are not posted.
         """
         now = self.clock.now()
-        async with self.uow() as uow:
-            session = uow.session
-            view = await self._get(session, channel, schedule_id)
-            schedule = await session.get(Schedule, schedule_id)
-            assert schedule is not None
-            changed = schedule.enabled == paused
-            if changed:
-                schedule.enabled = not paused
-                schedule.paused_reason = paused_by(await uow.places.user_id(user, now)) if paused else None
-                if not paused:
-                    upcoming = view.rule.next_slot(now, view.zone)
-                    schedule.next_fire_at, schedule.next_slot = upcoming.due, upcoming.key
-                await session.flush()
-                view = _view(schedule, view.channel, view.created_by, user.display_name or user.user_id)
-            await uow.commit()
+        view = await self._get(uow, channel, schedule_id)
+        schedule = await uow.schedules.get(schedule_id)
+        assert schedule is not None
+        changed = schedule.enabled == paused
         if changed:
-            log.info(
-                "schedule %s %s by %s",
-                schedule_id,
-                "paused" if paused else "resumed",
-                user.user_id,
-                extra=_log_extra(view.channel, schedule_id),
+            schedule.enabled = not paused
+            schedule.paused_reason = paused_by(await uow.places.user_id(user, now)) if paused else None
+            if not paused:
+                upcoming = view.rule.next_slot(now, view.zone)
+                schedule.next_fire_at, schedule.next_slot = upcoming.due, upcoming.key
+            await uow.schedules.flush()
+            view = _view(schedule, view.channel, view.created_by, user.display_name or user.user_id)
+            where = _log_extra(view.channel, schedule_id)
+            uow.after_commit(
+                lambda: log.info(
+                    "schedule %s %s by %s", schedule_id, "paused" if paused else "resumed", user.user_id, extra=where
+                )
             )
         return PauseChange(view, changed)
 
-    async def next_here(self, channel: ChannelRef) -> ScheduleView | None:
+    async def next_here(self, channel: ChannelRef, *, within: UnitOfWork | None = None) -> ScheduleView | None:
         """The enabled schedule of this channel that fires soonest, if any."""
-        views = [view for view in await self.list(channel) if view.enabled and view.next_slot is not None]
+        listed = await self.list(channel, within=within)
+        views = [view for view in listed if view.enabled and view.next_slot is not None]
         return views[0] if views else None
 
     # --- helpers ---------------------------------------------------------------------------------
@@ -196,24 +192,12 @@ class ScheduleService:
             query = query.where(*in_channel(channel))
         return query
 
-    async def _get(self, session: AsyncSession, channel: ChannelRef, schedule_id: int) -> ScheduleView:
-        row = (
-            await session.execute(self._query(channel, channel_only=False).where(Schedule.id == schedule_id))
-        ).first()
+    async def _get(self, uow: UnitOfWork, channel: ChannelRef, schedule_id: int) -> ScheduleView:
+        rows = await uow.schedules.rows(self._query(channel, channel_only=False).where(Schedule.id == schedule_id))
+        row = rows[0] if rows else None
         if row is None:
             raise UnknownSchedule(schedule_words.unknown_schedule(schedule_id))
         return _view(row.Schedule, _ref(channel, row.channel), row.created_by, row.paused_by)
-
-    @staticmethod
-    async def _channel_timezone(session: AsyncSession, channel_row: int) -> str:
-        row = (
-            await session.execute(
-                joined_to_channel(select(Channel.timezone, Workspace.timezone.label("workspace_timezone"))).where(
-                    Channel.id == channel_row
-                )
-            )
-        ).one()
-        return str(row.timezone or row.workspace_timezone or "UTC")
 
 
 def _ref(channel: ChannelRef, channel_id: str) -> ChannelRef:

@@ -24,7 +24,6 @@ from datetime import timedelta
 from typing import Any
 
 from bot.clock import Clock
-from bot.db import Database
 from bot.domain import ChannelRef
 from bot.errors import StorageUnavailable
 from bot.ports import PlatformRegistry
@@ -36,6 +35,7 @@ from bot.scheduling.posting import Holdings, Poster, PostQuestion, Stage
 from bot.scheduling.recovery import Recovery
 from bot.scheduling.reveals import RevealPost, Reveals
 from bot.scheduling.timer import Timer
+from bot.service.uow import UnitOfWorkFactory
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -46,7 +46,7 @@ class Ticker:
     def __init__(
         self,
         *,
-        db: Database,
+        uow: UnitOfWorkFactory,
         post_question: PostQuestion,
         reveal_post: RevealPost,
         platforms: PlatformRegistry,
@@ -70,13 +70,13 @@ class Ticker:
         # of hundreds of channels queues here instead of exhausting the connection pool.
         working = asyncio.Semaphore(max_concurrent)
         self.holdings = Holdings()
-        self.leases = Leases(db=db, clock=clock, replica=self.replica, lease=lease)
+        self.leases = Leases(uow=uow, clock=clock, replica=self.replica, lease=lease)
         self.reveals = Reveals(
-            db=db, platforms=platforms, fanout=self.fanout, reveal_post=reveal_post, working=working, batch=batch
+            uow=uow, platforms=platforms, fanout=self.fanout, reveal_post=reveal_post, working=working, batch=batch
         )
-        self.claimer = SlotClaimer(db=db, replica=self.replica, grace=grace, batch=batch)
+        self.claimer = SlotClaimer(uow=uow, replica=self.replica, grace=grace, batch=batch)
         self.recovery = Recovery(
-            db=db, replica=self.replica, lease=lease, grace=grace, batch=batch, max_attempts=max_attempts
+            uow=uow, replica=self.replica, lease=lease, grace=grace, batch=batch, max_attempts=max_attempts
         )
         self.poster = Poster(
             post_question=post_question,

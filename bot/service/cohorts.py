@@ -13,19 +13,13 @@ from __future__ import annotations
 
 import logging
 from datetime import date, datetime
-from typing import Any
-
-from sqlalchemy import case, delete, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
 from bot.content import Catalog
-from bot.db.models import Answer, Cohort, CohortMember, PackRow, Post, QuestionRow, User, Workspace
+from bot.db.models import Cohort, QuestionRow
 from bot.domain import ChannelRef, PostSource, QuestionKey, UserRef
 from bot.errors import NotFound, QuizError
-from bot.service.directory import insert_ignoring_conflict
-from bot.service.flags import paused_questions
-from bot.service.lookups import find_cohort, local_date, local_midnight, workspace_row
+from bot.service.lookups import local_date, local_midnight
 from bot.service.quiz import PostedQuestion, QuizService
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
 from bot.service.views import CohortView, CurriculumPack, MemberProgress
@@ -33,11 +27,6 @@ from bot.wording import cohorts as cohort_words
 from bot.wording.flags import curriculum_paused
 
 log = logging.getLogger(__name__)
-
-
-def _insert_member(session: AsyncSession, values: dict[str, Any]) -> Any:
-    statement = insert_ignoring_conflict(session, CohortMember, values, ["cohort_id", "user_id"])
-    return statement.returning(CohortMember.user_id)
 
 
 class CohortService:
@@ -56,9 +45,8 @@ class CohortService:
         # expand resolves each name as typed (any case, a unique prefix); UnknownPack suggests and lists the packs
         curriculum = self.catalog.expand(packs) if packs else [pack.id for pack in self.catalog.packs]
         now = self.clock.now()
-        session = uow.session
         workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
-        timezone = (await session.execute(select(Workspace.timezone).where(Workspace.id == workspace))).scalar_one()
+        timezone = await uow.cohorts.workspace_timezone(workspace)
         creator_row = await uow.places.user_id(creator, now)
         day = start or local_date(now, timezone)
         values = {
@@ -71,13 +59,10 @@ class CohortService:
             "created_by": creator_row,
             "created_at": now,
         }
-        statement = insert_ignoring_conflict(session, Cohort, values, ["workspace_id", "key"])
-        created = (await session.execute(statement.returning(Cohort.id))).scalar()
-        if created is None:
+        cohort = await uow.cohorts.add(values)
+        if cohort is None:
             raise QuizError(cohort_words.already_exists(name))
-        cohort = await session.get(Cohort, created)
-        assert cohort is not None
-        view = await cohort_view(session, cohort)
+        view = await cohort_view(uow, cohort)
         log.info("cohort created", extra={"platform": channel.platform, "workspace": channel.workspace_id})
         return view
 
@@ -89,82 +74,49 @@ class CohortService:
         the answer is counted exactly once (by the totals read here, or by the answer's own rollup update).
         """
         now = self.clock.now()
-        session = uow.session
         actor_row = await uow.places.user_id(actor, now)
         added: list[str] = []
         for ref in users:
             user_row = await uow.places.user_id(ref, now)
-            await session.execute(select(User.id).where(User.id == user_row).with_for_update())
-            totals = (
-                await session.execute(
-                    select(
-                        func.coalesce(func.sum(Answer.points), 0),
-                        func.coalesce(func.sum(case((Answer.is_correct, 1), else_=0)), 0),
-                        func.count(Answer.id),
-                    ).where(Answer.user_id == user_row, Answer.answered_at >= cohort.starts_at)
-                )
-            ).one()
+            await uow.cohorts.lock_member(user_row)
+            totals = await uow.cohorts.totals_since(user_row, cohort.starts_at)
             values = {
                 "cohort_id": cohort.id,
                 "user_id": user_row,
                 "joined_at": now,
                 "added_by": actor_row,
-                "points": int(totals[0]),
-                "correct": int(totals[1]),
-                "answered": int(totals[2]),
+                "points": totals.points,
+                "correct": totals.correct,
+                "answered": totals.answered,
             }
-            if (await session.execute(_insert_member(session, values))).scalar() is not None:
+            if await uow.cohorts.add_member(values):
                 added.append(ref.user_id)
         return added
 
     @staticmethod
     async def remove_members(uow: UnitOfWork, cohort: Cohort, user_ids: list[str]) -> list[str]:
         """Remove users (by platform id) from a cohort; returns the ids that were members."""
-        session = uow.session
-        rows = (
-            await session.execute(
-                select(User.id, User.external_id)
-                .join(CohortMember, CohortMember.user_id == User.id)
-                .where(
-                    CohortMember.cohort_id == cohort.id,
-                    User.workspace_id == cohort.workspace_id,
-                    User.external_id.in_(user_ids),
-                )
-            )
-        ).all()
-        if rows:
-            await session.execute(
-                delete(CohortMember).where(
-                    CohortMember.cohort_id == cohort.id, CohortMember.user_id.in_([row.id for row in rows])
-                )
-            )
-        found = {row.external_id for row in rows}
+        found = await uow.cohorts.remove_members(cohort, user_ids)
         return [uid for uid in user_ids if uid in found]
 
     @staticmethod
     async def delete(uow: UnitOfWork, cohort: Cohort) -> None:
         """Delete a cohort and its memberships (answers stay)."""
-        await uow.session.execute(delete(Cohort).where(Cohort.id == cohort.id))
+        await uow.cohorts.remove(cohort)
 
     @staticmethod
     async def all_cohorts(uow: UnitOfWork, channel: ChannelRef) -> list[CohortView]:
         """The cohorts of the channel's workspace, by name, with their progress (members without detail)."""
-        session = uow.session
-        workspace = await workspace_row(session, channel.platform, channel.workspace_id)
+        workspace = await uow.places.workspace(channel.platform, channel.workspace_id)
         if workspace is None:
             return []
-        cohorts = (
-            (await session.execute(select(Cohort).where(Cohort.workspace_id == workspace[0]).order_by(Cohort.key)))
-            .scalars()
-            .all()
-        )
-        return [await cohort_view(session, cohort) for cohort in cohorts]
+        return [await cohort_view(uow, cohort) for cohort in await uow.cohorts.of_workspace(workspace.id)]
 
     @staticmethod
     async def find(uow: UnitOfWork, channel: ChannelRef, name: str) -> Cohort:
         """The cohort of this name in the channel's workspace, or UnknownCohort listing the cohorts there are."""
-        workspace = await workspace_row(uow.session, channel.platform, channel.workspace_id)
-        return await find_cohort(uow.session, workspace[0] if workspace else None, name)
+        workspace = await uow.places.workspace(channel.platform, channel.workspace_id)
+        return await uow.cohorts.find(workspace.id if workspace else None, name)
 
     async def next_question(self, uow: UnitOfWork, cohort_id: int) -> QuestionKey | None:
         """(pack id, question id) of the first curriculum question the cohort has not been asked, or None.
@@ -172,13 +124,12 @@ class CohortService:
         Questions paused by flags in the cohort's workspace are skipped; once cleared, they come next again. When
         only paused questions are left, NotFound says so (the curriculum is not done).
         """
-        session = uow.session
-        cohort = await session.get(Cohort, cohort_id)
+        cohort = await uow.cohorts.get(cohort_id)
         if cohort is None:
             raise QuizError(cohort_words.no_longer_exists(cohort_id))
-        posted = set(await posted_questions(session, cohort.id))
-        paused = await paused_questions(session, self.quiz.pause_threshold, workspace_id=cohort.workspace_id)
-        left = [question for question in await curriculum_questions(session, cohort) if question.id not in posted]
+        posted = set(await uow.posts.asked_by_cohort(cohort.id))
+        paused = await uow.flags.paused(self.quiz.pause_threshold, workspace_id=cohort.workspace_id)
+        left = [question for question in await curriculum_questions(uow, cohort) if question.id not in posted]
         for question in left:
             if question.id not in paused:
                 return QuestionKey(question.pack_id, question.key)
@@ -214,39 +165,18 @@ class CohortService:
         )
 
 
-async def curriculum_questions(session: AsyncSession, cohort: Cohort) -> list[QuestionRow]:
+async def curriculum_questions(uow: UnitOfWork, cohort: Cohort) -> list[QuestionRow]:
     """The cohort's curriculum: active questions of its packs, pack by pack in order, each pack in its order."""
     order = {pack_id: index for index, pack_id in enumerate(cohort.packs)}
-    rows = (
-        (
-            await session.execute(
-                select(QuestionRow).where(QuestionRow.pack_id.in_(cohort.packs), QuestionRow.active.is_(True))
-            )
-        )
-        .scalars()
-        .all()
-    )
+    rows = await uow.questions.of_packs(cohort.packs)
     return sorted(rows, key=lambda q: (order[q.pack_id], q.position, q.id))
 
 
-async def posted_questions(session: AsyncSession, cohort_id: int) -> list[int]:
-    """Question row ids the cohort has been asked (posts with source cohort and this cohort's id)."""
-    return list(
-        (
-            await session.execute(
-                select(Post.question_id)
-                .where(Post.source == PostSource.COHORT.value, Post.source_ref == str(cohort_id))
-                .distinct()
-            )
-        ).scalars()
-    )
-
-
-async def cohort_view(session: AsyncSession, cohort: Cohort) -> CohortView:
+async def cohort_view(uow: UnitOfWork, cohort: Cohort) -> CohortView:
     """A cohort with its curriculum progress and its members' progress."""
-    curriculum = await curriculum_questions(session, cohort)
-    posted = set(await posted_questions(session, cohort.id))
-    titles = dict((await session.execute(select(PackRow.id, PackRow.title).where(PackRow.id.in_(cohort.packs)))).all())
+    curriculum = await curriculum_questions(uow, cohort)
+    posted = set(await uow.posts.asked_by_cohort(cohort.id))
+    titles = await uow.questions.titles(cohort.packs)
     packs = tuple(
         CurriculumPack(
             pack_id=pack_id,
@@ -256,39 +186,17 @@ async def cohort_view(session: AsyncSession, cohort: Cohort) -> CohortView:
         )
         for pack_id in cohort.packs
     )
-    on_cohort_posts = (
-        select(
-            Answer.user_id,
-            func.count(Answer.id).label("answered"),
-            func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
-        )
-        .join(Post, Post.id == Answer.post_id)
-        .where(Post.source == PostSource.COHORT.value, Post.source_ref == str(cohort.id))
-        .group_by(Answer.user_id)
-        .subquery()
-    )
-    rows = (
-        await session.execute(
-            select(
-                User.display_name,
-                CohortMember.points,
-                func.coalesce(on_cohort_posts.c.answered, 0),
-                func.coalesce(on_cohort_posts.c.correct, 0),
-            )
-            .join(User, User.id == CohortMember.user_id)
-            .outerjoin(on_cohort_posts, on_cohort_posts.c.user_id == CohortMember.user_id)
-            .where(CohortMember.cohort_id == cohort.id)
-        )
-    ).all()
     members = sorted(
-        (MemberProgress(name=row[0], points=int(row[1]), answered=int(row[2]), correct=int(row[3])) for row in rows),
+        (
+            MemberProgress(name=row.name, points=row.points, answered=row.answered, correct=row.correct)
+            for row in await uow.cohorts.member_progress(cohort)
+        ),
         key=lambda m: (-m.answered, -m.correct, m.name.casefold()),
     )
-    creator = await session.get(User, cohort.created_by) if cohort.created_by else None
     return CohortView(
         name=cohort.name,
         start_date=cohort.start_date,
-        created_by=creator.display_name if creator else None,
+        created_by=await uow.cohorts.creator_name(cohort),
         curriculum=packs,
         members=tuple(members),
     )

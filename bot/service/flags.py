@@ -6,8 +6,8 @@ flags a question once, and flagging it again updates the reason. In each workspa
 flags, which keeps the rows (stamped `cleared_at`) for the pack's authors. Flags, pauses and clearing are per
 workspace, like everything a workspace's admins decide; `quizbot content flags` reads them across workspaces.
 
-The use cases run inside the caller's unit of work (the dispatcher's); the reads (`flagged_questions`,
-`paused_questions`) are queries a read model or another use case calls with its session.
+The use cases run inside the caller's unit of work (the dispatcher's), through its `flags` repository;
+`flagged_questions` is a read-side query (`/quiz flags`, reports, `quizbot content flags`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, case, func, select, update
+from sqlalchemy import ColumnElement, Select, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
-from bot.db.models import Answer, Channel, PackRow, Post, QuestionFlag, QuestionRow, User
+from bot.db.models import Answer, PackRow, Post, QuestionFlag, QuestionRow, User
 from bot.domain import ChannelRef, UserRef
 from bot.domain.flags import (
     DEFAULT_PAUSE_THRESHOLD,
@@ -34,8 +34,6 @@ from bot.domain.flags import (
     flag_reason,
 )
 from bot.errors import NotFound, UnknownPost
-from bot.service.directory import insert_ignoring_conflict
-from bot.service.lookups import workspace_row
 from bot.service.uow import UnitOfWork
 from bot.wording import flags as flag_words
 from bot.wording.errors import UNKNOWN_POST
@@ -59,35 +57,19 @@ class FlagService:
         the question the user last answered or reported in this channel, else the channel's newest post.
         """
         now = self.clock.now()
-        session = uow.session
         workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
         user_row = await uow.places.user_id(user, now)
         if post_id is None:
             post_id = await self._latest_post(uow, channel, user_row, now)
-        found = (
-            await session.execute(
-                select(Post.question_id, QuestionRow.pack_id, QuestionRow.key, QuestionRow.prompt)
-                .join(Channel, Channel.id == Post.channel_id)
-                .join(QuestionRow, QuestionRow.id == Post.question_id)
-                .where(Post.id == post_id, Channel.workspace_id == workspace)
-            )
-        ).first()
+        found = await uow.flags.question_of_post(post_id, workspace)
         if found is None:  # gone, or a forged button naming another workspace's post
             raise UnknownPost(UNKNOWN_POST)
-        question_id = int(found.question_id)
+        question_id = found.question_id
         reason = flag_reason(reason)
         outcome, kept_reason = await self._upsert(
-            session, workspace=workspace, question_id=question_id, post_id=post_id, user_row=user_row, reason=reason
+            uow, workspace=workspace, question_id=question_id, post_id=post_id, user_row=user_row, reason=reason
         )
-        open_flags = (
-            await session.execute(
-                select(func.count(QuestionFlag.id)).where(
-                    QuestionFlag.workspace_id == workspace,
-                    QuestionFlag.question_id == question_id,
-                    QuestionFlag.cleared_at.is_(None),
-                )
-            )
-        ).scalar_one()
+        open_flags = await uow.flags.open_count(workspace, question_id)
         log.info(
             "question %s/%s flagged (%s, %d open)",
             found.pack_id,
@@ -108,43 +90,20 @@ class FlagService:
 
     async def _latest_post(self, uow: UnitOfWork, channel: ChannelRef, user_row: int, now: datetime) -> int:
         """The post `/quiz flag` means: the user's latest answer or flag in this channel, else its newest post."""
-        session = uow.session
         channel_id = await uow.places.channel_id(channel, now)
-        answered = (
-            await session.execute(
-                select(Answer.post_id, Answer.answered_at.label("at"))
-                .where(Answer.user_id == user_row, Answer.channel_id == channel_id)
-                .order_by(Answer.answered_at.desc(), Answer.id.desc())
-                .limit(1)
-            )
-        ).first()
-        flagged = (
-            await session.execute(
-                select(QuestionFlag.post_id, QuestionFlag.updated_at.label("at"))
-                .join(Post, Post.id == QuestionFlag.post_id)
-                .where(QuestionFlag.user_id == user_row, Post.channel_id == channel_id)
-                .order_by(QuestionFlag.updated_at.desc(), QuestionFlag.id.desc())
-                .limit(1)
-            )
-        ).first()
-        mine = [row for row in (answered, flagged) if row is not None]
+        answered = await uow.flags.last_answered(user_row, channel_id)
+        flagged = await uow.flags.last_flagged(user_row, channel_id)
+        mine = [seen for seen in (answered, flagged) if seen is not None]
         if mine:  # a reason typed after clicking "Report a problem" goes to that report, even under an old answer
-            return int(max(mine, key=lambda row: row.at).post_id)
-        newest = (
-            await session.execute(
-                select(Post.id)
-                .where(Post.channel_id == channel_id, Post.message_ref.is_not(None))
-                .order_by(Post.opened_at.desc(), Post.id.desc())
-                .limit(1)
-            )
-        ).scalar()
+            return max(mine, key=lambda seen: seen.at).post_id
+        newest = await uow.flags.newest_post(channel_id)
         if newest is None:
             raise NotFound(flag_words.nothing_to_flag())
-        return int(newest)
+        return newest
 
     async def _upsert(
         self,
-        session: AsyncSession,
+        uow: UnitOfWork,
         *,
         workspace: int,
         question_id: int,
@@ -163,14 +122,9 @@ class FlagService:
             "created_at": now,
             "updated_at": now,
         }
-        statement = insert_ignoring_conflict(session, QuestionFlag, values, ["user_id", "question_id"])
-        if (await session.execute(statement.returning(QuestionFlag.id))).scalar() is not None:
+        if await uow.flags.add(values):
             return FlagOutcome.RECORDED, reason
-        flag = (
-            await session.execute(
-                select(QuestionFlag).where(QuestionFlag.user_id == user_row, QuestionFlag.question_id == question_id)
-            )
-        ).scalar_one()
+        flag = await uow.flags.of_user(user_row, question_id)
         if flag.cleared_at is not None:  # cleared by an admin, and reported again: a new report on the question
             flag.cleared_at, flag.cleared_by, flag.reason = None, None, reason
             flag.post_id, flag.updated_at = post_id, now
@@ -182,7 +136,7 @@ class FlagService:
 
     async def flagged(self, uow: UnitOfWork, channel: ChannelRef) -> list[FlaggedQuestion]:
         """The channel's workspace's questions with open flags, most flagged first."""
-        found = await workspace_row(uow.session, channel.platform, channel.workspace_id)
+        found = await uow.places.workspace(channel.platform, channel.workspace_id)
         if found is None:
             return []
         return await flagged_questions(uow.session, threshold=self.threshold, workspace_ids=[found.id])
@@ -191,28 +145,14 @@ class FlagService:
         self, uow: UnitOfWork, channel: ChannelRef, user: UserRef, *, pack_id: str, key: str
     ) -> FlagsCleared:
         """Clear the open flags on a question in this workspace (it is back in rotation); the caller commits."""
-        session = uow.session
-        question = (
-            await session.execute(
-                select(QuestionRow.id, QuestionRow.prompt).where(QuestionRow.pack_id == pack_id, QuestionRow.key == key)
-            )
-        ).first()
+        question = await uow.questions.any(pack_id, key)
         if question is None:
             raise NotFound(flag_words.unknown_question(pack_id, key))
         cleared = 0
-        found = await workspace_row(session, channel.platform, channel.workspace_id)
+        found = await uow.places.workspace(channel.platform, channel.workspace_id)
         if found is not None:
             now = self.clock.now()
-            result = await session.execute(
-                update(QuestionFlag)
-                .where(
-                    QuestionFlag.workspace_id == found.id,
-                    QuestionFlag.question_id == question.id,
-                    QuestionFlag.cleared_at.is_(None),
-                )
-                .values(cleared_at=now, cleared_by=await uow.places.user_id(user, now))
-            )
-            cleared = int(result.rowcount or 0)  # type: ignore[attr-defined]
+            cleared = await uow.flags.clear(found.id, question.id, now, await uow.places.user_id(user, now))
         log.info(
             "flags on %s/%s cleared (%d)",
             pack_id,
@@ -221,28 +161,6 @@ class FlagService:
             extra={"platform": channel.platform, "workspace": channel.workspace_id},
         )
         return FlagsCleared(pack_id=pack_id, key=key, prompt=question.prompt, cleared=cleared)
-
-
-def _paused(threshold: int, workspace: ColumnElement[Any] | int) -> Select[Any]:
-    return (
-        select(QuestionFlag.question_id)
-        .where(QuestionFlag.workspace_id == workspace, QuestionFlag.cleared_at.is_(None))
-        .group_by(QuestionFlag.question_id)
-        .having(func.count(QuestionFlag.id) >= threshold)
-    )
-
-
-async def paused_questions(
-    session: AsyncSession, threshold: int, *, workspace_id: int | None = None, channel_id: int | None = None
-) -> set[int]:
-    """Row ids of the questions paused in a workspace (given itself, or by one of its channels)."""
-    if workspace_id is not None:
-        workspace: ColumnElement[Any] | int = workspace_id
-    elif channel_id is not None:
-        workspace = select(Channel.workspace_id).where(Channel.id == channel_id).scalar_subquery()
-    else:
-        raise ValueError("paused_questions needs a workspace or a channel")
-    return {int(question) for question in (await session.execute(_paused(threshold, workspace))).scalars()}
 
 
 async def flagged_questions(

@@ -161,8 +161,8 @@ async def reveal_current(
 
 
 async def list_packs(command: ListPacks, context: Context, uow: UnitOfWork, *, catalog: Catalog) -> Reply:
-    """`/quiz packs`."""
-    return Reply(help.packs_message(catalog))
+    """`/quiz packs` (admins also see the pack files that did not load)."""
+    return Reply(help.packs_message(catalog, left_out=catalog.problems if context.is_admin else ()))
 
 
 async def show_help(command: ShowHelp, context: Context, uow: UnitOfWork) -> Reply:
@@ -264,7 +264,7 @@ async def list_cohorts(command: ListCohorts, context: Context, uow: UnitOfWork, 
 async def show_cohort(command: ShowCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort show NAME`."""
     cohort = await cohorts_.find(uow, context.channel, command.name)
-    return Reply(cohorts.show_message(await cohort_view(uow.session, cohort)))
+    return Reply(cohorts.show_message(await cohort_view(uow, cohort)))
 
 
 async def post_cohort_question(
@@ -292,15 +292,18 @@ async def delete_cohort(command: DeleteCohort, context: Context, uow: UnitOfWork
 
 async def start_review(command: StartReview, context: Context, uow: UnitOfWork, *, review_: ReviewService) -> Reply:
     """`/quiz review`: the question out for review, or when the next one is due."""
-    found = await review_.next_question(context.user)
+    found = await review_.next_question(uow, context.user)
     if isinstance(found, NothingDue):
         return Reply(review.nothing_due_message(found, now=review_.clock.now()))
+    await uow.commit()  # the question is out: its shown order and version are pinned
     return Reply(review.question_message(found))
 
 
 async def answer_review(command: AnswerReview, context: Context, uow: UnitOfWork, *, review_: ReviewService) -> Reply:
     """`/quiz review N`."""
-    return Reply(review.result_message(await review_.answer(context.user, command.number)))
+    result = await review_.answer(uow, context.user, command.number)
+    await uow.commit()
+    return Reply(review.result_message(result))
 
 
 # --- schedules -----------------------------------------------------------------------------------------
@@ -310,7 +313,8 @@ async def add_schedule(
     command: AddSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
 ) -> Reply:
     """`/quiz schedule add ...` (the channel sees it)."""
-    view, upcoming = await schedules_.add(command, channel=context.channel, user=context.user)
+    view, upcoming = await schedules_.add(uow, command, channel=context.channel, user=context.user)
+    await uow.commit()
     return Reply(schedules.added(view, upcoming), private=False)
 
 
@@ -318,7 +322,7 @@ async def list_schedules(
     command: ListSchedules, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
 ) -> Reply:
     """`/quiz schedule list [all]`."""
-    views = await schedules_.list(context.channel, everywhere=command.everywhere)
+    views = await schedules_.list(context.channel, everywhere=command.everywhere, within=uow)
     return Reply(schedules.listing(views, everywhere=command.everywhere, here=context.channel))
 
 
@@ -326,7 +330,8 @@ async def remove_schedule(
     command: RemoveSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
 ) -> Reply:
     """`/quiz schedule remove ID` (the channel sees it)."""
-    view = await schedules_.remove(command.schedule_id, channel=context.channel, user=context.user)
+    view = await schedules_.remove(uow, command.schedule_id, channel=context.channel, user=context.user)
+    await uow.commit()
     return Reply(schedules.removed(view, context.user), private=False)
 
 
@@ -335,8 +340,9 @@ async def pause_schedule(
 ) -> Reply:
     """`/quiz schedule pause ID` (the channel sees it when something changed)."""
     view, changed = await schedules_.set_paused(
-        command.schedule_id, paused=True, channel=context.channel, user=context.user
+        uow, command.schedule_id, paused=True, channel=context.channel, user=context.user
     )
+    await uow.commit()
     return Reply(schedules.paused(view, context.user, changed=changed), private=not changed)
 
 
@@ -345,8 +351,9 @@ async def resume_schedule(
 ) -> Reply:
     """`/quiz schedule resume ID` (the channel sees it when something changed)."""
     view, changed = await schedules_.set_paused(
-        command.schedule_id, paused=False, channel=context.channel, user=context.user
+        uow, command.schedule_id, paused=False, channel=context.channel, user=context.user
     )
+    await uow.commit()
     return Reply(schedules.resumed(view, context.user, changed=changed), private=not changed)
 
 
@@ -354,7 +361,7 @@ async def next_schedule(
     command: NextSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService, clock: Clock
 ) -> Reply:
     """`/quiz schedule next`."""
-    return Reply(schedules.next_here(await schedules_.next_here(context.channel), now=clock.now()))
+    return Reply(schedules.next_here(await schedules_.next_here(context.channel, within=uow), now=clock.now()))
 
 
 # --- flags --------------------------------------------------------------------------------------------

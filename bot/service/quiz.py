@@ -14,13 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
 from bot.content import Catalog
-from bot.db.models import Answer, Channel, PackRow, Post, PostSnapshot, QuestionRow, QuestionVersion, User
+from bot.db.models import PackRow, Post, PostSnapshot, QuestionRow
 from bot.domain import (
     ChannelRef,
     PostSource,
@@ -33,10 +31,8 @@ from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformError, PlatformRegistry
-from bot.service.flags import paused_questions
-from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, in_channel, joined_to_channel
-from bot.service.uow import UnitOfWorkFactory
-from bot.service.versions import current_version
+from bot.service.repositories import Shown
+from bot.service.uow import UnitOfWork, UnitOfWorkFactory
 from bot.wording import cards as card_words
 from bot.wording.flags import all_paused
 
@@ -49,15 +45,6 @@ class PostedCard(NamedTuple):
     channel: ChannelRef
     message_ref: str | None
     card: QuestionCard
-
-
-class _Shown(NamedTuple):
-    """A post with what it showed (its snapshot and version) and its question as it is now (retired or not)."""
-
-    post: Post
-    snapshot: PostSnapshot
-    version: QuestionVersion
-    question: QuestionRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +86,7 @@ class QuizService:
         for attempt in range(3):
             try:
                 async with self.uow() as uow:
-                    session = uow.session
-                    await self._sync(session)
+                    await self._sync(uow)
                     await uow.commit()
                 return
             except IntegrityError:  # another replica synced the same rows at the same moment
@@ -108,17 +94,17 @@ class QuizService:
                     raise
                 log.info("content sync raced another process; retrying")
 
-    async def _sync(self, session: AsyncSession) -> None:
+    async def _sync(self, uow: UnitOfWork) -> None:
         now = self.clock.now()
-        packs = {row.id: row for row in (await session.execute(select(PackRow))).scalars()}
-        questions = {(row.pack_id, row.key): row for row in (await session.execute(select(QuestionRow))).scalars()}
+        packs = await uow.questions.packs()
+        questions = await uow.questions.all()
         loaded_ids = {pack.id for pack in self.catalog.packs}
         for pack_id, pack_row in packs.items():
             pack_row.active = pack_id in loaded_ids
         for pack in self.catalog.packs:
             existing_pack = packs.get(pack.id)
             if existing_pack is None:
-                session.add(
+                uow.questions.add(
                     PackRow(
                         id=pack.id,
                         title=pack.title,
@@ -135,7 +121,7 @@ class QuizService:
                     list(pack.tags),
                     now,
                 )
-        await session.flush()
+        await uow.questions.flush()
         seen: set[tuple[str, str]] = set()
         for pack in self.catalog.packs:
             for position, question in enumerate(pack.questions):
@@ -153,7 +139,7 @@ class QuizService:
                 }
                 existing = questions.get(key)
                 if existing is None:
-                    session.add(QuestionRow(pack_id=pack.id, key=question.key, **fields))
+                    uow.questions.add(QuestionRow(pack_id=pack.id, key=question.key, **fields))
                 else:
                     for name, value in fields.items():
                         if getattr(existing, name) != value:
@@ -195,51 +181,42 @@ class QuizService:
         packs = self._packs_to_draw_from(pack_id, pack_ids, question)
         now = self.clock.now()
         async with self.uow() as uow:
-            session = uow.session
             channel_row = await uow.places.channel_id(channel, now)
             if question is None:
-                chosen = await self._next_question(session, channel_row, packs)
+                chosen = await self._next_question(uow, channel_row, packs)
             else:
-                chosen = await self._question(session, *question)
-            version = await current_version(session, chosen, now)
+                chosen = await self._question(uow, *question)
+            version = await uow.questions.current_version(chosen, now)
             order = list(range(len(version.choices)))
             self.rng.shuffle(order)
             poster = await uow.places.user_id(posted_by, now) if posted_by else None
-            post = Post(
-                channel_id=channel_row,
-                question_id=chosen.id,
-                choice_order=order,
-                source=source.value,
-                source_ref=source_ref,
-                posted_by=poster,
-                opened_at=now,
-                closes_at=closes_at,
-            )
-            session.add(post)
-            await session.flush()
-            in_pack = (
-                await session.execute(
-                    select(func.count(QuestionRow.id)).where(
-                        QuestionRow.pack_id == chosen.pack_id, QuestionRow.active.is_(True)
-                    )
+            post = await uow.posts.add(
+                Post(
+                    channel_id=channel_row,
+                    question_id=chosen.id,
+                    choice_order=order,
+                    source=source.value,
+                    source_ref=source_ref,
+                    posted_by=poster,
+                    opened_at=now,
+                    closes_at=closes_at,
                 )
-            ).scalar_one()
+            )
+            in_pack = await uow.questions.active_count(chosen.pack_id)
             snapshot = PostSnapshot(
                 post_id=post.id,
                 question_version_id=version.id,
                 question_number=chosen.position + 1,
                 question_count=max(in_pack, chosen.position + 1),
             )
-            session.add(snapshot)
-            await session.flush()
-            card = await self._card(session, _Shown(post, snapshot, version, chosen))
+            await uow.posts.pin(snapshot)
+            card = await self._card(uow, Shown(post, snapshot, version, chosen))
             await uow.commit()
         try:
             message_ref = await platform.post_card(channel, card)
         except Exception as exc:
             async with self.uow() as uow:
-                session = uow.session
-                await session.execute(delete(Post).where(Post.id == card.post_id))
+                await uow.posts.remove(card.post_id)
                 await uow.commit()
             log.warning(
                 "posting a question failed: %s",
@@ -253,8 +230,7 @@ class QuizService:
             self.metrics.platform_errors.labels(channel.platform, "error").inc()
             raise QuizError(card_words.could_not_post(exc)) from exc
         async with self.uow() as uow:
-            session = uow.session
-            await session.execute(update(Post).where(Post.id == card.post_id).values(message_ref=message_ref))
+            await uow.posts.record_message(card.post_id, message_ref)
             await uow.commit()
         self.metrics.posts.labels(channel.platform, source.value).inc()
         log.info(
@@ -268,24 +244,14 @@ class QuizService:
         )
         return PostedQuestion(channel=channel, card=card, message_ref=message_ref)
 
-    async def _next_question(self, session: AsyncSession, channel_row: int, packs: list[str]) -> QuestionRow:
+    async def _next_question(self, uow: UnitOfWork, channel_row: int, packs: list[str]) -> QuestionRow:
         """One of the pool's questions asked least in this channel, at random, but never the pool's question asked
         here last: a new cycle does not start with the question that ended the previous one, and two consecutive
         posts never share a question when the pool has more than one."""
-        times = func.count(Post.id).label("times")
-        last_post = func.max(Post.id).label("last_post")
-        rows = (
-            await session.execute(
-                select(QuestionRow.id, times, last_post)
-                .outerjoin(Post, (Post.question_id == QuestionRow.id) & (Post.channel_id == channel_row))
-                .where(QuestionRow.pack_id.in_(packs), QuestionRow.active.is_(True))
-                .group_by(QuestionRow.id)
-                .order_by(QuestionRow.id)
-            )
-        ).all()
+        rows = await uow.questions.rotation(channel_row, packs)
         if not rows:
             raise UnknownPack(card_words.no_questions_in(packs))
-        paused = await paused_questions(session, self.pause_threshold, channel_id=channel_row)
+        paused = await uow.flags.paused(self.pause_threshold, channel_id=channel_row)
         rows = [row for row in rows if row.id not in paused]
         if not rows:
             raise UnknownPack(all_paused(packs))
@@ -294,65 +260,40 @@ class QuizService:
             rows = [row for row in rows if row.id != asked_last.id or asked_last.last_post is None]
         fewest = min(row.times for row in rows)
         candidates = [row.id for row in rows if row.times == fewest]
-        question = await session.get(QuestionRow, self.rng.choice(candidates))
+        question = await uow.questions.get(self.rng.choice(candidates))
         assert question is not None
         return question
 
     @staticmethod
-    async def _question(session: AsyncSession, pack_id: str, key: str) -> QuestionRow:
-        found = (
-            await session.execute(
-                select(QuestionRow).where(
-                    QuestionRow.pack_id == pack_id, QuestionRow.key == key, QuestionRow.active.is_(True)
-                )
-            )
-        ).scalar()
+    async def _question(uow: UnitOfWork, pack_id: str, key: str) -> QuestionRow:
+        found = await uow.questions.active(pack_id, key)
         if found is None:
             raise UnknownPack(card_words.question_not_loaded(pack_id, key))
         return found
 
     @staticmethod
-    async def _shown(session: AsyncSession, post_id: int) -> _Shown:
-        row = (
-            await session.execute(
-                select(Post, PostSnapshot, QuestionVersion, QuestionRow)
-                .join(PostSnapshot, PostSnapshot.post_id == Post.id)
-                .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
-                .join(QuestionRow, QuestionRow.id == Post.question_id)
-                .where(Post.id == post_id)
-            )
-        ).first()
-        if row is None:
+    async def _shown(uow: UnitOfWork, post_id: int) -> Shown:
+        shown = await uow.posts.shown(post_id)
+        if shown is None:
             raise UnknownPost(card_words.unknown_post())
-        return _Shown(row[0], row[1], row[2], row[3])
+        return shown
 
     async def current_post_id(self, channel: ChannelRef) -> int:
         """The newest open post in a channel, or NoOpenPost."""
         async with self.uow() as uow:
-            session = uow.session
-            post_id = (
-                await session.execute(
-                    joined_to_channel(select(Post.id), Post.channel_id)
-                    .where(*in_channel(channel), Post.closed_at.is_(None), Post.message_ref.is_not(None))
-                    .order_by(Post.opened_at.desc(), Post.id.desc())
-                    .limit(1)
-                )
-            ).scalar()
+            post_id = await uow.posts.newest_open(channel)
         if post_id is None:
             raise NoOpenPost(card_words.no_open_post())
-        return int(post_id)
+        return post_id
 
     async def close_post(self, post_id: int) -> PostedCard:
         """Close a post (idempotent) and return where it is and its revealed card."""
         now = self.clock.now()
         async with self.uow() as uow:
-            session = uow.session
-            await session.execute(
-                update(Post).where(Post.id == post_id, Post.closed_at.is_(None)).values(closed_at=now)
-            )
-            shown = await self._shown(session, post_id)
-            channel = await self._channel_ref(session, shown.post.channel_id)
-            card = await self._card(session, shown)
+            await uow.posts.close(post_id, now)
+            shown = await self._shown(uow, post_id)
+            channel = await uow.posts.channel(shown.post.channel_id)
+            card = await self._card(uow, shown)
             await uow.commit()
         log.info(
             "post closed",
@@ -363,41 +304,26 @@ class QuizService:
     async def card(self, post_id: int) -> PostedCard:
         """A post's current card, where it was posted, and its message reference."""
         async with self.uow() as uow:
-            session = uow.session
-            shown = await self._shown(session, post_id)
-            channel = await self._channel_ref(session, shown.post.channel_id)
-            card = await self._card(session, shown)
+            shown = await self._shown(uow, post_id)
+            channel = await uow.posts.channel(shown.post.channel_id)
+            card = await self._card(uow, shown)
         return PostedCard(channel, shown.post.message_ref, card)
 
     @staticmethod
-    async def _channel_ref(session: AsyncSession, channel_row: int) -> ChannelRef:
-        query = joined_to_channel(select(*CHANNEL_REF_COLUMNS)).where(Channel.id == channel_row)
-        return channel_ref_of((await session.execute(query)).one())
-
-    @staticmethod
-    async def _card(session: AsyncSession, shown: _Shown) -> QuestionCard:
+    async def _card(uow: UnitOfWork, shown: Shown) -> QuestionCard:
         """The card of a post as it was posted (its version, shown order, number and count) with its answers now.
 
         Only two things come from the present: the pack's title, and whether the question has since been
         retired from its pack (the footer then shows no stale "of N").
         """
         post, snapshot, version, question = shown
-        pack = await session.get(PackRow, question.pack_id)
+        pack = await uow.questions.pack(question.pack_id)
         order = list(post.choice_order)
         reveal = None
         if post.closed_at is None:
-            answer_count = (
-                await session.execute(select(func.count(Answer.id)).where(Answer.post_id == post.id))
-            ).scalar_one()
+            answer_count = await uow.posts.answer_count(post.id)
         else:
-            answers = (
-                await session.execute(
-                    select(Answer.choice_index, Answer.is_correct, User.display_name)
-                    .join(User, User.id == Answer.user_id)
-                    .where(Answer.post_id == post.id)
-                    .order_by(Answer.answered_at, Answer.id)
-                )
-            ).all()
+            answers = await uow.posts.answers(post.id)
             answer_count = len(answers)
             by_choice = Counter(row.choice_index for row in answers)
             reveal = RevealView(

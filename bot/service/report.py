@@ -159,7 +159,7 @@ class ReportService:
             ).one()
             questions = await self._questions(session, scope)
             days = await self._days(session, scope, timezone) if daily else ()
-            view = await cohort_view(session, found) if found else None
+            view = await cohort_view(uow, found) if found else None
             users = (
                 select(CohortMember.user_id).where(CohortMember.cohort_id == found.id)
                 if found

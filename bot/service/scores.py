@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.db.models import ChannelScore, Cohort, CohortMember, UserScore
-from bot.service import review
+from bot.service.repositories import Review
 from bot.service.upserts import COUNTERS, add_to_totals_many
 
 
@@ -102,7 +102,7 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
         )
     wrong = sorted({(a.user_id, a.question_id): a.answered_at for a in answers if not a.correct}.items())
     if wrong:
-        await review.put_many_in_review(session, [(user, question, at) for (user, question), at in wrong])
+        await Review(session).put_many([(user, question, at) for (user, question), at in wrong])
 
 
 async def channel_ranks(session: AsyncSession, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:

@@ -484,7 +484,7 @@ class Stats:
             ).scalars()
             tags = Counter(tag for row in missed for tag in (row or []))
             streaks = (await user_streaks(session, [user_row], timezone=timezone, now=now))[user_row]
-            review = await review_summary(session, user_row, now)
+            review = await review_summary(uow, user_row, now)
         return UserStats(
             name=user.display_name,
             answered=mine.answered,

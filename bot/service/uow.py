@@ -1,9 +1,11 @@
-"""The unit of work: one transaction, the repositories a use case loads and saves through, after-commit hooks.
+"""The unit of work: one transaction, the repositories a use case loads and saves through (repositories.py),
+after-commit hooks.
 
 The shape is cosmicpython's (`src/allocation/service_layer/unit_of_work.py`)::
 
     async with uow_factory() as uow:
-        channel = await uow.places.channel_id(ref)
+        channel = await uow.places.channel_id(ref, now)
+        shown = await uow.posts.shown(post_id)
         ...
         await uow.commit()
 
@@ -18,37 +20,16 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from datetime import datetime
 from types import TracebackType
 from typing import Self
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
-from bot.domain import ChannelRef, UserRef
 from bot.service.directory import Directory
+from bot.service.repositories import Cohorts, Flags, Places, Posts, Questions, Review, Schedules
 
 log = logging.getLogger(__name__)
-
-
-class Places:
-    """The workspace, channel and user rows behind platform ids, within one unit of work (a repository)."""
-
-    def __init__(self, session: AsyncSession, directory: Directory) -> None:
-        self._session = session
-        self._directory = directory
-
-    async def workspace_id(self, platform: str, external_id: str, now: datetime) -> int:
-        """The row id of a workspace, created on first sight."""
-        return await self._directory.workspace_id(self._session, platform, external_id, now)
-
-    async def channel_id(self, ref: ChannelRef, now: datetime) -> int:
-        """The row id of a channel, created on first sight."""
-        return await self._directory.channel_id(self._session, ref, now)
-
-    async def user_id(self, ref: UserRef, now: datetime) -> int:
-        """The row id of a user, created on first sight; the display name is kept current."""
-        return await self._directory.user_id(self._session, ref, now)
 
 
 class UnitOfWork:
@@ -56,6 +37,12 @@ class UnitOfWork:
 
     session: AsyncSession
     places: Places
+    questions: Questions
+    posts: Posts
+    cohorts: Cohorts
+    schedules: Schedules
+    review: Review
+    flags: Flags
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -70,6 +57,12 @@ class UnitOfWork:
     async def __aenter__(self) -> Self:
         self.session = self._db.sessions()
         self.places = Places(self.session, self._directory)
+        self.questions = Questions(self.session)
+        self.posts = Posts(self.session)
+        self.cohorts = Cohorts(self.session)
+        self.schedules = Schedules(self.session)
+        self.review = Review(self.session)
+        self.flags = Flags(self.session)
         self._committed = False
         try:
             await self.session.begin()
@@ -128,3 +121,15 @@ async def reading(factory: UnitOfWorkFactory, within: UnitOfWork | None) -> Asyn
         return
     async with factory() as uow:
         yield uow
+
+
+@asynccontextmanager
+async def committed(factory: UnitOfWorkFactory) -> AsyncIterator[UnitOfWork]:
+    """A unit of work that commits when its block ends normally (a `return` included) and rolls back if it raises.
+
+    For the scheduler's steps (bot/scheduling/): each is a few fenced statements whose every normal exit, an early
+    "nothing to do" included, is meant to be durable. Use cases call `commit()` themselves instead.
+    """
+    async with factory() as uow:
+        yield uow
+        await uow.commit()

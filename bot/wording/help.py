@@ -180,8 +180,8 @@ def terminal_lines() -> tuple[str, ...]:
     )
 
 
-def packs_message(catalog: Catalog) -> Message:
-    """The loaded packs."""
+def packs_message(catalog: Catalog, *, left_out: Sequence[str] = ()) -> Message:
+    """The loaded packs and, for admins (`left_out`), the pack files that did not load and why."""
     lines = [
         _(
             "{id} — {title} ({questions})",
@@ -190,8 +190,11 @@ def packs_message(catalog: Catalog) -> Message:
             questions=plural(len(pack.questions), "question"),
         )
         for pack in catalog.packs
-    ]
-    return Message(title=_("Quiz packs"), lines=tuple(lines) or (_("No packs are loaded."),))
+    ] or [_("No packs are loaded.")]
+    if left_out:
+        lines.append(_("Not loaded (fix the file, check it with `quizbot content check`, then restart the bot):"))
+        lines.extend(f"• {problem}" for problem in left_out)
+    return Message(title=_("Quiz packs"), lines=tuple(lines))
 
 
 def unknown_pack(pack_id: str, known: Sequence[str], nearest: Sequence[str] = ()) -> str:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import func, select
 
 from bot.clock import ManualClock
-from bot.db.models import Answer, Post
+from bot.content import Catalog
+from bot.db.models import Answer, PackRow, Post
 from bot.domain import AnswerOutcome, ChannelRef
 from bot.errors import InvalidChoice, NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ports import PlatformError
@@ -266,3 +268,17 @@ async def test_content_sync_retires_removed_questions_and_keeps_old_posts_readab
     assert card.prompt not in prompts
     _, _, old = await runtime.quiz.card(card.post_id)
     assert old.prompt == card.prompt
+
+
+async def test_a_pack_title_as_long_as_the_schema_allows_is_synced_and_posted(
+    runtime: Runtime, platform: FakePlatform, channel: ChannelRef
+) -> None:
+    long_title = "Collectives " * 166 + "end"  # 1,995 characters: schema-legal (up to 2,000)
+    pack = runtime.catalog.get("data-parallelism")
+    runtime.quiz.catalog = Catalog(packs=(replace(pack, title=long_title),))
+    await runtime.quiz.sync_content()  # PostgreSQL refused this with VARCHAR(300)
+    async with runtime.db.transaction() as session:
+        stored = await session.get(PackRow, pack.id)
+    assert stored is not None and stored.title == long_title
+    posted = await runtime.quiz.post_question(channel, pack_id=pack.id)
+    assert posted.card.pack_title == long_title

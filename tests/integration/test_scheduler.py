@@ -48,7 +48,7 @@ def make_ticker(
 ) -> Ticker:
     time = VirtualTime(clock)
     return Ticker(
-        db=runtime.db,
+        uow=runtime.uow,
         post_question=runtime.quiz.post_question,
         reveal_post=runtime.app.reveal,
         platforms=runtime.platforms,
@@ -462,7 +462,7 @@ async def test_a_claim_whose_replica_crashed_after_posting_is_adopted_not_posted
     await add(runtime, channel, "daily 09:00 tz:UTC")
     monday.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
     crashing = make_ticker(runtime, monday, replica="A")
-    crashing.poster.leases = CrashAfterPostLeases(db=runtime.db, clock=monday, replica="A", lease=LEASE)
+    crashing.poster.leases = CrashAfterPostLeases(uow=runtime.uow, clock=monday, replica="A", lease=LEASE)
     await crashing.tick()
     assert len(platform.of_kind("post_card")) == 1
     (fire,) = await rows(runtime, ScheduleFire)

@@ -9,7 +9,7 @@ from sqlalchemy.engine import Connection
 
 from bot.config import Settings
 from bot.db import Database
-from bot.db.migrate import current_revision, head_revision, upgrade
+from bot.db.migrate import compare_type, current_revision, head_revision, upgrade
 from bot.db.models import Base
 from bot.domain import ChannelRef
 from bot.errors import StorageUnavailable
@@ -25,7 +25,7 @@ async def test_migrations_are_at_head_and_match_the_models(database_url: str) ->
         await upgrade(db)  # idempotent
 
         def diff(connection: Connection) -> list[object]:
-            context = MigrationContext.configure(connection, opts={"compare_type": True})
+            context = MigrationContext.configure(connection, opts={"compare_type": compare_type})
             return list(compare_metadata(context, Base.metadata))
 
         async with db.engine.connect() as conn:

@@ -111,7 +111,6 @@ def test_any_input_parses_or_raises_a_command_error(text: str) -> None:
         pass
 
 
-@pytest.mark.xfail(strict=True, reason="known: user_ids accepts control characters, which PostgreSQL refuses")
 def test_a_member_id_with_a_control_character_is_refused() -> None:
     with pytest.raises(CommandError, match="is not a user"):
         parse_command("cohort add spring \x00")

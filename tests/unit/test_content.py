@@ -288,3 +288,55 @@ def test_a_curriculum_expands_in_any_case_and_its_packs_resolve() -> None:
     assert catalog.expand(["Onboarding", "DATA"]) == ["model-pipeline-parallelism", "data-parallelism"]
     with pytest.raises(UnknownPack, match="no pack called `nope`"):
         catalog.expand(["nope"])
+
+
+BROKEN_PACK = "id: broken\ntitle: Broken\nquestions:\n  - id: q\n    prompt: P\n"
+
+
+def _folder_with_one_broken_pack(tmp_path: Path) -> Path:
+    folder = tmp_path / "content"
+    folder.mkdir()
+    (folder / "data-parallelism.yaml").write_text(
+        (REPO / "tests/data/seed-content/data-parallelism.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (folder / "broken.yaml").write_text(BROKEN_PACK, encoding="utf-8")
+    return folder
+
+
+def test_one_invalid_pack_is_left_out_and_named_while_the_others_load(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = _folder_with_one_broken_pack(tmp_path)
+    with caplog.at_level("WARNING"):
+        catalog = load_catalog(folder)
+    assert [pack.id for pack in catalog.packs] == ["data-parallelism"]
+    assert catalog.problems and all("broken.yaml: question q (#1)" in problem for problem in catalog.problems)
+    assert any(problem.endswith("choices: Field required") for problem in catalog.problems)
+    assert any("broken.yaml" in record.getMessage() for record in caplog.records if record.levelname == "WARNING")
+
+
+def test_a_folder_without_one_valid_pack_still_refuses_to_load(tmp_path: Path) -> None:
+    folder = tmp_path / "content"
+    folder.mkdir()
+    (folder / "broken.yaml").write_text(BROKEN_PACK, encoding="utf-8")
+    with pytest.raises(InvalidPack, match=r"broken\.yaml"):
+        load_catalog(folder)
+
+
+def test_a_curriculum_naming_a_pack_that_did_not_load_is_left_out_and_named(tmp_path: Path) -> None:
+    folder = _folder_with_one_broken_pack(tmp_path)
+    (folder / "curricula").mkdir()
+    (folder / "curricula" / "track.yaml").write_text(
+        "id: track\ntitle: Track\ndescription: A track.\npacks: [data-parallelism, broken]\n", encoding="utf-8"
+    )
+    catalog = load_catalog(folder)
+    assert catalog.curricula == ()
+    assert any("track.yaml: curriculum track: no such pack: broken" in problem for problem in catalog.problems)
+
+
+def test_content_check_still_fails_on_the_pack_the_bot_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _folder_with_one_broken_pack(tmp_path)
+    assert main(["content", "check", str(folder)]) != 0
+    assert "broken.yaml" in capsys.readouterr().err

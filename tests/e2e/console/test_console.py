@@ -181,3 +181,19 @@ async def test_the_terminals_help_lists_its_own_commands(runtime: Runtime) -> No
     assert await console.handle_line("/quiz help now") is True
     one = out.getvalue()[len(listing) :]
     assert "Example: `/quiz now data-parallelism`" in one and "/as NAME" not in one
+
+
+def test_quizbot_run_leaves_one_invalid_pack_out_and_names_it(tmp_path: Path) -> None:
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    seed = REPO / "tests" / "data" / "seed-content" / "data-parallelism.yaml"
+    (packs / "data-parallelism.yaml").write_text(seed.read_text(encoding="utf-8"), encoding="utf-8")
+    (packs / "broken.yaml").write_text("id: x\ntitle: X\nquestions:\n  - id: q\n    prompt: P\n", encoding="utf-8")
+    result = _quizbot(tmp_path, "/quiz packs\n/quiz now\n/quit\n", QUIZBOT_CONTENT_DIR=str(packs))
+    assert result.returncode == 0, result.stderr
+    assert "broken.yaml: question q (#1): choices: Field required" in result.stderr  # the log names it
+    listing = result.stdout.split("Quiz packs", 1)[1]
+    assert "data-parallelism" in listing
+    assert "Not loaded" in listing and "broken.yaml" in listing  # the terminal user is an admin
+    assert "❓ Data Parallelism Quiz" in result.stdout
+    assert "Traceback" not in result.stderr

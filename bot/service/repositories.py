@@ -1,0 +1,683 @@
+"""The repositories a unit of work exposes: what the use cases load and save, one class per aggregate.
+
+Each wraps the unit of work's session; none opens, commits or rolls back a transaction (the unit of work does).
+Use cases call `uow.posts`, `uow.questions`, `uow.schedules`, `uow.cohorts` and `uow.review`; the read models
+(boards, `/quiz me`, reports) stay tuned queries on the read side (service/stats.py, service/report.py), and the
+click path's batched statements live with the group commit that runs them (service/answers.py, scores.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, NamedTuple, cast
+
+from sqlalchemy import ColumnElement, Row, Select, Table, case, delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import (
+    Answer,
+    Channel,
+    Cohort,
+    CohortMember,
+    PackRow,
+    Post,
+    PostSnapshot,
+    QuestionFlag,
+    QuestionRow,
+    QuestionVersion,
+    ReviewAnswer,
+    ReviewItem,
+    ReviewSnapshot,
+    Schedule,
+    User,
+    Workspace,
+)
+from bot.domain import ChannelRef, PostSource, UserRef
+from bot.domain.leitner import BOX_INTERVALS
+from bot.domain.versions import content_digest
+from bot.service.directory import Directory, dialect_insert, insert_ignoring_conflict
+from bot.service.lookups import (
+    CHANNEL_REF_COLUMNS,
+    WorkspaceRow,
+    channel_ref_of,
+    find_cohort,
+    in_channel,
+    joined_to_channel,
+    workspace_row,
+)
+
+
+class Shown(NamedTuple):
+    """A post with what it showed (its snapshot and version) and its question as it is now (retired or not)."""
+
+    post: Post
+    snapshot: PostSnapshot
+    version: QuestionVersion
+    question: QuestionRow
+
+
+class Rotation(NamedTuple):
+    """A question of a pool, how often it was posted in a channel, and its newest post there (None: never)."""
+
+    id: int
+    times: int
+    last_post: int | None
+
+
+class RevealedAnswer(NamedTuple):
+    """One answer to a closed post, as its reveal shows it."""
+
+    choice_index: int
+    is_correct: bool
+    display_name: str
+
+
+class MemberRow(NamedTuple):
+    """A cohort member's name, points since the cohort's start, and answers (and right ones) to cohort posts."""
+
+    name: str
+    points: int
+    answered: int
+    correct: int
+
+
+class FlaggedPost(NamedTuple):
+    """The question a post showed, as a flag on it names it."""
+
+    question_id: int
+    pack_id: str
+    key: str
+    prompt: str
+
+
+class Seen(NamedTuple):
+    """A post someone answered or flagged, and when."""
+
+    post_id: int
+    at: datetime
+
+
+class Totals(NamedTuple):
+    """Points, right answers and answers, summed."""
+
+    points: int
+    correct: int
+    answered: int
+
+
+class _Repository:
+    def __init__(self, session: AsyncSession) -> None:
+        self._session = session
+
+
+class Places:
+    """The workspace, channel and user rows behind platform ids, within one unit of work (a repository)."""
+
+    def __init__(self, session: AsyncSession, directory: Directory) -> None:
+        self._session = session
+        self._directory = directory
+
+    async def workspace(self, platform: str, external_id: str) -> WorkspaceRow | None:
+        """A workspace's row id and timezone, or None if it has never been seen (nothing is created)."""
+        return await workspace_row(self._session, platform, external_id)
+
+    async def workspace_id(self, platform: str, external_id: str, now: datetime) -> int:
+        """The row id of a workspace, created on first sight."""
+        return await self._directory.workspace_id(self._session, platform, external_id, now)
+
+    async def channel_id(self, ref: ChannelRef, now: datetime) -> int:
+        """The row id of a channel, created on first sight."""
+        return await self._directory.channel_id(self._session, ref, now)
+
+    async def user_id(self, ref: UserRef, now: datetime) -> int:
+        """The row id of a user, created on first sight; the display name is kept current."""
+        return await self._directory.user_id(self._session, ref, now)
+
+
+class Questions(_Repository):
+    """Packs, their questions as last synced from `content/`, and the immutable versions posts point at."""
+
+    async def packs(self) -> dict[str, PackRow]:
+        """Every pack row, loaded or not, by id."""
+        return {row.id: row for row in (await self._session.execute(select(PackRow))).scalars()}
+
+    async def all(self) -> dict[tuple[str, str], QuestionRow]:
+        """Every question row, active or retired, by (pack id, question key)."""
+        rows = (await self._session.execute(select(QuestionRow))).scalars()
+        return {(row.pack_id, row.key): row for row in rows}
+
+    def add(self, row: PackRow | QuestionRow) -> None:
+        """A new pack or question row (inserted at the next flush)."""
+        self._session.add(row)
+
+    async def flush(self) -> None:
+        """Send pending rows now (a question row needs its pack row first)."""
+        await self._session.flush()
+
+    async def pack(self, pack_id: str) -> PackRow | None:
+        """A pack row by id."""
+        return await self._session.get(PackRow, pack_id)
+
+    async def titles(self, pack_ids: Sequence[str]) -> dict[str, str]:
+        """The titles of these packs, by id (packs never synced are missing)."""
+        rows = await self._session.execute(select(PackRow.id, PackRow.title).where(PackRow.id.in_(pack_ids)))
+        return {str(row.id): str(row.title) for row in rows}
+
+    async def get(self, question_id: int) -> QuestionRow | None:
+        """A question row by row id."""
+        return await self._session.get(QuestionRow, question_id)
+
+    async def active(self, pack_id: str, key: str) -> QuestionRow | None:
+        """The question of this key in a pack, if it is still in the pack."""
+        return (
+            await self._session.execute(
+                select(QuestionRow).where(
+                    QuestionRow.pack_id == pack_id, QuestionRow.key == key, QuestionRow.active.is_(True)
+                )
+            )
+        ).scalar()
+
+    async def any(self, pack_id: str, key: str) -> QuestionRow | None:
+        """The question of this key in a pack, still in the pack or retired."""
+        query = select(QuestionRow).where(QuestionRow.pack_id == pack_id, QuestionRow.key == key)
+        return (await self._session.execute(query)).scalar()
+
+    async def active_count(self, pack_id: str) -> int:
+        """How many questions a pack has now."""
+        return int(
+            (
+                await self._session.execute(
+                    select(func.count(QuestionRow.id)).where(
+                        QuestionRow.pack_id == pack_id, QuestionRow.active.is_(True)
+                    )
+                )
+            ).scalar_one()
+        )
+
+    async def rotation(self, channel_row: int, pack_ids: Sequence[str]) -> list[Rotation]:
+        """The active questions of these packs, each with how often and how lately it was posted in a channel."""
+        times = func.count(Post.id).label("times")
+        last_post = func.max(Post.id).label("last_post")
+        rows = await self._session.execute(
+            select(QuestionRow.id, times, last_post)
+            .outerjoin(Post, (Post.question_id == QuestionRow.id) & (Post.channel_id == channel_row))
+            .where(QuestionRow.pack_id.in_(pack_ids), QuestionRow.active.is_(True))
+            .group_by(QuestionRow.id)
+            .order_by(QuestionRow.id)
+        )
+        return [Rotation(int(row.id), int(row.times), row.last_post) for row in rows]
+
+    async def of_packs(self, pack_ids: Sequence[str]) -> list[QuestionRow]:
+        """The active questions of these packs, in no particular order."""
+        query = select(QuestionRow).where(QuestionRow.pack_id.in_(pack_ids), QuestionRow.active.is_(True))
+        return list((await self._session.execute(query)).scalars().all())
+
+    async def current_version(self, question: QuestionRow, now: datetime) -> QuestionVersion:
+        """The version holding the question's current text, recorded first if nothing showed this text yet.
+
+        Race-safe: two replicas posting the same new text at once insert one row (the unique (question, digest)
+        key), and both read it back.
+        """
+        digest = content_digest(question.prompt, question.choices, question.correct_index, question.explanation)
+        match = select(QuestionVersion).where(
+            QuestionVersion.question_id == question.id, QuestionVersion.digest == digest
+        )
+        found = (await self._session.execute(match)).scalar()
+        if found is not None:
+            return found
+        values = {
+            "question_id": question.id,
+            "digest": digest,
+            "prompt": question.prompt,
+            "choices": list(question.choices),
+            "correct_index": question.correct_index,
+            "explanation": question.explanation,
+            "created_at": now,
+        }
+        await self._session.execute(
+            insert_ignoring_conflict(self._session, QuestionVersion, values, ["question_id", "digest"])
+        )
+        return (await self._session.execute(match)).scalar_one()
+
+
+class Posts(_Repository):
+    """Posted questions, each with the snapshot of what it showed."""
+
+    async def add(self, post: Post) -> Post:
+        """Insert a post; its id is set on return."""
+        self._session.add(post)
+        await self._session.flush()
+        return post
+
+    async def pin(self, snapshot: PostSnapshot) -> None:
+        """Record what a post showed (its version, number and count)."""
+        self._session.add(snapshot)
+        await self._session.flush()
+
+    async def shown(self, post_id: int) -> Shown | None:
+        """A post with its snapshot, version and question, or None if there is no such post."""
+        row = (
+            await self._session.execute(
+                select(Post, PostSnapshot, QuestionVersion, QuestionRow)
+                .join(PostSnapshot, PostSnapshot.post_id == Post.id)
+                .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
+                .join(QuestionRow, QuestionRow.id == Post.question_id)
+                .where(Post.id == post_id)
+            )
+        ).first()
+        return Shown(row[0], row[1], row[2], row[3]) if row is not None else None
+
+    async def remove(self, post_id: int) -> None:
+        """Delete a post the platform refused (nothing was ever shown of it)."""
+        await self._session.execute(delete(Post).where(Post.id == post_id))
+
+    async def record_message(self, post_id: int, message_ref: str) -> None:
+        """Record the platform's id of the message that shows a post."""
+        await self._session.execute(update(Post).where(Post.id == post_id).values(message_ref=message_ref))
+
+    async def close(self, post_id: int, now: datetime) -> None:
+        """Close a post (idempotent: an already closed post keeps its time)."""
+        await self._session.execute(
+            update(Post).where(Post.id == post_id, Post.closed_at.is_(None)).values(closed_at=now)
+        )
+
+    async def newest_open(self, channel: ChannelRef) -> int | None:
+        """The id of the newest open, published post in a channel."""
+        found = (
+            await self._session.execute(
+                joined_to_channel(select(Post.id), Post.channel_id)
+                .where(*in_channel(channel), Post.closed_at.is_(None), Post.message_ref.is_not(None))
+                .order_by(Post.opened_at.desc(), Post.id.desc())
+                .limit(1)
+            )
+        ).scalar()
+        return int(found) if found is not None else None
+
+    async def channel(self, channel_row: int) -> ChannelRef:
+        """The platform ids of the channel a post is in."""
+        query = joined_to_channel(select(*CHANNEL_REF_COLUMNS)).where(Channel.id == channel_row)
+        return channel_ref_of((await self._session.execute(query)).one())
+
+    async def answer_count(self, post_id: int) -> int:
+        """How many people answered a post."""
+        query = select(func.count(Answer.id)).where(Answer.post_id == post_id)
+        return int((await self._session.execute(query)).scalar_one())
+
+    async def answers(self, post_id: int) -> list[RevealedAnswer]:
+        """A post's answers in the order they came, with the answerer's current name."""
+        rows = await self._session.execute(
+            select(Answer.choice_index, Answer.is_correct, User.display_name)
+            .join(User, User.id == Answer.user_id)
+            .where(Answer.post_id == post_id)
+            .order_by(Answer.answered_at, Answer.id)
+        )
+        return [RevealedAnswer(row.choice_index, row.is_correct, row.display_name) for row in rows]
+
+    async def asked_by_cohort(self, cohort_id: int) -> list[int]:
+        """Question row ids a cohort has been asked (posts with source cohort and this cohort's id)."""
+        query = (
+            select(Post.question_id)
+            .where(Post.source == PostSource.COHORT.value, Post.source_ref == str(cohort_id))
+            .distinct()
+        )
+        return list((await self._session.execute(query)).scalars())
+
+
+class Cohorts(_Repository):
+    """Cohorts and their memberships."""
+
+    async def add(self, values: dict[str, Any]) -> Cohort | None:
+        """Insert a cohort; None when the workspace already has one of that name."""
+        statement = insert_ignoring_conflict(self._session, Cohort, values, ["workspace_id", "key"])
+        created = (await self._session.execute(statement.returning(Cohort.id))).scalar()
+        return await self._session.get(Cohort, created) if created is not None else None
+
+    async def get(self, cohort_id: int) -> Cohort | None:
+        """A cohort by row id."""
+        return await self._session.get(Cohort, cohort_id)
+
+    async def find(self, workspace: int | None, name: str) -> Cohort:
+        """The cohort of this name (any case) in a workspace, or UnknownCohort naming the cohorts there are."""
+        return await find_cohort(self._session, workspace, name)
+
+    async def of_workspace(self, workspace: int) -> list[Cohort]:
+        """A workspace's cohorts, by name."""
+        query = select(Cohort).where(Cohort.workspace_id == workspace).order_by(Cohort.key)
+        return list((await self._session.execute(query)).scalars().all())
+
+    async def remove(self, cohort: Cohort) -> None:
+        """Delete a cohort and (by cascade) its memberships; answers stay."""
+        await self._session.execute(delete(Cohort).where(Cohort.id == cohort.id))
+
+    async def lock_member(self, user_row: int) -> None:
+        """Lock a user's row, so a membership's starting totals and a concurrent answer's rollup serialize."""
+        await self._session.execute(select(User.id).where(User.id == user_row).with_for_update())
+
+    async def totals_since(self, user_row: int, since: datetime) -> Totals:
+        """A user's points, right answers and answers since an instant."""
+        row = (
+            await self._session.execute(
+                select(
+                    func.coalesce(func.sum(Answer.points), 0),
+                    func.coalesce(func.sum(case((Answer.is_correct, 1), else_=0)), 0),
+                    func.count(Answer.id),
+                ).where(Answer.user_id == user_row, Answer.answered_at >= since)
+            )
+        ).one()
+        return Totals(int(row[0]), int(row[1]), int(row[2]))
+
+    async def add_member(self, values: dict[str, Any]) -> bool:
+        """Insert a membership; False when the user was a member already."""
+        statement = insert_ignoring_conflict(self._session, CohortMember, values, ["cohort_id", "user_id"])
+        return (await self._session.execute(statement.returning(CohortMember.user_id))).scalar() is not None
+
+    async def remove_members(self, cohort: Cohort, user_ids: Sequence[str]) -> set[str]:
+        """Remove members by platform id; returns the ids that were members."""
+        rows = (
+            await self._session.execute(
+                select(User.id, User.external_id)
+                .join(CohortMember, CohortMember.user_id == User.id)
+                .where(
+                    CohortMember.cohort_id == cohort.id,
+                    User.workspace_id == cohort.workspace_id,
+                    User.external_id.in_(user_ids),
+                )
+            )
+        ).all()
+        if rows:
+            await self._session.execute(
+                delete(CohortMember).where(
+                    CohortMember.cohort_id == cohort.id, CohortMember.user_id.in_([row.id for row in rows])
+                )
+            )
+        return {str(row.external_id) for row in rows}
+
+    async def member_progress(self, cohort: Cohort) -> list[MemberRow]:
+        """Each member's name, points since the cohort's start, and answers (and right ones) to cohort posts."""
+        on_cohort_posts = (
+            select(
+                Answer.user_id,
+                func.count(Answer.id).label("answered"),
+                func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
+            )
+            .join(Post, Post.id == Answer.post_id)
+            .where(Post.source == PostSource.COHORT.value, Post.source_ref == str(cohort.id))
+            .group_by(Answer.user_id)
+            .subquery()
+        )
+        rows = (
+            await self._session.execute(
+                select(
+                    User.display_name,
+                    CohortMember.points,
+                    func.coalesce(on_cohort_posts.c.answered, 0),
+                    func.coalesce(on_cohort_posts.c.correct, 0),
+                )
+                .join(User, User.id == CohortMember.user_id)
+                .outerjoin(on_cohort_posts, on_cohort_posts.c.user_id == CohortMember.user_id)
+                .where(CohortMember.cohort_id == cohort.id)
+            )
+        ).all()
+        return [MemberRow(str(row[0]), int(row[1]), int(row[2]), int(row[3])) for row in rows]
+
+    async def creator_name(self, cohort: Cohort) -> str | None:
+        """The current name of whoever created a cohort."""
+        creator = await self._session.get(User, cohort.created_by) if cohort.created_by else None
+        return creator.display_name if creator else None
+
+    async def workspace_timezone(self, workspace: int) -> str:
+        """The timezone of a workspace (cohort start dates are local to it)."""
+        query = select(Workspace.timezone).where(Workspace.id == workspace)
+        return str((await self._session.execute(query)).scalar_one())
+
+
+class Schedules(_Repository):
+    """Channel schedules."""
+
+    async def in_channel(self, channel_row: int) -> list[Schedule]:
+        """Every schedule of a channel."""
+        query = select(Schedule).where(Schedule.channel_id == channel_row)
+        return list((await self._session.execute(query)).scalars())
+
+    async def add(self, schedule: Schedule) -> Schedule:
+        """Insert a schedule; its id is set on return."""
+        self._session.add(schedule)
+        await self._session.flush()
+        return schedule
+
+    async def get(self, schedule_id: int) -> Schedule | None:
+        """A schedule by id."""
+        return await self._session.get(Schedule, schedule_id)
+
+    async def remove(self, schedule_id: int) -> None:
+        """Delete a schedule (its past posts stay)."""
+        await self._session.execute(delete(Schedule).where(Schedule.id == schedule_id))
+
+    async def flush(self) -> None:
+        """Send changes to loaded schedules now."""
+        await self._session.flush()
+
+    async def rows(self, query: Select[Schedule, str, str, str]) -> Sequence[Row[Schedule, str, str, str]]:
+        """The rows of a schedule listing query (see ScheduleService for the join that names people)."""
+        return (await self._session.execute(query)).all()
+
+    async def channel_timezone(self, channel_row: int) -> str:
+        """The timezone a channel's schedules default to: the channel's own, else its workspace's, else UTC."""
+        row = (
+            await self._session.execute(
+                joined_to_channel(select(Channel.timezone, Workspace.timezone.label("workspace_timezone"))).where(
+                    Channel.id == channel_row
+                )
+            )
+        ).one()
+        return str(row.timezone or row.workspace_timezone or "UTC")
+
+
+def _live(user_row: int) -> Select[ReviewItem]:
+    return (
+        select(ReviewItem)
+        .join(QuestionRow, QuestionRow.id == ReviewItem.question_id)
+        .where(ReviewItem.user_id == user_row, ReviewItem.retired_at.is_(None), QuestionRow.active.is_(True))
+    )
+
+
+class Review(_Repository):
+    """A user's review items (Leitner boxes), the version a review question showed, and review answers."""
+
+    async def put_many(self, misses: Sequence[tuple[int, int, datetime]]) -> None:
+        """Questions answered wrong in a channel, as (user, question, when): into box 1 (back to box 1,
+        un-retired, if already there). One executemany; each (user, question) may appear once."""
+        if not misses:
+            return
+        table = cast(Table, ReviewItem.__table__)
+        statement = dialect_insert(self._session, ReviewItem)
+        again = {
+            "box": 1,
+            "due_at": statement.excluded.due_at,
+            "retired_at": None,
+            "updated_at": statement.excluded.updated_at,
+            "lapses": table.c.lapses + 1,
+        }
+        rows = [
+            {
+                "user_id": user,
+                "question_id": question,
+                "box": 1,
+                "due_at": at + BOX_INTERVALS[0],
+                "reviews": 0,
+                "lapses": 0,
+                "created_at": at,
+                "updated_at": at,
+            }
+            for user, question, at in misses
+        ]
+        await self._session.execute(
+            statement.on_conflict_do_update(index_elements=["user_id", "question_id"], set_=again), rows
+        )
+
+    async def out(self, user_row: int, *, lock: bool = False) -> ReviewItem | None:
+        """The item whose question is out (asked and not answered yet), newest first."""
+        query = _live(user_row).where(ReviewItem.asked_at.is_not(None)).order_by(ReviewItem.asked_at.desc())
+        if lock:
+            query = query.with_for_update(of=ReviewItem)
+        return (await self._session.execute(query.limit(1))).scalars().first()
+
+    async def due_longest(self, user_row: int, now: datetime) -> ReviewItem | None:
+        """The live item that has been due longest."""
+        query = _live(user_row).where(ReviewItem.due_at <= now).order_by(ReviewItem.due_at, ReviewItem.id).limit(1)
+        return (await self._session.execute(query)).scalar()
+
+    async def shown_version(self, item_id: int) -> QuestionVersion | None:
+        """The version an item's question showed when it was asked (None when none is out)."""
+        return (
+            await self._session.execute(
+                select(QuestionVersion)
+                .join(ReviewSnapshot, ReviewSnapshot.question_version_id == QuestionVersion.id)
+                .where(ReviewSnapshot.item_id == item_id)
+            )
+        ).scalar()
+
+    async def pin(self, item_id: int, version_id: int) -> None:
+        """Record the version an item's question is asked in."""
+        pinned = dialect_insert(self._session, ReviewSnapshot).values(item_id=item_id, question_version_id=version_id)
+        await self._session.execute(
+            pinned.on_conflict_do_update(index_elements=["item_id"], set_={"question_version_id": version_id})
+        )
+
+    async def unpin(self, item_id: int) -> None:
+        """Forget the version an answered item's question was asked in."""
+        await self._session.execute(delete(ReviewSnapshot).where(ReviewSnapshot.item_id == item_id))
+
+    async def add_answer(self, answer: ReviewAnswer) -> None:
+        """Record a review answer (it counts for mastery, never for a board)."""
+        self._session.add(answer)
+        await self._session.flush()
+
+    async def due(self, user_row: int, now: datetime) -> int:
+        """How many live items are due."""
+        return await self._count(_live(user_row).where(ReviewItem.due_at <= now))
+
+    async def learning(self, user_row: int) -> int:
+        """How many items are live (due or not)."""
+        return await self._count(_live(user_row))
+
+    async def mastered(self, user_row: int) -> int:
+        """How many items were retired (answered right in the last box)."""
+        return await self._count(
+            select(ReviewItem).where(ReviewItem.user_id == user_row, ReviewItem.retired_at.is_not(None))
+        )
+
+    async def next_due_at(self, user_row: int) -> datetime | None:
+        """When the next live item falls due."""
+        live = _live(user_row).subquery()
+        found: datetime | None = (await self._session.execute(select(func.min(live.c.due_at)))).scalar()
+        return found
+
+    async def _count(self, query: Select[ReviewItem]) -> int:
+        count = select(func.count()).select_from(query.subquery())
+        return int((await self._session.execute(count)).scalar_one())
+
+
+class Flags(_Repository):
+    """People's reports on questions (one per person and question), per workspace."""
+
+    async def question_of_post(self, post_id: int, workspace: int) -> FlaggedPost | None:
+        """The question a post of this workspace showed (None: no such post here, or a forged id)."""
+        row = (
+            await self._session.execute(
+                select(Post.question_id, QuestionRow.pack_id, QuestionRow.key, QuestionRow.prompt)
+                .join(Channel, Channel.id == Post.channel_id)
+                .join(QuestionRow, QuestionRow.id == Post.question_id)
+                .where(Post.id == post_id, Channel.workspace_id == workspace)
+            )
+        ).first()
+        return FlaggedPost(int(row.question_id), row.pack_id, row.key, row.prompt) if row is not None else None
+
+    async def add(self, values: dict[str, Any]) -> bool:
+        """Insert a flag; False when this person has one on the question already (the unique key decides)."""
+        statement = insert_ignoring_conflict(self._session, QuestionFlag, values, ["user_id", "question_id"])
+        return (await self._session.execute(statement.returning(QuestionFlag.id))).scalar() is not None
+
+    async def of_user(self, user_row: int, question_id: int) -> QuestionFlag:
+        """A person's flag on a question (it exists)."""
+        query = select(QuestionFlag).where(QuestionFlag.user_id == user_row, QuestionFlag.question_id == question_id)
+        return (await self._session.execute(query)).scalar_one()
+
+    async def open_count(self, workspace: int, question_id: int) -> int:
+        """How many uncleared flags a question has in a workspace."""
+        query = select(func.count(QuestionFlag.id)).where(
+            QuestionFlag.workspace_id == workspace,
+            QuestionFlag.question_id == question_id,
+            QuestionFlag.cleared_at.is_(None),
+        )
+        return int((await self._session.execute(query)).scalar_one())
+
+    async def last_answered(self, user_row: int, channel_row: int) -> Seen | None:
+        """The post a person answered last in a channel."""
+        row = (
+            await self._session.execute(
+                select(Answer.post_id, Answer.answered_at)
+                .where(Answer.user_id == user_row, Answer.channel_id == channel_row)
+                .order_by(Answer.answered_at.desc(), Answer.id.desc())
+                .limit(1)
+            )
+        ).first()
+        return Seen(int(row[0]), row[1]) if row is not None else None
+
+    async def last_flagged(self, user_row: int, channel_row: int) -> Seen | None:
+        """The post a person flagged last in a channel."""
+        row = (
+            await self._session.execute(
+                select(QuestionFlag.post_id, QuestionFlag.updated_at)
+                .join(Post, Post.id == QuestionFlag.post_id)
+                .where(QuestionFlag.user_id == user_row, Post.channel_id == channel_row)
+                .order_by(QuestionFlag.updated_at.desc(), QuestionFlag.id.desc())
+                .limit(1)
+            )
+        ).first()
+        return Seen(row[0], row[1]) if row is not None and row[0] is not None else None
+
+    async def newest_post(self, channel_row: int) -> int | None:
+        """The newest published post in a channel."""
+        found = (
+            await self._session.execute(
+                select(Post.id)
+                .where(Post.channel_id == channel_row, Post.message_ref.is_not(None))
+                .order_by(Post.opened_at.desc(), Post.id.desc())
+                .limit(1)
+            )
+        ).scalar()
+        return int(found) if found is not None else None
+
+    async def clear(self, workspace: int, question_id: int, now: datetime, by: int) -> int:
+        """Clear a question's open flags in a workspace (rows kept, stamped); returns how many."""
+        result = await self._session.execute(
+            update(QuestionFlag)
+            .where(
+                QuestionFlag.workspace_id == workspace,
+                QuestionFlag.question_id == question_id,
+                QuestionFlag.cleared_at.is_(None),
+            )
+            .values(cleared_at=now, cleared_by=by)
+        )
+        return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+    async def paused(
+        self, threshold: int, *, workspace_id: int | None = None, channel_id: int | None = None
+    ) -> set[int]:
+        """Row ids of the questions paused in a workspace (given itself, or by one of its channels): at least
+        `threshold` open flags there."""
+        if workspace_id is not None:
+            workspace: ColumnElement[Any] | int = workspace_id
+        elif channel_id is not None:
+            workspace = select(Channel.workspace_id).where(Channel.id == channel_id).scalar_subquery()
+        else:
+            raise ValueError("paused needs a workspace or a channel")
+        query = (
+            select(QuestionFlag.question_id)
+            .where(QuestionFlag.workspace_id == workspace, QuestionFlag.cleared_at.is_(None))
+            .group_by(QuestionFlag.question_id)
+            .having(func.count(QuestionFlag.id) >= threshold)
+        )
+        return {int(question) for question in (await self._session.execute(query)).scalars()}
