@@ -27,6 +27,7 @@ from bot.content.cli import add_content_commands, run_content_command
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
 from bot.plugins import one_line, start_failure
+from bot.wording.i18n import plural
 
 CLI_GROUP = "quizbot.cli"
 if TYPE_CHECKING:
@@ -187,7 +188,7 @@ async def _doctor(settings: Settings) -> int:
     for finding in findings:
         print(finding.line())
     failed = sum(f.level == "fail" for f in findings)
-    print("all good" if not failed else f"{failed} problem(s) to fix")
+    print("all good" if not failed else f"{plural(failed, 'problem')} to fix")
     return 1 if failed else 0
 
 
@@ -242,7 +243,7 @@ async def _forget(settings: Settings, platform: str, user_id: str, workspace: st
     finally:
         await db.dispose()
     details = ", ".join(f"{n} {table}" for table, n in result.rows.items() if n)
-    print(f"forgot {platform} user {user_id} ({result.users} identity row(s); {details or 'no other rows'})")
+    print(f"forgot {platform} user {user_id} ({plural(result.users, 'identity row')}; {details or 'no other rows'})")
     return 0
 
 
@@ -301,7 +302,8 @@ def _report(
         out.write_text(render_html(report), encoding="utf-8")
     except OSError as exc:
         raise QuizError(f"cannot write {out}: {exc}") from exc
-    print(f"wrote {out}: {report.title}, {report.answers} answers by {report.participants} people")
+    answers, people = plural(report.answers, "answer"), plural(report.participants, "person", "people")
+    print(f"wrote {out}: {report.title}, {answers} by {people}")
     return 0
 
 

@@ -10,10 +10,14 @@ from datetime import date, timedelta
 
 from bot.domain import QuestionKey
 from bot.domain.flags import flag_reason
+from bot.domain.names import nearest
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
-from bot.scheduling.rules import Rule, parse_duration, parse_timezone, split_rule
+from bot.ports import Message
+from bot.scheduling.rules import Rule, is_timezone, parse_duration, parse_timezone, split_rule
+from bot.wording import commands as words
 from bot.wording import flags as flag_words
+from bot.wording import help as help_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +264,7 @@ class Subcommand:
 def _no_args(name: str, command: Command) -> Callable[[list[str]], Command]:
     def parse(args: list[str]) -> Command:
         if args:
-            raise CommandError(f"`/quiz {name}` takes no arguments (got `{' '.join(args)}`).")
+            raise CommandError(words.takes_no_arguments(name, args))
         return command
 
     return parse
@@ -268,30 +272,27 @@ def _no_args(name: str, command: Command) -> Callable[[list[str]], Command]:
 
 def _parse_now(args: list[str]) -> Command:
     if len(args) > 1:
-        raise CommandError("`/quiz now` takes at most one pack id, e.g. `/quiz now data-parallelism`.")
+        raise CommandError(words.now_takes_one_pack())
     return PostNow(pack=args[0] if args else None)
 
 
 _COHORT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 _MENTION = re.compile(r"<@!?([A-Za-z0-9_.-]+)(?:\|[^>]*)?>")
-_LEADERBOARD_USAGE = "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts]"
+_LEADERBOARD_USAGE = words.LEADERBOARD_USAGE
 
 
 def cohort_name(text: str) -> str:
     """A valid cohort name, or CommandError saying what names look like."""
     if not _COHORT_NAME.fullmatch(text):
-        raise CommandError(
-            f"`{text}` is not a cohort name: use 1 to 40 letters, digits, `-`, `_` or `.`, starting with a letter "
-            "or digit (e.g. `2026-spring`)."
-        )
+        raise CommandError(words.not_a_cohort_name(text))
     return text
 
 
-def user_ids(words: Sequence[str]) -> tuple[str, ...]:
+def user_ids(parts: Sequence[str]) -> tuple[str, ...]:
     """Platform user ids from mentions (`<@U123>`, `<@U123|ann>` on Slack, `<@123>`, `<@!123>` on Discord),
     `@name`, or plain ids; commas separate too. Duplicates are dropped, order kept."""
     found: list[str] = []
-    for word in words:
+    for word in parts:
         for raw in word.split(","):
             part = raw.strip()
             if not part:
@@ -299,7 +300,7 @@ def user_ids(words: Sequence[str]) -> tuple[str, ...]:
             mention = _MENTION.fullmatch(part)
             user = mention.group(1) if mention else part.removeprefix("@")
             if not user or not re.fullmatch(r"[^\s<>@|\x00-\x1f\x7f]{1,64}", user):  # no control characters
-                raise CommandError(f"`{part}` is not a user: mention them (`@name`) or give their user id.")
+                raise CommandError(words.not_a_user(part))
             found.append(user)
     return tuple(dict.fromkeys(found))
 
@@ -309,7 +310,7 @@ _SCOPES = {scope.value: scope for scope in Scope}
 
 
 def _not_a_leaderboard_option(word: str) -> CommandError:
-    return CommandError(f"`{word}` is not a leaderboard option. Try `{_LEADERBOARD_USAGE}`.")
+    return CommandError(words.not_a_leaderboard_option(word, nearest(word, [*_WINDOWS, *_SCOPES])))
 
 
 def leaderboard_window(word: str) -> Window:
@@ -331,32 +332,41 @@ def leaderboard_scope(word: str) -> Scope:
 def leaderboard_cohort(name: str | None) -> str:
     """The cohort a one-cohort leaderboard ranks: a valid name, or CommandError asking which cohort."""
     if name is None:
-        raise CommandError(f"Which cohort? Try `/quiz leaderboard cohort NAME` (`{_LEADERBOARD_USAGE}`).")
+        raise CommandError(words.which_cohort())
     return cohort_name(name)
+
+
+def _once(kind: str, first: str | None, second: str, example: str) -> None:
+    """Refuse a second value where one is meant (`week month`, two `tz:`), naming both and how to give one."""
+    if first is not None:
+        raise CommandError(words.two_of(kind, first, second, example))
 
 
 def _parse_leaderboard(args: list[str]) -> Command:
     window, scope, cohort = Window.ALL, Scope.CHANNEL, None
-    words = iter(args)
-    for arg in words:
+    window_word: str | None = None
+    scope_word: str | None = None
+    given = iter(args)
+    for arg in given:
         word = arg.casefold()
         if word in _WINDOWS:
-            window = _WINDOWS[word]
+            _once("window", window_word, arg, f"/quiz leaderboard {window_word}")
+            window, window_word = _WINDOWS[word], arg
         elif word == Scope.COHORT.value:
-            scope, cohort = Scope.COHORT, leaderboard_cohort(next(words, None))
+            name = leaderboard_cohort(next(given, None))
+            _once("scope", scope_word, f"{arg} {name}", f"/quiz leaderboard {scope_word}")
+            scope, cohort, scope_word = Scope.COHORT, name, f"{arg} {name}"
         elif word in _SCOPES:
-            scope, cohort = _SCOPES[word], None
+            _once("scope", scope_word, arg, f"/quiz leaderboard {scope_word}")
+            scope, cohort, scope_word = _SCOPES[word], None, arg
         else:
             raise _not_a_leaderboard_option(arg)
     return ShowLeaderboard(window=window, scope=scope, cohort=cohort)
 
 
-_COHORT_USAGE = "/quiz cohort create|join|leave|add|remove|list|show|next|delete NAME ..."
-
-
 def _one_name(action: str, args: list[str]) -> str:
     if len(args) != 1:
-        raise CommandError(f"`/quiz cohort {action}` takes one cohort name, e.g. `/quiz cohort {action} 2026-spring`.")
+        raise CommandError(words.takes_one_cohort_name(action))
     return cohort_name(args[0])
 
 
@@ -365,7 +375,7 @@ def start_date(text: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise CommandError(f"`{text}` is not a date: write it as YYYY-MM-DD, e.g. `start:2026-03-02`.") from None
+        raise CommandError(words.not_a_date(text)) from None
 
 
 def curriculum(pack_ids: Iterable[str]) -> tuple[str, ...]:
@@ -375,35 +385,42 @@ def curriculum(pack_ids: Iterable[str]) -> tuple[str, ...]:
 
 def _parse_create(args: list[str]) -> Command:
     if not args:
-        raise CommandError("Name the cohort: `/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b]`.")
+        raise CommandError(words.name_the_cohort())
     name = cohort_name(args[0])
     start: date | None = None
     packs: tuple[str, ...] = ()
+    start_word: str | None = None
+    packs_word: str | None = None
     for arg in args[1:]:
-        option, _, value = arg.partition(":")
+        option, sep, value = arg.partition(":")
         option = option.casefold()
-        if option == "start" and value:
-            start = start_date(value)
-        elif option in {"packs", "curriculum"} and value:  # a curriculum's id expands to its packs (the catalog's)
+        if sep and option == "start":
+            if not value:
+                raise CommandError(words.start_needs_date())
+            _once("start", start_word, arg, f"/quiz cohort create {name} {start_word}")
+            start, start_word = start_date(value), arg
+        elif sep and option in {"packs", "curriculum"}:  # a curriculum's id expands to its packs (the catalog's)
             packs = curriculum(value.split(","))
             if not packs:
-                raise CommandError("`packs:` needs pack ids, e.g. `packs:data-parallelism,model-pipeline-parallelism`.")
+                raise CommandError(words.packs_needs_ids())
+            _once("packs", packs_word, arg, f"/quiz cohort create {name} {packs_word}")
+            packs_word = arg
         else:
-            raise CommandError(
-                f"`{arg}` is not a cohort option. Try `/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b]`."
-            )
+            raise CommandError(words.not_a_cohort_option(arg))
     return CreateCohort(name=name, start=start, packs=packs)
 
 
-def members_usage(action: str) -> str:
-    """What `/quiz cohort add|remove` says when it is not given a cohort and members."""
-    return f"Usage: `/quiz cohort {action} NAME @user...` (mentions or user ids)."
+members_usage = words.members_usage
+"""What `/quiz cohort add|remove` says when it is not given a cohort and members (bot/wording/commands.py)."""
 
 
 def _parse_members(action: str, args: list[str]) -> tuple[str, tuple[str, ...]]:
     if len(args) < 2:
         raise CommandError(members_usage(action))
     return cohort_name(args[0]), user_ids(args[1:])
+
+
+_COHORT_ACTIONS = ("create", "join", "leave", "add", "remove", "list", "show", "next", "delete")
 
 
 def _parse_cohort(args: list[str]) -> Command:
@@ -423,7 +440,7 @@ def _parse_cohort(args: list[str]) -> Command:
             return RemoveFromCohort(*_parse_members("remove", rest))
         case "list" | "ls":
             if rest:
-                raise CommandError("`/quiz cohort list` takes no arguments.")
+                raise CommandError(words.cohort_list_takes_nothing())
             return ListCohorts()
         case "show" | "info":
             return ShowCohort(_one_name("show", rest))
@@ -431,16 +448,16 @@ def _parse_cohort(args: list[str]) -> Command:
             return PostCohortQuestion(_one_name(action, rest))
         case "delete":
             return DeleteCohort(_one_name(action, rest))
-    raise CommandError(f"`{args[0]}` is not a cohort command. Try `{_COHORT_USAGE}`.")
+    raise CommandError(words.not_a_cohort_command(args[0], nearest(args[0], _COHORT_ACTIONS)))
 
 
 def _parse_review(args: list[str]) -> Command:
-    words = args[1:] if args and args[0].casefold() == "answer" else args
-    if not words and not args:
+    given = args[1:] if args and args[0].casefold() == "answer" else args
+    if not given and not args:
         return StartReview()
-    if len(words) == 1 and words[0].isdigit():
-        return AnswerReview(int(words[0]))
-    raise CommandError("`/quiz review` gives you a question to review; answer it with `/quiz review N` (a number).")
+    if len(given) == 1 and given[0].isdigit():
+        return AnswerReview(int(given[0]))
+    raise CommandError(words.review_usage())
 
 
 def _parse_report(args: list[str]) -> Command:
@@ -448,15 +465,11 @@ def _parse_report(args: list[str]) -> Command:
         return ShowReport()
     if len(args) == 2 and args[0].casefold() == "cohort":
         return ShowReport(cohort=cohort_name(args[1]))
-    raise CommandError("Try `/quiz report` (this workspace) or `/quiz report cohort NAME`.")
+    raise CommandError(words.report_usage())
 
 
 CLOSE_MIN = timedelta(minutes=1)
 CLOSE_MAX = timedelta(days=7)
-_SCHEDULE_USAGE = (
-    "`/quiz schedule add <when> [pack...] [tz:Area/City] [close:DURATION]`, `/quiz schedule list [all]`, "
-    "`/quiz schedule remove|pause|resume ID`, `/quiz schedule next`"
-)
 _SCHEDULE_ACTIONS = {
     "add": "add",
     "new": "add",
@@ -476,23 +489,24 @@ _SCHEDULE_ACTIONS = {
 
 def _parse_schedule(args: list[str]) -> Command:
     if not args:
-        raise CommandError(f"`/quiz schedule` needs an action: {_SCHEDULE_USAGE}.")
+        raise CommandError(words.schedule_needs_action())
     action = _SCHEDULE_ACTIONS.get(args[0].casefold())
     rest = args[1:]
     if action is None:
-        raise CommandError(f"`{args[0]}` is not a schedule action. Use {_SCHEDULE_USAGE}.")
+        suggestions = nearest(args[0], dict.fromkeys(_SCHEDULE_ACTIONS.values()))
+        raise CommandError(words.not_a_schedule_action(args[0], suggestions))
     if action == "add":
         return _parse_schedule_add(rest)
     if action == "list":
         if rest and [word.casefold() for word in rest] != ["all"]:
-            raise CommandError("`/quiz schedule list` takes nothing, or `all` for the whole workspace.")
+            raise CommandError(words.schedule_list_usage())
         return ListSchedules(everywhere=bool(rest))
     if action == "next":
         if rest:
-            raise CommandError("`/quiz schedule next` takes no arguments.")
+            raise CommandError(words.schedule_next_takes_nothing())
         return NextSchedule()
     if len(rest) != 1:
-        raise CommandError(f"`/quiz schedule {action}` takes one schedule id, e.g. `/quiz schedule {action} 3`.")
+        raise CommandError(words.takes_one_schedule_id(action))
     ident = schedule_id(rest[0])
     if action == "remove":
         return RemoveSchedule(ident)
@@ -503,41 +517,57 @@ def schedule_id(word: str) -> int:
     """A schedule id as typed (`3` or `#3`), or CommandError pointing at `/quiz schedule list`."""
     digits = word.removeprefix("#")
     if not digits.isascii() or not digits.isdigit() or len(digits) > 18:
-        raise CommandError(f"`{word}` is not a schedule id; `/quiz schedule list` shows the ids.")
+        raise CommandError(words.not_a_schedule_id(word))
     return int(digits)
+
+
+def _looks_like_a_timezone(word: str) -> bool:
+    """A pack word that is a timezone typed without `tz:`: it has a `/` (`Europe/Helsinki`), or it is a zone name
+    written with a capital (`UTC`, `EST`; pack ids are lower case), or `utc`/`gmt` in any case."""
+    if "/" in word:
+        return True
+    if word.casefold() in {"utc", "gmt"}:
+        return True
+    return word != word.casefold() and is_timezone(word)
 
 
 def _parse_schedule_add(args: list[str]) -> Command:
     if not args:
-        raise CommandError(
-            "Say when, e.g. `/quiz schedule add weekdays 09:30`, `/quiz schedule add mon,wed,fri 14:00 "
-            "data-parallelism tz:Europe/Helsinki close:2h` or a cron rule such as `30 9 * * 1-5`."
-        )
+        raise CommandError(words.say_when())
     rule, rest = split_rule(args)
+    when = " ".join(args[: len(args) - len(rest)])  # the rule as typed, for a hint that repeats it
     packs: list[str] = []
     timezone: str | None = None
     closes: timedelta | None = None
+    tz_word: str | None = None
+    close_word: str | None = None
     for word in rest:
         key, sep, value = word.replace("=", ":", 1).partition(":")
         key = key.casefold()
         if sep and key in {"tz", "timezone", "zone"}:
             if not value:
-                raise CommandError("Give the timezone after `tz:`, e.g. `tz:Europe/Helsinki`.")
-            timezone = parse_timezone(value)
+                raise CommandError(words.timezone_needs_name())
+            _once("timezone", tz_word, word, f"/quiz schedule add {when} {tz_word}")
+            timezone, tz_word = parse_timezone(value), word
         elif sep and key in {"close", "closes", "close-after"}:
-            closes = close_after(value)
+            if not value:
+                raise CommandError(words.close_needs_duration())
+            _once("close", close_word, word, f"/quiz schedule add {when} {close_word}")
+            closes, close_word = close_after(value), word
+        elif sep and key in {"packs", "pack", "curriculum"}:
+            raise CommandError(words.schedule_packs_are_words())
         elif sep:
-            raise CommandError(f"Unknown option `{key}:`. Options are `tz:Area/City` and `close:DURATION`.")
-        elif "/" in word:
-            raise CommandError(f"`{word}` looks like a timezone; write it as `tz:{word}`.")
+            raise CommandError(words.unknown_schedule_option(key))
+        elif _looks_like_a_timezone(word):
+            raise CommandError(words.looks_like_a_timezone(word))
         else:
             packs.append(word)
     return AddSchedule(rule=rule, packs=schedule_packs(packs), timezone=timezone, close_after=closes)
 
 
-def schedule_packs(words: Iterable[str]) -> tuple[str, ...]:
+def schedule_packs(names: Iterable[str]) -> tuple[str, ...]:
     """The packs a schedule draws from: case-folded, in order, each once; `all` and `any` mean every pack."""
-    return tuple(dict.fromkeys(word.casefold() for word in words if word.casefold() not in {"all", "any"}))
+    return tuple(dict.fromkeys(word.casefold() for word in names if word.casefold() not in {"all", "any"}))
 
 
 def close_after(text: str) -> timedelta:
@@ -565,75 +595,48 @@ def _parse_flags(args: list[str]) -> Command:
     if not args or (len(args) == 1 and args[0].casefold() in {"list", "ls", "show"}):
         return ListFlags()
     if args[0].casefold() not in _CLEAR:
-        raise CommandError(flag_words.not_a_flags_action(args[0]))
+        raise CommandError(flag_words.not_a_flags_action(args[0], nearest(args[0], ["list", "clear"])))
     if not 2 <= len(args) <= 3:
         raise CommandError(flag_words.which_question_to_clear())
     pack, key = question_ref(" ".join(args[1:]))
     return ClearFlags(pack_id=pack, question_key=key)
 
 
+def help_topic(word: str) -> str:
+    """The command `/quiz help WORD` explains (aliases resolved), or CommandError suggesting the nearest one."""
+    folded = word.casefold()
+    name = _ALIASES.get(folded, folded)
+    names = [sub.name for sub in SUBCOMMANDS]
+    if name in names:
+        return name
+    close = nearest(word, [*names, *_ALIASES])
+    raise CommandError(words.unknown_help_topic(word, list(dict.fromkeys(_ALIASES.get(n, n) for n in close))))
+
+
 def _parse_help(args: list[str]) -> Command:
-    return ShowHelp(topic=args[0].casefold() if args else None)
+    if len(args) > 1:
+        raise CommandError(words.help_takes_one())
+    return ShowHelp(topic=help_topic(args[0]) if args else None)
+
+
+def _sub(name: str, parse: Callable[[list[str]], Command], *, free_text: bool = False) -> Subcommand:
+    """A subcommand with its usage line and summary from bot/wording/help.py."""
+    return Subcommand(name, help_words.usage(name), help_words.summary(name), parse, free_text=free_text)
 
 
 SUBCOMMANDS: tuple[Subcommand, ...] = (
-    Subcommand("now", "/quiz now [pack]", "post a question here now (from one pack, or any)", _parse_now),
-    Subcommand(
-        "reveal",
-        "/quiz reveal",
-        "close the current question and show the answer",
-        _no_args("reveal", Reveal()),
-    ),
-    Subcommand(
-        "leaderboard",
-        _LEADERBOARD_USAGE,
-        "who leads, by points (with streaks); `cohorts` ranks cohorts by points per active member",
-        _parse_leaderboard,
-    ),
-    Subcommand(
-        "me",
-        "/quiz me",
-        "your points, rank, accuracy, streaks, review and most-missed topics",
-        _no_args("me", ShowMe()),
-    ),
-    Subcommand(
-        "cohort",
-        "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] | join NAME | leave NAME | add NAME @user... | "
-        "remove NAME @user... | list | show NAME | next NAME | delete NAME",
-        "onboarding cohorts: members, a curriculum of packs, their own leaderboard",
-        _parse_cohort,
-    ),
-    Subcommand(
-        "review",
-        "/quiz review [N]",
-        "privately review a question you missed; `/quiz review N` answers it",
-        _parse_review,
-    ),
-    Subcommand(
-        "report", "/quiz report [cohort NAME]", "a short summary: participation, accuracy, leaders", _parse_report
-    ),
-    Subcommand("packs", "/quiz packs", "the quiz packs you can pick from", _no_args("packs", ListPacks())),
-    Subcommand(
-        "schedule",
-        "/quiz schedule add <when> [pack...] [tz:Area/City] [close:2h] | list [all] | remove ID | pause ID | "
-        "resume ID | next",
-        "post questions on a schedule, e.g. `add weekdays 09:30` (admins add, remove, pause and resume)",
-        _parse_schedule,
-    ),
-    Subcommand(
-        "flag",
-        "/quiz flag [reason]",
-        "report a problem with the question you last answered here (or the newest one)",
-        _parse_flag,
-        free_text=True,
-    ),
-    Subcommand(
-        "flags",
-        "/quiz flags | flags clear PACK/QUESTION",
-        "flagged questions: counts, reasons, accuracy; `clear` puts one back in rotation (admins)",
-        _parse_flags,
-    ),
-    Subcommand("help", "/quiz help [command]", "this help", _parse_help),
+    _sub("now", _parse_now),
+    _sub("reveal", _no_args("reveal", Reveal())),
+    _sub("leaderboard", _parse_leaderboard),
+    _sub("me", _no_args("me", ShowMe())),
+    _sub("cohort", _parse_cohort),
+    _sub("review", _parse_review),
+    _sub("report", _parse_report),
+    _sub("packs", _no_args("packs", ListPacks())),
+    _sub("schedule", _parse_schedule),
+    _sub("flag", _parse_flag, free_text=True),
+    _sub("flags", _parse_flags),
+    _sub("help", _parse_help),
 )
 _ALIASES = {
     "lb": "leaderboard",
@@ -653,15 +656,23 @@ def help_lines(topic: str | None = None) -> list[str]:
         name = _ALIASES.get(topic, topic)
         for sub in SUBCOMMANDS:
             if sub.name == name:
-                return [f"{sub.usage} - {sub.summary}"]
-    return [f"{sub.usage} - {sub.summary}" for sub in SUBCOMMANDS]
+                return [help_words.usage_line(sub.usage, sub.summary)]
+    return [help_words.usage_line(sub.usage, sub.summary) for sub in SUBCOMMANDS]
+
+
+def help_message(topic: str | None = None) -> Message:
+    """The reply to `/quiz help [command]`: every command, or one in full (its syntax, the details, an example)."""
+    if topic is None:
+        return help_words.help_message(help_lines())
+    name = help_topic(topic)
+    return help_words.command_help(help_lines(name)[0], name)
 
 
 def _split(text: str) -> list[str]:
     try:
         return shlex.split(text)
     except ValueError as exc:
-        raise CommandError(f"Could not read that command: {exc}. Check your quotes.") from exc
+        raise CommandError(words.unreadable(str(exc))) from exc
 
 
 _FIRST_WORD = re.compile(r"\s*(\S+)(.*)", re.DOTALL)
@@ -685,19 +696,24 @@ def _free_text(text: str, subcommands: Sequence[Subcommand]) -> Command | None:
 def parse_command(text: str, *, subcommands: Sequence[Subcommand] = SUBCOMMANDS) -> Command:
     """Parse the text after `/quiz` (a leading `/quiz` is accepted too) into a Command.
 
-    Empty text means help. Unknown or malformed input raises CommandError whose message says what to type.
+    Empty text means help. Unknown or malformed input raises CommandError whose message says what to type; only a
+    command the grammar cannot place at all (no near name either) carries the command list as its lines.
     """
     free = _free_text(text, subcommands)
     if free is not None:
         return free
-    words = _split(text.strip())
-    if words and words[0].casefold() in {"/quiz", "quiz"}:
-        words = words[1:]
-    if not words:
+    given = _split(text.strip())
+    if given and given[0].casefold() in {"/quiz", "quiz"}:
+        given = given[1:]
+    if not given:
         return ShowHelp()
-    name = _ALIASES.get(words[0].casefold(), words[0].casefold())
+    name = _ALIASES.get(given[0].casefold(), given[0].casefold())
     for sub in subcommands:
         if sub.name == name:
-            return sub.parse(words[1:])
-    known = ", ".join(f"`{sub.name}`" for sub in subcommands)
-    raise CommandError(f"Unknown command `{words[0]}`. Commands: {known}. Type `/quiz help` for more.")
+            return sub.parse(given[1:])
+    names = [sub.name for sub in subcommands]
+    close = nearest(given[0], [*names, *_ALIASES])
+    suggestions = list(dict.fromkeys(_ALIASES.get(word, word) for word in close))
+    if suggestions:
+        raise CommandError(words.unknown_command(given[0], names, suggestions))
+    raise CommandError(words.unknown_command(given[0], names, ()), lines=tuple(help_lines()))

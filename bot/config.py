@@ -208,7 +208,7 @@ def load_settings(**overrides: object) -> Settings:
         lines = [_error_line(err) for err in exc.errors()]
         if len(lines) == 1:
             raise ConfigError(lines[0]) from exc
-        raise ConfigError(f"{len(lines)} settings are invalid:\n  " + "\n  ".join(lines)) from exc
+        raise ConfigError(f"{len(lines)} settings are invalid:\n  " + "\n  ".join(lines)) from exc  # 2 or more
     except UnicodeDecodeError as exc:  # the .env file, which pydantic-settings reads as UTF-8
         env_file = overrides.get("_env_file", ENV_FILE)
         where = Path(str(env_file)).absolute() if env_file else "the environment file"

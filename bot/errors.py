@@ -49,7 +49,15 @@ class InvalidPack(UserInputError):
 
 
 class CommandError(UserInputError):
-    """A `/quiz` command could not be parsed; the message says what was wrong and what to type."""
+    """A `/quiz` command could not be parsed; the message says what was wrong and what to type.
+
+    `lines` are shown under the message: empty for a specific mistake (its message says all), the command list
+    for a command the grammar does not know at all.
+    """
+
+    def __init__(self, message: str, *, lines: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.lines = lines
 
 
 class InvalidChoice(UserInputError):

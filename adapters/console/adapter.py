@@ -8,16 +8,20 @@ import getpass
 import re
 import sys
 import threading
+from dataclasses import replace
 from typing import TextIO
 
 from adapters.console.settings import ConsoleSettings
+from bot.commands import ShowHelp, parse_command
 from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
+from bot.errors import CommandError
 from bot.ports import UNLIMITED, Message
 from bot.service.app import Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
 from bot.wording.answers import answer_message
 from bot.wording.cards import CHOICE_MARKS, card_footer, reveal_lines
 from bot.wording.flags import report_hint
+from bot.wording.help import terminal_lines
 
 PLATFORM = "console"
 WORKSPACE = "local"
@@ -135,6 +139,9 @@ class ConsoleAdapter:
             return True
         if line.startswith("/quiz") and (len(line) == 5 or line[5].isspace()):
             reply = await self.runtime.app.handle_command(Invocation(self.channel, self.user, line[5:], is_admin=True))
+            if _asks_for_all_help(line[5:]):  # the terminal's own commands belong in its help
+                lines = (*reply.message.lines, *terminal_lines())
+                reply = replace(reply, message=Message(reply.message.title, lines))
             self._show_reply(reply)
             return True
         if line.isdigit():
@@ -176,6 +183,14 @@ class ConsoleAdapter:
     def _print(self, *lines: str) -> None:
         self.stdout.write("\n".join(lines) + "\n")
         self.stdout.flush()
+
+
+def _asks_for_all_help(text: str) -> bool:
+    """Whether `/quiz TEXT` is the help listing every command (`/quiz`, `/quiz help`)."""
+    try:
+        return parse_command(text) == ShowHelp()
+    except CommandError:
+        return False
 
 
 def _default_user() -> str:

@@ -51,6 +51,7 @@ from bot.commands import (
     close_after,
     cohort_name,
     curriculum,
+    help_topic,
     leaderboard_cohort,
     leaderboard_scope,
     leaderboard_window,
@@ -66,6 +67,7 @@ from bot.domain.flags import REASON_MAX, flag_reason
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.scheduling.rules import Rule, parse_rule, parse_timezone
+from bot.wording import help as help_words
 from bot.wording.boards import window_words
 
 DESCRIPTION_LIMIT = 100
@@ -92,7 +94,7 @@ class CommandHandler(Protocol):
 def _summary(name: str) -> str:
     """A subcommand's description, from the core's command table (so every platform says the same)."""
     summary = next(sub.summary for sub in SUBCOMMANDS if sub.name == name)
-    return (summary[0].upper() + summary[1:])[:DESCRIPTION_LIMIT]
+    return help_words.description(summary)[:DESCRIPTION_LIMIT]
 
 
 def _items(text: str) -> list[str]:
@@ -169,7 +171,7 @@ HELP_CHOICES = [app_commands.Choice(name=sub.name, value=sub.name) for sub in SU
 # Choices keep Discord's pickers; the validator still runs, so a value from a stale client gets the grammar's reply.
 WindowOption = GrammarOption(leaderboard_window, choices=WINDOW_CHOICES)
 ScopeOption = GrammarOption(leaderboard_scope, choices=SCOPE_CHOICES)
-HelpTopic = GrammarOption(str.casefold, choices=HELP_CHOICES)
+HelpTopic = GrammarOption(help_topic, choices=HELP_CHOICES)
 CohortName = GrammarOption(cohort_name)
 StartDate = GrammarOption(start_date)
 Curriculum = GrammarOption(lambda text: curriculum(_items(text)))

@@ -16,6 +16,7 @@ from typing import Any
 
 from bot.content.schema import TODO_MARK, PackModel
 from bot.errors import InvalidPack
+from bot.wording.i18n import plural
 
 DIFFICULTIES = ("easy", "medium", "hard")
 MAX_CHOICES = 10
@@ -149,7 +150,7 @@ def build_question(
             raise refuse(source, at[number - 1], f"choice {number} {text!r} repeats choice {seen[text.casefold()]}")
         seen[text.casefold()] = number
     if answer is not None and not 1 <= answer <= len(texts):
-        raise refuse(source, where, f"the answer {answer} is not one of the {len(texts)} choices")
+        raise refuse(source, where, f"the answer {answer} is not one of the {plural(len(texts), 'choice')}")
     if explanation is not None and (not explanation.strip() or explanation.lstrip().startswith(TODO_MARK)):
         explanation = None  # a blank, or a TODO blank written back by an export
     if explanation is not None:

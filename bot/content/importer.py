@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from bot.content.drafts import DraftPack, assign_ids, build_question, pack_id_from, source_lines, to_yaml
 from bot.errors import InvalidPack
+from bot.wording.i18n import plural
 
 _QUESTION = re.compile(r"^\s*(\d+)[.)]\s+(?P<text>\S.*)$")
 _CHOICE = re.compile(r"^\s*(?:[•*\-–]|[A-Ja-j][.)])\s+(?P<text>\S.*)$")
@@ -55,7 +56,7 @@ def parse_plain_quiz(text: str, *, source: str = "<text>") -> ParsedQuiz:
         raise InvalidPack(f"{source}: expected a title line and at least one numbered question")
     for index, question in enumerate(questions, start=1):
         if len(question.choices) < 2:
-            count = f"{len(question.choices)} choice" + ("" if len(question.choices) == 1 else "s")
+            count = plural(len(question.choices), "choice")
             raise InvalidPack(f"{source}: line {question.line}: question {index} has {count}; at least 2")
     return ParsedQuiz(title=title, questions=questions)
 

@@ -15,6 +15,7 @@ from bot.content.curricula import Curriculum, load_curricula
 from bot.content.encoding import read_utf8
 from bot.content.schema import PackModel
 from bot.domain import Pack, Question
+from bot.domain.names import match_name
 from bot.errors import InvalidPack, UnknownPack
 from bot.wording import help as help_words
 
@@ -147,10 +148,27 @@ class Catalog:
                 return pack
         raise UnknownPack(help_words.unknown_pack(pack_id, [p.id for p in self.packs]))
 
+    def resolve(self, name: str) -> Pack:
+        """The pack a user means by `name`: its id in any case, or the start of one id only.
+
+        This is the one place a typed pack name is matched (`/quiz now`, schedules, cohort curricula). A miss
+        raises UnknownPack with the nearest ids and every id; a start shared by several ids lists them.
+        """
+        match = match_name(name, [pack.id for pack in self.packs])
+        if match.found is not None:
+            return self.get(match.found)
+        if match.candidates:
+            raise UnknownPack(help_words.ambiguous_pack(name, match.candidates))
+        raise UnknownPack(help_words.unknown_pack(name, [p.id for p in self.packs], match.suggestions))
+
     def expand(self, names: Sequence[str]) -> list[str]:
-        """Pack ids, with each curriculum id among them replaced by its packs in order (duplicates dropped)."""
-        curricula = {curriculum.id: curriculum.packs for curriculum in self.curricula}
-        expanded = [pack for name in names for pack in curricula.get(name, (name,))]
+        """Pack ids, with each curriculum id among them replaced by its packs in order (duplicates dropped).
+
+        Curriculum ids match in any case; every other name is resolved as a pack (`resolve`: any case, a unique
+        prefix), so an unknown name raises UnknownPack with suggestions.
+        """
+        curricula = {curriculum.id.casefold(): curriculum.packs for curriculum in self.curricula}
+        expanded = [pack for name in names for pack in curricula.get(name.casefold()) or (self.resolve(name).id,)]
         return list(dict.fromkeys(expanded))
 
     def question(self, pack_id: str, key: str) -> Question | None:

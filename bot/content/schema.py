@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, ValidationInfo, field_validator
 
 from bot.domain import Pack, Question
+from bot.wording.i18n import plural
 
 SLUG = r"^[a-z0-9][a-z0-9-]{0,63}$"
 TODO_MARK = "TODO"
@@ -76,7 +77,7 @@ class QuestionModel(BaseModel):
     def _answer_in_range(cls, value: int, info: ValidationInfo) -> int:
         choices = info.data.get("choices")
         if choices is not None and value > len(choices):
-            raise ValueError(f"answer {value} is not one of the {len(choices)} choices")
+            raise ValueError(f"answer {value} is not one of the {plural(len(choices), 'choice')}")
         return value
 
 

@@ -10,6 +10,7 @@ from bot.db.migrate import current_revision, head_revision
 from bot.db.problems import explain, masked_url, require_existing
 from bot.errors import DatabaseNotReady
 from bot.plugins import Finding
+from bot.wording.i18n import plural
 
 
 def _adapter_findings(settings: Settings) -> list[Finding]:
@@ -71,7 +72,11 @@ async def diagnose(settings: Settings) -> list[Finding]:
         )
     else:
         total = sum(len(p.questions) for p in packs)
-        findings.append(Finding("ok", "content", f"{len(packs)} packs, {total} questions in {settings.content_dir}"))
+        findings.append(
+            Finding(
+                "ok", "content", f"{plural(len(packs), 'pack')}, {plural(total, 'question')} in {settings.content_dir}"
+            )
+        )
     findings.extend(await _database_findings(settings))
     findings.extend(_adapter_findings(settings))
     return findings

@@ -23,6 +23,7 @@ from bot.scheduling.claims import load_schedule
 from bot.scheduling.fires import LOGGER_NAME, Claim, FireKey, FireStatus, TickReport, log_context, rows_changed
 from bot.scheduling.rules import Slot
 from bot.service.uow import UnitOfWorkFactory, committed
+from bot.wording.i18n import plural
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -124,7 +125,7 @@ class Recovery:
             if late > self.grace or attempts + 1 > self.max_attempts:
                 give_up = FireStatus.SKIPPED if late > self.grace else FireStatus.FAILED
                 fire.status, fire.finished_at = give_up.value, now
-                fire.detail = f"claim expired after {attempts} attempt(s); {late} late"[:300]
+                fire.detail = f"claim expired after {plural(attempts, 'attempt')}; {late} late"[:300]
                 (report.skipped if give_up is FireStatus.SKIPPED else report.failed).append(source_ref)
                 log.warning("slot %s: %s", slot.key, fire.detail, extra=extra)
                 return None

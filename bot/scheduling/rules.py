@@ -17,7 +17,6 @@ fall-back hour's second occurrence over and over (and a rule would post twice th
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import re
 from collections.abc import Sequence
@@ -27,7 +26,9 @@ from functools import lru_cache
 from typing import NamedTuple
 from zoneinfo import ZoneInfo, available_timezones
 
+from bot.domain.names import nearest
 from bot.errors import CommandError
+from bot.wording import rules as rule_words
 from bot.wording import times
 
 MIN_INTERVAL = timedelta(minutes=10)
@@ -60,7 +61,7 @@ _CRONISH = re.compile(r"^[0-9*]")
 _TIMEISH = re.compile(r"^[0-9]{1,2}(:[0-9]{2})?(am|pm)?$")
 _DURATION = re.compile(r"^(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m(?:in)?)?(?:([0-9]+)s)?$")
 
-EXAMPLES = "`daily 09:00`, `weekdays 09:30`, `mon,wed,fri 14:00` or a cron rule such as `30 9 * * 1-5`"
+EXAMPLES = rule_words.EXAMPLES
 
 
 DEFAULT_CLOSE_CAP = timedelta(hours=24)
@@ -134,7 +135,7 @@ class Rule:
                     # A DST shift moves a fire by hours, never past the next day: one more day settles it.
                     last_day = day + timedelta(days=1)
         if best is None:
-            raise CommandError(f"The rule `{self.cron}` never fires. Try {EXAMPLES}.")
+            raise CommandError(rule_words.never_fires(self.cron))
         return best
 
     def last_slot(self, at_or_before: datetime, tz: ZoneInfo) -> Slot | None:
@@ -174,7 +175,7 @@ def parse_rule(text: str) -> Rule:
     words = text.split()
     rule, rest = split_rule(words)
     if rest:
-        raise CommandError(f"Did not understand `{' '.join(rest)}` after the rule. Try {EXAMPLES}.")
+        raise CommandError(rule_words.left_over(" ".join(rest)))
     return rule
 
 
@@ -189,12 +190,12 @@ def split_rule(words: Sequence[str]) -> RuleAndRest:
     """Read a rule from the start of `words`; returns it and the words after it (packs, options)."""
     words = list(words)
     if not words:
-        raise CommandError(f"Say when, e.g. {EXAMPLES}.")
+        raise CommandError(rule_words.say_when())
     first = words[0]
     if len(first.split()) > 1:  # a quoted rule: "30 9 * * 1-5"
         rule, rest = split_rule(first.split())
         if rest:
-            raise CommandError(f"Did not understand `{' '.join(rest)}` in `{first}`. Try {EXAMPLES}.")
+            raise CommandError(rule_words.left_over_in_quotes(" ".join(rest), first))
         return RuleAndRest(rule, list(words[1:]))
     if _CRONISH.match(first) and not (_TIMEISH.match(first.casefold()) and not first.isdigit()):
         rule, rest = _parse_cron(words[:5]), words[5:]
@@ -210,19 +211,14 @@ def _check_interval(rule: Rule) -> None:
     times = sorted({h * 60 + m for h in rule.hours for m in rule.minutes})
     within_day = min((b - a for a, b in itertools.pairwise(times)), default=24 * 60)
     if within_day < limit:
-        raise CommandError(
-            f"`{rule.cron}` would post every {within_day} min; schedules post at most every {limit} minutes."
-        )
+        raise CommandError(rule_words.too_often(rule.cron, within_day, limit))
     reference = datetime(2001, 1, 1, tzinfo=UTC)
     first = rule.next_slot(reference, ZoneInfo("UTC"))  # raises if it never fires
     if times[0] + 24 * 60 - times[-1] < limit:  # late one day and early the next: look at real fires
         fires = rule.upcoming(first.due - timedelta(microseconds=1), ZoneInfo("UTC"), 48)
         smallest = min(later.due - earlier.due for earlier, later in itertools.pairwise(fires))
         if smallest < MIN_INTERVAL:
-            raise CommandError(
-                f"`{rule.cron}` would post every {int(smallest.total_seconds() // 60)} min; schedules post at most "
-                f"every {limit} minutes."
-            )
+            raise CommandError(rule_words.too_often(rule.cron, int(smallest.total_seconds() // 60), limit))
 
 
 @lru_cache(maxsize=1024)
@@ -236,7 +232,8 @@ def _parse_friendly(words: list[str]) -> tuple[Rule, list[str]]:
     if words[i].casefold() == "every":
         i += 1
         if i == len(words):
-            raise CommandError(f"Every what? Try {EXAMPLES}.")
+            raise CommandError(rule_words.every_what())
+        _refuse_an_interval(words[i:])
     # A day list may have been typed with spaces after its commas: `mon, wed, fri`.
     days_text = words[i]
     i += 1
@@ -247,7 +244,7 @@ def _parse_friendly(words: list[str]) -> tuple[Rule, list[str]]:
     if i < len(words) and words[i].casefold() == "at":
         i += 1
     if i == len(words):
-        raise CommandError(f"Add a time after `{days_text}`, e.g. `{days_text} 09:30`.")
+        raise CommandError(rule_words.add_a_time(days_text))
     time_text = words[i]
     i += 1
     if i < len(words) and words[i].casefold() in {"am", "pm"}:
@@ -263,6 +260,50 @@ def _parse_friendly(words: list[str]) -> tuple[Rule, list[str]]:
     return _parse_cron([str(minute), str(hour), "*", "*", dow]), words[i:]
 
 
+_UNITS = {
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 1),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), 60),
+    **dict.fromkeys(("d", "day", "days"), 24 * 60),
+}
+_EVERY_N = re.compile(r"^([0-9]{1,4})([a-z]*)$")
+
+
+def _refuse_an_interval(after_every: list[str]) -> None:
+    """`every 2 hours`, `every 30m`: refused with the cron rule that posts at those times of day (never a rule
+    the grammar would refuse in turn)."""
+    if not after_every:
+        return
+    match = _EVERY_N.match(after_every[0].casefold())
+    if match is None:
+        return
+    unit = match.group(2) or (after_every[1].casefold() if len(after_every) > 1 else "")
+    if unit not in _UNITS:
+        return
+    typed = " ".join(after_every[:1] if match.group(2) else after_every[:2])
+    minutes = int(match.group(1)) * _UNITS[unit]
+    limit = int(MIN_INTERVAL.total_seconds() // 60)
+    if minutes < 60:
+        cron = f"*/{max(minutes, limit)} * * * *"
+    elif minutes < 24 * 60:
+        hours = round(minutes / 60)
+        cron = "0 * * * *" if hours == 1 else f"0 */{hours} * * *"
+    else:
+        cron = "0 9 * * *"
+    raise CommandError(rule_words.interval(f"every {typed}", cron))
+
+
+def _a_time_like(text: str) -> str:
+    """A time the grammar accepts, as near as may be to `text` (`2` -> `02:00`), for a hint to suggest."""
+    try:
+        hour, minute = _parse_time(text)
+    except CommandError:
+        digits = text.split(":", maxsplit=1)[0]
+        if digits.isdigit() and int(digits) <= 23:
+            return f"{int(digits):02d}:00"
+        return "09:30"
+    return text if _TIME.match(text.casefold()) else f"{hour:02d}:{minute:02d}"
+
+
 def _parse_days(text: str) -> frozenset[int]:
     word = text.casefold()
     if word in _EVERY_DAY:
@@ -272,18 +313,15 @@ def _parse_days(text: str) -> frozenset[int]:
     if word in _WEEKENDS:
         return frozenset({5, 6})
     if _TIMEISH.match(word):
-        raise CommandError(f"Start with the days, then the time: e.g. `daily {text}` or `weekdays {text}`.")
+        raise CommandError(rule_words.days_first(_a_time_like(text)))
     days: set[int] = set()
     for part in word.split(","):
         ends = part.split("-")
         if len(ends) > 2 or not all(_day(end) is not None for end in ends):
-            raise CommandError(
-                f"`{text}` is not a day rule. Use `daily`, `weekdays`, `weekends`, days such as `mon,wed,fri` "
-                f"or `mon-thu`, or a five-field cron rule such as `30 9 * * 1-5`."
-            )
+            raise CommandError(rule_words.not_a_day_rule(text))
         first, last = _day(ends[0]) or 0, _day(ends[-1]) or 0
         if last < first:
-            raise CommandError(f"The day range `{part}` goes backwards; write it from Monday towards Sunday.")
+            raise CommandError(rule_words.day_range_backwards(part))
         days.update(range(first, last + 1))
     return frozenset(days)
 
@@ -298,7 +336,7 @@ def _day(word: str) -> int | None:
 
 def _parse_time(text: str) -> tuple[int, int]:
     match = _TIME.match(text.casefold())
-    problem = f"`{text}` is not a time: write 24-hour HH:MM such as `09:30` (or `9:30am`)."
+    problem = rule_words.not_a_time(text)
     if match is None:
         raise CommandError(problem)
     hour, minute, meridiem = int(match.group(1)), int(match.group(2) or 0), match.group(3)
@@ -324,10 +362,7 @@ _FIELDS = (
 
 def _parse_cron(fields: list[str]) -> Rule:
     if len(fields) != 5:
-        raise CommandError(
-            f"A cron rule has five fields (minute hour day-of-month month day-of-week); got {len(fields)}: "
-            f"`{' '.join(fields)}`. Example: `30 9 * * 1-5` is 09:30 Monday to Friday."
-        )
+        raise CommandError(rule_words.cron_field_count(len(fields), " ".join(fields)))
     fields = [field.casefold() for field in fields]
     values = [
         _parse_field(text, lo, hi, names, label) for text, (label, lo, hi, names) in zip(fields, _FIELDS, strict=True)
@@ -352,20 +387,20 @@ def _parse_field(text: str, lo: int, hi: int, names: dict[str, int] | None, labe
         step = 1
         if step_text:
             if not step_text.isascii() or not step_text.isdigit() or int(step_text) == 0:
-                raise CommandError(f"The cron {label} field `{text}` has a bad step `/{step_text}`.")
+                raise CommandError(rule_words.bad_step(label, text, step_text))
             step = int(step_text)
         if base == "*":
             first, last = lo, hi
         else:
             ends = base.split("-")
             if len(ends) > 2 or not all(ends):
-                raise CommandError(f"The cron {label} field `{text}` is not understood.")
+                raise CommandError(rule_words.field_not_understood(label, text))
             first = _cron_value(ends[0], lo=lo, hi=hi, names=names, label=label, text=text)
             last = _cron_value(ends[-1], lo=lo, hi=hi, names=names, label=label, text=text) if len(ends) == 2 else first
             if step_text and len(ends) == 1:
                 last = hi  # `5/15` means from 5 to the end, every 15
             if last < first:
-                raise CommandError(f"The cron {label} range `{base}` goes backwards.")
+                raise CommandError(rule_words.range_backwards(label, base))
         result.update(range(first, last + 1, step))
     if names is _CRON_DOW and 7 in result:
         result.discard(7)
@@ -379,11 +414,11 @@ def _cron_value(word: str, *, lo: int, hi: int, names: dict[str, int] | None, la
     if not word.isascii() or not word.isdigit():
         unsupported = [mark.upper() for mark in "lw#?" if mark in word]
         if unsupported:
-            raise CommandError(f"The cron {label} field `{text}` uses `{unsupported[0]}`, which is not supported.")
-        raise CommandError(f"The cron {label} field `{text}` is not understood (`{word}`).")
+            raise CommandError(rule_words.unsupported_mark(label, text, unsupported[0]))
+        raise CommandError(rule_words.value_not_understood(label, text, word))
     value = int(word)
     if not lo <= value <= hi:
-        raise CommandError(f"The cron {label} value `{value}` is out of range {lo}-{hi}.")
+        raise CommandError(rule_words.out_of_range(label, value, lo, hi))
     return value
 
 
@@ -393,6 +428,11 @@ def _cron_value(word: str, *, lo: int, hi: int, names: dict[str, int] | None, la
 @lru_cache(maxsize=1)
 def _zone_names() -> dict[str, str]:
     return {name.casefold(): name for name in available_timezones()} | {"utc": "UTC"}
+
+
+def is_timezone(text: str) -> bool:
+    """Whether `text` is an IANA timezone name (any case)."""
+    return text.strip().casefold() in _zone_names()
 
 
 def parse_timezone(text: str) -> str:
@@ -405,11 +445,7 @@ def parse_timezone(text: str) -> str:
         except Exception:  # an entry the system cannot load
             canonical = None
     if canonical is None:
-        close = difflib.get_close_matches(text.casefold(), list(names), n=3, cutoff=0.6)
-        hint = f" Did you mean {', '.join(f'`{names[c]}`' for c in close)}?" if close else ""
-        raise CommandError(
-            f"Unknown timezone `{text}`.{hint} Use an IANA name such as `Europe/Helsinki` or `America/New_York`."
-        )
+        raise CommandError(rule_words.unknown_timezone(text, nearest(text, names.values())))
     return canonical
 
 
@@ -418,17 +454,16 @@ def parse_duration(text: str, *, minimum: timedelta | None = None, maximum: time
     word = text.strip().casefold()
     match = _DURATION.match(word)
     if not word or match is None or not any(match.groups()):
-        hint = f" Add a unit: `{word}m` for minutes or `{word}h` for hours." if word.isdigit() else ""
-        raise CommandError(f"`{text}` is not a duration.{hint} Examples: `30m`, `2h`, `1h30m`, `1d`.")
+        raise CommandError(rule_words.not_a_duration(text, digits=word.isdigit()))
     days, hours, minutes, seconds = (int(part or 0) for part in match.groups())
     try:
         value = timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
     except OverflowError:
-        raise CommandError(f"`{text}` is far too long.") from None
+        raise CommandError(rule_words.far_too_long(text)) from None
     if minimum is not None and value < minimum:
-        raise CommandError(f"`{text}` is too short; the least is {format_duration(minimum)}.")
+        raise CommandError(rule_words.too_short(text, format_duration(minimum)))
     if maximum is not None and value > maximum:
-        raise CommandError(f"`{text}` is too long; the most is {format_duration(maximum)}.")
+        raise CommandError(rule_words.too_long(text, format_duration(maximum)))
     return value
 
 

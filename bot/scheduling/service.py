@@ -74,7 +74,7 @@ class ScheduleService:
 
     async def add(self, uow: UnitOfWork, command: AddSchedule, *, channel: ChannelRef, user: UserRef) -> AddedSchedule:
         """Put a channel on a rule; returns the schedule and its next three fires. The caller commits."""
-        packs = [self.catalog.get(pack).id for pack in command.packs]  # UnknownPack lists the packs there are
+        packs = list(dict.fromkeys(self.catalog.resolve(pack).id for pack in command.packs))  # UnknownPack suggests
         now = self.clock.now()
         channel_row = await uow.places.channel_id(channel, now)
         workspace_row = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)

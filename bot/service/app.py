@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.clock import Clock
-from bot.commands import Command, help_lines, parse_command
+from bot.commands import Command, parse_command
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
 from bot.errors import CommandError, QuizError, ShuttingDown, StorageUnavailable
 from bot.ops.metrics import Metrics
@@ -39,7 +39,7 @@ __all__ = ["Context", "Invocation", "QuizApp", "Reply", "error_reply"]
 def error_reply(exc: BaseException) -> Reply:
     """The friendly reply for an error, by category; unexpected errors are logged with their traceback."""
     if isinstance(exc, CommandError):
-        return Reply(Message(str(exc), tuple(help_lines())), ok=False)
+        return Reply(Message(str(exc), exc.lines), ok=False)
     if isinstance(exc, StorageUnavailable):
         return Reply(error_words.database_down(), ok=False)
     if isinstance(exc, QuizError):

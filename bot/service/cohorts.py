@@ -42,9 +42,8 @@ class CohortService:
         self, uow: UnitOfWork, channel: ChannelRef, creator: UserRef, *, name: str, start: date | None, packs: list[str]
     ) -> CohortView:
         """Create a cohort in the channel's workspace; packs default to every loaded pack, start to today."""
+        # expand resolves each name as typed (any case, a unique prefix); UnknownPack suggests and lists the packs
         curriculum = self.catalog.expand(packs) if packs else [pack.id for pack in self.catalog.packs]
-        for pack_id in curriculum:
-            self.catalog.get(pack_id)  # UnknownPack lists the packs there are
         now = self.clock.now()
         workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
         timezone = await uow.cohorts.workspace_timezone(workspace)

@@ -46,7 +46,7 @@ from bot.commands import (
     ShowMe,
     ShowReport,
     StartReview,
-    help_lines,
+    help_message,
 )
 from bot.content import Catalog
 from bot.domain import ChannelRef, PostSource, QuestionCard, UserRef
@@ -167,7 +167,7 @@ async def list_packs(command: ListPacks, context: Context, uow: UnitOfWork, *, c
 
 async def show_help(command: ShowHelp, context: Context, uow: UnitOfWork) -> Reply:
     """`/quiz help [command]`."""
-    return Reply(help.help_message(help_lines(command.topic)))
+    return Reply(help_message(command.topic))
 
 
 # --- boards --------------------------------------------------------------------------------------------

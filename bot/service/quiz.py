@@ -148,6 +148,16 @@ class QuizService:
             if key not in seen and question_row.active:
                 question_row.active = False
 
+    def _packs_to_draw_from(
+        self, pack_id: str | None, pack_ids: list[str] | None, question: QuestionKey | None
+    ) -> list[str]:
+        """The pack ids a post draws from; UnknownPack (with suggestions and the list of packs) for a miss."""
+        if question is not None:
+            return [self.catalog.get(question[0]).id]
+        if pack_id:
+            return [self.catalog.resolve(pack_id).id]  # as typed: any case, or the start of one pack's id
+        return [self.catalog.get(name).id for name in pack_ids or [p.id for p in self.catalog.packs]]
+
     async def post_question(
         self,
         channel: ChannelRef,
@@ -168,11 +178,7 @@ class QuizService:
         platform = self.platforms.get(channel.platform)
         if platform is None:
             raise QuizError(card_words.adapter_not_running(channel.platform))
-        packs = [pack_id] if pack_id else (pack_ids or [p.id for p in self.catalog.packs])
-        if question is not None:
-            packs = [question[0]]
-        for name in packs:
-            self.catalog.get(name)  # raises UnknownPack with the list of packs
+        packs = self._packs_to_draw_from(pack_id, pack_ids, question)
         now = self.clock.now()
         async with self.uow() as uow:
             channel_row = await uow.places.channel_id(channel, now)

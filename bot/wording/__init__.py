@@ -1,14 +1,16 @@
 """Every sentence a user or operator sees is built here, one module per area, through one translation hook.
 
 Modules: answers (click replies), cards (question cards and reveals), boards (leaderboards), me (`/quiz me`),
-help (help and packs), cohorts, review, schedules, times (rules, durations, local times), reports, errors, and
-commands (the grammar's words). Handlers and adapters never write user text: they call these functions and get
-a `Message` (a title and lines) that an adapter styles; services raise with a message built here. `translate` is the
-hook a later locale support plugs into; `plural` and `percent` are the shared number words.
+help (help, one command in full, and packs), cohorts, review, schedules, times (rules, durations, local times),
+reports, errors, commands (the `/quiz` grammar's refusals and hints) and rules (the schedule-rule grammar's).
+Handlers and adapters never write user text: they call these functions and get a `Message` (a title and lines)
+that an adapter styles; services raise with a message built here. `translate` is the hook a later locale support
+plugs into; `plural`, `how_often` and `percent` are the shared number words; `echo` quotes what a user typed,
+capped.
 """
 
 from __future__ import annotations
 
-from bot.wording.i18n import percent, plural, translate, use_translator
+from bot.wording.i18n import echo, how_often, percent, plural, translate, use_translator
 
-__all__ = ["percent", "plural", "translate", "use_translator"]
+__all__ = ["echo", "how_often", "percent", "plural", "translate", "use_translator"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.domain import CohortBoard, Leaderboard
 from bot.domain.windows import Window
 from bot.ports import Message
-from bot.wording.i18n import percent
+from bot.wording.i18n import percent, plural
 from bot.wording.i18n import translate as _
 
 _WINDOW_WORDS: dict[Window, str] = {Window.WEEK: "this week", Window.MONTH: "this month", Window.ALL: "all time"}
@@ -35,10 +35,10 @@ def leaderboard_message(board: Leaderboard) -> Message:
         return Message(title=title, lines=(_("No answers yet. Post a question with `/quiz now`."),))
     lines = [
         _(
-            "{rank}. {name} — {points} pts · {correct}/{answered} correct ({accuracy})",
+            "{rank}. {name} — {points} · {correct}/{answered} correct ({accuracy})",
             rank=row.rank,
             name=row.name,
-            points=row.points,
+            points=plural(row.points, "pt"),
             correct=row.correct,
             answered=row.answered,
             accuracy=percent(row.accuracy),
@@ -58,14 +58,14 @@ def cohort_board_message(board: CohortBoard) -> Message:
         )
     lines = [
         _(
-            "{rank}. {name} — {per_member:.1f} pts per active member · {active}/{members} active · {points} pts · "
+            "{rank}. {name} — {per_member:.1f} pts per active member · {active}/{members} active · {points} · "
             "accuracy {accuracy}",
             rank=row.rank,
             name=row.name,
             per_member=row.points_per_member,
             active=row.active,
             members=row.members,
-            points=row.points,
+            points=plural(row.points, "pt"),
             accuracy=percent(row.accuracy),
         )
         for row in board.rows

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from bot.domain import QuestionCard
 from bot.ports import Message
 from bot.wording.errors import UNKNOWN_POST
-from bot.wording.i18n import percent
+from bot.wording.i18n import percent, plural
 from bot.wording.i18n import translate as _
 
 CHOICE_MARKS = "123456789X"
@@ -70,7 +70,7 @@ def reveal_lines(card: QuestionCard) -> list[str]:
 
 def card_footer(card: QuestionCard) -> str:
     """`Data Parallelism Quiz · question 3 of 8 · 4 answers`; `question 7 (retired)` once it left its pack."""
-    answers = _("1 answer") if card.answer_count == 1 else _("{count} answers", count=card.answer_count)
+    answers = plural(card.answer_count, "answer")
     state = _(" · closed") if card.is_closed else ""
     if card.retired:
         return _(

@@ -34,12 +34,12 @@ def list_message(views: list[CohortView]) -> Message:
         return Message(_("No cohorts yet."), (_("Create one with `/quiz cohort create NAME [start:YYYY-MM-DD]`."),))
     lines = [
         _(
-            "{name} — from {start} · {members} members · {posted}/{total} questions asked",
+            "{name} — from {start} · {members} · {posted}/{questions} asked",
             name=v.name,
             start=v.start_date.isoformat(),
-            members=len(v.members),
+            members=plural(len(v.members), "member"),
             posted=v.posted,
-            total=v.total,
+            questions=plural(v.total, "question"),
         )
         for v in views
     ]
@@ -54,7 +54,7 @@ def show_message(view: CohortView) -> Message:
         _("Starts {start} · created by {creator} · {members}", start=start, creator=view.created_by, members=members)
         if view.created_by
         else _("Starts {start} · {members}", start=start, members=members),
-        _("Curriculum: {posted} of {total} questions asked", posted=view.posted, total=view.total),
+        _("Curriculum: {posted} of {questions} asked", posted=view.posted, questions=plural(view.total, "question")),
     ]
     lines += [
         _("  {title} ({pack}): {posted}/{total}", title=p.title, pack=p.pack_id, posted=p.posted, total=p.total)
@@ -64,12 +64,12 @@ def show_message(view: CohortView) -> Message:
         lines.append(_("Members (cohort questions answered, right, points since the start):"))
         lines += [
             _(
-                "  {name} — {answered}/{posted} answered · {correct} right · {points} pts",
+                "  {name} — {answered}/{posted} answered · {correct} right · {points}",
                 name=m.name,
                 answered=m.answered,
                 posted=view.posted,
                 correct=m.correct,
-                points=m.points,
+                points=plural(m.points, "pt"),
             )
             for m in view.members
         ]

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from bot.domain.flags import FlaggedQuestion, FlagOutcome, FlagResult, FlagsCleared, visible_line
 from bot.ports import Message
-from bot.wording.i18n import percent, plural
+from bot.wording.commands import did_you_mean
+from bot.wording.i18n import echo, percent, plural
 from bot.wording.i18n import translate as _
 
 REASONS_SHOWN = 3
@@ -221,7 +222,7 @@ def not_a_question(text: str) -> str:
     return _(
         "`{text}` is not a question: write its pack id and question id as `PACK/QUESTION`, e.g. "
         "`data-parallelism/dp-gpu-holds` (`/quiz flags` lists them).",
-        text=text,
+        text=echo(text),
     )
 
 
@@ -233,9 +234,14 @@ def which_question_to_clear() -> str:
     )
 
 
-def not_a_flags_action(word: str) -> str:
-    """`/quiz flags WORD` for a word that is not an action."""
-    return _("`{word}` is not a flags action. Try `/quiz flags` or `{usage}`.", word=word, usage=CLEAR_USAGE)
+def not_a_flags_action(word: str, nearest: Sequence[str] = ()) -> str:
+    """`/quiz flags WORD` for a word that is not an action (with the nearest action, if one is near)."""
+    return _(
+        "`{word}` is not a flags action.{hint} Try `/quiz flags` or `{usage}`.",
+        word=echo(word),
+        hint=did_you_mean(nearest),
+        usage=CLEAR_USAGE,
+    )
 
 
 # --- the report ---------------------------------------------------------------------------------------------

@@ -1,21 +1,194 @@
-"""Help and the list of packs."""
+"""Help (every command, or one in full with an example) and the list of packs.
+
+The usage lines and summaries of the `/quiz` grammar live here (bot/commands.py takes them for its table and
+Discord takes the summaries for its descriptions); they are translated when a reply is built.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.ports import Message
+from bot.wording.commands import did_you_mean
+from bot.wording.i18n import echo, plural
 from bot.wording.i18n import translate as _
 
 if TYPE_CHECKING:  # the catalog raises with the words below, so the words import it for annotations only
     from bot.content import Catalog
 
 
+@dataclass(frozen=True, slots=True)
+class CommandWords:
+    """One command's help: its usage line, a one-line summary, and the lines `/quiz help COMMAND` adds."""
+
+    usage: str
+    summary: str
+    details: tuple[str, ...]
+
+
+COMMANDS: dict[str, CommandWords] = {
+    "now": CommandWords(
+        "/quiz now [pack]",
+        "post a question here now (from one pack, or any)",
+        (
+            "A pack can be named in any case, or by the start of its id when only one pack starts that way.",
+            "`/quiz packs` lists the packs.",
+            "Example: `/quiz now data-parallelism`",
+        ),
+    ),
+    "reveal": CommandWords(
+        "/quiz reveal",
+        "close the current question and show the answer",
+        ("Shows the right answer, how people answered and who got it right.", "Example: `/quiz reveal`"),
+    ),
+    "leaderboard": CommandWords(
+        "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts]",
+        "who leads, by points (with streaks); `cohorts` ranks cohorts by points per active member",
+        (
+            "Windows: `week` (this week), `month` (this month), `all` (all time, the default).",
+            "Scopes: `channel` (this channel, the default), `workspace` (everyone here), `cohort NAME` (one "
+            "cohort's members), `cohorts` (cohorts ranked by points per active member).",
+            "Give at most one window and one scope, in either order.",
+            "Examples: `/quiz leaderboard week`, `/quiz leaderboard workspace month`, "
+            "`/quiz leaderboard cohort spring-26 week`",
+        ),
+    ),
+    "me": CommandWords(
+        "/quiz me",
+        "your points, rank, accuracy, streaks, review and most-missed topics",
+        ("Only you see it.", "Example: `/quiz me`"),
+    ),
+    "cohort": CommandWords(
+        "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] | join NAME | leave NAME | add NAME @user... | "
+        "remove NAME @user... | list | show NAME | next NAME | delete NAME",
+        "onboarding cohorts: members, a curriculum of packs, their own leaderboard",
+        (
+            "`create NAME [start:YYYY-MM-DD] [packs:a,b]`: a cohort on a curriculum of packs, in that order "
+            "(default: every pack, starting today).",
+            "`join NAME`, `leave NAME`: join or leave one yourself.",
+            "`add NAME @user...`, `remove NAME @user...`: add or remove members (admins and the cohort's creator).",
+            "`list` (or `/quiz cohorts`): the cohorts here; `show NAME`: its members and their progress.",
+            "`next NAME`: post the cohort's next curriculum question here (admins and the creator).",
+            "`delete NAME`: delete the cohort and its board; answers stay (admins and the creator).",
+            "Names: 1 to 40 letters, digits, `-`, `_` or `.`.",
+            "Example: `/quiz cohort create spring-26 start:2026-03-02 packs:data-parallelism`",
+        ),
+    ),
+    "review": CommandWords(
+        "/quiz review [N]",
+        "privately review a question you missed; `/quiz review N` answers it",
+        (
+            "`/quiz review` gives you, privately, the missed question that has been due longest.",
+            "`/quiz review N` answers it with choice number N; a right answer waits longer before it comes back.",
+            "Example: `/quiz review 2`",
+        ),
+    ),
+    "report": CommandWords(
+        "/quiz report [cohort NAME]",
+        "a short summary: participation, accuracy, leaders",
+        (
+            "`/quiz report`: this workspace; `/quiz report cohort NAME`: one cohort.",
+            "Example: `/quiz report cohort spring-26`",
+        ),
+    ),
+    "packs": CommandWords(
+        "/quiz packs",
+        "the quiz packs you can pick from",
+        ("Each with its id (for `/quiz now` and schedules) and how many questions it has.", "Example: `/quiz packs`"),
+    ),
+    "schedule": CommandWords(
+        "/quiz schedule add <when> [pack...] [tz:Area/City] [close:2h] | list [all] | remove ID | pause ID | "
+        "resume ID | next",
+        "post questions on a schedule, e.g. `add weekdays 09:30` (admins add, remove, pause and resume)",
+        (
+            "When: `daily 09:00`, `weekdays 09:30`, `weekends 10:00`, days such as `mon,wed,fri 14:00` or "
+            "`mon-thu 9am`, or five cron fields such as `30 9 * * 1-5`.",
+            "Packs: pack ids after the rule (default: every pack).",
+            "`tz:Area/City`: the timezone the rule is read in, e.g. `tz:Europe/Helsinki` or `tz:UTC` "
+            "(default: the channel's).",
+            "`close:DURATION`: close each question after e.g. `30m`, `2h`, `1d` (default: when the next one is "
+            "due, at most 24 h).",
+            "`list [all]`: this channel's schedules (or the workspace's); `next`: what is posted next here.",
+            "`pause ID`, `resume ID`, `remove ID`: by the id `list` shows (admins).",
+            "Example: `/quiz schedule add mon,wed,fri 14:00 data-parallelism tz:Europe/Helsinki close:2h`",
+        ),
+    ),
+    "flag": CommandWords(
+        "/quiz flag [reason]",
+        "report a problem with the question you last answered here (or the newest one)",
+        (
+            "One flag per person and question; a question enough people flag leaves rotation until an admin clears it.",
+            "Example: `/quiz flag two choices are right`",
+        ),
+    ),
+    "flags": CommandWords(
+        "/quiz flags | flags clear PACK/QUESTION",
+        "flagged questions: counts, reasons, accuracy; `clear` puts one back in rotation (admins)",
+        (
+            "`/quiz flags`: the flagged questions; `/quiz flags clear PACK/QUESTION`: clear one question's flags.",
+            "Example: `/quiz flags clear data-parallelism/dp-gpu-holds`",
+        ),
+    ),
+    "help": CommandWords(
+        "/quiz help [command]",
+        "this help",
+        ("`/quiz help COMMAND` shows one command in full, with an example.", "Example: `/quiz help schedule`"),
+    ),
+}
+
+
+def usage(name: str) -> str:
+    """A command's usage line, in English (the grammar's table keeps it; `usage_line` translates it)."""
+    return COMMANDS[name].usage
+
+
+def summary(name: str) -> str:
+    """A command's one-line summary, in English (translated by `usage_line` and `description`)."""
+    return COMMANDS[name].summary
+
+
+def description(text: str) -> str:
+    """A summary as a platform's command description: translated, starting with a capital."""
+    words = _(text)
+    return words[:1].upper() + words[1:]
+
+
+def usage_line(usage_text: str, summary_text: str) -> str:
+    """`/quiz now [pack] - post a question here now`."""
+    return _("{usage} - {summary}", usage=_(usage_text), summary=_(summary_text))
+
+
+def help_message(lines: Sequence[str]) -> Message:
+    """The help text: every command's usage line, then how to see one in full."""
+    more = _("`/quiz help COMMAND` shows one command in full, with an example, e.g. `/quiz help schedule`.")
+    return Message(title=_("quizbot commands"), lines=(*lines, more))
+
+
+def command_help(line: str, name: str) -> Message:
+    """`/quiz help COMMAND`: its usage line, then its details and an example."""
+    words = COMMANDS.get(name)
+    return Message(title=line, lines=tuple(_(detail) for detail in words.details) if words else ())
+
+
+def terminal_lines() -> tuple[str, ...]:
+    """What the terminal adapter adds to `/quiz help`: its own commands."""
+    return (
+        _("/as NAME - be someone else from now on (the terminal's own command)"),
+        _("/quit - leave the terminal (also `/exit`, `/q`)"),
+    )
+
+
 def packs_message(catalog: Catalog, *, left_out: Sequence[str] = ()) -> Message:
     """The loaded packs and, for admins (`left_out`), the pack files that did not load and why."""
     lines = [
-        _("{id} — {title} ({count} questions)", id=pack.id, title=pack.title, count=len(pack.questions))
+        _(
+            "{id} — {title} ({questions})",
+            id=pack.id,
+            title=pack.title,
+            questions=plural(len(pack.questions), "question"),
+        )
         for pack in catalog.packs
     ] or [_("No packs are loaded.")]
     if left_out:
@@ -24,11 +197,20 @@ def packs_message(catalog: Catalog, *, left_out: Sequence[str] = ()) -> Message:
     return Message(title=_("Quiz packs"), lines=tuple(lines))
 
 
-def help_message(lines: Sequence[str]) -> Message:
-    """The help text."""
-    return Message(title=_("quizbot commands"), lines=tuple(lines))
+def unknown_pack(pack_id: str, known: Sequence[str], nearest: Sequence[str] = ()) -> str:
+    """A pack id that is not loaded: the nearest ones if any are near, and the ones that are."""
+    return _(
+        "There is no pack called `{pack}`.{hint} Packs: {known}.",
+        pack=echo(pack_id),
+        hint=did_you_mean(nearest),
+        known=", ".join(known) or _("none"),
+    )
 
 
-def unknown_pack(pack_id: str, known: Sequence[str]) -> str:
-    """A pack id that is not loaded, with the ones that are."""
-    return _("There is no pack called `{pack}`. Packs: {known}.", pack=pack_id, known=", ".join(known) or _("none"))
+def ambiguous_pack(word: str, candidates: Sequence[str]) -> str:
+    """A pack prefix more than one pack starts with."""
+    return _(
+        "More than one pack starts with `{word}`: {candidates}. Say which.",
+        word=echo(word),
+        candidates=", ".join(f"`{name}`" for name in candidates),
+    )

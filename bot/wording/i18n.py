@@ -33,6 +33,26 @@ def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
     return f"{count} {_translator(word)}"
 
 
+ECHO_LIMIT = 40
+"""How much of something a user typed a reply quotes back; the rest is cut at an ellipsis."""
+
+
+def echo(text: str, limit: int = ECHO_LIMIT) -> str:
+    """User input as a reply quotes it: its first `limit` characters, then `…` (a 5,000-character word is not echoed
+    whole); line breaks become spaces so a quote stays on its line."""
+    flat = " ".join(text.split()) if any(ch in text for ch in "\r\n\t") else text
+    return flat if len(flat) <= limit else flat[:limit].rstrip() + "…"
+
+
+def how_often(count: int) -> str:
+    """How often: `once`, `twice`, `3 times` (`1 person answered once`)."""
+    if count == 1:
+        return _translator("once")
+    if count == 2:
+        return _translator("twice")
+    return plural(count, "time")
+
+
 def percent(value: float) -> str:
     """0.756 -> '76%'."""
     return f"{round(value * 100)}%"

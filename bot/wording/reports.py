@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.ports import Message
 from bot.service.views import Report
 from bot.wording.flags import report_lines
-from bot.wording.i18n import percent, plural
+from bot.wording.i18n import how_often, percent, plural
 from bot.wording.i18n import translate as _
 
 
@@ -21,7 +21,7 @@ def summary_message(report: Report, *, cohort: str | None = None) -> Message:
         _(
             "{people} answered {times} · accuracy {accuracy} · {points}",
             people=plural(report.participants, "person", "people"),
-            times=plural(report.answers, "time"),
+            times=how_often(report.answers),
             accuracy=percent(report.accuracy),
             points=plural(report.points, "point"),
         ),
@@ -29,10 +29,10 @@ def summary_message(report: Report, *, cohort: str | None = None) -> Message:
     if report.curriculum:
         asked = sum(p.posted for p in report.curriculum)
         total = sum(p.total for p in report.curriculum)
-        lines.append(_("Curriculum: {asked} of {total} questions asked", asked=asked, total=total))
+        lines.append(_("Curriculum: {asked} of {questions} asked", asked=asked, questions=plural(total, "question")))
     if report.leaderboard.rows:
         leaders = ", ".join(
-            _("{rank}. {name} ({points})", rank=row.rank, name=row.name, points=row.points)
+            _("{rank}. {name} ({points})", rank=row.rank, name=row.name, points=row.points)  # a bare number
             for row in report.leaderboard.rows[:3]
         )
         lines.append(_("Leaders: {leaders}", leaders=leaders))

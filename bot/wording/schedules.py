@@ -9,6 +9,7 @@ from bot.domain import ChannelRef, UserRef
 from bot.ports import Message
 from bot.scheduling.rules import DEFAULT_CLOSE_CAP, Slot, format_duration, format_local
 from bot.service.views import ScheduleView
+from bot.wording.i18n import plural
 from bot.wording.i18n import translate as _
 
 
@@ -148,8 +149,8 @@ def already_posts_here(schedule_id: int, rule: str, timezone: str) -> str:
 def too_many(count: int) -> str:
     """`schedule add` in a channel at the most schedules allowed."""
     return _(
-        "This channel has {count} schedules, the most allowed; remove one first (`/quiz schedule list` shows them).",
-        count=count,
+        "This channel has {schedules}, the most allowed; remove one first (`/quiz schedule list` shows them).",
+        schedules=plural(count, "schedule"),
     )
 
 

@@ -72,7 +72,7 @@ async def test_create_join_leave_list_and_show(runtime: Runtime, channel: Channe
     assert "not in" in (await run(runtime, channel, "ben", "cohort leave spring")).message.title
 
     listing = await run(runtime, channel, "ann", "cohorts")
-    assert "Spring — from 2026-01-05 · 1 members · 0/8 questions asked" in listing.message.text
+    assert "Spring — from 2026-01-05 · 1 member · 0/8 questions asked" in listing.message.text
     shown = await run(runtime, channel, "ann", "cohort show spring")
     assert "created by lead" in shown.message.text
     assert "Data Parallelism Quiz (data-parallelism): 0/8" in shown.message.text

@@ -244,7 +244,7 @@ async def test_doctor_says_what_to_fix(
     assert "FAIL Slack signing secret" in out
     assert "FAIL Discord token" in out
     assert "FAIL content: " in out
-    assert "5 problem(s) to fix" in out
+    assert "5 problems to fix" in out  # issue 12: counts are pluralised, not hedged with (s)
 
 
 async def test_doctor_on_an_invalid_setting(
@@ -253,3 +253,14 @@ async def test_doctor_on_an_invalid_setting(
     monkeypatch.setenv("QUIZBOT_TIMEZONE", "Atlantis/Capital")
     assert await _cli("doctor") == 1
     assert "QUIZBOT_TIMEZONE: unknown IANA timezone" in capsys.readouterr().out
+
+
+async def test_doctor_counts_one_problem_as_one(
+    cli_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("QUIZBOT_SLACK_BOT_TOKEN", "xoxp-user-token")  # the one problem: a user token
+    monkeypatch.setenv("QUIZBOT_SLACK_APP_TOKEN", "xapp-1-A0-1-" + "a" * 64)
+    assert await _cli("doctor") == 1
+    out = capsys.readouterr().out
+    assert "FAIL Slack bot token" in out
+    assert out.strip().endswith("\n1 problem to fix"), out

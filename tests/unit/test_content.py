@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml
 
 from bot.cli import main
-from bot.content import load_catalog, load_pack
+from bot.content import Catalog, load_catalog, load_pack
+from bot.content.curricula import Curriculum
 from bot.content.importer import parse_plain_quiz, skeleton_yaml
 from bot.content.loader import parse_pack
-from bot.errors import InvalidPack
+from bot.domain import Pack, Question
+from bot.errors import InvalidPack, UnknownPack
 from tests.conftest import CONTENT, REPO
 from tests.unit.test_curriculum import CURRICULUM_ANSWER_KEY
 
@@ -239,6 +242,52 @@ def test_schema_command_prints_a_json_schema(capsys: pytest.CaptureFixture[str])
     question = schema["$defs"]["QuestionModel"]
     assert set(question["required"]) == {"id", "prompt", "choices", "answer", "explanation"}
     assert question["properties"]["choices"]["maxItems"] == 10
+
+
+# --- issue 12: pack names as people type them ------------------------------------------------------------------
+
+
+def _catalog(*ids: str) -> Catalog:
+    question = Question(pack_id="p", key="q", prompt="Q?", choices=("a", "b"), correct_index=0, explanation="E.")
+    return Catalog(packs=tuple(Pack(id=i, title=i.title(), description="", questions=(question,)) for i in ids))
+
+
+def test_a_pack_is_found_in_any_case_and_by_a_unique_prefix() -> None:
+    catalog = _catalog("data-parallelism", "data-loading", "model-pipeline-parallelism")
+    assert catalog.resolve("data-parallelism").id == "data-parallelism"
+    assert catalog.resolve("Data-Parallelism").id == "data-parallelism"
+    assert catalog.resolve("MODEL").id == "model-pipeline-parallelism"
+    assert catalog.resolve("data-p").id == "data-parallelism"
+
+
+def test_an_ambiguous_prefix_lists_the_candidates() -> None:
+    catalog = _catalog("data-parallelism", "data-loading", "model-pipeline-parallelism")
+    with pytest.raises(
+        UnknownPack, match=re.escape("More than one pack starts with `data`: `data-parallelism`, `data-loading`")
+    ):
+        catalog.resolve("data")
+
+
+def test_a_missed_pack_suggests_the_nearest_and_lists_them_all() -> None:
+    catalog = _catalog("data-parallelism", "model-pipeline-parallelism")
+    with pytest.raises(UnknownPack) as missed:
+        catalog.resolve("data-paralelism")
+    assert str(missed.value) == (
+        "There is no pack called `data-paralelism`. Did you mean `data-parallelism`? "
+        "Packs: data-parallelism, model-pipeline-parallelism."
+    )
+    with pytest.raises(UnknownPack, match=r"There is no pack called `x{40}…`\. Packs:"):
+        catalog.resolve("x" * 5000)
+
+
+def test_a_curriculum_expands_in_any_case_and_its_packs_resolve() -> None:
+    catalog = replace(
+        _catalog("data-parallelism", "model-pipeline-parallelism"),
+        curricula=(Curriculum(id="onboarding", title="O", description="", packs=("model-pipeline-parallelism",)),),
+    )
+    assert catalog.expand(["Onboarding", "DATA"]) == ["model-pipeline-parallelism", "data-parallelism"]
+    with pytest.raises(UnknownPack, match="no pack called `nope`"):
+        catalog.expand(["nope"])
 
 
 BROKEN_PACK = "id: broken\ntitle: Broken\nquestions:\n  - id: q\n    prompt: P\n"

@@ -3,15 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, date, datetime
 
 import pytest
 
-from bot.domain import LeaderboardRow, QuestionCard, RevealView, Tally
+from bot.content import Catalog
+from bot.domain import (
+    CohortBoard,
+    CohortStanding,
+    Leaderboard,
+    LeaderboardRow,
+    Pack,
+    Question,
+    QuestionCard,
+    RevealView,
+    Tally,
+)
 from bot.domain.windows import Window
-from bot.wording import plural, use_translator
+from bot.service.views import CohortView, CurriculumPack, MemberProgress, Report
+from bot.wording import cohorts as cohort_words
+from bot.wording import echo, how_often, plural, use_translator
+from bot.wording import reports as report_words
+from bot.wording import schedules as schedule_words
 from bot.wording.answers import verdict
-from bot.wording.boards import window_words
-from bot.wording.cards import reveal_lines, reveal_text
+from bot.wording.boards import cohort_board_message, leaderboard_message, window_words
+from bot.wording.cards import card_footer, reveal_lines, reveal_text
+from bot.wording.help import packs_message
 
 
 @pytest.fixture(autouse=True)
@@ -69,3 +87,92 @@ def test_accuracy_is_written_once() -> None:
     row = LeaderboardRow(rank=1, name="a", points=3, correct=1, answered=4)
     assert isinstance(row, Tally) and row.accuracy == 0.25
     assert LeaderboardRow(rank=1, name="a", points=0, correct=0, answered=0).accuracy == 0.0
+
+
+# --- issue 12: every count reads right with 1 and with 2 -------------------------------------------------------
+
+
+def _pack(questions: int) -> Pack:
+    question = Question(pack_id="p", key="q", prompt="Q?", choices=("a", "b"), correct_index=0, explanation="E.")
+    return Pack(id="p", title="P", description="", questions=(question,) * questions)
+
+
+def _cohort(count: int) -> CohortView:
+    return CohortView(
+        name="spring",
+        start_date=date(2026, 1, 5),
+        created_by="lead",
+        curriculum=(CurriculumPack(pack_id="p", title="P", posted=0, total=count),),
+        members=tuple(MemberProgress(name=f"m{i}", answered=0, correct=0, points=count) for i in range(count)),
+    )
+
+
+def _report(count: int) -> Report:
+    return Report(
+        title="W",
+        workspace="W1",
+        timezone="UTC",
+        generated_at=datetime(2026, 1, 5, tzinfo=UTC),
+        since=None,
+        participants=count,
+        answers=count,
+        correct=count,
+        points=count,
+        leaderboard=Leaderboard(scope="workspace", window="all", rows=()),
+        questions=(),
+        curriculum=(CurriculumPack(pack_id="p", title="P", posted=0, total=count),),
+    )
+
+
+def _renders(count: int) -> dict[str, str]:
+    card = replace(_closed_card(), answer_count=count, reveal=None)
+    row = LeaderboardRow(rank=1, name="Ann", points=count, correct=1, answered=1)
+    standing = CohortStanding(rank=1, name="spring", members=2, active=1, points=count, correct=1, answered=1)
+    return {
+        "packs": packs_message(Catalog(packs=(_pack(count),))).text,
+        "card": card_footer(card),
+        "cohort list": cohort_words.list_message([_cohort(count)]).text,
+        "cohort show": cohort_words.show_message(_cohort(count)).text,
+        "report": report_words.summary_message(_report(count)).text,
+        "schedules": schedule_words.too_many(count),
+        "board": leaderboard_message(Leaderboard(scope="channel", window="all", rows=(row,))).text,
+        "cohort board": cohort_board_message(CohortBoard(window="all", rows=(standing,))).text,
+        "how often": how_often(count),
+    }
+
+
+@pytest.mark.parametrize(
+    ("area", "one", "two"),
+    [
+        ("packs", "p — P (1 question)", "p — P (2 questions)"),
+        ("card", "· 1 answer", "· 2 answers"),
+        ("cohort list", "· 1 member · 0/1 question asked", "· 2 members · 0/2 questions asked"),
+        ("cohort show", "Curriculum: 0 of 1 question asked", "Curriculum: 0 of 2 questions asked"),
+        ("cohort show", "· 1 member", "· 2 members"),
+        ("cohort show", "0 right · 1 pt", "0 right · 2 pts"),
+        (
+            "report",
+            "1 person answered once · accuracy 100% · 1 point",
+            "2 people answered twice · accuracy 100% · 2 points",
+        ),
+        ("report", "Curriculum: 0 of 1 question asked", "Curriculum: 0 of 2 questions asked"),
+        ("schedules", "This channel has 1 schedule, the most", "This channel has 2 schedules, the most"),
+        ("board", "1. Ann — 1 pt ·", "1. Ann — 2 pts ·"),
+        ("cohort board", "· 1 pt · accuracy", "· 2 pts · accuracy"),
+        ("how often", "once", "twice"),
+    ],
+)
+def test_every_count_reads_right_with_one_and_with_two(area: str, one: str, two: str) -> None:
+    assert one in _renders(1)[area]
+    assert two in _renders(2)[area]
+
+
+def test_how_often_and_plural_past_two() -> None:
+    assert how_often(3) == "3 times"
+    assert how_often(0) == "0 times"
+
+
+def test_an_echo_is_capped_in_one_place() -> None:
+    assert echo("short") == "short"
+    assert echo("x" * 5000) == "x" * 40 + "…"
+    assert echo("a\nb") == "a b"

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from bot.content.drafts import DraftPack, DraftQuestion, build_question, refuse
 from bot.content.schema import TODO_MARK
+from bot.wording.i18n import plural
 
 PACK_COLUMNS = ("pack_id", "pack_title", "pack_description", "pack_tags", "pack_verbatim_seed")
 _ALIASES = {
@@ -88,7 +89,9 @@ def parse(text: str, *, source: str) -> TableFile:
     for line, row in rows[1:]:
         where = f"line {line}"
         if len(row) > columns.width and any(cell.strip() for cell in row[columns.width :]):
-            raise refuse(source, where, f"{len(row)} cells, but the header has {columns.width} columns")
+            raise refuse(
+                source, where, f"{plural(len(row), 'cell')}, but the header has {plural(columns.width, 'column')}"
+            )
         cells = row + [""] * (columns.width - len(row))
 
         def cell(name: str, cells: list[str] = cells) -> str:

@@ -170,6 +170,19 @@ def test_quizbot_run_on_postgresql(tmp_path: Path, postgres_template: str) -> No
     assert REPO.exists()
 
 
+async def test_the_terminals_help_lists_its_own_commands(runtime: Runtime) -> None:
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    assert await console.handle_line("/quiz help") is True
+    listing = out.getvalue()
+    assert "/quiz now [pack]" in listing
+    assert "/as NAME - be someone else from now on" in listing
+    assert "/quit - leave the terminal" in listing
+    assert await console.handle_line("/quiz help now") is True
+    one = out.getvalue()[len(listing) :]
+    assert "Example: `/quiz now data-parallelism`" in one and "/as NAME" not in one
+
+
 def test_quizbot_run_leaves_one_invalid_pack_out_and_names_it(tmp_path: Path) -> None:
     packs = tmp_path / "packs"
     packs.mkdir()
