@@ -16,7 +16,7 @@ from bot.ports import UNLIMITED, Message
 from bot.service.app import Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
 from bot.wording.answers import answer_message
-from bot.wording.cards import CHOICE_MARKS, card_footer, reveal_lines
+from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_lines
 from bot.wording.flags import report_hint
 
 PLATFORM = "console"
@@ -56,6 +56,7 @@ class ConsoleAdapter:
         """Print the question with numbered choices."""
         lines = [RULE, f"❓ {card_footer(card)}  [post {card.post_id}]", card.prompt]
         lines += [f"  [{CHOICE_MARKS[i]}] {choice}" for i, choice in enumerate(card.choices)]
+        lines.append(f"   {card_about(card)}")
         lines.append("Type the number of your answer.")
         self._print(*lines)
         self._open.pop(card.post_id, None)
@@ -66,7 +67,9 @@ class ConsoleAdapter:
         """Print the reveal once the question closes; answer-count edits are not worth a line here."""
         if card.reveal is not None:
             self._open.pop(card.post_id, None)
-            self._print(RULE, f"🔔 Closed: {card.prompt}", *reveal_lines(card), f"({card_footer(card)})")
+            self._print(
+                RULE, f"🔔 Closed: {card.prompt}", *reveal_lines(card), f"({card_footer(card)} · {card_about(card)})"
+            )
 
     async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
         """Print a message meant for one user, marked as private."""

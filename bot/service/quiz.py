@@ -20,7 +20,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.clock import Clock
 from bot.content import Catalog
-from bot.db.models import Answer, Channel, PackRow, Post, PostSnapshot, QuestionRow, QuestionVersion, User
+from bot.db.models import (
+    Answer,
+    Channel,
+    Cohort,
+    PackRow,
+    Post,
+    PostSnapshot,
+    QuestionRow,
+    QuestionVersion,
+    Schedule,
+    User,
+    Workspace,
+)
 from bot.domain import (
     ChannelRef,
     PostSource,
@@ -33,6 +45,7 @@ from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ops.metrics import Metrics
 from bot.ports import PlatformError, PlatformRegistry
+from bot.scheduling.fires import FireKey
 from bot.service.flags import paused_questions
 from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, in_channel, joined_to_channel
 from bot.service.uow import UnitOfWorkFactory
@@ -372,11 +385,33 @@ class QuizService:
     async def _card(session: AsyncSession, shown: _Shown) -> QuestionCard:
         """The card of a post as it was posted (its version, shown order, number and count) with its answers now.
 
-        Only two things come from the present: the pack's title, and whether the question has since been
-        retired from its pack (the footer then shows no stale "of N").
+        Only a few things come from the present: the pack's title, whether the question has since been retired
+        from its pack, the cohort's name, and the timezone its closing time is shown in (the schedule's for a
+        scheduled post, else the channel's, else its workspace's).
         """
         post, snapshot, version, question = shown
         pack = await session.get(PackRow, question.pack_id)
+        zones = (
+            await session.execute(
+                select(Channel.timezone, Workspace.timezone)
+                .join(Workspace, Workspace.id == Channel.workspace_id)
+                .where(Channel.id == post.channel_id)
+            )
+        ).first()
+        timezone = (zones[0] or zones[1]) if zones else "UTC"
+        if post.source == PostSource.SCHEDULE.value and post.source_ref:
+            # A scheduled card speaks the schedule's timezone (`tz:` when it was added), as its replies do.
+            try:
+                schedule_id = FireKey.parse(post.source_ref).schedule_id
+            except ValueError:
+                schedule_id = None
+            if schedule_id is not None:
+                timezone = (
+                    await session.execute(select(Schedule.timezone).where(Schedule.id == schedule_id))
+                ).scalar() or timezone
+        cohort_name = None
+        if post.source == PostSource.COHORT.value and post.source_ref and post.source_ref.isdigit():
+            cohort_name = (await session.execute(select(Cohort.name).where(Cohort.id == int(post.source_ref)))).scalar()
         order = list(post.choice_order)
         reveal = None
         if post.closed_at is None:
@@ -412,4 +447,8 @@ class QuizService:
             closes_at=post.closes_at,
             reveal=reveal,
             retired=not question.active,
+            source=PostSource(post.source),
+            cohort=cohort_name,
+            opened_at=post.opened_at,
+            timezone=timezone,
         )
