@@ -29,6 +29,7 @@ from bot.db.models import (
     Cohort,
     CohortMember,
     PackRow,
+    Post,
     PostSnapshot,
     QuestionRow,
     QuestionVersion,
@@ -124,8 +125,20 @@ class ReportService:
                     )
                 )
             ).all()
+            cohorts = (
+                await session.execute(
+                    select(Cohort.name, Workspace.platform, Workspace.external_id)
+                    .join(Workspace, Workspace.id == Cohort.workspace_id)
+                    .where(*([Workspace.platform == platform] if platform else []))
+                    .where(*([Workspace.external_id == workspace] if workspace else []))
+                    .order_by(Cohort.key, Workspace.platform, Workspace.external_id)
+                )
+            ).all()
+        if not found and cohort:
+            known = [f"{name} ({p}:{w})" for name, p, w in cohorts]
+            raise QuizError(report_words.no_match(cohort=cohort, known=known))
         if not found:
-            raise QuizError(report_words.no_match(cohort=cohort, known=[f"{p}:{w}" for p, w in everything]))
+            raise QuizError(report_words.no_match(cohort=None, known=[f"{p}:{w}" for p, w in everything]))
         raise QuizError(report_words.several_match([f"--platform {p} --workspace {w}" for p, w in found]))
 
     async def build(
@@ -227,8 +240,10 @@ class ReportService:
                 func.max(PostSnapshot.question_number).label("number"),
                 func.count(Answer.id).label("answered"),
                 func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
+                func.max(case((Post.closed_at.is_(None), 1), else_=0)).label("still_open"),
             )
             .join(PostSnapshot, PostSnapshot.post_id == Answer.post_id)
+            .join(Post, Post.id == Answer.post_id)
             .where(*scope)
             .group_by(PostSnapshot.question_version_id)
             .subquery()
@@ -242,6 +257,7 @@ class ReportService:
                     per_version.c.number,
                     per_version.c.answered,
                     per_version.c.correct,
+                    per_version.c.still_open,
                 )
                 .join(per_version, per_version.c.version_id == QuestionVersion.id)
                 .join(QuestionRow, QuestionRow.id == QuestionVersion.question_id)
@@ -261,8 +277,9 @@ class ReportService:
                 tags=tuple(question.tags or ()),
                 answered=int(answered),
                 correct=int(correct or 0),
+                still_open=bool(still_open),
             )
-            for version, question, title, number, answered, correct in rows
+            for version, question, title, number, answered, correct, still_open in rows
         )
 
     @staticmethod

@@ -86,6 +86,8 @@ class QuestionResult(Tally):
     tags: tuple[str, ...]
     answered: int
     correct: int
+    still_open: bool = False
+    """A post of it in the report's scope is still open: its answer is not out, so it is not among the most missed."""
 
     @property
     def missed(self) -> int:
@@ -132,8 +134,11 @@ class Report(Tally):
         return self.answers
 
     def most_missed(self, limit: int = 5) -> list[QuestionResult]:
-        """Questions with wrong answers, lowest accuracy first (more answers first among equals)."""
-        missed = [q for q in self.questions if q.missed]
+        """Questions with wrong answers, lowest accuracy first (more answers first among equals).
+
+        A question still open somewhere in the scope is left out: the list shows each one's answer, and people
+        are still answering it."""
+        missed = [q for q in self.questions if q.missed and not q.still_open]
         return sorted(missed, key=lambda q: (q.accuracy, -q.answered, q.pack_id, q.number))[:limit]
 
 

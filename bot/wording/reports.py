@@ -30,10 +30,11 @@ def summary_message(report: Report, *, cohort: str | None = None) -> Message:
         asked = sum(p.posted for p in report.curriculum)
         total = sum(p.total for p in report.curriculum)
         lines.append(_("Curriculum: {asked} of {total} questions asked", asked=asked, total=total))
-    if report.leaderboard.rows:
+    scored = [row for row in report.leaderboard.rows if row.points > 0]  # nobody leads with 0 points
+    if scored:
         leaders = ", ".join(
-            _("{rank}. {name} ({points})", rank=row.rank, name=row.name, points=row.points)
-            for row in report.leaderboard.rows[:3]
+            _("{rank}. {name} ({points})", rank=row.rank, name=short_name(row.name), points=row.points)
+            for row in scored[:3]
         )
         lines.append(_("Leaders: {leaders}", leaders=leaders))
     missed = report.most_missed(3)
@@ -69,6 +70,15 @@ def _short(text: str, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
+NAME_WIDTH = 40
+"""How much of a person's name a report's tables and lines show (display names may be 200 characters)."""
+
+
+def short_name(name: str, width: int = NAME_WIDTH) -> str:
+    """A name shortened for a report table or line: `Alexandra Konstantinopoulou-Va…`."""
+    return _short(name, width)
+
+
 def no_answers_yet() -> Message:
     """`/quiz report` in a workspace that has no answers."""
     return Message(_("Report: no answers yet."), (_("Post a question with `/quiz now`."),))
@@ -80,11 +90,13 @@ def report_title(*, cohort: str | None, workspace: str) -> str:
 
 
 def no_match(*, cohort: str | None, known: list[str]) -> str:
-    """`quizbot report` names a workspace or cohort the database does not have: the workspaces it has."""
-    workspaces = ", ".join(known) or _("none yet")
+    """`quizbot report` names a workspace or cohort the database does not have: the ones it has.
+
+    `known` lists workspaces (`slack:T1`), or for a cohort the cohorts (`spring (slack:T1)`)."""
+    there = ", ".join(known) or _("none yet")
     if cohort:
-        return _("No cohort {cohort!r} matches. Workspaces in this database: {known}.", cohort=cohort, known=workspaces)
-    return _("No workspace matches. Workspaces in this database: {known}.", known=workspaces)
+        return _("No cohort {cohort!r} matches. Cohorts in this database: {known}.", cohort=cohort, known=there)
+    return _("No workspace matches. Workspaces in this database: {known}.", known=there)
 
 
 def several_match(choices: list[str]) -> str:
