@@ -54,7 +54,7 @@ from bot.domain.windows import Scope
 from bot.errors import NotAllowed, UnknownWorkspace
 from bot.ports import Message
 from bot.scheduling.service import ScheduleService
-from bot.service.cohorts import CohortService, cohort_view
+from bot.service.cohorts import CohortService
 from bot.service.flags import FlagService
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
@@ -264,7 +264,7 @@ async def list_cohorts(command: ListCohorts, context: Context, uow: UnitOfWork, 
 async def show_cohort(command: ShowCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort show NAME`."""
     cohort = await cohorts_.find(uow, context.channel, command.name)
-    return Reply(cohorts.show_message(await cohort_view(uow.session, cohort)))
+    return Reply(cohorts.show_message(await cohorts_.view(uow, cohort)))
 
 
 async def post_cohort_question(

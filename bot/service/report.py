@@ -38,6 +38,7 @@ from bot.db.models import (
     Workspace,
 )
 from bot.domain import ChannelRef
+from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.domain.windows import Scope, Window
 from bot.errors import QuizError, UnknownWorkspace
@@ -93,12 +94,19 @@ class ReportService:
     """Builds reports from the database (no content files needed)."""
 
     def __init__(
-        self, *, uow: UnitOfWorkFactory, stats: Stats, clock: Clock, flag_threshold: int = DEFAULT_PAUSE_THRESHOLD
+        self,
+        *,
+        uow: UnitOfWorkFactory,
+        stats: Stats,
+        clock: Clock,
+        flag_threshold: int = DEFAULT_PAUSE_THRESHOLD,
+        cohort_rules: AttentionRules = DEFAULT_RULES,
     ) -> None:
         self.uow = uow
         self.stats = stats
         self.clock = clock
         self.flag_threshold = flag_threshold
+        self.cohort_rules = cohort_rules  # who a cohort report flags as behind or inactive
 
     async def find_workspace(
         self, *, platform: str | None = None, workspace: str | None = None, cohort: str | None = None
@@ -172,7 +180,7 @@ class ReportService:
             ).one()
             questions = await self._questions(session, scope)
             days = await self._days(session, scope, timezone) if daily else ()
-            view = await cohort_view(session, found) if found else None
+            view = await cohort_view(session, found, now=now, rules=self.cohort_rules) if found else None
             users = (
                 select(CohortMember.user_id).where(CohortMember.cohort_id == found.id)
                 if found
@@ -218,6 +226,8 @@ class ReportService:
             questions=questions,
             days=tuple(days),
             members=view.members if view else None,
+            cohort_posts=view.posts if view else 0,
+            cohort_rules=view.rules if view else self.cohort_rules,
             curriculum=view.curriculum if view else (),
             review_learning=int(review.get(True, 0)),
             review_mastered=int(review.get(False, 0)),

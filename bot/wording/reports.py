@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from bot.ports import Message
 from bot.service.views import Report
+from bot.wording.cohorts import attention_lines, member_lines
 from bot.wording.flags import report_lines
-from bot.wording.i18n import percent, plural
+from bot.wording.i18n import percent, plural, shorten
 from bot.wording.i18n import translate as _
 
 
@@ -30,6 +31,9 @@ def summary_message(report: Report, *, cohort: str | None = None) -> Message:
         asked = sum(p.posted for p in report.curriculum)
         total = sum(p.total for p in report.curriculum)
         lines.append(_("Curriculum: {asked} of {total} questions asked", asked=asked, total=total))
+    if report.members:
+        lines += member_lines(report.members, posts=report.cohort_posts)
+        lines += attention_lines(report.members, report.cohort_rules, name=cohort or "")[:1]
     scored = [row for row in report.leaderboard.rows if row.points > 0]  # nobody leads with 0 points
     if scored:
         leaders = ", ".join(
@@ -66,8 +70,7 @@ def summary_message(report: Report, *, cohort: str | None = None) -> Message:
 
 
 def _short(text: str, width: int = 90) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+    return shorten(text, width)
 
 
 NAME_WIDTH = 40
