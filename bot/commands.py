@@ -168,6 +168,13 @@ class PostCohortQuestion(CohortCommand):
 
 
 @dataclass(frozen=True, slots=True)
+class RemindCohort(CohortCommand):
+    """`/quiz cohort remind NAME` (admins and the creator): privately nudge each member who is behind."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class DeleteCohort(CohortCommand):
     """`/quiz cohort delete NAME` (admins and the creator); answers stay, the cohort and its board go."""
 
@@ -236,6 +243,7 @@ Command = (
     | ListCohorts
     | ShowCohort
     | PostCohortQuestion
+    | RemindCohort
     | DeleteCohort
     | StartReview
     | AnswerReview
@@ -351,7 +359,7 @@ def _parse_leaderboard(args: list[str]) -> Command:
     return ShowLeaderboard(window=window, scope=scope, cohort=cohort)
 
 
-_COHORT_USAGE = "/quiz cohort create|join|leave|add|remove|list|show|next|delete NAME ..."
+_COHORT_USAGE = "/quiz cohort create|join|leave|add|remove|list|show|next|remind|delete NAME ..."
 
 
 def _one_name(action: str, args: list[str]) -> str:
@@ -429,6 +437,8 @@ def _parse_cohort(args: list[str]) -> Command:
             return ShowCohort(_one_name("show", rest))
         case "next":
             return PostCohortQuestion(_one_name(action, rest))
+        case "remind" | "nudge":
+            return RemindCohort(_one_name("remind", rest))
         case "delete":
             return DeleteCohort(_one_name(action, rest))
     raise CommandError(f"`{args[0]}` is not a cohort command. Try `{_COHORT_USAGE}`.")
@@ -599,7 +609,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         "cohort",
         "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] | join NAME | leave NAME | add NAME @user... | "
-        "remove NAME @user... | list | show NAME | next NAME | delete NAME",
+        "remove NAME @user... | list | show NAME | next NAME | remind NAME | delete NAME",
         "onboarding cohorts: members, a curriculum of packs, their own leaderboard",
         _parse_cohort,
     ),

@@ -75,6 +75,10 @@ class ConsoleAdapter:
         """Print a message meant for one user, marked as private."""
         self._print(f"(only {user_id} sees this) {message.title}", *message.lines)
 
+    async def send_direct(self, user: UserRef, message: Message) -> None:
+        """The DirectMessages capability: print a message meant for one person, marked as a direct message."""
+        self._print(f"(direct message to {user.display_name or user.user_id}) {message.title}", *message.lines)
+
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """Print a channel message."""
         self._print(message.title, *message.lines)

@@ -112,16 +112,17 @@ class CohortService:
         ).all()
         if not open_posts:
             return view, []
-        answered = set(
-            (
+        answered = {
+            (int(post_id), str(user_id))
+            for post_id, user_id in (
                 await session.execute(
                     select(Answer.post_id, User.external_id)
                     .join(User, User.id == Answer.user_id)
                     .where(Answer.post_id.in_([row.id for row in open_posts]))
                     .where(User.external_id.in_([m.user_id for m in behind]), User.workspace_id == cohort.workspace_id)
                 )
-            ).tuples()
-        )
+            ).all()
+        }
         platform, workspace = (
             await session.execute(
                 select(Workspace.platform, Workspace.external_id).where(Workspace.id == cohort.workspace_id)

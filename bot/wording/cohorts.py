@@ -174,6 +174,11 @@ def reminded(name: str, *, nudged: int, unreachable: int, behind: int) -> Messag
     return Message(title, tuple(lines))
 
 
+def no_direct_messages(platform: str) -> str:
+    """`/quiz cohort remind` on a platform whose adapter cannot send private messages."""
+    return _("The {platform} adapter cannot send private messages, so nobody was nudged.", platform=platform)
+
+
 def nudge_message(nudge: Nudge) -> Message:
     """The private nudge to a member who is behind: their due cohort questions, oldest first."""
     title = _(

@@ -14,6 +14,7 @@ from bot.runtime import Runtime
 from bot.service.app import Invocation, Reply
 from bot.service.views import CohortView
 from tests.conftest import make_user
+from tests.fakes.fake_platform import FakePlatform
 from tests.integration.test_report import read
 from tests.scoring_helpers import answer, post
 
@@ -118,3 +119,61 @@ async def test_the_cohort_report_has_the_same_per_member_table(
     text = (await run(runtime, channel, "lead", "report cohort spring")).message.text
     assert "  eve — 0/4 answered · 0 right · 0 pts · never answered · ⚠ behind" in text
     assert "  ann — 4/4 answered · 3 right · 80 pts (20 elsewhere) · last active 2026-01-09" in text
+
+
+async def test_cohort_remind_nudges_each_member_who_is_behind_with_their_open_questions(
+    runtime: Runtime, platform: FakePlatform, channel: ChannelRef, clock: ManualClock
+) -> None:
+    cards = await spring(runtime, channel, clock)  # the first two are closed, the last two still open
+    platform.unreachable.add("U-eve")
+
+    denied = await run(runtime, channel, "mallory", "cohort remind spring")
+    assert not denied.ok
+    assert denied.message.title == "Only workspace admins and the creator of cohort spring can remind its members."
+    assert platform.of_kind("send_direct") == []
+
+    reply = await run(runtime, channel, "lead", "cohort remind spring")
+    assert reply.ok and reply.private
+    assert reply.message.title == "Nudged 2 members of spring privately."
+    assert reply.message.lines == ("Could not reach 1 member (they may not accept direct messages).",)
+    nudges = {sent.user_id: sent.message for sent in platform.of_kind("send_direct")}
+    assert set(nudges) == {"U-ben", "U-cat"}  # ann is not behind; eve cannot be reached
+    ben = nudges["U-ben"]
+    assert ben is not None
+    assert ben.title == "You have 2 questions waiting in cohort spring."
+    assert all(
+        line.startswith("• " + " ".join(c.prompt.split())[:40]) for c, line in zip(cards[2:], ben.lines, strict=False)
+    )
+    assert len(ben.lines) == 3  # two questions, oldest first, and how to answer them
+    assert ben.lines[-1] == "Answer them with the buttons on the cards in the channel."
+
+    await answer(runtime, cards[3], "cat", right=True)  # cat is no longer behind (answered the newest)
+    platform.unreachable.clear()
+    by_admin = await run(runtime, channel, "root", "cohort remind spring", admin=True)
+    assert by_admin.message.title == "Nudged 2 members of spring privately."
+    assert {s.user_id for s in platform.of_kind("send_direct")[2:]} == {"U-ben", "U-eve"}
+
+    for card in cards[2:]:
+        await runtime.app.reveal(card.post_id)
+    nothing_open = await run(runtime, channel, "lead", "cohort remind spring")
+    assert nothing_open.message.title == (
+        "Nobody nudged: the 2 members of spring who are behind have no open question to answer."
+    )
+
+
+async def test_cohort_remind_with_nobody_behind_and_a_singular_nudge(
+    runtime: Runtime, platform: FakePlatform, channel: ChannelRef, clock: ManualClock
+) -> None:
+    clock.set(MONDAY)
+    await run(runtime, channel, "lead", "cohort create spring packs:data-parallelism")
+    await run(runtime, channel, "ann", "cohort join spring")
+    await cohort_question(runtime, channel)
+    assert (await run(runtime, channel, "lead", "cohort remind spring")).message.title == (
+        "Nobody in spring is behind: nobody to nudge."
+    )
+    await cohort_question(runtime, channel)
+    await cohort_question(runtime, channel)
+    reply = await run(runtime, channel, "lead", "cohort remind spring")
+    assert reply.message.title == "Nudged 1 member of spring privately."
+    [sent] = platform.of_kind("send_direct")
+    assert sent.message is not None and sent.message.title == "You have 3 questions waiting in cohort spring."
