@@ -89,8 +89,8 @@ def member_lines(members: Sequence[MemberProgress], *, posts: int) -> list[str]:
     shown = sorted(members, key=lambda m: not m.needs_attention)[:MAX_MEMBER_LINES]
     lines = [
         _(
-            "Members (cohort questions answered of {posted}, right; points since the start, "
-            "those from other questions in brackets; last active):",
+            "Members: cohort questions answered of the {posted} posted, right, points since the start "
+            "(earned on other questions in brackets), last active:",
             posted=posts,
         )
     ]
@@ -189,7 +189,7 @@ def nudge_message(nudge: Nudge) -> Message:
     lines = [due_line(due) for due in nudge.due[:MAX_MEMBER_LINES]]
     if len(nudge.due) > MAX_MEMBER_LINES:
         lines.append(_("  … and {more}", more=plural(len(nudge.due) - MAX_MEMBER_LINES, "more question")))
-    lines.append(_("Answer them with the buttons on the cards in the channel."))
+    lines.append(_("Answer them on their cards in the channel."))
     return Message(title, tuple(lines))
 
 

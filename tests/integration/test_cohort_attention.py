@@ -145,7 +145,7 @@ async def test_cohort_remind_nudges_each_member_who_is_behind_with_their_open_qu
         line.startswith("• " + " ".join(c.prompt.split())[:40]) for c, line in zip(cards[2:], ben.lines, strict=False)
     )
     assert len(ben.lines) == 3  # two questions, oldest first, and how to answer them
-    assert ben.lines[-1] == "Answer them with the buttons on the cards in the channel."
+    assert ben.lines[-1] == "Answer them on their cards in the channel."
 
     await answer(runtime, cards[3], "cat", right=True)  # cat is no longer behind (answered the newest)
     platform.unreachable.clear()
