@@ -172,6 +172,13 @@ class PostCohortQuestion(CohortCommand):
 
 
 @dataclass(frozen=True, slots=True)
+class RemindCohort(CohortCommand):
+    """`/quiz cohort remind NAME` (admins and the creator): privately nudge each member who is behind."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class DeleteCohort(CohortCommand):
     """`/quiz cohort delete NAME` (admins and the creator); answers stay, the cohort and its board go."""
 
@@ -240,6 +247,7 @@ Command = (
     | ListCohorts
     | ShowCohort
     | PostCohortQuestion
+    | RemindCohort
     | DeleteCohort
     | StartReview
     | AnswerReview
@@ -446,6 +454,8 @@ def _parse_cohort(args: list[str]) -> Command:
             return ShowCohort(_one_name("show", rest))
         case "next":
             return PostCohortQuestion(_one_name(action, rest))
+        case "remind" | "nudge":
+            return RemindCohort(_one_name("remind", rest))
         case "delete":
             return DeleteCohort(_one_name(action, rest))
     raise CommandError(words.not_a_cohort_command(args[0], nearest(args[0], _COHORT_ACTIONS)))

@@ -14,6 +14,7 @@ from dotenv import dotenv_values
 from pydantic import AfterValidator, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.domain.attention import DEFAULT_BEHIND_AFTER, DEFAULT_INACTIVE_DAYS
 from bot.errors import ConfigError, QuizError
 from bot.plugins import AdapterSettings, adapter_settings_fields, installed_plugins, names_phrase, split_commas
 from bot.resources import bundled_content_dir
@@ -96,6 +97,20 @@ class Settings(BaseSettings):
         le=1000,
         description="A question flagged by this many people of a workspace leaves its rotation until an admin "
         "clears the flags (`/quiz flags clear PACK/QUESTION`).",
+    )
+
+    cohort_behind_after: int = Field(
+        default=DEFAULT_BEHIND_AFTER,
+        ge=1,
+        le=100,
+        description="A cohort member who answered none of the cohort's last this many questions is behind "
+        "(flagged in `/quiz cohort show` and the report; `/quiz cohort remind` nudges them).",
+    )
+    cohort_inactive_days: int = Field(
+        default=DEFAULT_INACTIVE_DAYS,
+        ge=1,
+        le=3650,
+        description="A cohort member with no answer in this many days is flagged inactive.",
     )
 
     _split_adapters = field_validator("adapters", mode="before")(split_commas)

@@ -1,9 +1,9 @@
 """The port between the quiz core and a chat platform, and the platform-neutral messages it carries.
 
 The core calls two methods (post a card, edit it) and reads one declaration (rate limits); adapters (Slack,
-Discord, terminal) implement them. Replies to a user's own
-command or click are not sent through the port: the core returns them and the adapter answers in the way its
-platform expects (an ephemeral response, an interaction callback, a line on the terminal).
+Discord, terminal) implement them. One optional capability, DirectMessages, sends a person a private message.
+Replies to a user's own command or click are not sent through the port: the core returns them and the adapter
+answers in the way its platform expects (an ephemeral response, an interaction callback, a line on the terminal).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from bot.domain import ChannelRef, QuestionCard
+from bot.domain import ChannelRef, QuestionCard, UserRef
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +84,20 @@ class ChatPlatform(Protocol):
 
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Replace a posted card (new answer count, or the reveal once closed)."""
+        ...
+
+
+@runtime_checkable
+class DirectMessages(Protocol):
+    """An optional capability of a ChatPlatform: a private message to one person, outside any channel.
+
+    What a cohort lead's `/quiz cohort remind` sends (Slack: a direct message from the app; Discord: a DM; the
+    terminal: a line marked private). A platform that cannot do it simply does not have the method: the core asks
+    with `isinstance(platform, DirectMessages)`. Raises PlatformError when the person cannot be reached.
+    """
+
+    async def send_direct(self, user: UserRef, message: Message) -> None:
+        """Send `message` to `user` alone."""
         ...
 
 

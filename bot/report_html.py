@@ -20,6 +20,8 @@ from matplotlib.figure import Figure
 from bot.domain.flags import FlaggedQuestion
 from bot.service.views import DayActivity, QuestionResult, Report, TagResult
 from bot.wording import percent
+from bot.wording.cohorts import attention_flags, attention_lines, last_active
+from bot.wording.reports import short_name
 
 EPOCH = date(1970, 1, 1).toordinal()
 BAR = "#3b6ea8"
@@ -122,6 +124,14 @@ def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _name(name: str) -> str:
+    """A person's name for a table cell: shortened when very long, the whole name in its tooltip."""
+    shown = short_name(name)
+    if shown == name:
+        return _e(name)
+    return f'<span title="{_e(name)}">{_e(shown)}</span>'
+
+
 def _figure(name: str, label: str, value: object) -> str:
     return f'<div><dt>{_e(label)}</dt><dd data-figure="{_e(name)}">{_e(value)}</dd></div>'
 
@@ -183,22 +193,33 @@ def render_html(report: Report) -> str:
         parts.append(f"<table><tr><th>pack</th><th class='num'>asked</th></tr>{rows}</table>")
     if report.members:
         parts.append("<h2>Members</h2>")
-        rows = "".join(
-            f"<tr><td>{_e(m.name)}</td><td class='num'>{m.answered}</td><td class='num'>{m.correct}</td>"
-            f"<td class='num'>{m.points}</td></tr>"
-            for m in report.members
-        )
-        parts.append(
-            "<table id='members'><tr><th>member</th><th class='num'>cohort questions answered</th>"
-            f"<th class='num'>right</th><th class='num'>points since start</th></tr>{rows}</table>"
-        )
+        parts.append(_members_table(report))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
+def _members_table(report: Report) -> str:
+    """Each member: cohort questions answered of those posted, right, last active, points (on the cohort's
+    questions and elsewhere), and whether they are behind or inactive; members who never answered too."""
+    rules = report.cohort_rules
+    rows = "".join(
+        f"<tr><td>{_name(m.name)}</td><td class='num'>{m.answered}/{report.cohort_posts}</td>"
+        f"<td class='num'>{m.correct}</td><td class='num'>{_e(last_active(m))}</td>"
+        f"<td class='num'>{m.cohort_points}</td><td class='num'>{m.points_elsewhere}</td>"
+        f"<td>{_e(attention_flags(m))}</td></tr>"
+        for m in report.members or ()
+    )
+    return (
+        "<table id='members'><tr><th>member</th><th class='num'>cohort questions answered</th>"
+        "<th class='num'>right</th><th class='num'>last active</th><th class='num'>points on cohort questions</th>"
+        f"<th class='num'>points elsewhere</th><th>attention</th></tr>{rows}</table>"
+        f"<p class='meta'>{_e(attention_lines(report.members or (), rules, name='')[0])}</p>"
+    )
+
+
 def _leaderboard_table(report: Report) -> str:
     rows = "".join(
-        f"<tr><td class='num'>{row.rank}</td><td>{_e(row.name)}</td><td class='num'>{row.points}</td>"
+        f"<tr><td class='num'>{row.rank}</td><td>{_name(row.name)}</td><td class='num'>{row.points}</td>"
         f"<td class='num'>{row.correct}/{row.answered} ({percent(row.accuracy)})</td>"
         f"<td class='num'>{row.streak}</td><td class='num'>{row.day_streak}</td></tr>"
         for row in report.leaderboard.rows
@@ -242,7 +263,7 @@ def _flagged_table(questions: Sequence[FlaggedQuestion]) -> str:
     rows = []
     for q in questions:
         reasons = "".join(
-            f"<li>{_e(flag.name)}: {_e(flag.reason) if flag.reason else '<em>no reason given</em>'}</li>"
+            f"<li>{_name(flag.name)}: {_e(flag.reason) if flag.reason else '<em>no reason given</em>'}</li>"
             for flag in q.reasons
         )
         right = f"{percent(q.accuracy)} of {q.answered}" if q.answered else "no answers"

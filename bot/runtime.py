@@ -22,6 +22,7 @@ from bot.config import Settings
 from bot.content import Catalog, load_catalog
 from bot.db import Database
 from bot.db.migrate import upgrade
+from bot.domain.attention import AttentionRules
 from bot.errors import ConfigError
 from bot.ops.http import OpsServer, ops_routes
 from bot.ops.metrics import Metrics
@@ -113,6 +114,9 @@ async def build_runtime(
         await db.dispose()
         raise
     stats = Stats(uow)
+    cohort_rules = AttentionRules(
+        behind_after=settings.cohort_behind_after, inactive_days=settings.cohort_inactive_days
+    )
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
     schedules = ScheduleService(uow=uow, catalog=catalog, clock=clock)
     answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)
@@ -124,9 +128,15 @@ async def build_runtime(
         cards=cards,
         clock=clock,
         metrics=metrics,
-        cohorts=CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz),
+        cohorts=CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz, rules=cohort_rules),
         review=ReviewService(clock=clock, rng=rng),
-        reports=ReportService(uow=uow, stats=stats, clock=clock, flag_threshold=settings.flag_pause_threshold),
+        reports=ReportService(
+            uow=uow,
+            stats=stats,
+            clock=clock,
+            flag_threshold=settings.flag_pause_threshold,
+            cohort_rules=cohort_rules,
+        ),
         schedules=schedules,
         flags=FlagService(clock=clock, threshold=settings.flag_pause_threshold),
     )

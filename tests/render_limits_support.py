@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import discord
@@ -16,7 +17,7 @@ from adapters.slack import limits as slack_limits
 from adapters.slack import markup as slack_markup
 from adapters.text_safety import ELLIPSIS, INVISIBLE, ZWSP
 from bot.content.schema import PackModel
-from bot.domain import Pack, QuestionCard, RevealView
+from bot.domain import Pack, PostSource, QuestionCard, RevealView
 
 MARKUP = "_*~|>`"
 HOSTILE_NAMES = [
@@ -62,7 +63,13 @@ def names(count: int, seed: int = 0) -> tuple[str, ...]:
     return tuple(markup_text(100, 1000 + seed + i, alphabet=MARKUP + "[]()<>@#", lead=f"N{i}") for i in range(count))
 
 
+COHORT_NAME_MAX = 64  # bot/commands.py refuses longer cohort names; the card's origin line names the cohort
+OPENED_AT = datetime(2026, 3, 28, 23, 30, tzinfo=UTC)
+
+
 def card_of(pack: Pack, *, answers: int = 0, reveal: RevealView | None = None, post_id: int = 42) -> QuestionCard:
+    """The pack's first question as the largest card it can be: a cohort post with the longest markup cohort
+    name, closing on another local day (so its origin-and-closing line is as long as it gets)."""
     question = pack.questions[0]
     order = list(reversed(range(len(question.choices))))
     return QuestionCard(
@@ -75,6 +82,11 @@ def card_of(pack: Pack, *, answers: int = 0, reveal: RevealView | None = None, p
         choice_ids=tuple(order),
         answer_count=answers,
         reveal=reveal,
+        source=PostSource.COHORT,
+        cohort=markup_text(COHORT_NAME_MAX, 77, alphabet=MARKUP + "[]()<>@#", lead="C"),
+        opened_at=OPENED_AT,
+        closes_at=OPENED_AT + timedelta(days=6, hours=23, minutes=59),
+        timezone="America/Argentina/ComodRivadavia",
     )
 
 

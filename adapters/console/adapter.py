@@ -19,7 +19,7 @@ from bot.ports import UNLIMITED, Message
 from bot.service.app import Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
 from bot.wording.answers import answer_message
-from bot.wording.cards import CHOICE_MARKS, card_footer, reveal_lines
+from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_lines
 from bot.wording.flags import report_hint
 from bot.wording.help import terminal_lines
 
@@ -60,6 +60,7 @@ class ConsoleAdapter:
         """Print the question with numbered choices."""
         lines = [RULE, f"❓ {card_footer(card)}  [post {card.post_id}]", card.prompt]
         lines += [f"  [{CHOICE_MARKS[i]}] {choice}" for i, choice in enumerate(card.choices)]
+        lines.append(f"   {card_about(card)}")
         lines.append("Type the number of your answer.")
         self._print(*lines)
         self._open.pop(card.post_id, None)
@@ -70,11 +71,17 @@ class ConsoleAdapter:
         """Print the reveal once the question closes; answer-count edits are not worth a line here."""
         if card.reveal is not None:
             self._open.pop(card.post_id, None)
-            self._print(RULE, f"🔔 Closed: {card.prompt}", *reveal_lines(card), f"({card_footer(card)})")
+            self._print(
+                RULE, f"🔔 Closed: {card.prompt}", *reveal_lines(card), f"({card_footer(card)} · {card_about(card)})"
+            )
 
     async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
         """Print a message meant for one user, marked as private."""
         self._print(f"(only {user_id} sees this) {message.title}", *message.lines)
+
+    async def send_direct(self, user: UserRef, message: Message) -> None:
+        """The DirectMessages capability: print a message meant for one person, marked as a direct message."""
+        self._print(f"(direct message to {user.display_name or user.user_id}) {message.title}", *message.lines)
 
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """Print a channel message."""

@@ -210,6 +210,10 @@ class DiscordAdapter:
                 exc, "send a direct message", forbidden="The user does not accept direct messages from the bot."
             ) from exc
 
+    async def send_direct(self, user: UserRef, message: Message) -> None:
+        """The DirectMessages capability: a DM to the user (as `send_private`, which already is one on Discord)."""
+        await self.send_private(ChannelRef(PLATFORM, user.workspace_id, ""), user.user_id, message)
+
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """Post a message everyone in the channel sees."""
         try:

@@ -38,6 +38,7 @@ from bot.commands import (
     PauseSchedule,
     PostCohortQuestion,
     PostNow,
+    RemindCohort,
     RemoveFromCohort,
     RemoveSchedule,
     ResumeSchedule,
@@ -479,6 +480,14 @@ class QuizCommands(app_commands.Group):
     ) -> None:
         """Post a cohort's next question."""
         await self._run(interaction, PostCohortQuestion(name))
+
+    @cohort.command(name="remind", description="Privately nudge the members who are behind (admins and its creator)")
+    @app_commands.describe(name=COHORT)
+    async def cohort_remind(
+        self, interaction: discord.Interaction[discord.Client], name: app_commands.Transform[str, CohortName]
+    ) -> None:
+        """Nudge a cohort's members who are behind."""
+        await self._run(interaction, RemindCohort(name))
 
     @cohort.command(name="delete", description="Delete a cohort; answers and points stay (admins and its creator)")
     @app_commands.describe(name=COHORT)

@@ -27,7 +27,7 @@ from adapters.text_safety import ELLIPSIS, ZWSP, cut, plain
 from bot.domain import AnswerOutcome, AnswerResult, QuestionCard, RevealView
 from bot.ports import Message
 from bot.wording.answers import answer_message
-from bot.wording.cards import CHOICE_MARKS, card_footer, pick_hint, reveal_text
+from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, pick_hint, reveal_text
 
 # Kept for callers of the old names; adapters/discord/limits.py has them all, with their sources.
 TITLE_LIMIT = limits.TITLE
@@ -287,10 +287,19 @@ def _reveal_paragraphs(card: QuestionCard) -> list[EmbedParagraph]:
     return paragraphs
 
 
+ABOUT_MAX = 300
+"""The card's origin-and-closing line (a cohort name is at most 64 characters, so it is far below)."""
+
+
+def about_paragraph(card: QuestionCard) -> EmbedParagraph:
+    """Where the card came from and when it closes, as Discord's small subtext line (`-# `) under the rest."""
+    return EmbedParagraph(f"-# {clip(escape(card_about(card)), ABOUT_MAX)}", split=False, gap=True)
+
+
 def _paragraphs(card: QuestionCard) -> tuple[str, list[EmbedParagraph]]:
     title, lead = _title_and_lead(card.prompt)
     body = _open_paragraphs(card) if card.reveal is None else _reveal_paragraphs(card)
-    return title, lead + body
+    return title, [*lead, *body, about_paragraph(card)]
 
 
 def _largest_reveal(card: QuestionCard) -> QuestionCard:

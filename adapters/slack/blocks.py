@@ -22,7 +22,7 @@ from adapters.text_safety import ELLIPSIS, cut, plain, strip_invisible
 from adapters.text_safety import clip as _clip
 from bot.domain import QuestionCard
 from bot.ports import Message
-from bot.wording.cards import CHOICE_MARKS, card_footer, reveal_text
+from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_text
 from bot.wording.flags import report_button
 
 __all__ = ["escape", "neutralise"]
@@ -158,8 +158,11 @@ def _button_labels(card: QuestionCard) -> tuple[list[str], bool]:
 
 
 def _footer(card: QuestionCard) -> Block:
+    """The small print: the pack, number and answers, then where the card came from and when it closes."""
     title = card.pack_title if len(card.pack_title) <= PACK_TITLE_MAX else card.pack_title[: PACK_TITLE_MAX - 1] + "…"
-    return _context(neutralise(card_footer(dataclasses.replace(card, pack_title=title))))
+    footer = _context(neutralise(card_footer(dataclasses.replace(card, pack_title=title))))
+    footer["elements"].append(_mrkdwn(clip(neutralise(card_about(card)), CONTEXT_TEXT_LIMIT)))
+    return footer
 
 
 def card_blocks(card: QuestionCard) -> list[Block]:

@@ -1,5 +1,5 @@
 """The ChatPlatform port over Slack's Web API: cards via chat.postMessage/chat.update, private replies via
-chat.postEphemeral."""
+chat.postEphemeral, direct messages (the DirectMessages capability) via chat.postMessage to a user id."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.blocks import Block, card_blocks, card_text, message_blocks, message_text
-from bot.domain import ChannelRef, QuestionCard
+from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.ports import Message, PlatformError, PlatformLimits, Rate
 
 log = logging.getLogger(__name__)
@@ -134,6 +134,20 @@ class SlackPlatform:
             user=user_id,
             text=message_text(message),
             blocks=blocks or message_blocks(message),
+        )
+
+    async def send_direct(self, user: UserRef, message: Message) -> None:
+        """A direct message from the app (the DirectMessages capability): chat.postMessage to the user's id opens
+        the app's conversation with them, so it needs no scope beyond chat:write."""
+        await self._call(
+            "send a direct message",
+            ChannelRef(PLATFORM, user.workspace_id, user.user_id),
+            self.client.chat_postMessage,
+            channel=user.user_id,
+            text=message_text(message),
+            blocks=message_blocks(message),
+            unfurl_links=False,
+            unfurl_media=False,
         )
 
     async def post_message(self, channel: ChannelRef, message: Message) -> None:

@@ -112,8 +112,12 @@ class QuestionCard:
 
     `choices` are in the order shown for this post; `choice_ids[i]` is the pack's own index of the
     i-th shown choice at posting time (an index into the post's question version), which is what an answer
-    button carries. `question_number` of `question_count` is what the card said when posted; `retired` says the
-    question has since been removed from its pack (then the count is no longer meaningful and is not shown).
+    button carries. `question_number` is the question's place in its pack and `question_count` the pack's size
+    when posted (an identity, not progress: a rotation may start anywhere); `retired` says the question has since
+    been removed from its pack (then the count is no longer meaningful and is not shown).
+
+    `source` says why it was posted (`cohort` names the cohort of a cohort post, None once it is deleted);
+    `opened_at` and `closes_at` are shown in `timezone`, the channel's (or else its workspace's) timezone.
     """
 
     post_id: int
@@ -127,6 +131,10 @@ class QuestionCard:
     closes_at: datetime | None = None
     reveal: RevealView | None = None
     retired: bool = False
+    source: PostSource = PostSource.COMMAND
+    cohort: str | None = None
+    opened_at: datetime | None = None
+    timezone: str = "UTC"
 
     @property
     def is_closed(self) -> bool:

@@ -89,6 +89,7 @@ class QuizApp:
             COMMAND_HANDLERS,
             {
                 "quiz": quiz,
+                "platforms": quiz.platforms,
                 "reveal": self.reveal,
                 "catalog": quiz.catalog,
                 "stats": stats,

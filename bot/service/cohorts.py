@@ -14,15 +14,35 @@ from __future__ import annotations
 import logging
 from datetime import date, datetime
 
+from sqlalchemy import ColumnElement, func, select
+
 from bot.clock import Clock
 from bot.content import Catalog
-from bot.db.models import Cohort, QuestionRow
+from bot.db.models import (
+    Answer,
+    Channel,
+    Cohort,
+    CohortMember,
+    PackRow,
+    Post,
+    PostSnapshot,
+    QuestionRow,
+    QuestionVersion,
+    User,
+    Workspace,
+)
 from bot.domain import ChannelRef, PostSource, QuestionKey, UserRef
+from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.errors import NotFound, QuizError
-from bot.service.lookups import local_date, local_midnight
+from bot.service.lookups import (
+    CHANNEL_REF_COLUMNS,
+    channel_ref_of,
+    local_date,
+    local_midnight,
+)
 from bot.service.quiz import PostedQuestion, QuizService
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
-from bot.service.views import CohortView, CurriculumPack, MemberProgress
+from bot.service.views import CohortView, CurriculumPack, DueQuestion, MemberProgress, Nudge
 from bot.wording import cohorts as cohort_words
 from bot.wording.flags import curriculum_paused
 
@@ -32,11 +52,89 @@ log = logging.getLogger(__name__)
 class CohortService:
     """Cohort use cases. Each step runs inside the caller's open unit of work; none opens a transaction."""
 
-    def __init__(self, *, uow: UnitOfWorkFactory, catalog: Catalog, clock: Clock, quiz: QuizService) -> None:
+    def __init__(
+        self,
+        *,
+        uow: UnitOfWorkFactory,
+        catalog: Catalog,
+        clock: Clock,
+        quiz: QuizService,
+        rules: AttentionRules = DEFAULT_RULES,
+    ) -> None:
         self.uow = uow
         self.catalog = catalog
         self.clock = clock
         self.quiz = quiz
+        self.rules = rules  # who is behind or inactive (QUIZBOT_COHORT_BEHIND_AFTER, QUIZBOT_COHORT_INACTIVE_DAYS)
+
+    async def view(self, uow: UnitOfWork, cohort: Cohort) -> CohortView:
+        """The cohort with its progress and each member's, flagged by this service's rules, as of now."""
+        return await cohort_view(uow, cohort, now=self.clock.now(), rules=self.rules)
+
+    async def nudges(self, uow: UnitOfWork, cohort: Cohort) -> tuple[CohortView, list[Nudge]]:
+        """For each member who is behind, the cohort questions they can still answer (posted, unanswered, open).
+
+        A behind member with nothing open to answer gets no nudge: there is nothing to point them at.
+        """
+        view = await self.view(uow, cohort)
+        behind = [m for m in view.members if m.behind]
+        if not behind:
+            return view, []
+        now = self.clock.now()
+        session = uow.session
+        open_posts = (
+            await session.execute(
+                select(
+                    Post.id, QuestionVersion.prompt, PackRow.title, Channel.timezone, Workspace.timezone.label("wtz")
+                )
+                .add_columns(*CHANNEL_REF_COLUMNS, Post.closes_at)
+                .join(PostSnapshot, PostSnapshot.post_id == Post.id)
+                .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
+                .join(QuestionRow, QuestionRow.id == Post.question_id)
+                .join(PackRow, PackRow.id == QuestionRow.pack_id)
+                .join(Channel, Channel.id == Post.channel_id)
+                .join(Workspace, Workspace.id == Channel.workspace_id)
+                .where(*_cohort_posts(cohort.id), Post.closed_at.is_(None))
+                .where((Post.closes_at.is_(None)) | (Post.closes_at > now))
+                .order_by(Post.opened_at, Post.id)
+            )
+        ).all()
+        if not open_posts:
+            return view, []
+        answered = {
+            (int(post_id), str(user_id))
+            for post_id, user_id in (
+                await session.execute(
+                    select(Answer.post_id, User.external_id)
+                    .join(User, User.id == Answer.user_id)
+                    .where(Answer.post_id.in_([row.id for row in open_posts]))
+                    .where(User.external_id.in_([m.user_id for m in behind]), User.workspace_id == cohort.workspace_id)
+                )
+            ).all()
+        }
+        platform, workspace = (
+            await session.execute(
+                select(Workspace.platform, Workspace.external_id).where(Workspace.id == cohort.workspace_id)
+            )
+        ).one()
+        nudges = []
+        for member in behind:
+            due = tuple(
+                DueQuestion(
+                    post_id=row.id,
+                    prompt=row.prompt,
+                    pack_title=row.title,
+                    channel=channel_ref_of(row),
+                    closes_at=row.closes_at,
+                    timezone=row.timezone or row.wtz or "UTC",
+                )
+                for row in open_posts
+                if (row.id, member.user_id) not in answered
+            )
+            if due:
+                user = UserRef(platform, workspace, member.user_id, member.name)
+                nudges.append(Nudge(user=user, cohort=cohort.name, due=due))
+        return view, nudges
 
     async def create(
         self, uow: UnitOfWork, channel: ChannelRef, creator: UserRef, *, name: str, start: date | None, packs: list[str]
@@ -62,7 +160,7 @@ class CohortService:
         cohort = await uow.cohorts.add(values)
         if cohort is None:
             raise QuizError(cohort_words.already_exists(name))
-        view = await cohort_view(uow, cohort)
+        view = await self.view(uow, cohort)
         log.info("cohort created", extra={"platform": channel.platform, "workspace": channel.workspace_id})
         return view
 
@@ -104,13 +202,12 @@ class CohortService:
         """Delete a cohort and its memberships (answers stay)."""
         await uow.cohorts.remove(cohort)
 
-    @staticmethod
-    async def all_cohorts(uow: UnitOfWork, channel: ChannelRef) -> list[CohortView]:
+    async def all_cohorts(self, uow: UnitOfWork, channel: ChannelRef) -> list[CohortView]:
         """The cohorts of the channel's workspace, by name, with their progress (members without detail)."""
         workspace = await uow.places.workspace(channel.platform, channel.workspace_id)
         if workspace is None:
             return []
-        return [await cohort_view(uow, cohort) for cohort in await uow.cohorts.of_workspace(workspace.id)]
+        return [await self.view(uow, cohort) for cohort in await uow.cohorts.of_workspace(workspace.id)]
 
     @staticmethod
     async def find(uow: UnitOfWork, channel: ChannelRef, name: str) -> Cohort:
@@ -172,8 +269,17 @@ async def curriculum_questions(uow: UnitOfWork, cohort: Cohort) -> list[Question
     return sorted(rows, key=lambda q: (order[q.pack_id], q.position, q.id))
 
 
-async def cohort_view(uow: UnitOfWork, cohort: Cohort) -> CohortView:
-    """A cohort with its curriculum progress and its members' progress."""
+async def cohort_view(
+    uow: UnitOfWork, cohort: Cohort, *, now: datetime, rules: AttentionRules = DEFAULT_RULES
+) -> CohortView:
+    """A cohort with its curriculum progress and each member's: cohort questions answered and right, points since
+    the start (and how many of them came from the cohort's questions), last active, behind or inactive.
+
+    Members who never answered are listed too. Four small queries, whatever the number of members: the cohort's
+    posts, the members, their answers to those posts, and each member's last answer. A read model: tuned SQL on
+    the unit of work's session, as service/stats.py.
+    """
+    session = uow.session
     curriculum = await curriculum_questions(uow, cohort)
     posted = set(await uow.posts.asked_by_cohort(cohort.id))
     titles = await uow.questions.titles(cohort.packs)
@@ -186,17 +292,71 @@ async def cohort_view(uow: UnitOfWork, cohort: Cohort) -> CohortView:
         )
         for pack_id in cohort.packs
     )
-    members = sorted(
+    posts = list(
         (
-            MemberProgress(name=row.name, points=row.points, answered=row.answered, correct=row.correct)
-            for row in await uow.cohorts.member_progress(cohort)
-        ),
-        key=lambda m: (-m.answered, -m.correct, m.name.casefold()),
+            await session.execute(
+                select(Post.id).where(*_cohort_posts(cohort.id)).order_by(Post.opened_at.desc(), Post.id.desc())
+            )
+        ).scalars()
     )
+    rows = (
+        await session.execute(
+            select(User.id, User.external_id, User.display_name, CohortMember.points, CohortMember.joined_at)
+            .join(User, User.id == CohortMember.user_id)
+            .where(CohortMember.cohort_id == cohort.id)
+        )
+    ).all()
+    members = select(CohortMember.user_id).where(CohortMember.cohort_id == cohort.id)
+    answers: dict[int, dict[int, tuple[bool, int]]] = {}
+    for user_id, post_id, is_correct, points in await session.execute(
+        select(Answer.user_id, Answer.post_id, Answer.is_correct, Answer.points)
+        .join(Post, Post.id == Answer.post_id)
+        .where(*_cohort_posts(cohort.id), Answer.user_id.in_(members))
+    ):
+        answers.setdefault(user_id, {})[post_id] = (bool(is_correct), int(points))
+    last_answers = dict(
+        (
+            await session.execute(
+                select(Answer.user_id, func.max(Answer.answered_at))
+                .where(Answer.user_id.in_(members))
+                .group_by(Answer.user_id)
+            )
+        ).all()
+    )
+    timezone = (await session.execute(select(Workspace.timezone).where(Workspace.id == cohort.workspace_id))).scalar()
+    progress = []
+    for user_id, external_id, name, points, joined_at in rows:
+        mine = answers.get(user_id, {})
+        last = last_answers.get(user_id)
+        progress.append(
+            MemberProgress(
+                name=name,
+                answered=len(mine),
+                correct=sum(1 for ok, _ in mine.values() if ok),
+                points=int(points),
+                cohort_points=sum(p for _, p in mine.values()),
+                last_active=local_date(last, timezone or "UTC") if last else None,
+                behind=rules.is_behind([post in mine for post in posts]),
+                inactive=rules.is_inactive(last, since=max(joined_at, cohort.starts_at), now=now),
+                user_id=external_id,
+            )
+        )
+    progress.sort(key=lambda m: (-m.answered, -m.correct, m.name.casefold()))
     return CohortView(
         name=cohort.name,
         start_date=cohort.start_date,
         created_by=await uow.cohorts.creator_name(cohort),
         curriculum=packs,
-        members=tuple(members),
+        members=tuple(progress),
+        rules=rules,
+        posts=len(posts),
+    )
+
+
+def _cohort_posts(cohort_id: int) -> tuple[ColumnElement[bool], ...]:
+    """Posts made for the cohort (published: a post whose platform call failed is no post)."""
+    return (
+        Post.source == PostSource.COHORT.value,
+        Post.source_ref == str(cohort_id),
+        Post.message_ref.is_not(None),
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import inspect
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,7 @@ from bot.commands import (
     PauseSchedule,
     PostCohortQuestion,
     PostNow,
+    RemindCohort,
     RemoveFromCohort,
     RemoveSchedule,
     ResumeSchedule,
@@ -52,9 +54,9 @@ from bot.content import Catalog
 from bot.domain import ChannelRef, PostSource, QuestionCard, UserRef
 from bot.domain.windows import Scope
 from bot.errors import NotAllowed, UnknownWorkspace
-from bot.ports import Message
+from bot.ports import DirectMessages, Message, PlatformError, PlatformRegistry
 from bot.scheduling.service import ScheduleService
-from bot.service.cohorts import CohortService, cohort_view
+from bot.service.cohorts import CohortService
 from bot.service.flags import FlagService
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
@@ -64,6 +66,8 @@ from bot.service.uow import UnitOfWork
 from bot.service.views import NothingDue
 from bot.wording import boards, cards, cohorts, commands, flags, help, me, reports, review, schedules
 from bot.wording.errors import admins_only
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +268,7 @@ async def list_cohorts(command: ListCohorts, context: Context, uow: UnitOfWork, 
 async def show_cohort(command: ShowCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort show NAME`."""
     cohort = await cohorts_.find(uow, context.channel, command.name)
-    return Reply(cohorts.show_message(await cohort_view(uow, cohort)))
+    return Reply(cohorts.show_message(await cohorts_.view(uow, cohort)))
 
 
 async def post_cohort_question(
@@ -277,6 +281,39 @@ async def post_cohort_question(
     if posted is None:
         return Reply(cohorts.curriculum_done(command.name))
     return Reply(cohorts.next_posted(command.name), quiet=True)
+
+
+def direct_messages(platform: object) -> DirectMessages | None:
+    """The platform's private-message capability, if it has one."""
+    return platform if isinstance(platform, DirectMessages) else None
+
+
+async def remind_cohort(
+    command: RemindCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService, platforms: PlatformRegistry
+) -> Reply:
+    """`/quiz cohort remind NAME`: a private nudge to each member who is behind, listing their due questions.
+
+    The nudges are gathered in the unit of work, which then ends (nothing is written) before any platform call.
+    A member the platform cannot reach is counted, not an error: the others still get theirs.
+    """
+    cohort = await cohorts_.find(uow, context.channel, command.name)
+    view, nudges = await cohorts_.nudges(uow, cohort)
+    await uow.commit()  # the permission check may have created the caller's user row
+    behind = sum(1 for member in view.members if member.behind)
+    sender = direct_messages(platforms.get(context.channel.platform))
+    if nudges and sender is None:
+        raise NotAllowed(cohorts.no_direct_messages(context.channel.platform))
+    nudged = unreachable = 0
+    for nudge in nudges:
+        assert sender is not None
+        try:
+            await sender.send_direct(nudge.user, cohorts.nudge_message(nudge))
+        except PlatformError as exc:
+            log.info("could not nudge a cohort member: %s", exc, extra={"platform": context.channel.platform})
+            unreachable += 1
+        else:
+            nudged += 1
+    return Reply(cohorts.reminded(view.name, nudged=nudged, unreachable=unreachable, behind=behind))
 
 
 async def delete_cohort(command: DeleteCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
@@ -402,6 +439,7 @@ COMMAND_HANDLERS: Mapping[type[Any], Route] = {
     ListCohorts: Route(list_cohorts),
     ShowCohort: Route(show_cohort),
     PostCohortQuestion: Route(post_cohort_question, Permission.CREATOR_OR_ADMIN, "post for it"),
+    RemindCohort: Route(remind_cohort, Permission.CREATOR_OR_ADMIN, "remind its members"),
     DeleteCohort: Route(delete_cohort, Permission.CREATOR_OR_ADMIN, "delete it"),
     StartReview: Route(start_review),
     AnswerReview: Route(answer_review),

@@ -313,11 +313,13 @@ class QuizService:
     async def _card(uow: UnitOfWork, shown: Shown) -> QuestionCard:
         """The card of a post as it was posted (its version, shown order, number and count) with its answers now.
 
-        Only two things come from the present: the pack's title, and whether the question has since been
-        retired from its pack (the footer then shows no stale "of N").
+        Only a few things come from the present: the pack's title, whether the question has since been retired
+        from its pack, the cohort's name, and the timezone its closing time is shown in (the schedule's for a
+        scheduled post, else the channel's, else its workspace's).
         """
         post, snapshot, version, question = shown
         pack = await uow.questions.pack(question.pack_id)
+        timezone, cohort_name = await uow.posts.origin(post)
         order = list(post.choice_order)
         reveal = None
         if post.closed_at is None:
@@ -344,4 +346,8 @@ class QuizService:
             closes_at=post.closes_at,
             reveal=reveal,
             retired=not question.active,
+            source=PostSource(post.source),
+            cohort=cohort_name,
+            opened_at=post.opened_at,
+            timezone=timezone,
         )

@@ -29,6 +29,7 @@ from bot.db.models import (
     Cohort,
     CohortMember,
     PackRow,
+    Post,
     PostSnapshot,
     QuestionRow,
     QuestionVersion,
@@ -37,6 +38,7 @@ from bot.db.models import (
     Workspace,
 )
 from bot.domain import ChannelRef
+from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.domain.windows import Scope, Window
 from bot.errors import QuizError, UnknownWorkspace
@@ -92,12 +94,19 @@ class ReportService:
     """Builds reports from the database (no content files needed)."""
 
     def __init__(
-        self, *, uow: UnitOfWorkFactory, stats: Stats, clock: Clock, flag_threshold: int = DEFAULT_PAUSE_THRESHOLD
+        self,
+        *,
+        uow: UnitOfWorkFactory,
+        stats: Stats,
+        clock: Clock,
+        flag_threshold: int = DEFAULT_PAUSE_THRESHOLD,
+        cohort_rules: AttentionRules = DEFAULT_RULES,
     ) -> None:
         self.uow = uow
         self.stats = stats
         self.clock = clock
         self.flag_threshold = flag_threshold
+        self.cohort_rules = cohort_rules  # who a cohort report flags as behind or inactive
 
     async def find_workspace(
         self, *, platform: str | None = None, workspace: str | None = None, cohort: str | None = None
@@ -124,8 +133,20 @@ class ReportService:
                     )
                 )
             ).all()
+            cohorts = (
+                await session.execute(
+                    select(Cohort.name, Workspace.platform, Workspace.external_id)
+                    .join(Workspace, Workspace.id == Cohort.workspace_id)
+                    .where(*([Workspace.platform == platform] if platform else []))
+                    .where(*([Workspace.external_id == workspace] if workspace else []))
+                    .order_by(Cohort.key, Workspace.platform, Workspace.external_id)
+                )
+            ).all()
+        if not found and cohort:
+            known = [f"{name} ({p}:{w})" for name, p, w in cohorts]
+            raise QuizError(report_words.no_match(cohort=cohort, known=known))
         if not found:
-            raise QuizError(report_words.no_match(cohort=cohort, known=[f"{p}:{w}" for p, w in everything]))
+            raise QuizError(report_words.no_match(cohort=None, known=[f"{p}:{w}" for p, w in everything]))
         raise QuizError(report_words.several_match([f"--platform {p} --workspace {w}" for p, w in found]))
 
     async def build(
@@ -159,7 +180,7 @@ class ReportService:
             ).one()
             questions = await self._questions(session, scope)
             days = await self._days(session, scope, timezone) if daily else ()
-            view = await cohort_view(uow, found) if found else None
+            view = await cohort_view(uow, found, now=now, rules=self.cohort_rules) if found else None
             users = (
                 select(CohortMember.user_id).where(CohortMember.cohort_id == found.id)
                 if found
@@ -205,6 +226,8 @@ class ReportService:
             questions=questions,
             days=tuple(days),
             members=view.members if view else None,
+            cohort_posts=view.posts if view else 0,
+            cohort_rules=view.rules if view else self.cohort_rules,
             curriculum=view.curriculum if view else (),
             review_learning=int(review.get(True, 0)),
             review_mastered=int(review.get(False, 0)),
@@ -227,8 +250,10 @@ class ReportService:
                 func.max(PostSnapshot.question_number).label("number"),
                 func.count(Answer.id).label("answered"),
                 func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
+                func.max(case((Post.closed_at.is_(None), 1), else_=0)).label("still_open"),
             )
             .join(PostSnapshot, PostSnapshot.post_id == Answer.post_id)
+            .join(Post, Post.id == Answer.post_id)
             .where(*scope)
             .group_by(PostSnapshot.question_version_id)
             .subquery()
@@ -242,6 +267,7 @@ class ReportService:
                     per_version.c.number,
                     per_version.c.answered,
                     per_version.c.correct,
+                    per_version.c.still_open,
                 )
                 .join(per_version, per_version.c.version_id == QuestionVersion.id)
                 .join(QuestionRow, QuestionRow.id == QuestionVersion.question_id)
@@ -261,8 +287,9 @@ class ReportService:
                 tags=tuple(question.tags or ()),
                 answered=int(answered),
                 correct=int(correct or 0),
+                still_open=bool(still_open),
             )
-            for version, question, title, number, answered, correct in rows
+            for version, question, title, number, answered, correct, still_open in rows
         )
 
     @staticmethod

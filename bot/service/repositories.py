@@ -36,6 +36,7 @@ from bot.db.models import (
 from bot.domain import ChannelRef, PostSource, UserRef
 from bot.domain.leitner import BOX_INTERVALS
 from bot.domain.versions import content_digest
+from bot.scheduling.fires import FireKey
 from bot.service.directory import Directory, dialect_insert, insert_ignoring_conflict
 from bot.service.lookups import (
     CHANNEL_REF_COLUMNS,
@@ -71,15 +72,6 @@ class RevealedAnswer(NamedTuple):
     choice_index: int
     is_correct: bool
     display_name: str
-
-
-class MemberRow(NamedTuple):
-    """A cohort member's name, points since the cohort's start, and answers (and right ones) to cohort posts."""
-
-    name: str
-    points: int
-    answered: int
-    correct: int
 
 
 class FlaggedPost(NamedTuple):
@@ -299,6 +291,34 @@ class Posts(_Repository):
         query = joined_to_channel(select(*CHANNEL_REF_COLUMNS)).where(Channel.id == channel_row)
         return channel_ref_of((await self._session.execute(query)).one())
 
+    async def origin(self, post: Post) -> tuple[str, str | None]:
+        """The timezone a post's card tells time in, and the name of the cohort it was posted for (if any).
+
+        A scheduled card speaks its schedule's timezone (`tz:` when it was added), as its replies do; any other
+        card the channel's, else the workspace's.
+        """
+        zones = (
+            await self._session.execute(
+                select(Channel.timezone, Workspace.timezone)
+                .join(Workspace, Workspace.id == Channel.workspace_id)
+                .where(Channel.id == post.channel_id)
+            )
+        ).first()
+        timezone = str((zones[0] or zones[1]) if zones else "UTC")
+        if post.source == PostSource.SCHEDULE.value and post.source_ref:
+            try:
+                schedule_id: int | None = FireKey.parse(post.source_ref).schedule_id
+            except ValueError:
+                schedule_id = None
+            if schedule_id is not None:
+                query = select(Schedule.timezone).where(Schedule.id == schedule_id)
+                timezone = (await self._session.execute(query)).scalar() or timezone
+        cohort_name = None
+        if post.source == PostSource.COHORT.value and post.source_ref and post.source_ref.isdigit():
+            query_name = select(Cohort.name).where(Cohort.id == int(post.source_ref))
+            cohort_name = (await self._session.execute(query_name)).scalar()
+        return timezone, cohort_name
+
     async def answer_count(self, post_id: int) -> int:
         """How many people answered a post."""
         query = select(func.count(Answer.id)).where(Answer.post_id == post_id)
@@ -392,34 +412,6 @@ class Cohorts(_Repository):
                 )
             )
         return {str(row.external_id) for row in rows}
-
-    async def member_progress(self, cohort: Cohort) -> list[MemberRow]:
-        """Each member's name, points since the cohort's start, and answers (and right ones) to cohort posts."""
-        on_cohort_posts = (
-            select(
-                Answer.user_id,
-                func.count(Answer.id).label("answered"),
-                func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
-            )
-            .join(Post, Post.id == Answer.post_id)
-            .where(Post.source == PostSource.COHORT.value, Post.source_ref == str(cohort.id))
-            .group_by(Answer.user_id)
-            .subquery()
-        )
-        rows = (
-            await self._session.execute(
-                select(
-                    User.display_name,
-                    CohortMember.points,
-                    func.coalesce(on_cohort_posts.c.answered, 0),
-                    func.coalesce(on_cohort_posts.c.correct, 0),
-                )
-                .join(User, User.id == CohortMember.user_id)
-                .outerjoin(on_cohort_posts, on_cohort_posts.c.user_id == CohortMember.user_id)
-                .where(CohortMember.cohort_id == cohort.id)
-            )
-        ).all()
-        return [MemberRow(str(row[0]), int(row[1]), int(row[2]), int(row[3])) for row in rows]
 
     async def creator_name(self, cohort: Cohort) -> str | None:
         """The current name of whoever created a cohort."""

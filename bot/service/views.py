@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.domain import ChannelRef, Leaderboard, Tally
+from bot.domain import ChannelRef, Leaderboard, Tally, UserRef
+from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.domain.flags import FlaggedQuestion
 from bot.domain.leitner import Placement
 from bot.scheduling.rules import Rule, Slot
@@ -30,12 +31,34 @@ class CurriculumPack:
 
 @dataclass(frozen=True, slots=True)
 class MemberProgress:
-    """A member: cohort questions answered (and right), and points since the cohort's start (anywhere)."""
+    """A member as the onboarding lead sees them.
+
+    `answered` and `correct`: curriculum questions posted to the cohort that they answered (and got right);
+    `points`: everything they earned since the cohort's start, anywhere (`cohort_points` of it on the cohort's
+    questions); `last_active`: the local day of their last answer in the workspace (None: never answered);
+    `behind` and `inactive` by the cohort's AttentionRules (bot/domain/attention.py).
+    """
 
     name: str
     answered: int
     correct: int
     points: int
+    cohort_points: int = 0
+    last_active: date | None = None
+    behind: bool = False
+    inactive: bool = False
+    user_id: str = ""
+    """The member's id on the platform (a nudge goes there)."""
+
+    @property
+    def points_elsewhere(self) -> int:
+        """Points since the cohort's start earned on questions that were not the cohort's."""
+        return max(self.points - self.cohort_points, 0)
+
+    @property
+    def needs_attention(self) -> bool:
+        """Behind or inactive."""
+        return self.behind or self.inactive
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +70,9 @@ class CohortView:
     created_by: str | None
     curriculum: tuple[CurriculumPack, ...]
     members: tuple[MemberProgress, ...]
+    rules: AttentionRules = DEFAULT_RULES
+    posts: int = 0
+    """Posts made for the cohort (the "of N" each member's answered count is out of)."""
 
     @property
     def posted(self) -> int:
@@ -57,6 +83,27 @@ class CohortView:
     def total(self) -> int:
         """Curriculum questions in all."""
         return sum(p.total for p in self.curriculum)
+
+
+@dataclass(frozen=True, slots=True)
+class DueQuestion:
+    """A cohort question a member has not answered and can still answer: where it is, and when it closes."""
+
+    post_id: int
+    prompt: str
+    pack_title: str
+    channel: ChannelRef
+    closes_at: datetime | None
+    timezone: str
+
+
+@dataclass(frozen=True, slots=True)
+class Nudge:
+    """A private reminder for one member who is behind: their due cohort questions, oldest first."""
+
+    user: UserRef
+    cohort: str
+    due: tuple[DueQuestion, ...]
 
 
 # --- reports -------------------------------------------------------------------------------------------------
@@ -86,6 +133,8 @@ class QuestionResult(Tally):
     tags: tuple[str, ...]
     answered: int
     correct: int
+    still_open: bool = False
+    """A post of it in the report's scope is still open: its answer is not out, so it is not among the most missed."""
 
     @property
     def missed(self) -> int:
@@ -119,6 +168,9 @@ class Report(Tally):
     questions: tuple[QuestionResult, ...]
     days: tuple[DayActivity, ...] = ()
     members: tuple[MemberProgress, ...] | None = None
+    cohort_posts: int = 0
+    """Posts made for the cohort (what each member's answered count is out of)."""
+    cohort_rules: AttentionRules = DEFAULT_RULES
     curriculum: tuple[CurriculumPack, ...] = ()
     review_learning: int = 0
     review_mastered: int = 0
@@ -132,8 +184,11 @@ class Report(Tally):
         return self.answers
 
     def most_missed(self, limit: int = 5) -> list[QuestionResult]:
-        """Questions with wrong answers, lowest accuracy first (more answers first among equals)."""
-        missed = [q for q in self.questions if q.missed]
+        """Questions with wrong answers, lowest accuracy first (more answers first among equals).
+
+        A question still open somewhere in the scope is left out: the list shows each one's answer, and people
+        are still answering it."""
+        missed = [q for q in self.questions if q.missed and not q.still_open]
         return sorted(missed, key=lambda q: (q.accuracy, -q.answered, q.pack_id, q.number))[:limit]
 
 

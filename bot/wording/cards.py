@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.domain import QuestionCard
+from bot.domain import PostSource, QuestionCard
 from bot.ports import Message
 from bot.wording.errors import UNKNOWN_POST
 from bot.wording.i18n import percent, plural
 from bot.wording.i18n import translate as _
+from bot.wording.times import duration, local_time
 
 CHOICE_MARKS = "123456789X"
 MAX_NAMED_WINNERS = 20
@@ -69,7 +72,11 @@ def reveal_lines(card: QuestionCard) -> list[str]:
 
 
 def card_footer(card: QuestionCard) -> str:
-    """`Data Parallelism Quiz · question 3 of 8 · 4 answers`; `question 7 (retired)` once it left its pack."""
+    """`Data Parallelism Quiz · question 3 · 8 questions in the pack · 4 answers`; `question 7 (retired)` once retired.
+
+    The number is the question's place in its pack, not how far the channel has got (a rotation starts anywhere):
+    worded as "question 8 of 8" it read like the last question on a channel's first post.
+    """
     answers = plural(card.answer_count, "answer")
     state = _(" · closed") if card.is_closed else ""
     if card.retired:
@@ -81,13 +88,61 @@ def card_footer(card: QuestionCard) -> str:
             state=state,
         )
     return _(
-        "{pack} · question {number} of {count} · {answers}{state}",
+        "{pack} · question {number} · {questions} in the pack · {answers}{state}",
         pack=card.pack_title,
+        questions=plural(card.question_count, "question"),
         number=card.question_number,
-        count=card.question_count,
         answers=answers,
         state=state,
     )
+
+
+def card_origin(card: QuestionCard) -> str:
+    """Why the card was posted: `Scheduled`, `Cohort spring-26`, `On demand`."""
+    if card.source is PostSource.SCHEDULE:
+        return _("Scheduled")
+    if card.source is PostSource.COHORT:
+        return _("Cohort {name}", name=card.cohort) if card.cohort else _("Cohort question")
+    return _("On demand")
+
+
+def card_closing(card: QuestionCard) -> str:
+    """When an open card closes, in the channel's timezone: `open 2 h, closes at 11:30 EET`.
+
+    The duration is counted from the posting, not from now, so the line stays true on every edit of the card.
+    A card that closes on another local day than it opened names the day.
+    """
+    if card.closes_at is None:
+        return _("open until revealed")
+    zone = _zone(card.timezone)
+    closes = card.closes_at.astimezone(zone)
+    if card.opened_at is None:
+        return _("closes {when}", when=local_time(card.closes_at, zone))
+    if card.opened_at.astimezone(zone).date() == closes.date():
+        when = _("closes at {time} {zone}", time=f"{closes:%H:%M}", zone=closes.tzname())
+    else:
+        when = _("closes {when}", when=local_time(card.closes_at, zone))
+    minutes = round((card.closes_at - card.opened_at).total_seconds() / 60)
+    if minutes <= 0:
+        return when
+    return _("open {length}, {when}", length=duration(timedelta(minutes=minutes)), when=when)
+
+
+def card_about(card: QuestionCard) -> str:
+    """The card's second small line: where it came from and, while open, when it closes.
+
+    `Scheduled · open 2 h, closes at 11:30 EET`; `On demand · open until revealed`; `Cohort spring-26` once closed.
+    """
+    if card.is_closed:
+        return card_origin(card)
+    return _("{origin} · {closing}", origin=card_origin(card), closing=card_closing(card))
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
 
 
 def pick_hint() -> str:

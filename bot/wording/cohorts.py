@@ -1,11 +1,17 @@
-"""Replies to `/quiz cohort ...`: created, listed, shown, joined, left, members added and removed."""
+"""Replies to `/quiz cohort ...`: created, listed, shown (with each member's progress), joined, left, members added
+and removed, reminded; and the private nudge a member who is behind gets."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.domain.attention import AttentionRules
 from bot.ports import Message
-from bot.service.views import CohortView
-from bot.wording.i18n import plural
+from bot.service.views import CohortView, DueQuestion, MemberProgress, Nudge
+from bot.wording.i18n import plural, shorten
 from bot.wording.i18n import translate as _
+from bot.wording.times import local_time
 
 
 def created_message(view: CohortView) -> Message:
@@ -61,21 +67,150 @@ def show_message(view: CohortView) -> Message:
         for p in view.curriculum
     ]
     if view.members:
-        lines.append(_("Members (cohort questions answered, right, points since the start):"))
-        lines += [
-            _(
-                "  {name} — {answered}/{posted} answered · {correct} right · {points}",
-                name=m.name,
-                answered=m.answered,
-                posted=view.posted,
-                correct=m.correct,
-                points=plural(m.points, "pt"),
-            )
-            for m in view.members
-        ]
+        lines += member_lines(view.members, posts=view.posts)
+        lines += attention_lines(view.members, view.rules, name=view.name)
     else:
         lines.append(_("No members yet: `/quiz cohort join {name}`.", name=view.name))
     return Message(_("Cohort {name}", name=view.name), tuple(lines))
+
+
+MAX_MEMBER_LINES = 30
+"""Members listed one a line in chat; more are counted (the HTML report lists them all)."""
+NAME_WIDTH = 40
+
+
+def member_lines(members: Sequence[MemberProgress], *, posts: int) -> list[str]:
+    """The per-member table in chat: a heading, then one line a member, those needing attention first.
+
+    `ann — 2/3 answered · 1 right · 40 pts (20 elsewhere) · last active 2026-01-06 · ⚠ behind`: cohort progress
+    first (curriculum questions answered of those posted to the cohort, right), then points since the start, with
+    how many of them came from other questions than the cohort's.
+    """
+    shown = sorted(members, key=lambda m: not m.needs_attention)[:MAX_MEMBER_LINES]
+    lines = [
+        _(
+            "Members: cohort questions answered of the {posted} posted, right, points since the start "
+            "(earned on other questions in brackets), last active:",
+            posted=posts,
+        )
+    ]
+    lines += [member_line(m, posts=posts) for m in shown]
+    if len(members) > len(shown):
+        lines.append(_("  … and {more}", more=plural(len(members) - len(shown), "more member")))
+    return lines
+
+
+def member_line(member: MemberProgress, *, posts: int) -> str:
+    """One member: `ann — 2/3 answered · 1 right · 40 pts (20 elsewhere) · last active 2026-01-06`."""
+    points = (
+        _("{points} ({elsewhere} elsewhere)", points=plural(member.points, "pt"), elsewhere=member.points_elsewhere)
+        if member.points_elsewhere
+        else plural(member.points, "pt")
+    )
+    line = _(
+        "  {name} — {answered}/{posted} answered · {correct} right · {points} · {active}",
+        name=shorten(member.name, NAME_WIDTH),
+        answered=member.answered,
+        posted=posts,
+        correct=member.correct,
+        points=points,
+        active=last_active(member),
+    )
+    flags = attention_flags(member)
+    return _("{line} · ⚠ {flags}", line=line, flags=flags) if flags else line
+
+
+def last_active(member: MemberProgress) -> str:
+    """`last active 2026-01-06`, or `never answered`."""
+    if member.last_active is None:
+        return _("never answered")
+    return _("last active {day}", day=member.last_active.isoformat())
+
+
+def attention_flags(member: MemberProgress) -> str:
+    """`behind`, `inactive`, `behind, inactive`, or empty."""
+    return ", ".join(word for word, on in ((_("behind"), member.behind), (_("inactive"), member.inactive)) if on)
+
+
+def attention_lines(members: Sequence[MemberProgress], rules: AttentionRules, *, name: str) -> list[str]:
+    """What the flags mean, and how to nudge who is behind."""
+    lines = [
+        _(
+            "Behind: missed the cohort's last {questions}. Inactive: no answer in {days}.",
+            questions=plural(rules.behind_after, "question"),
+            days=plural(rules.inactive_days, "day"),
+        )
+    ]
+    behind = sum(1 for m in members if m.behind)
+    if behind:
+        lines.append(
+            _(
+                "{count} behind: `/quiz cohort remind {name}` sends each a private nudge.",
+                count=plural(behind, "member"),
+                name=name,
+            )
+        )
+    return lines
+
+
+def reminded(name: str, *, nudged: int, unreachable: int, behind: int) -> Message:
+    """The reply to `/quiz cohort remind NAME`: how many were nudged (and how many could not be reached)."""
+    if behind == 0:
+        return Message(_("Nobody in {name} is behind: nobody to nudge.", name=name))
+    if nudged == 0 and unreachable == 0:
+        return Message(
+            _(
+                "Nobody nudged: the {count} of {name} who are behind have no open question to answer.",
+                count=plural(behind, "member"),
+                name=name,
+            )
+        )
+    title = _("Nudged {count} of {name} privately.", count=plural(nudged, "member"), name=name)
+    lines = []
+    if unreachable:
+        lines.append(
+            _("Could not reach {count} (they may not accept direct messages).", count=plural(unreachable, "member"))
+        )
+    return Message(title, tuple(lines))
+
+
+def no_direct_messages(platform: str) -> str:
+    """`/quiz cohort remind` on a platform whose adapter cannot send private messages."""
+    return _("The {platform} adapter cannot send private messages, so nobody was nudged.", platform=platform)
+
+
+def nudge_message(nudge: Nudge) -> Message:
+    """The private nudge to a member who is behind: their due cohort questions, oldest first."""
+    title = _(
+        "You have {count} waiting in cohort {name}.",
+        count=plural(len(nudge.due), "question"),
+        name=nudge.cohort,
+    )
+    lines = [due_line(due) for due in nudge.due[:MAX_MEMBER_LINES]]
+    if len(nudge.due) > MAX_MEMBER_LINES:
+        lines.append(_("  … and {more}", more=plural(len(nudge.due) - MAX_MEMBER_LINES, "more question")))
+    lines.append(_("Answer them on their cards in the channel."))
+    return Message(title, tuple(lines))
+
+
+def due_line(due: DueQuestion) -> str:
+    """`• How does all-reduce … (Data Parallelism Quiz) — closes Tue 6 Jan 2026 09:00 EET`."""
+    prompt = shorten(due.prompt, 90)
+    if due.closes_at is None:
+        return _("• {prompt} ({pack})", prompt=prompt, pack=due.pack_title)
+    return _(
+        "• {prompt} ({pack}) — closes {when}",
+        prompt=prompt,
+        pack=due.pack_title,
+        when=local_time(due.closes_at, _zone(due.timezone)),
+    )
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
 
 
 def joined(name: str, *, new: bool) -> Message:

@@ -56,3 +56,9 @@ def how_often(count: int) -> str:
 def percent(value: float) -> str:
     """0.756 -> '76%'."""
     return f"{round(value * 100)}%"
+
+
+def shorten(text: str, width: int) -> str:
+    """`text` on one line, cut to `width` characters with an ellipsis when longer (names and prompts in tables)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"

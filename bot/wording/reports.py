@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from bot.ports import Message
 from bot.service.views import Report
+from bot.wording.cohorts import attention_lines, member_lines
 from bot.wording.flags import report_lines
-from bot.wording.i18n import how_often, percent, plural
+from bot.wording.i18n import how_often, percent, plural, shorten
 from bot.wording.i18n import translate as _
 
 
@@ -30,10 +31,14 @@ def summary_message(report: Report, *, cohort: str | None = None) -> Message:
         asked = sum(p.posted for p in report.curriculum)
         total = sum(p.total for p in report.curriculum)
         lines.append(_("Curriculum: {asked} of {questions} asked", asked=asked, questions=plural(total, "question")))
-    if report.leaderboard.rows:
+    if report.members:
+        lines += member_lines(report.members, posts=report.cohort_posts)
+        lines += attention_lines(report.members, report.cohort_rules, name=cohort or "")[:1]
+    scored = [row for row in report.leaderboard.rows if row.points > 0]  # nobody leads with 0 points
+    if scored:
         leaders = ", ".join(
-            _("{rank}. {name} ({points})", rank=row.rank, name=row.name, points=row.points)  # a bare number
-            for row in report.leaderboard.rows[:3]
+            _("{rank}. {name} ({points})", rank=row.rank, name=short_name(row.name), points=row.points)
+            for row in scored[:3]
         )
         lines.append(_("Leaders: {leaders}", leaders=leaders))
     missed = report.most_missed(3)
@@ -65,8 +70,16 @@ def summary_message(report: Report, *, cohort: str | None = None) -> Message:
 
 
 def _short(text: str, width: int = 90) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+    return shorten(text, width)
+
+
+NAME_WIDTH = 40
+"""How much of a person's name a report's tables and lines show (display names may be 200 characters)."""
+
+
+def short_name(name: str, width: int = NAME_WIDTH) -> str:
+    """A name shortened for a report table or line: `Alexandra Konstantinopoulou-Va…`."""
+    return _short(name, width)
 
 
 def no_answers_yet() -> Message:
@@ -80,11 +93,13 @@ def report_title(*, cohort: str | None, workspace: str) -> str:
 
 
 def no_match(*, cohort: str | None, known: list[str]) -> str:
-    """`quizbot report` names a workspace or cohort the database does not have: the workspaces it has."""
-    workspaces = ", ".join(known) or _("none yet")
+    """`quizbot report` names a workspace or cohort the database does not have: the ones it has.
+
+    `known` lists workspaces (`slack:T1`), or for a cohort the cohorts (`spring (slack:T1)`)."""
+    there = ", ".join(known) or _("none yet")
     if cohort:
-        return _("No cohort {cohort!r} matches. Workspaces in this database: {known}.", cohort=cohort, known=workspaces)
-    return _("No workspace matches. Workspaces in this database: {known}.", known=workspaces)
+        return _("No cohort {cohort!r} matches. Cohorts in this database: {known}.", cohort=cohort, known=there)
+    return _("No workspace matches. Workspaces in this database: {known}.", known=there)
 
 
 def several_match(choices: list[str]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.domain import ChannelRef, QuestionCard
+from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.ports import Message, PlatformError
 
 
@@ -27,6 +27,8 @@ class FakePlatform:
     name: str = "fake"
     sent: list[Sent] = field(default_factory=list)
     fail_next_post: Exception | None = None
+    unreachable: set[str] = field(default_factory=set)
+    """User ids a direct message cannot reach (they refuse DMs): send_direct raises a permanent PlatformError."""
     _next_ref: int = 1000
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
@@ -43,6 +45,12 @@ class FakePlatform:
 
     async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
         self.sent.append(Sent("send_private", channel, message=message, user_id=user_id))
+
+    async def send_direct(self, user: UserRef, message: Message) -> None:
+        if user.user_id in self.unreachable:
+            raise PlatformError("The user does not accept direct messages.", permanent=True)
+        where = ChannelRef(self.name, user.workspace_id, "")
+        self.sent.append(Sent("send_direct", where, message=message, user_id=user.user_id))
 
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         self.sent.append(Sent("post_message", channel, message=message))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.clock import ManualClock
-from bot.domain import ChannelRef, QuestionCard
+from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.report_html import render_html, tag_chart
 from bot.runtime import Runtime
 from bot.service.app import Invocation
@@ -167,7 +167,7 @@ async def test_quizbot_report_through_the_cli(
     assert read(whole.read_text(encoding="utf-8")).figures["answers"] == "5"
 
     assert await asyncio.to_thread(main, ["report", "--cohort", "autumn"]) == 2
-    assert "No cohort 'autumn' matches. Workspaces in this database: fake:W1." in capsys.readouterr().err
+    assert "No cohort 'autumn' matches. Cohorts in this database: spring (fake:W1)." in capsys.readouterr().err
     await answer(runtime, await post(runtime, ChannelRef("fake", "W2", "C1")), make_user("zoe", "W2"), right=True)
     assert await asyncio.to_thread(main, ["report", "--out", str(tmp_path / "x.html")]) == 2
     assert "Several workspaces match" in capsys.readouterr().err
@@ -185,8 +185,62 @@ async def test_quiz_report_in_chat_is_a_short_summary(
     assert reply.message.title.startswith("Report: Cohort spring since ")
     assert "2 people answered 4 times · accuracy 25% · 20 points" in text
     assert "Curriculum: 2 of 8 questions asked" in text
-    assert "Leaders: 1. ann (20), 2. ben (0)" in text
+    assert "Leaders: 1. ann (20)" in text
+    assert "ben (0)" not in text  # nobody leads with 0 points
     assert "0% right (2 answers)" in text
     assert "`quizbot report --cohort spring --out report.html`" in text
     workspace = await runtime.app.handle_command(Invocation(channel, make_user("lead"), "report"))
     assert "3 people answered 5 times" in workspace.message.text
+
+
+async def test_a_still_open_question_is_not_among_the_most_missed(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock
+) -> None:
+    closed = await post(runtime, channel)
+    await answer(runtime, closed, "ann", right=False)
+    await runtime.app.reveal(closed.post_id)
+    still_open = await post(runtime, channel)
+    await answer(runtime, still_open, "ann", right=False)
+    await answer(runtime, still_open, "ben", right=False)
+
+    report = await runtime.app.reports.build(platform="fake", workspace="W1")
+    assert [q.prompt for q in report.most_missed()] == [closed.prompt]
+    page = read(render_html(report))
+    missed = " ".join(row[0] for row in page.tables["most-missed"][1:])
+    assert " ".join(still_open.prompt.split()) not in missed
+    assert " ".join(closed.prompt.split()) in missed
+    text = (await runtime.app.handle_command(Invocation(channel, make_user("ann"), "report"))).message.text
+    assert " ".join(closed.prompt.split())[:40] in text
+    assert " ".join(still_open.prompt.split())[:40] not in text
+
+
+async def test_report_tables_and_lines_shorten_very_long_names(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock
+) -> None:
+    long_name = "Maximiliana " + "Konstantinopoulou-" * 9 + "Vandermeer"  # 184 characters (the column holds 200)
+    await runtime.app.handle_command(Invocation(channel, make_user("lead"), "cohort create spring"))
+    who = UserRef("fake", "W1", "U-long", long_name)
+    await runtime.app.handle_command(Invocation(channel, who, "cohort join spring"))
+    card = await post(runtime, channel)
+    await answer(runtime, card, who, right=True)
+
+    text = (await runtime.app.handle_command(Invocation(channel, who, "report cohort spring"))).message.text
+    assert long_name not in text
+    shown = long_name[:39] + "…"  # 40 characters in all
+    assert f"Leaders: 1. {shown} (20)" in text
+
+    html = render_html(await runtime.app.reports.build(platform="fake", workspace="W1", cohort="spring"))
+    page = read(html)
+    assert page.tables["leaderboard"][1][1] == shown
+    assert page.tables["members"][1][0] == shown
+    assert f'title="{long_name}"' in html  # the whole name is still there, as the tooltip
+
+
+async def test_quiz_report_for_a_cohort_that_does_not_exist_lists_the_cohorts(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock
+) -> None:
+    await cohort_with_answers(runtime, channel, clock)
+    reply = await runtime.app.handle_command(Invocation(channel, make_user("ann"), "report cohort autumn"))
+    assert not reply.ok
+    assert "No cohort named `autumn`. Cohorts here: spring." in reply.message.title
+    assert "W1" not in reply.message.text

@@ -164,7 +164,7 @@ async def test_reordered_choices_and_a_moved_answer_keep_old_answers_and_the_old
 
     _, _, open_card = await runtime.quiz.card(card.post_id)
     assert (open_card.choices, open_card.choice_ids) == (card.choices, card.choice_ids)
-    assert card_footer(open_card) == card_footer(card).replace("0 answers", "3 answers")  # still "question 1 of 8"
+    assert card_footer(open_card) == card_footer(card).replace("0 answers", "3 answers")  # still "question 1"
     revealed = await runtime.app.reveal(card.post_id)
     assert revealed.reveal is not None
     assert revealed.choices == card.choices
@@ -191,7 +191,7 @@ async def test_a_removed_question_is_retired_and_its_posts_still_reveal_and_expo
 ) -> None:
     last_key = runtime.catalog.get(PACK).questions[-1].key
     card = await post_it(runtime, channel, last_key)
-    assert "question 8 of 8" in card_footer(card)
+    assert "· question 8 · 8 questions in the pack ·" in card_footer(card)
     await click(runtime, card, "ann", card.choice_ids[0])
     await edit(runtime, lambda q: None, key=last_key)
 
@@ -222,7 +222,7 @@ async def test_a_removed_question_is_retired_and_its_posts_still_reveal_and_expo
 
     later = [(await runtime.quiz.post_question(channel, pack_id=PACK)).card for _ in range(7)]
     assert card.prompt not in {c.prompt for c in later}
-    assert all(" of 7 · " in card_footer(c) for c in later)
+    assert all(" · 7 questions in the pack · " in card_footer(c) for c in later)
 
 
 def shown_choices(reply: Reply) -> dict[str, int]:

@@ -17,7 +17,9 @@ from bot.domain import ChannelRef
 from bot.runtime import Runtime
 from bot.service.app import Invocation, Reply
 from bot.wording import use_translator
+from bot.wording.cards import card_about, card_footer
 from tests.conftest import make_user
+from tests.fakes.fake_platform import FakePlatform
 
 
 def shout(template: str) -> str:
@@ -142,3 +144,37 @@ async def test_english_is_unchanged_without_a_translator(runtime: Runtime, chann
     await run(runtime, channel, "ann", "cohort join Q1")
     shown = await run(runtime, channel, "lead", "cohort show Q1")
     assert shown.message.lines[0] == "Starts 2026-01-05 · created by lead · 1 member"
+
+
+async def test_the_lead_view_remind_nudges_and_card_lines_go_through_the_hook(
+    runtime: Runtime, platform: FakePlatform, channel: ChannelRef, shouting: None
+) -> None:
+    values = content_values(runtime) | {"lead", "ann", "ben", "Q1"}
+    await run(runtime, channel, "lead", "cohort create Q1 packs:data-parallelism")
+    await run(runtime, channel, "ann", "cohort join Q1")
+    await run(runtime, channel, "ben", "cohort join Q1")
+    for _ in range(3):
+        await run(runtime, channel, "lead", "cohort next Q1")
+    cards = [s.card for s in platform.of_kind("post_card") if s.card is not None]
+    await runtime.app.answer(post_id=cards[-1].post_id, user=make_user("ann"), choice_index=0)
+    platform.unreachable.add("U-ben")
+    replies = [
+        await run(runtime, channel, "lead", "cohort show Q1"),
+        await run(runtime, channel, "lead", "report cohort Q1"),
+        await run(runtime, channel, "lead", "cohort remind Q1"),
+        await run(runtime, channel, "ann", "cohort remind Q1"),
+    ]
+    assert "BEHIND" in replies[0].message.text and "NEVER ANSWERED" in replies[0].message.text
+    assert replies[2].message.title == "NUDGED 0 MEMBERS OF Q1 PRIVATELY."
+    for reply in replies:
+        assert untranslated(reply, values) == [], reply.message.text
+    platform.unreachable.clear()
+    await run(runtime, channel, "lead", "cohort remind Q1")
+    [nudge] = [s.message for s in platform.of_kind("send_direct")]
+    assert nudge is not None
+    prompts = {" ".join(q.prompt.split())[:89] for p in runtime.app.packs for q in p.questions}
+    assert untranslated(Reply(nudge), values | prompts) == [], nudge.text
+    for card in cards:
+        assert card_about(card) == "COHORT Q1 · OPEN UNTIL REVEALED"
+        footer = card_footer(card).replace(card.pack_title, "")
+        assert footer.upper() == footer

@@ -18,6 +18,7 @@ from bot.commands import (
     ListFlags,
     ListPacks,
     PostNow,
+    RemindCohort,
     Reveal,
     Scope,
     ShowHelp,
@@ -69,6 +70,8 @@ from bot.errors import CommandError
         ("review 2", AnswerReview(2)),
         ("report", ShowReport()),
         ("report cohort spring", ShowReport("spring")),
+        ("cohort remind spring-26", RemindCohort("spring-26")),
+        ("cohort nudge Spring", RemindCohort("Spring")),
     ],
 )
 def test_parses(text: str, expected: object) -> None:

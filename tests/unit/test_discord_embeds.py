@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from datetime import UTC, datetime, timedelta
 
 import discord
 
@@ -15,7 +17,7 @@ from adapters.discord.embeds import (
     escape,
     message_embed,
 )
-from bot.domain import QuestionCard, RevealView
+from bot.domain import PostSource, QuestionCard, RevealView
 from bot.ports import Message
 
 
@@ -48,7 +50,7 @@ async def test_short_choices_are_the_button_labels_one_per_row() -> None:
     embed = card_embed(card)
     assert embed.title == card.prompt
     assert embed.colour == OPEN_COLOUR
-    assert embed.footer.text == "Data Parallelism Quiz · question 2 of 8 · 3 answers"
+    assert embed.footer.text == "Data Parallelism Quiz · question 2 · 8 questions in the pack · 3 answers"
     assert "Broadcast" not in (embed.description or "")
     buttons = _buttons(answer_view(card))
     assert [b["label"] for b in buttons] == list(card.choices)
@@ -115,7 +117,7 @@ def test_the_revealed_card_shows_counts_the_answer_and_who_was_right() -> None:
     assert "**Answer: All-reduce**" in description
     assert "Because \\*gradients\\*." in description
     assert "Got it right: a\\_b, c" in description
-    assert embed.footer.text == "Data Parallelism Quiz · question 2 of 8 · 3 answers · closed"
+    assert embed.footer.text == "Data Parallelism Quiz · question 2 · 8 questions in the pack · 3 answers · closed"
 
 
 def test_everything_stays_within_discords_embed_limits() -> None:
@@ -137,3 +139,21 @@ def test_the_button_template_accepts_only_ids_a_database_can_hold() -> None:
     assert not template.fullmatch("quiz:answer:42:100")
     assert not template.fullmatch("quiz:answer:abc:1")
     assert not template.fullmatch("quiz:answer:-1:1")
+
+
+def test_the_card_says_where_it_came_from_and_when_it_closes() -> None:
+    opened = datetime(2026, 1, 5, 7, 30, tzinfo=UTC)
+    card = dataclasses.replace(
+        _card(),
+        source=PostSource.SCHEDULE,
+        opened_at=opened,
+        closes_at=opened + timedelta(hours=2),
+        timezone="Europe/Helsinki",
+    )
+    embed = card_embed(card)
+    assert (embed.description or "").endswith("\n\n-# Scheduled · open 2 h, closes at 11:30 EET")
+    cohort = dataclasses.replace(card, source=PostSource.COHORT, cohort="spring_26")
+    assert "-# Cohort spring\\_26 · open 2 h" in (card_embed(cohort).description or "")  # escaped, not markdown
+    reveal = RevealView(correct_position=1, counts=(1, 2, 0, 0), explanation="Because.", correct_users=("alice",))
+    closed = card_embed(dataclasses.replace(card, reveal=reveal, answer_count=3))
+    assert (closed.description or "").endswith("-# Scheduled")

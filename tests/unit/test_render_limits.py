@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from datetime import date
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -33,16 +34,20 @@ from bot.content.schema import pack_json_schema
 from bot.domain import (
     AnswerOutcome,
     AnswerResult,
+    ChannelRef,
     Leaderboard,
     LeaderboardRow,
     Pack,
     QuestionCard,
     RevealView,
+    UserRef,
     UserStats,
 )
 from bot.ports import Message
+from bot.service.views import CohortView, CurriculumPack, DueQuestion, MemberProgress, Nudge
 from bot.wording.answers import answer_message
 from bot.wording.boards import leaderboard_message
+from bot.wording.cohorts import MAX_MEMBER_LINES, nudge_message, reminded, show_message
 from bot.wording.me import stats_message
 from tests.render_limits_support import (
     HOSTILE_NAMES,
@@ -51,6 +56,7 @@ from tests.render_limits_support import (
     assert_slack_blocks,
     card_of,
     discord_shown,
+    markup_text,
     max_pack,
     names,
     reveals,
@@ -374,3 +380,40 @@ def test_content_beyond_the_schema_is_shortened_within_the_limits_not_refused(pa
     huge = Message("t" * 9000, tuple("x_" * 3000 for _ in range(5)))
     assert_discord_message([message_embed(huge)])
     assert_slack_blocks(message_blocks(huge), message_text(huge))
+
+
+# --- the onboarding lead's view ---------------------------------------------------------------------------
+
+
+def _cohort_view(members: int) -> CohortView:
+    people = tuple(
+        MemberProgress(
+            name=name,
+            answered=i % 4,
+            correct=i % 3,
+            points=99_999,
+            cohort_points=9_999,
+            last_active=None if i % 5 == 0 else date(2026, 1, 1 + i % 28),
+            behind=i % 2 == 0,
+            inactive=i % 3 == 0,
+            user_id=f"U{i}",
+        )
+        for i, name in enumerate(names(members))
+    )
+    curriculum = (CurriculumPack("p" * 64, markup_text(300, 5), 99, 99),) * 5
+    return CohortView("c" * 40, date(2026, 1, 5), names(1)[0], curriculum, people, posts=9_999)
+
+
+@pytest.mark.parametrize("members", [1, 30, 200])
+def test_cohort_show_remind_and_nudges_fit_both_platforms(members: int) -> None:
+    view = _cohort_view(members)
+    due = tuple(
+        DueQuestion(i, markup_text(2000, i), markup_text(300, i), ChannelRef("x", "W", "C"), None, "UTC")
+        for i in range(members)
+    )
+    nudge = Nudge(UserRef("x", "W", "U1", names(1)[0]), view.name, due)
+    for message in (show_message(view), nudge_message(nudge), reminded(view.name, nudged=7, unreachable=2, behind=9)):
+        assert_discord_message([message_embed(message)])
+        assert_slack_blocks(message_blocks(message), message_text(message))
+    shown = show_message(view)
+    assert sum(1 for line in shown.lines if " answered · " in line) == min(members, MAX_MEMBER_LINES)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,7 +20,7 @@ from adapters.slack.blocks import (
     message_text,
     parse_answer_action,
 )
-from bot.domain import QuestionCard, RevealView
+from bot.domain import PostSource, QuestionCard, RevealView
 from bot.ports import Message
 from tests.fakes.slack_api import validate_blocks
 
@@ -70,7 +71,9 @@ def test_short_choices_are_the_button_texts_and_carry_post_and_pack_index() -> N
     assert [b["action_id"] for b in buttons] == [f"quiz:answer:42:{i}" for i in (3, 2, 1, 0)]
     assert [b["value"] for b in buttons] == [b["action_id"] for b in buttons]
     assert blocks[0]["text"]["text"] == "*Which collective syncs gradients?*"
-    assert blocks[-1]["elements"][0]["text"] == "Data Parallelism Quiz · question 2 of 8 · 3 answers"
+    assert (
+        blocks[-1]["elements"][0]["text"] == "Data Parallelism Quiz · question 2 · 8 questions in the pack · 3 answers"
+    )
     assert card_text(card) == "Quiz: Which collective syncs gradients?"
 
 
@@ -158,3 +161,21 @@ def test_answer_action_round_trip_and_rejections() -> None:
     assert parse_answer_action(answer_action_id(123, 4)) == (123, 4)
     for bad in ("quiz:answer", "quiz:answer:1", "quiz:answer:x:1", "quiz:answer:1:2:3", "quiz:answer:-1:2", "other"):
         assert parse_answer_action(bad) is None
+
+
+def test_the_card_says_where_it_came_from_and_when_it_closes() -> None:
+    opened = datetime(2026, 1, 5, 7, 30, tzinfo=UTC)
+    card = _card(
+        source=PostSource.COHORT,
+        cohort="spring-26",
+        opened_at=opened,
+        closes_at=opened + timedelta(hours=2),
+        timezone="Europe/Helsinki",
+    )
+    blocks = card_blocks(card)
+    assert validate_blocks(blocks) == []
+    footer = blocks[-1]["elements"]
+    assert footer[1]["text"] == "Cohort spring-26 · open 2 h, closes at 11:30 EET"
+    revealed = card_blocks(_reveal(card))
+    assert revealed[-1]["elements"][1]["text"] == "Cohort spring-26"
+    assert card_blocks(_card())[-1]["elements"][1]["text"] == "On demand · open until revealed"

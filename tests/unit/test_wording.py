@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
@@ -15,6 +16,7 @@ from bot.domain import (
     Leaderboard,
     LeaderboardRow,
     Pack,
+    PostSource,
     Question,
     QuestionCard,
     RevealView,
@@ -28,7 +30,7 @@ from bot.wording import reports as report_words
 from bot.wording import schedules as schedule_words
 from bot.wording.answers import verdict
 from bot.wording.boards import cohort_board_message, leaderboard_message, window_words
-from bot.wording.cards import card_footer, reveal_lines, reveal_text
+from bot.wording.cards import card_about, card_closing, card_footer, card_origin, reveal_lines, reveal_text
 from bot.wording.help import packs_message
 
 
@@ -176,3 +178,38 @@ def test_an_echo_is_capped_in_one_place() -> None:
     assert echo("short") == "short"
     assert echo("x" * 5000) == "x" * 40 + "…"
     assert echo("a\nb") == "a b"
+
+
+def _timed_card(**changes: object) -> QuestionCard:
+    opened = datetime(2026, 1, 5, 7, 30, tzinfo=UTC)  # 09:30 in Helsinki (EET, UTC+2)
+    card = dataclasses.replace(_closed_card(), reveal=None, opened_at=opened, closes_at=opened + timedelta(hours=2))
+    return dataclasses.replace(card, **changes)  # type: ignore[arg-type]
+
+
+def test_the_card_says_when_it_closes_in_the_channels_timezone() -> None:
+    helsinki = _timed_card(source=PostSource.SCHEDULE, timezone="Europe/Helsinki")
+    assert card_about(helsinki) == "Scheduled · open 2 h, closes at 11:30 EET"
+    assert card_about(_timed_card()) == "On demand · open 2 h, closes at 09:30 UTC"
+    overnight = _timed_card(closes_at=datetime(2026, 1, 6, 7, 30, tzinfo=UTC), timezone="Europe/Helsinki")
+    assert card_closing(overnight) == "open 24 h, closes Tue 6 Jan 2026 09:30 EET"
+    assert card_closing(_timed_card(closes_at=None)) == "open until revealed"
+    assert card_closing(_timed_card(timezone="Not/AZone")) == "open 2 h, closes at 09:30 UTC"
+
+
+def test_the_card_says_where_it_came_from() -> None:
+    assert card_origin(_timed_card()) == "On demand"
+    assert card_origin(_timed_card(source=PostSource.SCHEDULE)) == "Scheduled"
+    assert card_origin(_timed_card(source=PostSource.COHORT, cohort="spring-26")) == "Cohort spring-26"
+    assert card_origin(_timed_card(source=PostSource.COHORT)) == "Cohort question"  # the cohort was deleted
+    closed = dataclasses.replace(_closed_card(), source=PostSource.COHORT, cohort="spring-26")
+    assert card_about(closed) == "Cohort spring-26"  # no closing time once closed
+
+
+def test_the_footer_of_the_packs_last_question_does_not_read_like_the_last_question() -> None:
+    first_post = dataclasses.replace(_timed_card(), question_number=8, question_count=8, answer_count=1)
+    footer = card_footer(first_post)
+    assert footer == "P · question 8 · 8 questions in the pack · 1 answer"
+    assert "8 of 8" not in footer
+    assert card_footer(dataclasses.replace(first_post, question_count=1, question_number=1)).startswith(
+        "P · question 1 · 1 question in the pack"
+    )

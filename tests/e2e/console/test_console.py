@@ -197,3 +197,21 @@ def test_quizbot_run_leaves_one_invalid_pack_out_and_names_it(tmp_path: Path) ->
     assert "Not loaded" in listing and "broken.yaml" in listing  # the terminal user is an admin
     assert "❓ Data Parallelism Quiz" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+async def test_cohort_show_and_remind_in_the_terminal(runtime: Runtime) -> None:
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    await console.handle_line("/quiz cohort create spring packs:data-parallelism")
+    await console.handle_line("/as ben")
+    await console.handle_line("/quiz cohort join spring")
+    await console.handle_line("/as lead")
+    for _ in range(3):
+        await console.handle_line("/quiz cohort next spring")
+    await console.handle_line("/quiz cohort show spring")
+    await console.handle_line("/quiz cohort remind spring")
+    text = out.getvalue()
+    assert "   Cohort spring · open until revealed" in text  # each card says where it came from
+    assert "ben — 0/3 answered · 0 right · 0 pts · never answered · ⚠ behind" in text
+    assert "(direct message to ben) You have 3 questions waiting in cohort spring." in text
+    assert "Nudged 1 member of spring privately." in text

@@ -32,6 +32,7 @@ async def test_schedule_commands_and_scheduled_questions_in_the_terminal(runtime
     await runtime.ticker.tick()  # the runtime's own scheduler, as `quizbot run` starts it
     posted = out.getvalue()[len(text) :]
     assert "❓ Data Parallelism Quiz · question" in posted
+    assert "\n   Scheduled · open 24 h, closes Tue 6 Jan 2026 09:00 EET\n" in posted
     await console.handle_line("1")
     assert "(only" in out.getvalue()
 

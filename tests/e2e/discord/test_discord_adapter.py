@@ -55,7 +55,11 @@ async def test_quiz_now_posts_an_embed_with_one_button_per_choice(
         [message] = card_messages(fake)
         assert message_ref == message["id"]
         assert embed["title"] == card.prompt
-        assert embed["footer"]["text"] == f"Data Parallelism Quiz · question {card.question_number} of 8 · 0 answers"
+        assert (
+            embed["footer"]["text"]
+            == f"Data Parallelism Quiz · question {card.question_number} · 8 questions in the pack · 0 answers"
+        )
+        assert embed["description"].endswith("\n\n-# On demand · open until revealed")
         ids = [c["custom_id"] for row in body["components"] for c in row["components"]]
         assert ids == [f"quiz:answer:{post_id}:{choice}" for choice in card.choice_ids]
         assert all(len(i) <= 100 for i in ids)

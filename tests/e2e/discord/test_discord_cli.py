@@ -44,7 +44,7 @@ SUBCOMMANDS = [
 GROUPS = {
     "schedule": ["add", "list", "remove", "pause", "resume", "next"],
     "flags": ["list", "clear"],
-    "cohort": ["create", "join", "leave", "add", "remove", "list", "show", "next", "delete"],
+    "cohort": ["create", "join", "leave", "add", "remove", "list", "show", "next", "remind", "delete"],
 }
 
 
@@ -128,7 +128,7 @@ async def test_sync_registers_quiz_and_its_subcommands_globally(fake: FakeDiscor
             ("name", True),
             ("members", True),
         ]
-    for action in ("join", "leave", "show", "next", "delete"):
+    for action in ("join", "leave", "show", "next", "remind", "delete"):
         assert [o["name"] for o in cohort_group[action]["options"]] == ["name"]
     assert fake.guild_commands.get(fake.guild_id, []) == []
 

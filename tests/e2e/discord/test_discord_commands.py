@@ -33,6 +33,7 @@ from bot.commands import (
     PauseSchedule,
     PostCohortQuestion,
     PostNow,
+    RemindCohort,
     RemoveFromCohort,
     RemoveSchedule,
     ResumeSchedule,
@@ -187,6 +188,7 @@ TYPED: list[tuple[str | None, str, dict[str, Any], Command, str]] = [
     ("cohort", "show", {"name": "spring-26"}, ShowCohort("spring-26"), "cohort show spring-26"),
     ("cohort", "list", {}, ListCohorts(), "cohort list"),
     ("cohort", "next", {"name": "spring-26"}, PostCohortQuestion("spring-26"), "cohort next spring-26"),
+    ("cohort", "remind", {"name": "spring-26"}, RemindCohort("spring-26"), "cohort remind spring-26"),
     (
         "cohort",
         "remove",

@@ -48,6 +48,7 @@ async def test_a_whole_round_post_click_explain_count_reveal_leaderboard(runtime
         assert card["text"].startswith("Quiz: ")
         assert len(answer_buttons(card)) == 4
         assert "Data Parallelism Quiz · question" in card["blocks"][-1]["elements"][0]["text"]
+        assert card["blocks"][-1]["elements"][1]["text"] == "On demand · open until revealed"
         post_id = post_id_of(card)
 
         right, wrong = choice_action(runtime, card, correct=True), choice_action(runtime, card, correct=False)
