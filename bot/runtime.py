@@ -129,6 +129,7 @@ async def build_runtime(
         reports=ReportService(uow=uow, stats=stats, clock=clock, flag_threshold=settings.flag_pause_threshold),
         schedules=schedules,
         flags=FlagService(clock=clock, threshold=settings.flag_pause_threshold),
+        max_pending_clicks=settings.max_pending_clicks,
     )
     ticker = Ticker(
         db=db,
