@@ -6,15 +6,13 @@ nothing is recorded."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
 
 from sqlalchemy import select
 
 from bot.db.models import Answer, User
 from bot.runtime import Runtime
 from tests.fakes.slack_api import FakeSlack, poll_until
+from tests.held_commits import held_commits, metric
 from tests.slack_harness import choice_action, running_adapter
 
 HOLD = 1.0
@@ -27,27 +25,8 @@ async def _answerers(runtime: Runtime) -> list[str]:
         return sorted(row[0] for row in rows)
 
 
-@contextmanager
-def held_commits(runtime: Runtime) -> Iterator[asyncio.Event]:
-    """Clicks reach the recorder but wait for the returned event before their batch is committed."""
-    recorder = runtime.app.answers
-    release = asyncio.Event()
-    real_record = recorder.record
-
-    async def held(**kwargs: Any) -> Any:
-        await release.wait()
-        return await real_record(**kwargs)
-
-    recorder.record = held  # type: ignore[method-assign]
-    try:
-        yield release
-    finally:
-        recorder.record = real_record  # type: ignore[method-assign]
-
-
 def _metric(runtime: Runtime, name: str) -> float:
-    value = runtime.metrics.registry.get_sample_value(name, {"platform": "slack"})
-    return value or 0.0
+    return metric(runtime, name, "slack")
 
 
 async def test_a_click_is_acked_only_once_its_answer_is_committed(runtime: Runtime, fake: FakeSlack) -> None:
