@@ -17,9 +17,11 @@ import tempfile
 from pathlib import Path
 
 from bench.common import run, scratch_database, write_section
-from tests.click_storm import post_card, rss_bytes, running_bot, storm
+from tests.click_storm import post_cards, rss_bytes, running_bot, storm
 from tests.fakes.slack_api import FakeSlack
 
+CARDS = 20
+"""Cards open at once, all in one channel, as in bench/slack_path.py."""
 TARGET_MB = 50.0
 WARMUP = 400
 
@@ -38,8 +40,8 @@ async def bench(kind: str, clicks: int, concurrency: int) -> tuple[str, str]:
         workdir = Path(tmp)
         async with scratch_database(kind, workdir) as url, FakeSlack() as fake, running_bot(fake, url, workdir) as bot:
             pid = bot.process.pid
-            card = await post_card(bot, fake)
-            await storm(bot, fake, card, clicks=WARMUP, concurrency=concurrency, first_user=10**6)
+            cards = await post_cards(bot, fake, CARDS)
+            await storm(bot, fake, cards, clicks=WARMUP, concurrency=concurrency, first_user=100_000)
             await asyncio.sleep(2.0)
             idle = rss_bytes(pid)
             peak = idle
@@ -52,7 +54,7 @@ async def bench(kind: str, clicks: int, concurrency: int) -> tuple[str, str]:
                     await asyncio.sleep(0.2)
 
             sampler = asyncio.create_task(sample())
-            result = await storm(bot, fake, card, clicks=clicks, concurrency=concurrency)
+            result = await storm(bot, fake, cards, clicks=clicks, concurrency=concurrency)
             done.set()
             await sampler
             await asyncio.sleep(2.0)
@@ -89,7 +91,7 @@ async def main() -> None:
         notes.append(note)
         print("\n".join([*rows, *notes]), flush=True)
     body = (
-        f"{args.clicks:,} signed clicks on one card, each by a new user, {args.concurrency} in flight, against "
+        f"{args.clicks:,} signed clicks on {CARDS} cards in one channel (each user clicks each card once), {args.concurrency} in flight, against "
         f"`quizbot run` (Slack HTTP mode), after a warm-up of {WARMUP} clicks.\n\n" + "\n".join([*rows, "", *notes])
     )
     write_section(

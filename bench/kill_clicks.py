@@ -18,8 +18,11 @@ import tempfile
 from pathlib import Path
 
 from bench.common import run, scratch_database, write_section
-from tests.click_storm import audit, post_card, running_bot, storm
+from tests.click_storm import audit, post_cards, running_bot, storm
 from tests.fakes.slack_api import FakeSlack
+
+CARDS = 20
+"""Cards open at once, all in one channel, as in bench/slack_path.py."""
 
 
 async def bench(kind: str, clicks: int, concurrency: int, kill_after: int) -> tuple[str, str]:
@@ -28,13 +31,13 @@ async def bench(kind: str, clicks: int, concurrency: int, kill_after: int) -> tu
         workdir = Path(tmp)
         async with scratch_database(kind, workdir) as url, FakeSlack() as fake:
             async with running_bot(fake, url, workdir) as bot:
-                card = await post_card(bot, fake)
+                cards = await post_cards(bot, fake, CARDS)
 
                 def kill_midway(acks: int) -> None:
                     if acks == kill_after and bot.process.returncode is None:
                         bot.process.send_signal(signal.SIGKILL)
 
-                result = await storm(bot, fake, card, clicks=clicks, concurrency=concurrency, on_ack=kill_midway)
+                result = await storm(bot, fake, cards, clicks=clicks, concurrency=concurrency, on_ack=kill_midway)
                 await bot.process.wait()
             await asyncio.sleep(0.5)  # replies already on their way land at the fake
             found = await audit(result, fake, url)
@@ -75,7 +78,7 @@ async def main() -> None:
         notes.append(note)
         print("\n".join([*rows, *notes]), flush=True)
     body = (
-        f"{args.clicks:,} signed clicks on one card, each by a new user, {args.concurrency} in flight, against "
+        f"{args.clicks:,} signed clicks on {CARDS} cards in one channel (each user clicks each card once), {args.concurrency} in flight, against "
         f"`quizbot run` (Slack HTTP mode); SIGKILL once {args.kill_after:,} were acked.\n\n"
         + "\n".join([*rows, "", *notes])
         + '\n\n"Stored, ack never sent": the process died between the commit and the ack, so Slack showed the '

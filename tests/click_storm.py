@@ -27,7 +27,7 @@ from typing import Any
 import aiohttp
 from sqlalchemy import select
 
-from adapters.slack.blocks import parse_answer_action
+from adapters.slack.blocks import parse_answer_action, parse_flag_action
 from bot.db import Database
 from bot.db.models import Answer, User
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, signed_headers, slash_command_body
@@ -163,15 +163,26 @@ def buttons(card: dict[str, Any]) -> list[str]:
     return [el["action_id"] for b in card["blocks"] if b["type"] == "actions" for el in b["elements"]]
 
 
+async def post_cards(bot: Bot, fake: FakeSlack, count: int) -> list[dict[str, Any]]:
+    """`count` cards in one channel, all open at once (like bench/slack_path.py)."""
+    return [await post_card(bot, fake) for _ in range(count)]
+
+
 @dataclass
 class Click:
     """One click sent, and what came back."""
 
     user: str
+    post_id: int
     action_id: str
     status: int | None = None
     acked_as: str | None = None
     seconds: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """Who clicked which post: at most one answer is stored for it."""
+        return (self.user, self.post_id)
 
 
 @dataclass
@@ -203,33 +214,42 @@ async def kill(bot: Bot) -> None:
 async def storm(
     bot: Bot,
     fake: FakeSlack,
-    card: dict[str, Any],
+    cards: list[dict[str, Any]],
     *,
     clicks: int,
     concurrency: int,
     first_user: int = 0,
     on_ack: Callable[[int], None] | None = None,
 ) -> Storm:
-    """`clicks` clicks on `card`, each by a new user (added to the fake), `concurrency` in flight at any time.
+    """`clicks` clicks, `concurrency` in flight at any time: user n clicks every card in turn (a button picked
+    by n), each user once per card; users are added to the fake so their private replies land there.
 
     `on_ack(n)` is called after the n-th 200; once the bot is dead the remaining clicks fail fast.
     """
-    choices = buttons(card)
     result = Storm()
-    for n in range(first_user, first_user + clicks):
-        user = f"U{n:07d}"
-        fake.add_user(user, f"user{n}")
-        result.clicks.append(Click(user, choices[n % len(choices)]))
+    for n in range(clicks):
+        card = cards[n % len(cards)]
+        choices = buttons(card)
+        user = f"U{first_user + n // len(cards):07d}"
+        if n % len(cards) == 0:
+            fake.add_user(user, f"user{first_user + n // len(cards)}")
+        action_id = choices[(n // len(cards)) % len(choices)]
+        parsed = parse_answer_action(action_id)
+        assert parsed is not None
+        result.clicks.append(Click(user, parsed[0], action_id))
+    by_post = {parse_answer_action(buttons(card)[0])[0]: card for card in cards}  # type: ignore[index]
     queue = list(reversed(result.clicks))
     acks = 0
     timeout = aiohttp.ClientTimeout(total=30)
-    connector = aiohttp.TCPConnector(limit=concurrency, force_close=False)
+    connector = aiohttp.TCPConnector(limit=concurrency)
 
     async def worker(session: aiohttp.ClientSession) -> None:
         nonlocal acks
         while queue:
             click = queue.pop()
-            body = fake.block_actions_body(card, click.action_id, user_id=click.user, user_name=click.user.lower())
+            body = fake.block_actions_body(
+                by_post[click.post_id], click.action_id, user_id=click.user, user_name=click.user.lower()
+            )
             headers = {"Content-Type": "application/x-www-form-urlencoded", **signed_headers(SIGNING_SECRET, body)}
             started = time.perf_counter()
             try:
@@ -254,21 +274,31 @@ async def storm(
 
 @dataclass
 class Audit:
-    """What the clicks of a storm were promised, against what the database holds."""
+    """What the clicks of a storm were promised, against what the database holds (by user and post)."""
 
-    stored: dict[str, int]
-    """user -> the choice index stored for them."""
-    acked_committed_not_stored: list[str]
+    stored: dict[tuple[str, int], int]
+    """(user, post) -> the choice index stored."""
+    acked_committed_not_stored: list[tuple[str, int]]
     """Acked as committed (recorded, already answered, closed) but not in the database: must be empty."""
-    acked_not_stored_not_told_retry: list[str]
+    acked_not_stored_not_told_retry: list[tuple[str, int]]
     """Any 200 (a late ack included) whose answer is not stored and who was not told to click again."""
-    told_recorded_not_stored: list[str]
-    """Told "Correct!" / "Not quite." privately, but not stored."""
-    stored_not_acked: list[str]
+    told_recorded_not_stored: list[tuple[str, int]]
+    """Told "Correct!" / "Not quite." privately about a post, but nothing is stored for them there."""
+    stored_not_acked: list[tuple[str, int]]
     """Stored, but the ack never came (the process died between commit and ack): Slack showed the click as failed,
     and clicking again tells them their first answer."""
-    stored_wrongly: list[str]
-    """Stored for a click that was never sent, or with another choice than the one clicked."""
+    stored_wrongly: list[tuple[str, int]]
+    """Stored with another choice than the one clicked, or for a click that was never sent."""
+
+
+def _reply_post(reply: dict[str, Any]) -> int | None:
+    """The post a private verdict is about (its "Report a problem" button carries it)."""
+    for block in reply.get("blocks") or []:
+        for element in block.get("elements") or []:
+            post_id = parse_flag_action(str(element.get("action_id") or ""))
+            if post_id is not None:
+                return post_id
+    return None
 
 
 async def audit(result: Storm, fake: FakeSlack, database_url: str) -> Audit:
@@ -277,35 +307,43 @@ async def audit(result: Storm, fake: FakeSlack, database_url: str) -> Audit:
     try:
         async with db.transaction() as session:
             rows = await session.execute(
-                select(User.external_id, Answer.choice_index).join(Answer, Answer.user_id == User.id)
+                select(User.external_id, Answer.post_id, Answer.choice_index).join(Answer, Answer.user_id == User.id)
             )
-            stored = {row[0]: row[1] for row in rows}
+            stored = {(row[0], row[1]): row[2] for row in rows}
     finally:
         await db.dispose()
-    replies: dict[str, list[str]] = {}
+    verdicts: set[tuple[str, int]] = set()
+    retries: Counter[str] = Counter()  # a "click again" reply does not say which post: counted per user
     for reply in fake.ephemeral:
-        replies.setdefault(reply["user"], []).append(reply["text"])
-    sent = {c.user: c for c in result.clicks}
+        text = reply["text"]
+        if text.startswith(VERDICT_WORDS):
+            post_id = _reply_post(reply)
+            if post_id is not None:
+                verdicts.add((reply["user"], post_id))
+        elif any(word in text.lower() for word in RETRY_WORDS):
+            retries[reply["user"]] += 1
+    sent = {c.key: c for c in result.clicks}
+    unstored_acks = [c for c in result.acked() if c.key not in stored and c.acked_as != "busy"]
+    untold: list[tuple[str, int]] = []
+    for click in unstored_acks:
+        if retries[click.user] > 0:
+            retries[click.user] -= 1
+        else:
+            untold.append(click.key)
 
     def choice_of(action_id: str) -> int:
         parsed = parse_answer_action(action_id)
         assert parsed is not None
         return parsed[1]
 
-    def told_retry(user: str) -> bool:
-        return any(word in text.lower() for text in replies.get(user, []) for word in RETRY_WORDS)
-
-    def told_recorded(user: str) -> bool:
-        return any(text.startswith(VERDICT_WORDS) for text in replies.get(user, []))
-
     return Audit(
         stored=stored,
-        acked_committed_not_stored=[c.user for c in result.acked(*COMMITTED) if c.user not in stored],
-        acked_not_stored_not_told_retry=[
-            c.user for c in result.acked() if c.user not in stored and c.acked_as != "busy" and not told_retry(c.user)
-        ],
-        told_recorded_not_stored=[u for u in replies if told_recorded(u) and u in sent and u not in stored],
-        stored_not_acked=[u for u in stored if u in sent and sent[u].status != 200],
-        stored_wrongly=[u for u, choice in stored.items() if u in sent and choice != choice_of(sent[u].action_id)]
-        + [u for u in stored if u not in sent and u.startswith("U") and u[1:].isdigit()],
+        acked_committed_not_stored=[c.key for c in result.acked(*COMMITTED) if c.key not in stored],
+        acked_not_stored_not_told_retry=untold,
+        told_recorded_not_stored=sorted(key for key in verdicts if key in sent and key not in stored),
+        stored_not_acked=[key for key in stored if key in sent and sent[key].status != 200],
+        stored_wrongly=[
+            key for key, choice in stored.items() if key in sent and choice != choice_of(sent[key].action_id)
+        ]
+        + [key for key in stored if key not in sent and key[0][1:].isdigit()],
     )
