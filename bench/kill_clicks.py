@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import tempfile
 from pathlib import Path
@@ -65,6 +66,7 @@ async def main() -> None:
     parser.add_argument("--concurrency", type=int, default=200)
     parser.add_argument("--kill-after", type=int, default=4000)
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     rows = [
         "| database | clicks | acked 200 | no response (in flight or unsent at the kill) | stored | "
         "acked, not stored, not told to retry | told recorded, not stored | acked as committed, not stored | "
@@ -78,11 +80,17 @@ async def main() -> None:
         notes.append(note)
         print("\n".join([*rows, *notes]), flush=True)
     body = (
-        f"{args.clicks:,} signed clicks on {CARDS} cards in one channel (each user clicks each card once), {args.concurrency} in flight, against "
+        f"{args.clicks:,} signed clicks on {CARDS} cards in one channel (each user clicks each card once), "
+        f"{args.concurrency} in flight, against "
         f"`quizbot run` (Slack HTTP mode); SIGKILL once {args.kill_after:,} were acked.\n\n"
         + "\n".join([*rows, "", *notes])
         + '\n\n"Stored, ack never sent": the process died between the commit and the ack, so Slack showed the '
         "person the click failed; clicking again tells them the answer they gave (only the first counts)."
+    )
+    body += (
+        f"\n\nMachine load (1-minute average) {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end. "
+        "With 200 clicks in flight, an ack waits about 200 / (clicks recorded a second): below ~100/s (a loaded "
+        "machine) that passes the 2 s deadline, and those clicks are acked late."
     )
     write_section(
         "9. Fault: SIGKILL in the middle of a click storm",
