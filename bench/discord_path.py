@@ -30,6 +30,7 @@ from bot.config import Settings
 from bot.db import Database
 from bot.db.models import Answer
 from bot.runtime import build_runtime
+from bot.wording.answers import busy
 from tests.discord_support import card_messages, custom_ids, slash
 from tests.fakes.discord_api import FakeDiscord, InteractionCallback, patch_discord
 
@@ -92,10 +93,11 @@ async def bench(kind: str, clicks: int, concurrency: int) -> list[str]:
                     )
                 latencies: list[float] = []
                 verdicts = 0
+                busy_replies = 0
                 queue = list(reversed(events))
 
                 async def worker() -> None:
-                    nonlocal verdicts
+                    nonlocal verdicts, busy_replies
                     loop = asyncio.get_running_loop()
                     while queue:
                         event = queue.pop()
@@ -106,6 +108,7 @@ async def bench(kind: str, clicks: int, concurrency: int) -> list[str]:
                         callback = await asyncio.wait_for(waiter, 30)
                         latencies.append(callback.request.at - started)
                         verdicts += callback.type in (4, 5)
+                        busy_replies += callback.type == 4 and any(e.get("title") == busy() for e in callback.embeds)
 
                 started = time.perf_counter()
                 await asyncio.gather(*(worker() for _ in range(concurrency)))
@@ -119,7 +122,8 @@ async def bench(kind: str, clicks: int, concurrency: int) -> list[str]:
                 stored = int((await session.execute(select(func.count(Answer.id)))).scalar_one())
             await db.dispose()
     return [
-        f"| {kind} | {clicks / elapsed:,.0f} | {summary_ms(latencies)} | {verdicts} of {clicks} | {stored} |",
+        f"| {kind} | {clicks / elapsed:,.0f} | {summary_ms(latencies)} | {verdicts} of {clicks} | {busy_replies} | "
+        f"{stored} |",
         f"p99 {percentile(latencies, 99) * 1000:.0f} ms (target <= 250 ms)",
     ]
 
@@ -136,8 +140,8 @@ async def main() -> None:
         await serve(*args.serve)
         return
     rows = [
-        "| database | clicks/s | event to callback | answered in time | answers stored |",
-        "|---|---|---|---|---|",
+        "| database | clicks/s | event to callback | answered in time | of which told busy | answers stored |",
+        "|---|---|---|---|---|---|",
     ]
     notes = []
     for kind in ["sqlite", "postgresql"] if args.db == "both" else [args.db]:

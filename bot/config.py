@@ -91,6 +91,13 @@ class Settings(BaseSettings):
         le=86400.0,
         description="After this long a claimed slot whose replica went silent is taken over by another.",
     )
+    max_pending_clicks: int = Field(
+        default=1000,
+        ge=1,
+        le=1_000_000,
+        description="Clicks accepted but not yet committed, at most; past it a click is told at once that the bot "
+        "is busy and to click again, and nothing is recorded (bounds memory under a burst).",
+    )
     flag_pause_threshold: int = Field(
         default=3,
         ge=1,

@@ -130,3 +130,8 @@ class StorageUnavailable(Unavailable):
 
 class ShuttingDown(Unavailable):
     """The bot is stopping and takes no new work; the user may retry once it is back."""
+
+
+class Busy(Unavailable):
+    """Too many clicks are waiting to be committed (QUIZBOT_MAX_PENDING_CLICKS): this one was refused at once,
+    nothing was recorded, and the user may click again."""

@@ -139,6 +139,7 @@ async def build_runtime(
         ),
         schedules=schedules,
         flags=FlagService(clock=clock, threshold=settings.flag_pause_threshold),
+        max_pending_clicks=settings.max_pending_clicks,
     )
     ticker = Ticker(
         uow=uow,

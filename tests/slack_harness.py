@@ -95,6 +95,19 @@ class RunningSlack:
         headers: dict[str, str] | None = None,
     ) -> tuple[int, str]:
         """POST a body to the adapter as Slack would (signed unless `sign=False`)."""
+        status, text, _ = await self.exchange(body, sign=sign, age=age, bad_signature=bad_signature, headers=headers)
+        return status, text
+
+    async def exchange(
+        self,
+        body: str,
+        *,
+        sign: bool = True,
+        age: float = 0,
+        bad_signature: bool = False,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, str, dict[str, str]]:
+        """`post`, returning the response's headers too."""
         hdrs = {"Content-Type": "application/x-www-form-urlencoded"}
         if sign:
             hdrs.update(signed_headers(SIGNING_SECRET, body, age=age, bad_signature=bad_signature))
@@ -102,7 +115,7 @@ class RunningSlack:
         timeout = aiohttp.ClientTimeout(total=5)
         async with aiohttp.ClientSession(timeout=timeout) as session:
             async with session.post(self.url, data=body.encode(), headers=hdrs) as response:
-                return response.status, await response.text()
+                return response.status, await response.text(), dict(response.headers)
 
     async def command(
         self, text: str, *, user_id: str = "U0ALICE", channel_id: str = "C0001", **kwargs: Any

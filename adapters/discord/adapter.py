@@ -53,13 +53,17 @@ def is_dm_workspace(workspace_id: str) -> bool:
 
 
 DEFER_AFTER = 1.5
-"""Longest wait for the core before deferring an interaction, in seconds.
+"""Default longest wait for the core before deferring an interaction, in seconds (QUIZBOT_DISCORD_ACK_DEADLINE).
 
 Discord wants the first response within 3 s of the interaction's creation. A fast answer (the usual case: one
 short transaction) is sent directly as the response: one request, no "thinking..." flicker. When the core takes
 longer (a busy database, a rate-limited post) the interaction is deferred and the answer then edits the deferred
 reply. The wait is shortened by the time the interaction spent reaching us (its snowflake's age), keeping
 RESPONSE_MARGIN for the callback's own round trip.
+
+For an answer click this is acknowledge-after-commit: the interaction response is the committed verdict, so a
+process that dies before the commit sends nothing and Discord shows the person "This interaction failed"; they
+click again. A click deferred because its commit outlasted the deadline is counted (quizbot_late_acks_total).
 """
 RESPONSE_WINDOW = 3.0
 RESPONSE_MARGIN = 1.0
@@ -163,11 +167,11 @@ class DiscordAdapter:
     name = PLATFORM
     rate_limits = DISCORD_LIMITS  # how fast scheduled fan-out may post (the ChatPlatform port)
 
-    def __init__(self, runtime: AdapterHost, *, defer_after: float = DEFER_AFTER) -> None:
+    def __init__(self, runtime: AdapterHost, *, defer_after: float | None = None) -> None:
         self.runtime = runtime
-        self.defer_after = defer_after
         self._answering: set[asyncio.Task[Any]] = set()  # interactions being answered, drained at stop
         settings = self.settings = DiscordSettings.of(runtime.settings)
+        self.defer_after = settings.discord_ack_deadline if defer_after is None else defer_after
         options: dict[str, Any] = {}
         if settings.discord_shard_count is not None:
             options["shard_count"] = settings.discord_shard_count
@@ -261,27 +265,38 @@ class DiscordAdapter:
         age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
         return max(0.0, min(self.defer_after, RESPONSE_WINDOW - RESPONSE_MARGIN - age))
 
-    async def respond(self, interaction: discord.Interaction[discord.Client], work: Awaitable[Response]) -> None:
+    async def respond(
+        self,
+        interaction: discord.Interaction[discord.Client],
+        work: Awaitable[Response],
+        *,
+        click: bool = False,
+    ) -> None:
         """Answer an interaction with the result of `work`, deferring first if it is not ready in time.
 
         Never raises: a failed response (expired token, Discord down) is logged, and `work` always completes,
-        so an answer is recorded even when telling the user about it fails.
+        so an answer is recorded even when telling the user about it fails. An answer `click` that has to be
+        deferred was acknowledged before its commit: it is counted as a late ack.
         """
         current = asyncio.current_task()
         assert current is not None  # discord.py runs every handler in a task
         self._answering.add(current)
         try:
-            await self._respond(interaction, work)
+            await self._respond(interaction, work, click=click)
         finally:
             self._answering.discard(current)
 
-    async def _respond(self, interaction: discord.Interaction[discord.Client], work: Awaitable[Response]) -> None:
+    async def _respond(
+        self, interaction: discord.Interaction[discord.Client], work: Awaitable[Response], *, click: bool
+    ) -> None:
         task = asyncio.ensure_future(work)
         deferred = False
         budget = self.wait_budget(interaction)
         if budget > 0:
             await asyncio.wait({task}, timeout=budget)
         if not task.done():
+            if click:
+                self.runtime.app.acknowledged_late(PLATFORM)
             try:
                 await interaction.response.defer(ephemeral=True, thinking=True)
                 deferred = True
@@ -326,7 +341,7 @@ class DiscordAdapter:
                 return Response(problem_embed(error_reply(exc).message.text))
             return Response(answer_embed(result), view=flag_view(result.post_id))
 
-        await self.respond(interaction, record())
+        await self.respond(interaction, record(), click=True)
 
     async def flag_click(self, interaction: discord.Interaction[discord.Client], post_id: int) -> None:
         """A click on "Report a problem" under an answer: record the flag, tell the clicker privately."""

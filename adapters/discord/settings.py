@@ -29,6 +29,15 @@ class DiscordSettings(AdapterSettings):
         default=None, description="Members with this role may run admin commands (besides Manage Server)."
     )
 
+    discord_ack_deadline: float = Field(
+        default=1.5,
+        gt=0.0,
+        le=2.0,
+        description="Seconds an interaction's response waits for the core (a click: its committed answer); past "
+        "it the interaction is deferred and answered when done. Discord allows 3 s, of which 1 s is kept for the "
+        "response's own round trip.",
+    )
+
     _split = field_validator("discord_shard_ids", mode="before")(split_commas)
 
     @model_validator(mode="after")

@@ -22,7 +22,7 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 
 from adapters.slack.admins import AdminDirectory
 from adapters.slack.intake import SlackIntake
-from adapters.slack.listeners import QuizListeners
+from adapters.slack.listeners import ACKED_AS, ANSWER_HEADER, RECEIVED, QuizListeners
 from adapters.slack.platform import PLATFORM, SlackPlatform, make_client
 from adapters.slack.settings import SlackSettings
 from bot.errors import ConfigError
@@ -66,7 +66,7 @@ class SlackAdapter:
         self.client = make_client(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
         self.platform = SlackPlatform(self.client)
         admins = AdminDirectory(self.client, admin_user_ids=settings.slack_admin_user_ids or ())
-        self.listeners = QuizListeners(runtime, self.platform, admins)
+        self.listeners = QuizListeners(runtime, self.platform, admins, ack_deadline=settings.slack_ack_deadline)
         signing_secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
         # HTTP mode: the intake verifies each request on its raw bytes before anything parses it, so Bolt's own
         # check (which parses first, and logs bad requests' bodies) is replaced by the intake's cheap one, in the
@@ -78,7 +78,9 @@ class SlackAdapter:
             signing_secret=signing_secret,
             request_verification_enabled=self.intake is None,
             before_authorize=self.intake.bolt_guard if self.intake else None,
-            process_before_response=False,  # ack first; the listener goes on in the background
+            # The response goes out when the listener returns: a click is acked once its answer is committed
+            # (listeners.py); what follows an ack runs in a task of its own.
+            process_before_response=True,
         )
         self.listeners.install(self.app)
         self.ready = asyncio.Event()
@@ -170,16 +172,23 @@ class SlackAdapter:
         """One request from Slack, its signature already checked on `raw` by the intake: Bolt dispatches it; a
         body Bolt cannot parse gets 400."""
         assert self.intake is not None
+        received = asyncio.get_running_loop().time()
         try:
             body = raw.decode("utf-8")
+            context = self.intake.verified_context()
+            context[RECEIVED] = received  # a click's ack deadline counts from here
             bolt_request = AsyncBoltRequest(
                 body=body,
                 query=request.query_string,
                 headers=dict(request.headers),
-                context=self.intake.verified_context(),
+                context=context,
             )
         except Exception as exc:
             log.warning("malformed signed request from Slack: %s", exc, extra={"platform": PLATFORM})
             return web.Response(status=400, text="malformed request")
         response = await self.app.async_dispatch(bolt_request)
-        return await to_aiohttp_response(response)
+        reply = await to_aiohttp_response(response)
+        acked_as = bolt_request.context.get(ACKED_AS)
+        if isinstance(acked_as, str):
+            reply.headers[ANSWER_HEADER] = acked_as
+        return reply

@@ -1,17 +1,24 @@
 """The Bolt app: `/quiz` commands and answer clicks turned into core calls, and replies turned into Slack messages.
 
-Every listener acks first (Slack's 3-second window) and then works. Requests are checked for shape before any
-listener sees them, so a malformed payload gets a log line and a polite reply instead of a 500, and Slack's
-retries (X-Slack-Retry-Num) are acked without running anything twice.
+The app runs each listener before its response goes out (`process_before_response=True`), so the ack is sent
+exactly when a listener calls `ack()` and returns. Commands and "Report a problem" ack at once and work in a
+task of their own. An answer click is acknowledged only after its answer is committed (or refused): Slack's ack
+is the promise that the click counts, and if the process dies before the commit no ack goes out, so Slack shows
+the person that the click failed and they click again. When the commit outlasts the acknowledgement deadline
+(QUIZBOT_SLACK_ACK_DEADLINE, safely inside Slack's 3 s) the click is acked anyway, counted
+(quizbot_late_acks_total), and answered once it is recorded, as before. The private right/wrong reply follows
+the ack (chat.postEphemeral, else the response_url): a block_actions ack cannot carry a message.
+
+Requests are checked for shape before any listener sees them, so a malformed payload gets a log line and a
+polite reply instead of a 500, and Slack's retries (X-Slack-Retry-Num) are acked without running anything twice.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +42,7 @@ from adapters.slack.blocks import (
 from adapters.slack.platform import PLATFORM, SlackPlatform
 from bot.commands import FlagQuestion
 from bot.domain import ChannelRef, UserRef
-from bot.errors import QuizError, StorageUnavailable
+from bot.errors import Busy, QuizError, StorageUnavailable
 from bot.ports import Message, PlatformError
 from bot.service.app import Context, Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
@@ -45,6 +52,15 @@ from bot.wording.errors import click_not_recorded, unknown_button
 log = logging.getLogger(__name__)
 
 Respond = Callable[..., Awaitable[Any]]
+
+ACK_DEADLINE = 2.0
+"""Default of QUIZBOT_SLACK_ACK_DEADLINE: seconds from a click's arrival to its ack at the latest."""
+RECEIVED = "quizbot_received"
+"""Context key: the event loop's time when the request arrived (set by the HTTP intake; else the listener's start)."""
+ACKED_AS = "quizbot_acked_as"
+"""Context key: what the ack of a click stood for (see `ClickReply.outcome`); HTTP mode sends it back in the
+ANSWER_HEADER response header, for operators and tests (Slack ignores it)."""
+ANSWER_HEADER = "X-Quizbot-Answer"
 
 INCOMPLETE = "Sorry, Slack sent an incomplete request, so I could not act on it. Please try again."
 
@@ -75,6 +91,9 @@ class ClickReply:
 
     message: Message
     post_id: int | None = None
+    outcome: str = "refused"
+    """What the ack stands for: the AnswerResult's outcome (recorded, already_answered, closed) once committed;
+    busy (refused by the intake cap), unavailable (the database), refused (a stale or forged button), failed."""
 
 
 def _text(mapping: Mapping[str, Any] | None, key: str) -> str | None:
@@ -129,6 +148,10 @@ def _team_of_click(body: Mapping[str, Any]) -> str | None:
 
 def _channel_of_click(body: Mapping[str, Any]) -> str | None:
     return _text(body.get("channel"), "id") or _text(body.get("container"), "channel_id")
+
+
+def _click_extra(body: Mapping[str, Any]) -> dict[str, object]:
+    return {"platform": PLATFORM, "workspace": _team_of_click(body), "channel": _channel_of_click(body)}
 
 
 class SkipRetries(AsyncMiddleware):
@@ -212,8 +235,16 @@ class RejectMalformed(AsyncMiddleware):
 class QuizListeners:
     """The Slack side of the quiz: what `/quiz` and the answer buttons do."""
 
-    def __init__(self, runtime: AdapterHost, platform: SlackPlatform, admins: AdminDirectory) -> None:
+    def __init__(
+        self,
+        runtime: AdapterHost,
+        platform: SlackPlatform,
+        admins: AdminDirectory,
+        *,
+        ack_deadline: float = ACK_DEADLINE,
+    ) -> None:
         self.runtime = runtime
+        self.ack_deadline = ack_deadline
         self.platform = platform
         self.admins = admins
         self._inflight: set[asyncio.Task[Any]] = set()
@@ -229,17 +260,18 @@ class QuizListeners:
         app.action(re.compile(r".*"))(self.on_other_action)
         app.error(self.on_error)
 
-    @contextlib.contextmanager
-    def _tracked(self) -> Iterator[None]:
-        """Count the current task as in-flight work until the block ends (see `drain`)."""
-        task = asyncio.current_task()
-        if task is not None:
-            self._inflight.add(task)
+    def _spawn(self, work: Coroutine[Any, Any, None], what: str) -> None:
+        """Run `work` after the ack, as in-flight work (see `drain`); an error it lets out is logged, never lost."""
+        task = asyncio.create_task(self._guarded(work, what), name=f"slack-{what}")
+        self._inflight.add(task)
+        task.add_done_callback(self._inflight.discard)
+
+    @staticmethod
+    async def _guarded(work: Coroutine[Any, Any, None], what: str) -> None:
         try:
-            yield
-        finally:
-            if task is not None:
-                self._inflight.discard(task)
+            await work
+        except Exception as exc:
+            log.error("Slack %s failed: %s", what, exc, exc_info=exc, extra={"platform": PLATFORM})
 
     @property
     def in_flight(self) -> int:
@@ -258,8 +290,7 @@ class QuizListeners:
     async def on_command(self, ack: Callable[..., Awaitable[None]], command: dict[str, Any], respond: Respond) -> None:
         """`/quiz ...`: ack at once, run the command, answer ephemerally unless the effect is already visible."""
         await ack()
-        with self._tracked():
-            await self._run_command(command, respond)
+        self._spawn(self._run_command(command, respond), "command")
 
     async def _run_command(self, command: dict[str, Any], respond: Respond) -> None:
         team_id, channel_id, user_id = command["team_id"], command["channel_id"], command["user_id"]
@@ -292,12 +323,39 @@ class QuizListeners:
     # --- answer buttons ----------------------------------------------------------------------------
 
     async def on_answer(
-        self, ack: Callable[..., Awaitable[None]], body: dict[str, Any], action: dict[str, Any], respond: Respond
+        self,
+        ack: Callable[..., Awaitable[None]],
+        body: dict[str, Any],
+        action: dict[str, Any],
+        respond: Respond,
+        context: dict[str, Any],
     ) -> None:
-        """A click on an answer button: ack, record it, tell the clicker (only them) how they did and why."""
+        """A click on an answer button: record it, ack once it is committed (or at the deadline), then tell the
+        clicker (only them) how they did and why."""
+        loop = asyncio.get_running_loop()
+        received = context.get(RECEIVED)
+        budget = self.ack_deadline - (loop.time() - received if isinstance(received, float) else 0.0)
+        work = asyncio.ensure_future(self._record_click(body, action))
+        self._inflight.add(work)
+        work.add_done_callback(self._inflight.discard)
+        if budget > 0:
+            await asyncio.wait({work}, timeout=budget)
+        if work.done():
+            context[ACKED_AS] = work.result().outcome
+        else:  # past the deadline: ack now, answer when recorded (the click may still fail: it is told so)
+            context[ACKED_AS] = "late"
+            self.runtime.app.acknowledged_late(PLATFORM)
+            log.info("click acked before its answer was committed (deadline passed)", extra=_click_extra(body))
         await ack()
-        with self._tracked():
-            await self._answer(body, action, respond)
+        channel, user_ref = self._clicked_by(body)
+        self._spawn(self._reply_to_click(work, channel, user_ref.user_id, respond), "click reply")
+
+    async def _reply_to_click(
+        self, work: asyncio.Future[ClickReply], channel: ChannelRef, user_id: str, respond: Respond
+    ) -> None:
+        reply = await work
+        blocks = answer_reply_blocks(reply.message, reply.post_id) if reply.post_id is not None else None
+        await self.reply_privately(channel, user_id, reply.message, respond, blocks=blocks)
 
     @staticmethod
     def _clicked_by(body: dict[str, Any]) -> tuple[ChannelRef, UserRef]:
@@ -309,23 +367,19 @@ class QuizListeners:
         user_ref = UserRef(PLATFORM, team_id, user["id"], _text(user, "username") or _text(user, "name") or user["id"])
         return ChannelRef(PLATFORM, team_id, channel_id), user_ref
 
-    async def _answer(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+    async def _record_click(self, body: dict[str, Any], action: dict[str, Any]) -> ClickReply:
+        """Take a click apart and record it; a button we cannot read gets its polite reply. Never raises."""
         channel, user_ref = self._clicked_by(body)
-        team_id, channel_id = channel.workspace_id, channel.channel_id
         parsed = parse_answer_action(action["action_id"]) or parse_answer_action(str(action.get("value") or ""))
         if parsed is None:
             log.warning(
                 "ignored an answer button with a bad action_id %r / value %r",
                 action.get("action_id"),
                 action.get("value"),
-                extra={"platform": PLATFORM, "workspace": team_id, "channel": channel_id},
+                extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
             )
-            await self.reply_privately(channel, user_ref.user_id, unknown_button(), respond)
-            return
-        click = Click(channel=channel, user=user_ref, post_id=parsed[0], choice_id=parsed[1])
-        reply = await self.record(click)
-        blocks = answer_reply_blocks(reply.message, reply.post_id) if reply.post_id is not None else None
-        await self.reply_privately(channel, user_ref.user_id, reply.message, respond, blocks=blocks)
+            return ClickReply(unknown_button())
+        return await self.record(Click(channel=channel, user=user_ref, post_id=parsed[0], choice_id=parsed[1]))
 
     async def record(self, click: Click) -> ClickReply:
         """Record a click through the core; every failure becomes a message for the clicker."""
@@ -335,14 +389,16 @@ class QuizListeners:
             )
         except StorageUnavailable:
             log.warning("database unavailable; answer not recorded", extra=click.log_extra())
-            return ClickReply(click_not_recorded())
+            return ClickReply(click_not_recorded(), outcome="unavailable")
+        except Busy as exc:  # the intake cap: refused at once, nothing recorded
+            return ClickReply(Message(str(exc)), outcome="busy")
         except QuizError as exc:  # UnknownPost, PostedElsewhere, InvalidChoice: a stale or forged button
             log.warning("answer refused: %s", exc, extra=click.log_extra())
             return ClickReply(Message(str(exc)))
         except Exception as exc:
             log.exception("recording an answer failed", extra=click.log_extra())
-            return ClickReply(error_reply(exc).message)
-        return ClickReply(answer_message(result), result.post_id)
+            return ClickReply(error_reply(exc).message, outcome="failed")
+        return ClickReply(answer_message(result), result.post_id, outcome=result.outcome.value)
 
     # --- "Report a problem" ------------------------------------------------------------------------
 
@@ -354,8 +410,7 @@ class QuizListeners:
         Nothing opens (no modal): a reason is added with `/quiz flag REASON`, which the reply suggests.
         """
         await ack()
-        with self._tracked():
-            await self._flag(body, action, respond)
+        self._spawn(self._flag(body, action, respond), "flag")
 
     async def _flag(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         channel, user_ref = self._clicked_by(body)

@@ -28,6 +28,14 @@ class SlackSettings(AdapterSettings):
         default=None, description="Slack user ids that are quiz admins besides workspace admins and owners."
     )
 
+    slack_ack_deadline: float = Field(
+        default=2.0,
+        gt=0.0,
+        le=2.8,
+        description="Seconds a click's ack waits for its answer to be committed; past it the click is acked and "
+        "answered once recorded (Slack allows 3 s).",
+    )
+
     _split = field_validator("slack_admin_user_ids", mode="before")(split_commas)
 
     @model_validator(mode="after")

@@ -44,6 +44,20 @@ class Metrics:
             registry=self.registry,
         )
         self.inflight = Gauge("quizbot_inflight_answers", "Clicks being recorded right now.", registry=self.registry)
+        self.late_acks = Counter(
+            "quizbot_late_acks_total",
+            "Clicks acknowledged to the platform before their answer was committed, because the commit outlasted "
+            "the acknowledgement deadline; they are answered once recorded. By platform.",
+            ["platform"],
+            registry=self.registry,
+        )
+        self.busy_refusals = Counter(
+            "quizbot_busy_refusals_total",
+            "Clicks refused at once, nothing recorded, because QUIZBOT_MAX_PENDING_CLICKS clicks were already "
+            "waiting to be committed. By platform.",
+            ["platform"],
+            registry=self.registry,
+        )
         self._answer_children: dict[tuple[str, str], Counter] = {}
         self._latency_children: dict[str, Histogram] = {}
 

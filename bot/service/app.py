@@ -14,7 +14,7 @@ from typing import Any
 from bot.clock import Clock
 from bot.commands import Command, parse_command
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
-from bot.errors import CommandError, QuizError, ShuttingDown, StorageUnavailable
+from bot.errors import Busy, CommandError, QuizError, ShuttingDown, StorageUnavailable
 from bot.ops.metrics import Metrics
 from bot.ports import Message, PlatformError
 from bot.scheduling.service import ScheduleService
@@ -29,6 +29,7 @@ from bot.service.review import ReviewService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
 from bot.wording import errors as error_words
+from bot.wording.answers import busy
 from bot.wording.errors import RESTARTING, not_available_here
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class QuizApp:
         schedules: ScheduleService,
         flags: FlagService,
         metrics: Metrics | None = None,
+        max_pending_clicks: int = 1000,
     ) -> None:
         self.uow = uow
         self.quiz = quiz
@@ -77,6 +79,7 @@ class QuizApp:
         self.clock = clock
         self.metrics = metrics or quiz.metrics
         self.accepting = True
+        self.max_pending_clicks = max_pending_clicks
         self._inflight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -130,9 +133,15 @@ class QuizApp:
         acknowledges a click the database does not have. During shutdown new clicks are refused (retryable).
         A click counts only on a post of the user's own platform and workspace, and of `channel` (where the click
         happened) when the adapter knows it; otherwise PostedElsewhere, and nothing is recorded.
+
+        Bounded intake: with `max_pending_clicks` clicks already accepted and not yet committed, the click is
+        refused at once (Busy, retryable) and nothing is recorded, so a burst cannot grow memory without bound.
         """
         if not self.accepting:
             raise ShuttingDown(RESTARTING)
+        if self._inflight >= self.max_pending_clicks:
+            self.metrics.busy_refusals.labels(user.platform).inc()
+            raise Busy(busy())
         self._inflight += 1
         self._idle.clear()
         self.metrics.inflight.inc()
@@ -150,6 +159,10 @@ class QuizApp:
         if result.outcome is AnswerOutcome.RECORDED:
             self.cards.request(post_id)
         return result
+
+    def acknowledged_late(self, platform: str) -> None:
+        """Count a click the adapter acknowledged before its answer was committed (its deadline passed)."""
+        self.metrics.late_acks.labels(platform).inc()
 
     async def drain(self, grace_seconds: float = 10.0) -> bool:
         """Stop taking clicks and wait for those in flight to commit; False if some were still running."""

@@ -38,6 +38,11 @@ class QuizCore(Protocol):
         happened: a click on a post of another workspace or channel is refused (PostedElsewhere)."""
         ...
 
+    def acknowledged_late(self, platform: str) -> None:
+        """Count (metrics) a click acknowledged before its answer was committed, because the platform's
+        acknowledgement deadline came first; the adapter answers it once it is recorded."""
+        ...
+
     async def flush_cards(self) -> None:
         """Finish pending card edits (an adapter calls this before it disconnects)."""
         ...

@@ -45,3 +45,8 @@ def standing(*, points: int, rank: int) -> str:
         points=plural(points, "point"),
         rank=rank,
     )
+
+
+def busy() -> str:
+    """The reply to a click refused because too many clicks are waiting to be recorded (nothing was recorded)."""
+    return _("The quiz bot is busy right now and did not record that click. Please click again in a moment.")

@@ -9,10 +9,11 @@ from sqlalchemy import select
 
 from bot.db.models import Answer, User
 from bot.domain import AnswerOutcome, ChannelRef
-from bot.errors import InvalidChoice, UnknownPost
+from bot.errors import Busy, InvalidChoice, UnknownPost
 from bot.ops.data import forget_user
 from bot.runtime import Runtime
 from tests.conftest import make_user
+from tests.held_commits import held_commits, metric
 
 
 async def test_one_batch_sorts_out_every_kind_of_click(runtime: Runtime, channel: ChannelRef) -> None:
@@ -108,3 +109,28 @@ async def test_a_large_burst_records_every_first_click_once(runtime: Runtime, ch
     assert sum(r.outcome is AnswerOutcome.RECORDED for r in results) == len(cards) * users
     async with runtime.db.transaction() as session:
         assert len((await session.execute(select(Answer.id))).all()) == len(cards) * users
+
+
+async def test_past_the_pending_cap_a_click_is_refused_at_once_and_nothing_is_recorded(
+    runtime: Runtime, channel: ChannelRef
+) -> None:
+    card = (await runtime.quiz.post_question(channel)).card
+    runtime.app.max_pending_clicks = 2
+    with held_commits(runtime) as release:
+        pending = [
+            asyncio.create_task(runtime.app.answer(post_id=card.post_id, user=make_user(name), choice_index=0))
+            for name in ("alice", "bob")
+        ]
+        await asyncio.sleep(0)  # both accepted, neither committed
+        with pytest.raises(Busy, match="busy right now and did not record that click"):
+            await runtime.app.answer(post_id=card.post_id, user=make_user("carol"), choice_index=0)
+        release.set()
+        assert [r.outcome for r in await asyncio.gather(*pending)] == [AnswerOutcome.RECORDED] * 2
+    assert metric(runtime, "quizbot_busy_refusals_total", "fake") == 1
+    # Under the cap again: carol's next click counts.
+    assert (await runtime.app.answer(post_id=card.post_id, user=make_user("carol"), choice_index=0)).outcome is (
+        AnswerOutcome.RECORDED
+    )
+    async with runtime.db.transaction() as session:
+        names = (await session.execute(select(User.external_id).join(Answer, Answer.user_id == User.id))).scalars()
+        assert sorted(names) == ["U-alice", "U-bob", "U-carol"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from adapters.console.settings import ConsoleSettings
+from adapters.discord.settings import DiscordSettings
+from adapters.slack.settings import SlackSettings
 from bot.config import load_settings
 from bot.errors import ConfigError
 
@@ -55,12 +57,26 @@ def test_dotenv_file_is_read(tmp_path: object) -> None:
         ("QUIZBOT_CARD_UPDATE_INTERVAL", "soon", "QUIZBOT_CARD_UPDATE_INTERVAL"),
         ("QUIZBOT_SLACK_APP_TOKEN", "xoxb-wrong", "QUIZBOT_SLACK_BOT_TOKEN is required"),
         ("QUIZBOT_LOG_LEVEL", "LOUD", "QUIZBOT_LOG_LEVEL"),
+        ("QUIZBOT_MAX_PENDING_CLICKS", "0", "QUIZBOT_MAX_PENDING_CLICKS"),
+        ("QUIZBOT_SLACK_ACK_DEADLINE", "3", "QUIZBOT_SLACK_ACK_DEADLINE"),  # past Slack's own 3 s window
+        ("QUIZBOT_DISCORD_ACK_DEADLINE", "2.5", "QUIZBOT_DISCORD_ACK_DEADLINE"),
     ],
 )
 def test_bad_values_name_the_setting(monkeypatch: pytest.MonkeyPatch, name: str, value: str, message: str) -> None:
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigError, match=message):
         load_settings()
+
+
+def test_acknowledgement_settings_default_inside_the_platforms_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = load_settings()
+    assert settings.max_pending_clicks == 1000
+    assert SlackSettings.of(settings).slack_ack_deadline == 2.0
+    assert DiscordSettings.of(settings).discord_ack_deadline == 1.5
+    monkeypatch.setenv("QUIZBOT_MAX_PENDING_CLICKS", "50")
+    monkeypatch.setenv("QUIZBOT_SLACK_ACK_DEADLINE", "1.25")
+    settings = load_settings()
+    assert (settings.max_pending_clicks, SlackSettings.of(settings).slack_ack_deadline) == (50, 1.25)
 
 
 def test_app_token_must_be_an_app_level_token(monkeypatch: pytest.MonkeyPatch) -> None:
