@@ -20,7 +20,7 @@ from aiohttp import web
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.content import Catalog, load_catalog
-from bot.db import Database
+from bot.db import Database, DatabaseTimeouts
 from bot.db.migrate import upgrade
 from bot.errors import ConfigError
 from bot.ops.http import OpsServer, ops_routes
@@ -81,6 +81,16 @@ class Runtime:
 AdapterFactory = Callable[[AdapterHost], Adapter]
 
 
+async def migrate_database(url: str, timeouts: DatabaseTimeouts) -> None:
+    """Upgrade the schema through an engine of its own, whose statements have no time limit (a migration may
+    rewrite a big table; the bot's short statement timeout is for clicks)."""
+    maintenance = Database.from_url(url, timeouts=timeouts.unbounded_statements())
+    try:
+        await upgrade(maintenance)
+    finally:
+        await maintenance.dispose()
+
+
 async def build_runtime(
     settings: Settings,
     *,
@@ -90,10 +100,11 @@ async def build_runtime(
 ) -> Runtime:
     """Load content, migrate and connect the database, sync packs, and wire the services."""
     catalog = load_catalog(settings.content_dir)
-    db = Database.from_url(settings.database_url)
+    timeouts = settings.database_timeouts()
+    db = Database.from_url(settings.database_url, timeouts=timeouts)
     try:
         if migrate:
-            await upgrade(db)
+            await migrate_database(settings.database_url, timeouts)
         clock = clock or SystemClock()
         metrics = Metrics()
         platforms = PlatformRegistry()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from bot.errors import StorageUnavailable
+from bot.timeouts import DatabaseTimeouts
 
 UNAVAILABLE = "The database is unavailable right now; nothing was recorded."
 
@@ -44,14 +46,14 @@ def raise_if_unavailable(exc: BaseException) -> None:
         raise StorageUnavailable(UNAVAILABLE) from exc
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any, *, busy_ms: int) -> None:
     # Autocommit at the driver level, so that "begin" below decides how transactions start.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=15000")
+    cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
     cursor.close()
 
 
@@ -62,21 +64,29 @@ def _sqlite_begin_immediate(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
+def create_engine(url: str, *, echo: bool = False, timeouts: DatabaseTimeouts | None = None) -> AsyncEngine:
     """An async engine for a sqlite+aiosqlite or postgresql+asyncpg URL, tuned for each."""
+    timeouts = timeouts or DatabaseTimeouts()
     if url.startswith("sqlite"):
         engine = create_async_engine(url, echo=echo)
-        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        # 0 would mean "fail at once"; no limit is a day, which is what SQLite's own default amounts to.
+        busy_ms = round((timeouts.statement if timeouts.statement is not None else 86400.0) * 1000)
+        event.listen(engine.sync_engine, "connect", functools.partial(_sqlite_pragmas, busy_ms=busy_ms))
         event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
         return engine
+    connect_args: dict[str, Any] = {"timeout": timeouts.connect, "command_timeout": timeouts.statement}
+    if timeouts.statement is not None:
+        # The server gives up too (a statement stuck on a lock is cancelled there, not left running), slightly
+        # after the client so that the client's clearer timeout is what the log shows.
+        connect_args["server_settings"] = {"statement_timeout": str(round(timeouts.statement * 1000) + 500)}
     return create_async_engine(
         url,
         echo=echo,
         pool_size=10,
         max_overflow=20,
-        pool_pre_ping=True,
-        pool_timeout=10,
-        connect_args={"timeout": 5, "command_timeout": 30},
+        pool_pre_ping=True,  # a connection is checked at checkout (bounded by command_timeout) before a click uses it
+        pool_timeout=timeouts.pool,
+        connect_args=connect_args,
     )
 
 
@@ -88,9 +98,9 @@ class Database:
         self.sessions = async_sessionmaker(engine, expire_on_commit=False)
 
     @classmethod
-    def from_url(cls, url: str) -> Database:
+    def from_url(cls, url: str, *, timeouts: DatabaseTimeouts | None = None) -> Database:
         """A Database for this URL (nothing connects until first use)."""
-        return cls(create_engine(url))
+        return cls(create_engine(url, timeouts=timeouts))
 
     @property
     def dialect(self) -> str:
