@@ -9,7 +9,7 @@ from typing import Any, NamedTuple, Protocol
 from aiohttp import web
 
 from bot.db import Database
-from bot.db.database import is_unavailable
+from bot.db.database import describe_failure, is_unavailable
 from bot.db.migrate import current_revision, head_revision
 from bot.errors import StorageUnavailable
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
@@ -62,12 +62,12 @@ async def health(runtime: RunningBot) -> Health:
             report["migrations"]["problem"] = SCHEMA_BEHIND
             problems.append(SCHEMA_BEHIND)
     except StorageUnavailable as exc:
-        log.warning("health check: database unreachable: %s", exc.__cause__ or exc)
+        log.warning("health check: database unreachable: %s", describe_failure(exc.__cause__ or exc))
         report["database"] = "unreachable"
         problems.append(DATABASE_UNREACHABLE)
     except Exception as exc:  # a health check must answer, whatever broke
         if is_unavailable(exc):  # a timeout or a lost connection outside a transaction (the schema check)
-            log.warning("health check: database unreachable: %s", exc)
+            log.warning("health check: database unreachable: %s", describe_failure(exc))
             report["database"] = "unreachable"
             problems.append(DATABASE_UNREACHABLE)
         else:
