@@ -112,6 +112,13 @@ class Settings(BaseSettings):
         le=300.0,
         description="Seconds to wait for a free PostgreSQL connection of the pool when all are busy.",
     )
+    adapter_restart_seconds: float = Field(
+        default=1.0,
+        gt=0.0,
+        le=600.0,
+        description="An adapter that fails while serving is restarted after this long, doubling (up to 60 s) on "
+        "each failure in a row.",
+    )
     flag_pause_threshold: int = Field(
         default=3,
         ge=1,

@@ -41,6 +41,7 @@ from bot.service.report import ReportService
 from bot.service.review import ReviewService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory
+from bot.supervision import AdapterStatus, supervise
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ class Runtime:
     directory: Directory
     uow: UnitOfWorkFactory
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    adapter_status: dict[str, AdapterStatus] = field(default_factory=dict)
+    """Each running adapter's supervision state (bot/supervision.py), shown in /healthz."""
 
     def ops_routes(self) -> list[web.RouteDef]:
         """/healthz and /metrics of this bot, to serve beside an adapter's own routes."""
@@ -188,6 +191,9 @@ def build_adapters(runtime: Runtime) -> list[Adapter]:
 async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
     """Run adapters until one ends on its own or SIGINT/SIGTERM arrives, then shut down gracefully.
 
+    Each adapter runs supervised (bot/supervision.py): one that fails while serving is restarted with backoff and
+    the others go on; one that cannot start at all, or whose credentials are refused, ends the process non-zero.
+
     Shutdown order: stop taking clicks and let those in flight commit (adapters are still connected, so
     their replies go out), then stop the adapters, flush pending card edits and close the database.
     A second signal exits at once.
@@ -209,7 +215,19 @@ async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
     if runtime.settings.http_port is not None:
         ops = OpsServer(runtime, host=runtime.settings.http_host, port=runtime.settings.http_port)
         await ops.start()
-    tasks = [asyncio.create_task(adapter.run(), name=f"adapter-{adapter.name}") for adapter in adapters]
+    tasks = [
+        asyncio.create_task(
+            supervise(
+                adapter,
+                runtime.adapter_status.setdefault(adapter.name, AdapterStatus()),
+                stopping=runtime.stopping,
+                metrics=runtime.metrics,
+                first_delay=runtime.settings.adapter_restart_seconds,
+            ),
+            name=f"adapter-{adapter.name}",
+        )
+        for adapter in adapters
+    ]
     # Scheduled questions run with any adapter; a tick skips platforms whose adapter has not registered yet.
     runtime.ticker.start()
     stop_wait = asyncio.create_task(stop_requested.wait(), name="stop-signal")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
@@ -14,6 +15,7 @@ from bot.db.migrate import current_revision, head_revision
 from bot.errors import StorageUnavailable
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.ports import PlatformRegistry
+from bot.supervision import AdapterStatus
 
 
 class RunningBot(Protocol):
@@ -27,6 +29,8 @@ class RunningBot(Protocol):
     def metrics(self) -> Metrics: ...
     @property
     def stopping(self) -> asyncio.Event: ...
+    @property
+    def adapter_status(self) -> Mapping[str, AdapterStatus]: ...
 
 
 log = logging.getLogger(__name__)
@@ -52,6 +56,10 @@ async def health(runtime: RunningBot) -> Health:
     users or internals, goes to the log only (this endpoint may be on a public port, beside Slack's).
     """
     report: dict[str, Any] = {"status": "ok", "adapters": runtime.platforms.names()}
+    if runtime.adapter_status:
+        # An adapter restarting does not make the process unhealthy: the others serve, and restarting the process
+        # would take them down too. It is shown, and counted in quizbot_adapter_restarts_total.
+        report["supervision"] = {name: status.report() for name, status in runtime.adapter_status.items()}
     problems: list[str] = []
     try:
         await runtime.db.ping()
