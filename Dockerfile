@@ -4,14 +4,17 @@
 FROM python:3.11-slim AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
 WORKDIR /src
+COPY requirements/lock.txt ./requirements/lock.txt
+# The dependencies exactly as locked (versions and hashes: a changed or substituted file fails the build), fetched
+# or built as wheels here so that the runtime stage installs offline, with no compiler and no build tools.
+RUN pip wheel --require-hashes --wheel-dir /wheels -r requirements/lock.txt
 COPY pyproject.toml README.md alembic.ini ./
 COPY bot ./bot
 COPY adapters ./adapters
 COPY content ./content
 COPY migrations ./migrations
-# The wheel bundles the packs and the migrations; its dependencies are built or fetched as wheels here so the
-# runtime stage installs offline, with no compiler and no build tools.
-RUN pip wheel --wheel-dir /wheels .
+# quizbot's own wheel (bundling the packs and the migrations), without resolving anything again.
+RUN pip wheel --no-deps --wheel-dir /wheels .
 
 FROM python:3.11-slim AS runtime
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -25,7 +28,8 @@ RUN groupadd --system --gid 10001 quizbot \
  && useradd --system --uid 10001 --gid quizbot --home-dir /app --shell /usr/sbin/nologin quizbot \
  && mkdir -p /app /data && chown quizbot:quizbot /app /data
 COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir --no-index --find-links /wheels quizbot && rm -rf /wheels
+# Only the wheels checked against the lock above; --no-deps: nothing is resolved at install time.
+RUN pip install --no-cache-dir --no-index --no-deps /wheels/*.whl && rm -rf /wheels
 # The shipped packs; mount a folder over /app/content (or set QUIZBOT_CONTENT_DIR) to use your own.
 COPY --chown=quizbot:quizbot content /app/content
 USER quizbot

@@ -4,8 +4,13 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 DEV_INSTALLED := $(VENV)/.installed-dev
+# Every dependency, pinned with its hashes (pip-tools): what runs is what was tested. `make lock` refreshes them.
+LOCK := requirements/lock.txt
+DEV_LOCK := requirements/dev-lock.txt
+PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
+	--index-url https://pypi.org/simple --no-emit-index-url --no-emit-find-links
 
-.PHONY: run test lint typecheck content pytest install clean
+.PHONY: run test lint typecheck content pytest install lock clean
 
 run: $(INSTALLED)
 	$(BIN)/quizbot run
@@ -15,16 +20,24 @@ test: $(DEV_INSTALLED) lint typecheck content pytest
 install: $(INSTALLED)
 
 # `make run` installs the bot and what it needs to run, nothing more; `make test` adds the test tools.
-$(INSTALLED): pyproject.toml
+$(INSTALLED): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit("quizbot needs Python 3.11 or newer, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $@
 
-$(DEV_INSTALLED): $(INSTALLED) pyproject.toml
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+$(DEV_INSTALLED): $(INSTALLED) pyproject.toml $(DEV_LOCK)
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(DEV_LOCK)
 	@touch $@
+
+# After changing the dependencies in pyproject.toml (or to take newer releases, e.g. a security fix): rewrite both
+# locks from PyPI with the Python of the venv (3.11, as the image), then commit them. Takes a few minutes.
+lock: $(INSTALLED)
+	$(BIN)/python -m pip install --quiet pip-tools
+	PIP_FIND_LINKS= $(PIP_COMPILE) --upgrade --output-file $(LOCK) pyproject.toml
+	PIP_FIND_LINKS= $(PIP_COMPILE) --upgrade --extra dev --output-file $(DEV_LOCK) pyproject.toml
 
 lint: $(DEV_INSTALLED)
 	$(BIN)/ruff check bot adapters migrations tests

@@ -149,7 +149,8 @@ async def _db(settings: Settings, command: str, revision: str) -> int:
     if command == "current" and (path := sqlite_file(url)) is not None and not path.exists():
         print(f"empty: there is no database at {path.absolute()} yet; {UPGRADE} to create it")  # and do not create it
         return 0
-    db = Database.from_url(url)
+    timeouts = settings.database_timeouts()
+    db = Database.from_url(url, timeouts=timeouts.unbounded_statements() if command == "upgrade" else timeouts)
     try:
         with database_errors(url):
             if command == "upgrade":
@@ -198,7 +199,8 @@ async def _open_existing(settings: Settings) -> Database:
     from bot.db.problems import require_existing, require_schema
 
     require_existing(settings.database_url)
-    db = Database.from_url(settings.database_url)
+    # An operator's one-off read (a whole export) may take longer than a click's statement; connecting is bounded.
+    db = Database.from_url(settings.database_url, timeouts=settings.database_timeouts().unbounded_statements())
     try:
         await require_schema(db, settings.database_url)
     except BaseException:

@@ -19,6 +19,7 @@ from bot.errors import ConfigError, QuizError
 from bot.plugins import AdapterSettings, adapter_settings_fields, installed_plugins, names_phrase, split_commas
 from bot.resources import bundled_content_dir
 from bot.scheduling.rules import parse_duration
+from bot.timeouts import DatabaseTimeouts
 
 PREFIX = "QUIZBOT_"
 FALLBACK_ADAPTER = "console"
@@ -98,6 +99,34 @@ class Settings(BaseSettings):
         description="Clicks accepted but not yet committed, at most; past it a click is told at once that the bot "
         "is busy and to click again, and nothing is recorded (bounds memory under a burst).",
     )
+    database_connect_timeout: float = Field(
+        default=1.0,
+        gt=0.0,
+        le=300.0,
+        description="Seconds to open a PostgreSQL connection before the database counts as unreachable.",
+    )
+    database_statement_timeout: float = Field(
+        default=1.5,
+        gt=0.0,
+        le=3600.0,
+        description="Seconds one statement may take (PostgreSQL), or wait for another writer (SQLite), before the "
+        "database counts as unavailable: short, so that a click is told to retry within the platform's "
+        "acknowledgement window and /healthz turns 503 within seconds of a network partition. Migrations have no "
+        "limit.",
+    )
+    database_pool_timeout: float = Field(
+        default=1.0,
+        gt=0.0,
+        le=300.0,
+        description="Seconds to wait for a free PostgreSQL connection of the pool when all are busy.",
+    )
+    adapter_restart_seconds: float = Field(
+        default=1.0,
+        gt=0.0,
+        le=600.0,
+        description="An adapter that fails while serving is restarted after this long, doubling (up to 60 s) on "
+        "each failure in a row.",
+    )
     flag_pause_threshold: int = Field(
         default=3,
         ge=1,
@@ -166,6 +195,14 @@ class Settings(BaseSettings):
         raise ValueError(
             f"must start with sqlite+aiosqlite:// or postgresql+asyncpg:// (sqlite://, postgresql:// and "
             f"postgres:// are turned into those); got {scheme}"
+        )
+
+    def database_timeouts(self) -> DatabaseTimeouts:
+        """The database timeouts these settings ask for."""
+        return DatabaseTimeouts(
+            connect=self.database_connect_timeout,
+            statement=self.database_statement_timeout,
+            pool=self.database_pool_timeout,
         )
 
     def adapter_settings(self) -> dict[str, AdapterSettings]:

@@ -111,6 +111,10 @@ class PlatformRegistry:
         """Make a platform reachable by its name."""
         self._platforms[platform.name] = platform
 
+    def unregister(self, name: str) -> None:
+        """Take a platform away (its adapter has closed): nothing is posted to it any more."""
+        self._platforms.pop(name, None)
+
     def get(self, name: str) -> ChatPlatform | None:
         """The platform with this name, if it is running."""
         return self._platforms.get(name)

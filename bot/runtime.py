@@ -20,7 +20,7 @@ from aiohttp import web
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.content import Catalog, load_catalog
-from bot.db import Database
+from bot.db import Database, DatabaseTimeouts
 from bot.db.migrate import upgrade
 from bot.domain.attention import AttentionRules
 from bot.errors import ConfigError
@@ -42,6 +42,7 @@ from bot.service.report import ReportService
 from bot.service.review import ReviewService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory
+from bot.supervision import AdapterStatus, supervise
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,8 @@ class Runtime:
     directory: Directory
     uow: UnitOfWorkFactory
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    adapter_status: dict[str, AdapterStatus] = field(default_factory=dict)
+    """Each running adapter's supervision state (bot/supervision.py), shown in /healthz."""
 
     def ops_routes(self) -> list[web.RouteDef]:
         """/healthz and /metrics of this bot, to serve beside an adapter's own routes."""
@@ -82,6 +85,16 @@ class Runtime:
 AdapterFactory = Callable[[AdapterHost], Adapter]
 
 
+async def migrate_database(url: str, timeouts: DatabaseTimeouts) -> None:
+    """Upgrade the schema through an engine of its own, whose statements have no time limit (a migration may
+    rewrite a big table; the bot's short statement timeout is for clicks)."""
+    maintenance = Database.from_url(url, timeouts=timeouts.unbounded_statements())
+    try:
+        await upgrade(maintenance)
+    finally:
+        await maintenance.dispose()
+
+
 async def build_runtime(
     settings: Settings,
     *,
@@ -91,10 +104,11 @@ async def build_runtime(
 ) -> Runtime:
     """Load content, migrate and connect the database, sync packs, and wire the services."""
     catalog = load_catalog(settings.content_dir)
-    db = Database.from_url(settings.database_url)
+    timeouts = settings.database_timeouts()
+    db = Database.from_url(settings.database_url, timeouts=timeouts)
     try:
         if migrate:
-            await upgrade(db)
+            await migrate_database(settings.database_url, timeouts)
         clock = clock or SystemClock()
         metrics = Metrics()
         platforms = PlatformRegistry()
@@ -188,6 +202,9 @@ def build_adapters(runtime: Runtime) -> list[Adapter]:
 async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
     """Run adapters until one ends on its own or SIGINT/SIGTERM arrives, then shut down gracefully.
 
+    Each adapter runs supervised (bot/supervision.py): one that fails while serving is restarted with backoff and
+    the others go on; one that cannot start at all, or whose credentials are refused, ends the process non-zero.
+
     Shutdown order: stop taking clicks and let those in flight commit (adapters are still connected, so
     their replies go out), then stop the adapters, flush pending card edits and close the database.
     A second signal exits at once.
@@ -209,7 +226,19 @@ async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
     if runtime.settings.http_port is not None:
         ops = OpsServer(runtime, host=runtime.settings.http_host, port=runtime.settings.http_port)
         await ops.start()
-    tasks = [asyncio.create_task(adapter.run(), name=f"adapter-{adapter.name}") for adapter in adapters]
+    tasks = [
+        asyncio.create_task(
+            supervise(
+                adapter,
+                runtime.adapter_status.setdefault(adapter.name, AdapterStatus()),
+                stopping=runtime.stopping,
+                metrics=runtime.metrics,
+                first_delay=runtime.settings.adapter_restart_seconds,
+            ),
+            name=f"adapter-{adapter.name}",
+        )
+        for adapter in adapters
+    ]
     # Scheduled questions run with any adapter; a tick skips platforms whose adapter has not registered yet.
     runtime.ticker.start()
     stop_wait = asyncio.create_task(stop_requested.wait(), name="stop-signal")

@@ -15,7 +15,7 @@ from adapters.console.settings import ConsoleSettings
 from bot.commands import ShowHelp, parse_command
 from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
 from bot.errors import CommandError
-from bot.ports import UNLIMITED, Message
+from bot.ports import UNLIMITED, Message, PlatformError
 from bot.service.app import Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
 from bot.wording.answers import answer_message
@@ -51,6 +51,7 @@ class ConsoleAdapter:
         name = ConsoleSettings.of(runtime.settings).console_user or _default_user()
         self.user = UserRef(platform=PLATFORM, workspace_id=WORKSPACE, user_id=_user_id(name), display_name=name)
         self.interactive = self.stdin.isatty()
+        self._closed = False
         self._open: dict[int, QuestionCard] = {}
         """Questions printed in this session and not yet closed, oldest first: a bare number answers the newest."""
 
@@ -58,6 +59,7 @@ class ConsoleAdapter:
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
         """Print the question with numbered choices."""
+        self._check_open()
         lines = [RULE, f"❓ {card_footer(card)}  [post {card.post_id}]", card.prompt]
         lines += [f"  [{CHOICE_MARKS[i]}] {choice}" for i, choice in enumerate(card.choices)]
         lines.append(f"   {card_about(card)}")
@@ -69,6 +71,7 @@ class ConsoleAdapter:
 
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Print the reveal once the question closes; answer-count edits are not worth a line here."""
+        self._check_open()
         if card.reveal is not None:
             self._open.pop(card.post_id, None)
             self._print(
@@ -77,6 +80,7 @@ class ConsoleAdapter:
 
     async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
         """Print a message meant for one user, marked as private."""
+        self._check_open()
         self._print(f"(only {user_id} sees this) {message.title}", *message.lines)
 
     async def send_direct(self, user: UserRef, message: Message) -> None:
@@ -85,7 +89,12 @@ class ConsoleAdapter:
 
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """Print a channel message."""
+        self._check_open()
         self._print(message.title, *message.lines)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise PlatformError("The terminal session has ended.")
 
     # --- input -------------------------------------------------------------------------------------
 
@@ -108,7 +117,14 @@ class ConsoleAdapter:
             line = read.result()
             if line is None or not await self.handle_line(line.strip()):
                 break
+        self.close()
         self._print("Bye.")
+
+    def close(self) -> None:
+        """The session is over: the scheduler no longer posts here, and a post already on its way prints nothing
+        (a process that said `Bye.` starts no scheduled post; it is posted by the next run or another replica)."""
+        self._closed = True
+        self.runtime.platforms.unregister(self.name)
 
     def _start_reader(self) -> asyncio.Queue[str | None]:
         """Read stdin on a daemon thread (a blocked read never holds up shutdown); None marks the end."""

@@ -32,7 +32,13 @@ from bot.ports import Message, PlatformError, PlatformLimits, Rate
 from bot.service.app import Context, Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
 from bot.wording import translate
-from bot.wording.errors import click_not_recorded, posted_in_channel, unexpected, unknown_button
+from bot.wording.errors import (
+    button_not_on_message,
+    click_not_recorded,
+    posted_in_channel,
+    unexpected,
+    unknown_button,
+)
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +149,13 @@ class QuizClient(discord.AutoShardedClient):
     async def setup_hook(self) -> None:
         """Register the answer and "Report a problem" buttons and `/quiz` before the gateway connects."""
         self.add_dynamic_items(AnswerButton, FlagButton)
-        self.tree.add_command(QuizCommands(self.adapter))
+        if self.tree.get_command("quiz") is None:  # a restarted client runs this again
+            self.tree.add_command(QuizCommands(self.adapter))
         await self.adapter.check_registration(self.tree)
+
+    async def on_ready(self) -> None:
+        """Every shard is connected: the adapter is up (its supervisor restarts it only after this)."""
+        self.adapter.ready.set()
 
     async def on_interaction(self, interaction: discord.Interaction[discord.Client]) -> None:
         """Answer a click on a button no handler claims, instead of letting Discord show "interaction failed"."""
@@ -152,9 +163,29 @@ class QuizClient(discord.AutoShardedClient):
             return
         custom_id = str(interaction.data.get("custom_id", ""))
         if _ANSWER_ID.fullmatch(custom_id) or _FLAG_ID.fullmatch(custom_id):
-            return  # an AnswerButton or a FlagButton handles it
+            if _on_its_message(interaction, custom_id):
+                return  # an AnswerButton or a FlagButton handles it
+            # discord.py rebuilds a dynamic item only from a component of the clicked message, and drops the
+            # click in silence otherwise ("This interaction failed"): a forged or stale payload, or a message edited
+            # since the click was made.
+            log.info("click on a button %r that its message does not have", custom_id, extra={"platform": PLATFORM})
+            await self.adapter.respond(interaction, _immediate(Response(problem_embed(button_not_on_message().text))))
+            return
         log.info("click on an unknown button %r", custom_id, extra={"platform": PLATFORM})
         await self.adapter.respond(interaction, _immediate(Response(problem_embed(unknown_button().text))))
+
+
+def _on_its_message(interaction: discord.Interaction[discord.Client], custom_id: str) -> bool:
+    """Whether the clicked message has a component with this custom_id (the test discord.py's dispatch makes)."""
+    message = interaction.message
+    if message is None:
+        return False
+    view_cls = discord.ui.LayoutView if message.flags.components_v2 else discord.ui.View
+    try:
+        view = view_cls.from_message(message, timeout=None)
+    except Exception:  # a message discord.py cannot read back as a view: it will not dispatch the click either
+        return False
+    return any(getattr(item, "custom_id", None) == custom_id for item in view.walk_children())
 
 
 async def _immediate(response: Response) -> Response:
@@ -177,7 +208,10 @@ class DiscordAdapter:
             options["shard_count"] = settings.discord_shard_count
         if settings.discord_shard_ids is not None:
             options["shard_ids"] = settings.discord_shard_ids
+        self._client_options = options
         self.client = QuizClient(self, **options)
+        self.ready = asyncio.Event()
+        """Set once every shard is connected; cleared by the supervisor before each (re)start."""
 
     # --- the platform port -------------------------------------------------------------------------
 
@@ -442,6 +476,8 @@ class DiscordAdapter:
         if token is None:
             raise ConfigError("QUIZBOT_DISCORD_TOKEN is not set; the Discord adapter needs a bot token")
         self.runtime.platforms.register(self)
+        if self.client.is_closed():  # restarted after a failure: discord.py's client can be reopened once cleared
+            self._reopen()
         client_task = asyncio.create_task(self.client.start(token.get_secret_value()), name="discord-client")
         stop_task = asyncio.create_task(self.runtime.stopping.wait(), name="discord-stop")
         try:
@@ -455,6 +491,17 @@ class DiscordAdapter:
             client_task.result()
         except discord.LoginFailure as exc:
             raise ConfigError(f"Discord refused QUIZBOT_DISCORD_TOKEN: {exc}") from exc
+
+    def _reopen(self) -> None:
+        """A new client in place of a closed one, built the same way.
+
+        discord.py's `Client.clear()` is not enough to start a sharded client again: its queue of shard events
+        keeps the old connection's last ones (which end the new `connect()` at once) and its HTTP client keeps the
+        closed connector. Buttons and `/quiz` are registered again by the new client's `setup_hook`.
+        """
+        old = self.client
+        self.client = QuizClient(self, **self._client_options)
+        self.client._connection.guild_ready_timeout = old._connection.guild_ready_timeout
 
     async def _close(self, client_task: asyncio.Task[None]) -> None:
         """Let interactions being answered finish, send pending answer-count edits, then close the connection."""

@@ -24,8 +24,8 @@ from adapters.slack.admins import AdminDirectory
 from adapters.slack.intake import SlackIntake
 from adapters.slack.listeners import ACKED_AS, ANSWER_HEADER, RECEIVED, QuizListeners
 from adapters.slack.platform import PLATFORM, SlackPlatform, make_client
-from adapters.slack.settings import SlackSettings
-from bot.errors import ConfigError
+from adapters.slack.settings import AUTH_ERRORS, SlackSettings
+from bot.errors import AdapterStartError, ConfigError
 from bot.service.facade import AdapterHost
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,36 @@ DRAIN_TIMEOUT = 5.0
 
 
 class GuardedSocketModeHandler(AsyncSocketModeHandler):
-    """Bolt's Socket Mode handler, except that an envelope it cannot handle is logged and acked, never dropped."""
+    """Bolt's Socket Mode handler, except that an envelope it cannot handle is logged and acked, never dropped,
+    and a refused app token stops it instead of being retried for ever (slack_sdk logs the refusal and asks again
+    every few seconds, so `quizbot run` would neither connect nor exit)."""
+
+    def __init__(self, app: AsyncApp, *, app_token: str) -> None:
+        super().__init__(app, app_token=app_token)
+        self.refused: SlackApiError | None = None
+        self.refusal = asyncio.Event()
+        client = self.client
+
+        async def issue_or_stop() -> str:
+            # slack_sdk's own issue_new_wss_url, but a refusal is ours to report (once, in the words of `quizbot
+            # run`), not a logged traceback followed by a retry.
+            try:
+                response = await client.web_client.apps_connections_open(app_token=client.app_token)
+            except SlackApiError as exc:
+                error = exc.response.get("error")
+                if error == "ratelimited":
+                    await asyncio.sleep(int(exc.response.headers.get("Retry-After", "30")))
+                    return await issue_or_stop()
+                if error in AUTH_ERRORS:
+                    self.refused = exc
+                    self.refusal.set()
+                    client.closed = True  # the client's connect loop returns instead of retrying
+                else:
+                    log.warning("Slack refused a Socket Mode connection: %s", error, extra={"platform": PLATFORM})
+                raise
+            return str(response["url"])
+
+        self.client.issue_new_wss_url = issue_or_stop  # type: ignore[method-assign]
 
     async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
         """Dispatch one envelope to the app; on an unexpected failure ack it so Slack does not resend it."""
@@ -129,9 +158,22 @@ class SlackAdapter:
         handler = GuardedSocketModeHandler(self.app, app_token=settings.slack_app_token.get_secret_value())
         try:
             await handler.connect_async()  # type: ignore[no-untyped-call]
-            self.ready.set()
-            log.info("Slack Socket Mode connected", extra={"platform": PLATFORM})
-            await self.runtime.stopping.wait()
+            if handler.refused is None:
+                self.ready.set()
+                log.info("Slack Socket Mode connected", extra={"platform": PLATFORM})
+                stop = asyncio.ensure_future(self.runtime.stopping.wait())
+                refused = asyncio.ensure_future(handler.refusal.wait())
+                await asyncio.wait({stop, refused}, return_when=asyncio.FIRST_COMPLETED)
+                stop.cancel()
+                refused.cancel()
+            if handler.refused is not None:
+                error = handler.refused.response.get("error")
+                raise AdapterStartError(
+                    f"Slack refused QUIZBOT_SLACK_APP_TOKEN: {error}",
+                    setting="QUIZBOT_SLACK_APP_TOKEN",
+                    fix="copy an app-level token (xapp-...) with the connections:write scope from your Slack app's "
+                    "Basic Information page, and turn Socket Mode on for the app",
+                ) from handler.refused
         finally:
             await handler.close_async()  # type: ignore[no-untyped-call]
             log.info("Slack Socket Mode closed", extra={"platform": PLATFORM})

@@ -12,7 +12,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from bot.plugins import AdapterSettings, Finding, StartFailure, StartWords, split_commas
 
 _SLACK_SECRET = re.compile(r"^[0-9a-f]{32}$")
-_AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
 
 
 class SlackSettings(AdapterSettings):
@@ -110,4 +110,4 @@ def classify(exc: BaseException) -> StartFailure | None:
     response = getattr(exc, "response", None)
     error = response.get("error") if response is not None else None
     setting = "QUIZBOT_SLACK_APP_TOKEN" if "apps.connections.open" in str(exc) else None  # Socket Mode's token
-    return StartFailure("refused" if error in _AUTH_ERRORS else "answered", detail=str(error), setting=setting)
+    return StartFailure("refused" if error in AUTH_ERRORS else "answered", detail=str(error), setting=setting)

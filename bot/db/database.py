@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from bot.errors import StorageUnavailable
+from bot.timeouts import DatabaseTimeouts
 
 UNAVAILABLE = "The database is unavailable right now; nothing was recorded."
 
@@ -37,21 +39,30 @@ def is_unavailable(exc: BaseException) -> bool:
     return bool(exc.connection_invalidated) or type(exc) is DBAPIError
 
 
+def describe_failure(exc: BaseException) -> str:
+    """A driver failure for the log: its text, or its type when it has none (a timeout), with its cause."""
+    text = str(exc).strip() or type(exc).__name__
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and cause is not exc and str(cause).strip() not in text:
+        text += f" ({str(cause).strip() or type(cause).__name__})"
+    return " ".join(text.split())
+
+
 def raise_if_unavailable(exc: BaseException) -> None:
     """Raise StorageUnavailable from `exc` if it means the database could not be reached (else return)."""
     if not isinstance(exc, StorageUnavailable) and is_unavailable(exc):
-        log.warning("database unavailable: %s", exc)
+        log.warning("database unavailable: %s", describe_failure(exc))
         raise StorageUnavailable(UNAVAILABLE) from exc
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any, *, busy_ms: int) -> None:
     # Autocommit at the driver level, so that "begin" below decides how transactions start.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=15000")
+    cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
     cursor.close()
 
 
@@ -62,22 +73,41 @@ def _sqlite_begin_immediate(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
+def create_engine(url: str, *, echo: bool = False, timeouts: DatabaseTimeouts | None = None) -> AsyncEngine:
     """An async engine for a sqlite+aiosqlite or postgresql+asyncpg URL, tuned for each."""
+    timeouts = timeouts or DatabaseTimeouts()
     if url.startswith("sqlite"):
         engine = create_async_engine(url, echo=echo)
-        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        # 0 would mean "fail at once"; no limit is a day, which is what SQLite's own default amounts to.
+        busy_ms = round((timeouts.statement if timeouts.statement is not None else 86400.0) * 1000)
+        event.listen(engine.sync_engine, "connect", functools.partial(_sqlite_pragmas, busy_ms=busy_ms))
         event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
         return engine
-    return create_async_engine(
+    connect_args: dict[str, Any] = {"timeout": timeouts.connect, "command_timeout": timeouts.statement}
+    if timeouts.statement is not None:
+        # The server gives up too (a statement stuck on a lock is cancelled there, not left running), slightly
+        # after the client so that the client's clearer timeout is what the log shows.
+        connect_args["server_settings"] = {"statement_timeout": str(round(timeouts.statement * 1000) + 500)}
+    engine = create_async_engine(
         url,
         echo=echo,
         pool_size=10,
         max_overflow=20,
-        pool_pre_ping=True,
-        pool_timeout=10,
-        connect_args={"timeout": 5, "command_timeout": 30},
+        pool_pre_ping=True,  # a connection is checked at checkout (bounded by command_timeout) before a click uses it
+        pool_timeout=timeouts.pool,
+        connect_args=connect_args,
     )
+    event.listen(engine.sync_engine.pool, "invalidate", _terminate_at_once)
+    return engine
+
+
+def _terminate_at_once(dbapi_connection: Any, _record: Any, _exception: BaseException | None) -> None:
+    # SQLAlchemy says goodbye to an invalidated asyncpg connection gracefully, waiting up to 2 s for the server;
+    # over a dead link that wait is pure delay on top of the timeout that found it dead (a click's reply, /healthz).
+    # Dropping the socket first makes that goodbye return at once.
+    raw = getattr(dbapi_connection, "_connection", None)
+    if raw is not None and hasattr(raw, "terminate") and not raw.is_closed():
+        raw.terminate()
 
 
 class Database:
@@ -88,9 +118,9 @@ class Database:
         self.sessions = async_sessionmaker(engine, expire_on_commit=False)
 
     @classmethod
-    def from_url(cls, url: str) -> Database:
+    def from_url(cls, url: str, *, timeouts: DatabaseTimeouts | None = None) -> Database:
         """A Database for this URL (nothing connects until first use)."""
-        return cls(create_engine(url))
+        return cls(create_engine(url, timeouts=timeouts))
 
     @property
     def dialect(self) -> str:

@@ -25,7 +25,7 @@ async def _database_findings(settings: Settings) -> list[Finding]:
         require_existing(url)
     except DatabaseNotReady as exc:
         return [Finding("fail", "database", exc.problem, exc.fix)]
-    db = Database.from_url(url)
+    db = Database.from_url(url, timeouts=settings.database_timeouts())
     try:
         current = await current_revision(db)
     except Exception as exc:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
 
 from bot.db import Database
+from bot.db.database import describe_failure, is_unavailable
 from bot.db.migrate import current_revision, head_revision
 from bot.errors import StorageUnavailable
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.ports import PlatformRegistry
+from bot.supervision import AdapterStatus
 
 
 class RunningBot(Protocol):
@@ -26,6 +29,8 @@ class RunningBot(Protocol):
     def metrics(self) -> Metrics: ...
     @property
     def stopping(self) -> asyncio.Event: ...
+    @property
+    def adapter_status(self) -> Mapping[str, AdapterStatus]: ...
 
 
 log = logging.getLogger(__name__)
@@ -38,27 +43,51 @@ class Health(NamedTuple):
     report: dict[str, Any]
 
 
+DATABASE_UNREACHABLE = "database unreachable"
+DATABASE_ERROR = "database check failed"
+SCHEMA_BEHIND = "the database schema is not at the newest revision"
+SHUTTING_DOWN = "shutting down"
+
+
 async def health(runtime: RunningBot) -> Health:
-    """Whether the bot is healthy, and the details: database reachable, schema at the newest migration."""
+    """Whether the bot is healthy, and the details: database reachable, schema at the newest migration.
+
+    The report says what is wrong in quizbot's words (`problems`); the driver's own text, which may name hosts,
+    users or internals, goes to the log only (this endpoint may be on a public port, beside Slack's).
+    """
     report: dict[str, Any] = {"status": "ok", "adapters": runtime.platforms.names()}
-    healthy = True
+    if runtime.adapter_status:
+        # An adapter restarting does not make the process unhealthy: the others serve, and restarting the process
+        # would take them down too. It is shown, and counted in quizbot_adapter_restarts_total.
+        report["supervision"] = {name: status.report() for name, status in runtime.adapter_status.items()}
+    problems: list[str] = []
     try:
         await runtime.db.ping()
         report["database"] = "ok"
         current, head = await current_revision(runtime.db), head_revision()
         report["migrations"] = {"current": current, "head": head}
         if current != head:
-            healthy = False
-            report["migrations"]["problem"] = "the database schema is not at the newest revision"
+            report["migrations"]["problem"] = SCHEMA_BEHIND
+            problems.append(SCHEMA_BEHIND)
     except StorageUnavailable as exc:
-        healthy = False
-        report["database"] = f"unreachable: {exc.__cause__ or exc}"
+        log.warning("health check: database unreachable: %s", describe_failure(exc.__cause__ or exc))
+        report["database"] = "unreachable"
+        problems.append(DATABASE_UNREACHABLE)
     except Exception as exc:  # a health check must answer, whatever broke
-        healthy = False
-        report["database"] = f"error: {exc}"
+        if is_unavailable(exc):  # a timeout or a lost connection outside a transaction (the schema check)
+            log.warning("health check: database unreachable: %s", describe_failure(exc))
+            report["database"] = "unreachable"
+            problems.append(DATABASE_UNREACHABLE)
+        else:
+            log.error("health check: database check failed: %s", exc, exc_info=exc)
+            report["database"] = "error"
+            problems.append(DATABASE_ERROR)
     if runtime.stopping.is_set():
-        healthy = False
         report["shutting_down"] = True
+        problems.append(SHUTTING_DOWN)
+    healthy = not problems
+    if problems:
+        report["problems"] = problems
     report["status"] = "ok" if healthy else "unhealthy"
     return Health(healthy, report)
 

@@ -43,6 +43,18 @@ class Metrics:
             "How late the most recent scheduled post went out, relative to its slot.",
             registry=self.registry,
         )
+        self.adapter_restarts = Counter(
+            "quizbot_adapter_restarts_total",
+            "Adapters restarted after they failed while serving (a platform library's error, a lost connection).",
+            ["adapter"],
+            registry=self.registry,
+        )
+        self.adapters_up = Gauge(
+            "quizbot_adapter_up",
+            "1 while the adapter is serving, 0 while it restarts.",
+            ["adapter"],
+            registry=self.registry,
+        )
         self.inflight = Gauge("quizbot_inflight_answers", "Clicks being recorded right now.", registry=self.registry)
         self.late_acks = Counter(
             "quizbot_late_acks_total",
@@ -72,6 +84,14 @@ class Metrics:
             histogram = self._latency_children[platform] = self.answer_seconds.labels(platform)
         counter.inc()
         histogram.observe(seconds)
+
+    def adapter_restarted(self, adapter: str) -> None:
+        """Count one restart of an adapter."""
+        self.adapter_restarts.labels(adapter).inc()
+
+    def adapter_up(self, adapter: str, up: bool) -> None:
+        """Whether an adapter is serving."""
+        self.adapters_up.labels(adapter).set(1 if up else 0)
 
     def render(self) -> bytes:
         """The Prometheus text exposition of every metric."""

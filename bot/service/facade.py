@@ -60,6 +60,10 @@ class Platforms(Protocol):
         """Make a platform reachable by its name."""
         ...
 
+    def unregister(self, name: str) -> None:
+        """Take a platform away (its adapter has closed)."""
+        ...
+
 
 class AdapterHost(Protocol):
     """Everything an adapter is given."""

@@ -14,6 +14,10 @@ UNKNOWN_BUTTON = (
     "That button is not one I know (not a quiz answer I understand; it may come from an older quiz). "
     "Post a fresh question with `/quiz now`."
 )
+BUTTON_NOT_ON_MESSAGE = (
+    "That button is not on this question any more (the message may have changed). "
+    "Use the buttons you see on it now, or post a fresh question with `/quiz now`."
+)
 POSTED_IN_CHANNEL = "Posted in the channel."
 POSTED_ELSEWHERE = (
     "That question was posted in another workspace or channel, so your answer was not recorded. "
@@ -54,6 +58,11 @@ def click_not_recorded() -> Message:
 def unknown_button() -> Message:
     """A click on a button that is not one of ours (forged, or from a message we no longer understand)."""
     return Message(_(UNKNOWN_BUTTON))
+
+
+def button_not_on_message() -> Message:
+    """A click naming one of our buttons that the clicked message does not have (stale or forged)."""
+    return Message(_(BUTTON_NOT_ON_MESSAGE))
 
 
 def posted_elsewhere() -> str:

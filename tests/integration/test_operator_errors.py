@@ -616,3 +616,19 @@ def test_a_bad_list_item_is_named_by_position_and_value(
     assert status == 2
     line = one_line(err, f"quizbot: {expected}")
     assert ".1" not in line
+
+
+async def test_slack_socket_mode_refusing_the_app_token_at_start(fake: FakeSlack, tmp_path: Path) -> None:
+    done = await asyncio.to_thread(
+        quizbot_process,
+        tmp_path,
+        "run",
+        timeout=45,
+        QUIZBOT_DATABASE_URL=f"sqlite:///{tmp_path}/quizbot.db",
+        QUIZBOT_SLACK_BOT_TOKEN=fake.bot_token,
+        QUIZBOT_SLACK_APP_TOKEN="xapp-not-the-token",
+        QUIZBOT_SLACK_API_URL=fake.api_url,
+        QUIZBOT_LOG_LEVEL="WARNING",
+    )
+    assert done.returncode == 2, done.stderr
+    one_line(done.stderr, "quizbot: Slack refused QUIZBOT_SLACK_APP_TOKEN: invalid_auth")

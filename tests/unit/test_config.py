@@ -142,3 +142,18 @@ def test_unknown_variables_get_the_nearest_setting(tmp_path: object) -> None:
         "QUIZBOT_WHATEVER is not a quizbot setting and is ignored (see Configuration in README.md)",
     ]
     assert unknown_variables({"QUIZBOT_TIMEZONE": "UTC"}, None) == []
+
+
+def test_database_timeouts_are_short_by_default_and_settable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.timeouts import DatabaseTimeouts
+
+    assert load_settings().database_timeouts() == DatabaseTimeouts(connect=1.0, statement=1.5, pool=1.0)
+    monkeypatch.setenv("QUIZBOT_DATABASE_CONNECT_TIMEOUT", "3")
+    monkeypatch.setenv("QUIZBOT_DATABASE_STATEMENT_TIMEOUT", "10")
+    monkeypatch.setenv("QUIZBOT_DATABASE_POOL_TIMEOUT", "2.5")
+    timeouts = load_settings().database_timeouts()
+    assert timeouts == DatabaseTimeouts(connect=3.0, statement=10.0, pool=2.5)
+    assert timeouts.unbounded_statements() == DatabaseTimeouts(connect=3.0, statement=None, pool=2.5)  # migrations
+    monkeypatch.setenv("QUIZBOT_DATABASE_STATEMENT_TIMEOUT", "0")
+    with pytest.raises(ConfigError, match="QUIZBOT_DATABASE_STATEMENT_TIMEOUT"):
+        load_settings()

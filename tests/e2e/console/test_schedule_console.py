@@ -9,8 +9,11 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from sqlalchemy import func, select
+
 from adapters.console import ConsoleAdapter
 from bot.clock import ManualClock
+from bot.db.models import Post
 from bot.runtime import Runtime
 
 
@@ -69,3 +72,19 @@ def test_quizbot_run_accepts_schedule_commands_and_shuts_its_scheduler_down(tmp_
     assert "each question closes after 1 h." in result.stdout
     assert "#1 · every Monday, Wednesday and Friday at 14:00 · America/New_York · packs: all · next:" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+async def test_nothing_is_posted_after_bye_even_when_a_slot_comes_due(runtime: Runtime, clock: ManualClock) -> None:
+    out = io.StringIO()
+    script = "/quiz schedule add daily 09:00 data-parallelism tz:UTC\n"
+    console = ConsoleAdapter(runtime, stdin=io.StringIO(script), stdout=out)
+    clock.set(datetime(2026, 1, 5, 8, 59, 50, tzinfo=UTC))
+    await console.run()  # the schedule is added, input ends: `Bye.`
+    assert "Scheduled #1" in out.getvalue()
+    assert out.getvalue().rstrip().endswith("Bye.")
+
+    clock.set(datetime(2026, 1, 5, 9, 0, 5, tzinfo=UTC))  # the slot comes due while the process shuts down
+    await runtime.ticker.tick()
+    assert out.getvalue().rstrip().endswith("Bye.")  # nothing printed after it
+    async with runtime.db.transaction() as session:
+        assert (await session.execute(select(func.count(Post.id)))).scalar_one() == 0  # and nothing posted
