@@ -14,6 +14,7 @@ from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.scheduling.rules import Rule, parse_duration, parse_timezone, split_rule
 from bot.wording import flags as flag_words
+from bot.wording import seasons as season_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,11 +31,15 @@ class Reveal:
 
 @dataclass(frozen=True, slots=True)
 class ShowLeaderboard:
-    """`/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts]`; `cohort` is set for COHORT."""
+    """`/quiz leaderboard [week|month|season [NAME]|all] [channel|workspace|cohort NAME|cohorts]`.
+
+    `cohort` is set for COHORT; `season` names a season for the SEASON window (None: the one running now).
+    """
 
     window: Window = Window.ALL
     scope: Scope = Scope.CHANNEL
     cohort: str | None = None
+    season: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +81,10 @@ class ListSchedules:
 
 @dataclass(frozen=True, slots=True)
 class RemoveSchedule:
-    """`/quiz schedule remove ID`."""
+    """`/quiz schedule remove ID`; asks its runner to confirm first (`confirmed` is set only by that click)."""
 
     schedule_id: int
+    confirmed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,9 +175,13 @@ class PostCohortQuestion(CohortCommand):
 
 @dataclass(frozen=True, slots=True)
 class DeleteCohort(CohortCommand):
-    """`/quiz cohort delete NAME` (admins and the creator); answers stay, the cohort and its board go."""
+    """`/quiz cohort delete NAME` (admins and the creator); answers stay, the cohort and its board go.
+
+    Asks its runner to confirm first; `confirmed` is set only when they do (bot/service/confirmations.py).
+    """
 
     name: str
+    confirmed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +231,29 @@ class ClearFlags:
 FlagCommand = FlagQuestion | ListFlags | ClearFlags
 
 
+@dataclass(frozen=True, slots=True)
+class StartSeason:
+    """`/quiz season start NAME [until:YYYY-MM-DD]` (admins): a season of the workspace from now (through `until`)."""
+
+    name: str
+    until: date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EndSeason:
+    """`/quiz season end` (admins): end the running season and post its final boards; asks to confirm first."""
+
+    confirmed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ListSeasons:
+    """`/quiz season list`: the workspace's seasons, the running one first."""
+
+
+SeasonCommand = StartSeason | EndSeason | ListSeasons
+
+
 Command = (
     PostNow
     | Reveal
@@ -242,6 +275,7 @@ Command = (
     | ShowReport
     | ScheduleCommand
     | FlagCommand
+    | SeasonCommand
 )
 
 
@@ -274,7 +308,7 @@ def _parse_now(args: list[str]) -> Command:
 
 _COHORT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 _MENTION = re.compile(r"<@!?([A-Za-z0-9_.-]+)(?:\|[^>]*)?>")
-_LEADERBOARD_USAGE = "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts]"
+_LEADERBOARD_USAGE = "/quiz leaderboard [week|month|season [NAME]|all] [channel|workspace|cohort NAME|cohorts]"
 
 
 def cohort_name(text: str) -> str:
@@ -336,19 +370,27 @@ def leaderboard_cohort(name: str | None) -> str:
 
 
 def _parse_leaderboard(args: list[str]) -> Command:
-    window, scope, cohort = Window.ALL, Scope.CHANNEL, None
-    words = iter(args)
-    for arg in words:
+    window, scope, cohort, season = Window.ALL, Scope.CHANNEL, None, None
+    position = 0
+    while position < len(args):
+        arg = args[position]
         word = arg.casefold()
+        position += 1
         if word in _WINDOWS:
-            window = _WINDOWS[word]
+            window, season = _WINDOWS[word], None
+            following = args[position].casefold() if position < len(args) else None
+            # `season NAME`: a word after `season` that is no other option names a past (or the running) season
+            if window is Window.SEASON and following is not None and following not in _WINDOWS | _SCOPES:
+                season = season_name(args[position])
+                position += 1
         elif word == Scope.COHORT.value:
-            scope, cohort = Scope.COHORT, leaderboard_cohort(next(words, None))
+            scope, cohort = Scope.COHORT, leaderboard_cohort(args[position] if position < len(args) else None)
+            position += 1
         elif word in _SCOPES:
             scope, cohort = _SCOPES[word], None
         else:
             raise _not_a_leaderboard_option(arg)
-    return ShowLeaderboard(window=window, scope=scope, cohort=cohort)
+    return ShowLeaderboard(window=window, scope=scope, cohort=cohort, season=season)
 
 
 _COHORT_USAGE = "/quiz cohort create|join|leave|add|remove|list|show|next|delete NAME ..."
@@ -572,6 +614,50 @@ def _parse_flags(args: list[str]) -> Command:
     return ClearFlags(pack_id=pack, question_key=key)
 
 
+_SEASON_USAGE = "/quiz season start NAME [until:YYYY-MM-DD] | end | list"
+
+
+def season_name(text: str) -> str:
+    """A valid season name (the same shape as a cohort name), or CommandError saying what names look like."""
+    if not _COHORT_NAME.fullmatch(text):
+        raise CommandError(season_words.not_a_season_name(text))
+    return text
+
+
+def season_until(text: str) -> date:
+    """A season's last day written as YYYY-MM-DD, or CommandError saying how to write it."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise CommandError(season_words.not_a_date(text)) from None
+
+
+def _parse_season(args: list[str]) -> Command:
+    if not args:
+        return ListSeasons()
+    action, rest = args[0].casefold(), args[1:]
+    if action in {"start", "new", "begin"}:
+        if not rest:
+            raise CommandError(season_words.name_the_season())
+        name, until = season_name(rest[0]), None
+        for arg in rest[1:]:
+            option, _, value = arg.replace("=", ":", 1).partition(":")
+            if option.casefold() in {"until", "end", "ends"} and value:
+                until = season_until(value)
+            else:
+                raise CommandError(season_words.not_a_season_option(arg))
+        return StartSeason(name=name, until=until)
+    if action in {"end", "stop", "finish"}:
+        if rest:
+            raise CommandError(season_words.end_takes_nothing())
+        return EndSeason()
+    if action in {"list", "ls", "show"}:
+        if rest:
+            raise CommandError(season_words.list_takes_nothing())
+        return ListSeasons()
+    raise CommandError(season_words.not_a_season_action(args[0], _SEASON_USAGE))
+
+
 def _parse_help(args: list[str]) -> Command:
     return ShowHelp(topic=args[0].casefold() if args else None)
 
@@ -633,6 +719,12 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "flagged questions: counts, reasons, accuracy; `clear` puts one back in rotation (admins)",
         _parse_flags,
     ),
+    Subcommand(
+        "season",
+        _SEASON_USAGE,
+        "seasons: a leaderboard that starts afresh (admins start and end them; `leaderboard season` shows it)",
+        _parse_season,
+    ),
     Subcommand("help", "/quiz help [command]", "this help", _parse_help),
 )
 _ALIASES = {
@@ -644,6 +736,7 @@ _ALIASES = {
     "cohorts": "cohort",
     "schedules": "schedule",
     "sched": "schedule",
+    "seasons": "season",
 }
 
 

@@ -90,6 +90,13 @@ class Settings(BaseSettings):
         le=86400.0,
         description="After this long a claimed slot whose replica went silent is taken over by another.",
     )
+    confirm_seconds: float = Field(
+        default=120.0,
+        ge=10.0,
+        le=3600.0,
+        description="How long the Confirm button of a destructive command (cohort delete, schedule remove, season "
+        "end) works before the command must be run again.",
+    )
     flag_pause_threshold: int = Field(
         default=3,
         ge=1,

@@ -25,7 +25,7 @@ from bot.domain import ChannelRef, UserRef
 from bot.errors import QuizError, UnknownSchedule
 from bot.scheduling.rules import Slot, load_rule
 from bot.service.lookups import in_channel, in_workspace, joined_to_channel
-from bot.service.uow import UnitOfWorkFactory
+from bot.service.uow import UnitOfWork, UnitOfWorkFactory
 from bot.service.views import ScheduleView
 from bot.wording import schedules as schedule_words
 
@@ -195,6 +195,10 @@ class ScheduleService:
         if channel_only:
             query = query.where(*in_channel(channel))
         return query
+
+    async def get(self, uow: UnitOfWork, channel: ChannelRef, schedule_id: int) -> ScheduleView:
+        """A schedule of this workspace (UnknownSchedule if none has that id), in the caller's unit of work."""
+        return await self._get(uow.session, channel, schedule_id)
 
     async def _get(self, session: AsyncSession, channel: ChannelRef, schedule_id: int) -> ScheduleView:
         row = (
