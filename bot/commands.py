@@ -308,7 +308,9 @@ def _parse_now(args: list[str]) -> Command:
 
 _COHORT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 _MENTION = re.compile(r"<@!?([A-Za-z0-9_.-]+)(?:\|[^>]*)?>")
-_LEADERBOARD_USAGE = "/quiz leaderboard [week|month|season [NAME]|all] [channel|workspace|cohort NAME|cohorts]"
+_LEADERBOARD_USAGE = (
+    "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts] (or `season [NAME]` as the window)"
+)
 
 
 def cohort_name(text: str) -> str:
