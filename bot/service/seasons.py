@@ -83,7 +83,8 @@ class SeasonService:
         now = self.clock.now()
         session = uow.session
         workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
-        timezone = (await workspace_row(session, channel.platform, channel.workspace_id) or (workspace, "UTC"))[1]
+        found = await workspace_row(session, channel.platform, channel.workspace_id)  # just created if it was new
+        timezone = found.timezone if found is not None else "UTC"
         running = await running_season(session, workspace)
         if running is not None:
             raise UserInputError(season_words.already_running(running.name, local_date(running.starts_at, timezone)))
