@@ -2,10 +2,15 @@
 
 A measuring script, not a test: it creates a scratch database next to QUIZBOT_TEST_POSTGRES_URL's (default
 postgres@127.0.0.1:5432), migrates it, fills it with synthetic data in SQL (1 workspace, 20 channels, 10 000 users,
-~14 700 posts over a year, 1 000 008 answers, 50 cohorts of 20), rolls the answers up the way migration 0003
-does, times the real `Stats` queries (median of 15 runs), and drops the database.
+~14 700 posts over a year, 1 000 008 answers, 50 cohorts of 20, two seasons: `autumn`, ended, 2025-10-01 to
+2025-12-01, and `winter`, running since 2026-01-01), rolls the answers up the way migration 0003 does, times the
+real `Stats` queries (median of 15 runs), and drops the database.
 
-    .venv/bin/python -m bench.leaderboard_queries [--keep] [--reuse DATABASE]
+Season boards are measured beside the week, month and all-time boards, with a reference measured in the same run:
+a plain GROUP BY of the same answers (`reference ...`), so the figures can be read as ratios. `--plans` prints
+PostgreSQL's plan of each season board's answers query, as Stats sends it, to show which index serves it.
+
+    .venv/bin/python -m bench.leaderboard_queries [--keep] [--reuse DATABASE] [--plans]
 
 The benchmark issue replaces this with a proper harness.
 """
@@ -23,7 +28,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.commands import Scope, Window
@@ -73,6 +78,10 @@ SEED = [
     "SELECT c, 1, 'cohort' || c, 'cohort' || c, date '2025-01-29' + c * 5, "
     "timestamptz '2025-01-28 22:00+00' + c * interval '5 days', '[\"bench\"]'::json, now() "
     "FROM generate_series(1, 50) c",
+    "INSERT INTO seasons (id, workspace_id, key, name, starts_at, ends_at, ended_at, created_at) VALUES "
+    "(1, 1, 'autumn', 'autumn', timestamptz '2025-09-30 21:00+00', timestamptz '2025-11-30 22:00+00', "
+    "timestamptz '2025-11-30 22:00+00', now()), "
+    "(2, 1, 'winter', 'winter', timestamptz '2025-12-31 22:00+00', timestamptz '2026-03-31 21:00+00', NULL, now())",
     "INSERT INTO cohort_members (cohort_id, user_id, joined_at, points, correct, answered) "
     "SELECT 1 + (u - 1) / 20, u, now(), 0, 0, 0 FROM generate_series(1, 1000) u",
     "UPDATE cohort_members m SET points = t.points, correct = t.correct, answered = t.answered FROM ("
@@ -119,7 +128,42 @@ async def _seed(db: Database, url: str, name: str) -> None:
     print(f"seeded {count} answers in {time.perf_counter() - started:.0f} s ({name})")
 
 
-async def main(keep: bool, reuse: str | None) -> None:
+REFERENCE = (
+    "SELECT user_id, SUM(points), COUNT(*) FROM answers WHERE workspace_id = 1 "
+    "AND answered_at >= :start AND answered_at < :end GROUP BY user_id"
+)
+"""A plain GROUP BY of a season's answers: the reference the season boards are read against."""
+
+
+async def _reference(db: Database, start: datetime, end: datetime) -> None:
+    async with db.engine.connect() as connection:
+        await connection.execute(text(REFERENCE), {"start": start, "end": end})
+
+
+async def _plans(db: Database, call: Callable[[], Awaitable[Any]]) -> list[str]:
+    """PostgreSQL's plan of every statement `call` sends that sums answers in a bounded window."""
+    sent: list[tuple[str, Any]] = []
+
+    def record(  # noqa: PLR0917 - SQLAlchemy's before_cursor_execute signature
+        conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
+    ) -> None:
+        if "answers.answered_at <" in statement and "GROUP BY" in statement:
+            sent.append((statement, parameters))
+
+    event.listen(db.engine.sync_engine, "before_cursor_execute", record)
+    try:
+        await call()
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", record)
+    plans = []
+    async with db.engine.connect() as connection:
+        for statement, parameters in sent:
+            rows = await connection.exec_driver_sql("EXPLAIN " + statement, parameters)
+            plans.append("\n".join(str(row[0]) for row in rows))
+    return plans
+
+
+async def main(keep: bool, reuse: str | None, plans: bool = False) -> None:
     """Seed, measure, print a table, drop the database (unless --keep, or --reuse of a kept one)."""
     name = reuse or f"quizbot_bench_{uuid.uuid4().hex[:8]}"
     if not reuse:
@@ -140,7 +184,31 @@ async def main(keep: bool, reuse: str | None) -> None:
                         partial(stats.leaderboard, channel, window=window, scope=scope, now=NOW),
                     )
                 )
-        for window in (Window.ALL, Window.WEEK):
+            cases.append(
+                (
+                    f"leaderboard {scope.value} season",  # the running one, since 2026-01-01
+                    partial(stats.leaderboard, channel, window=Window.SEASON, scope=scope, now=NOW),
+                )
+            )
+            cases.append(
+                (
+                    f"leaderboard {scope.value} season autumn",  # a past one, bounded on both sides
+                    partial(stats.leaderboard, channel, window=Window.SEASON, scope=scope, season="autumn", now=NOW),
+                )
+            )
+        cases.append(
+            (
+                "reference GROUP BY winter",
+                partial(_reference, db, datetime(2025, 12, 31, 22, tzinfo=UTC), NOW),
+            )
+        )
+        cases.append(
+            (
+                "reference GROUP BY autumn",
+                partial(_reference, db, datetime(2025, 9, 30, 21, tzinfo=UTC), datetime(2025, 11, 30, 22, tzinfo=UTC)),
+            )
+        )
+        for window in (Window.ALL, Window.WEEK, Window.SEASON):
             cases.append(
                 (
                     f"leaderboard cohort {window.value}",
@@ -152,7 +220,12 @@ async def main(keep: bool, reuse: str | None) -> None:
             )
         cases.append(("/quiz me", lambda: stats.user_stats(UserRef("bench", "W", "U1234", "user1234"), now=NOW)))
         for label, call in cases:
-            print(f"{label:32s} {await _median_ms(call):8.1f} ms")
+            print(f"{label:36s} {await _median_ms(call):8.1f} ms")
+        if plans:
+            for label, call in cases:
+                if "season" in label and not label.startswith("reference"):
+                    for plan in await _plans(db, call):
+                        print(f"\n-- plan of {label}:\n{plan}")
     finally:
         await db.dispose()
         if not keep and not reuse:
@@ -163,5 +236,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", action="store_true", help="keep the database for exploring")
     parser.add_argument("--reuse", metavar="DATABASE", help="measure a database kept by an earlier --keep run")
+    parser.add_argument("--plans", action="store_true", help="print the plans of the season boards' queries")
     args = parser.parse_args()
-    asyncio.run(main(args.keep, args.reuse))
+    asyncio.run(main(args.keep, args.reuse, args.plans))

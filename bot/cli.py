@@ -68,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     forget.add_argument("platform", help="the platform: an installed adapter's name (slack, discord, console)")
     forget.add_argument("user_id", help="the platform's user id (Slack U..., Discord snowflake, console name)")
     forget.add_argument("--workspace", help="only in this workspace (Slack team id, Discord guild id)")
+    forget.add_argument("-y", "--yes", action="store_true", help="do not ask first (needed without a terminal)")
 
     report = commands.add_parser(
         "report", help="write an HTML report with charts: participation, accuracy, most-missed, leaderboard"
@@ -234,13 +235,31 @@ async def _export(settings: Settings, fmt: str, since: datetime | None, out: Pat
     return _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n", out)
 
 
-async def _forget(settings: Settings, platform: str, user_id: str, workspace: str | None) -> int:
+def _confirmed(question: str) -> bool:
+    """Ask a y/N question on the terminal; only `y` or `yes` is yes (end of input is no)."""
+    sys.stdout.write(question)
+    sys.stdout.flush()
+    return sys.stdin.readline().strip().casefold() in {"y", "yes"}
+
+
+async def _forget(settings: Settings, platform: str, user_id: str, workspace: str | None, *, yes: bool) -> int:
     from bot.db.problems import database_errors
-    from bot.ops.data import forget_user
+    from bot.ops.data import forget_user, known_user
+    from bot.wording import confirmations
 
     db = await _open_existing(settings)
     try:
         with database_errors(settings.database_url):
+            # The user is looked up first: an unknown one, or a database problem, is said before anything is asked.
+            await known_user(db, platform=platform, user_id=user_id, workspace=workspace)
+            if not yes:
+                if not sys.stdin.isatty():
+                    print(f"quizbot: {confirmations.not_a_terminal()}", file=sys.stderr)
+                    return 2
+                where = f"workspace {workspace}" if workspace else "every workspace"
+                if not _confirmed(confirmations.forget_user_question(f"{platform} user {user_id}", where)):
+                    print(confirmations.forget_user_cancelled())
+                    return 1
             result = await forget_user(db, platform=platform, user_id=user_id, workspace=workspace)
     finally:
         await db.dispose()
@@ -411,7 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "export":
             return asyncio.run(_export(settings, args.format, args.since, args.out, args.force))
         if args.command == "forget-user":
-            return asyncio.run(_forget(settings, args.platform, args.user_id, args.workspace))
+            return asyncio.run(_forget(settings, args.platform, args.user_id, args.workspace, yes=args.yes))
         plugin_main = getattr(args, "plugin_main", None)
         if plugin_main is not None:
             try:

@@ -18,6 +18,7 @@ from bot.scheduling.rules import Rule, is_timezone, parse_duration, parse_timezo
 from bot.wording import commands as words
 from bot.wording import flags as flag_words
 from bot.wording import help as help_words
+from bot.wording import seasons as season_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +35,15 @@ class Reveal:
 
 @dataclass(frozen=True, slots=True)
 class ShowLeaderboard:
-    """`/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts]`; `cohort` is set for COHORT."""
+    """`/quiz leaderboard [week|month|season [NAME]|all] [channel|workspace|cohort NAME|cohorts]`.
+
+    `cohort` is set for COHORT; `season` names a season for the SEASON window (None: the one running now).
+    """
 
     window: Window = Window.ALL
     scope: Scope = Scope.CHANNEL
     cohort: str | None = None
+    season: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +85,10 @@ class ListSchedules:
 
 @dataclass(frozen=True, slots=True)
 class RemoveSchedule:
-    """`/quiz schedule remove ID`."""
+    """`/quiz schedule remove ID`; asks its runner to confirm first (`confirmed` is set only by that click)."""
 
     schedule_id: int
+    confirmed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,9 +186,13 @@ class RemindCohort(CohortCommand):
 
 @dataclass(frozen=True, slots=True)
 class DeleteCohort(CohortCommand):
-    """`/quiz cohort delete NAME` (admins and the creator); answers stay, the cohort and its board go."""
+    """`/quiz cohort delete NAME` (admins and the creator); answers stay, the cohort and its board go.
+
+    Asks its runner to confirm first; `confirmed` is set only when they do (bot/service/confirmations.py).
+    """
 
     name: str
+    confirmed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +242,29 @@ class ClearFlags:
 FlagCommand = FlagQuestion | ListFlags | ClearFlags
 
 
+@dataclass(frozen=True, slots=True)
+class StartSeason:
+    """`/quiz season start NAME [until:YYYY-MM-DD]` (admins): a season of the workspace from now (through `until`)."""
+
+    name: str
+    until: date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EndSeason:
+    """`/quiz season end` (admins): end the running season and post its final boards; asks to confirm first."""
+
+    confirmed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ListSeasons:
+    """`/quiz season list`: the workspace's seasons, the running one first."""
+
+
+SeasonCommand = StartSeason | EndSeason | ListSeasons
+
+
 Command = (
     PostNow
     | Reveal
@@ -254,6 +287,7 @@ Command = (
     | ShowReport
     | ScheduleCommand
     | FlagCommand
+    | SeasonCommand
 )
 
 
@@ -351,17 +385,26 @@ def _once(kind: str, first: str | None, second: str, example: str) -> None:
 
 
 def _parse_leaderboard(args: list[str]) -> Command:
-    window, scope, cohort = Window.ALL, Scope.CHANNEL, None
+    window, scope, cohort, season = Window.ALL, Scope.CHANNEL, None, None
     window_word: str | None = None
     scope_word: str | None = None
-    given = iter(args)
-    for arg in given:
+    position = 0
+    while position < len(args):
+        arg = args[position]
         word = arg.casefold()
+        position += 1
         if word in _WINDOWS:
             _once("window", window_word, arg, f"/quiz leaderboard {window_word}")
-            window, window_word = _WINDOWS[word], arg
+            window, window_word, season = _WINDOWS[word], arg, None
+            following = args[position].casefold() if position < len(args) else None
+            # `season NAME`: a word after `season` that is no other option names a past (or the running) season
+            if window is Window.SEASON and following is not None and following not in _WINDOWS | _SCOPES:
+                season = season_name(args[position])
+                window_word = f"{arg} {season}"
+                position += 1
         elif word == Scope.COHORT.value:
-            name = leaderboard_cohort(next(given, None))
+            name = leaderboard_cohort(args[position] if position < len(args) else None)
+            position += 1
             _once("scope", scope_word, f"{arg} {name}", f"/quiz leaderboard {scope_word}")
             scope, cohort, scope_word = Scope.COHORT, name, f"{arg} {name}"
         elif word in _SCOPES:
@@ -369,7 +412,7 @@ def _parse_leaderboard(args: list[str]) -> Command:
             scope, cohort, scope_word = _SCOPES[word], None, arg
         else:
             raise _not_a_leaderboard_option(arg)
-    return ShowLeaderboard(window=window, scope=scope, cohort=cohort)
+    return ShowLeaderboard(window=window, scope=scope, cohort=cohort, season=season)
 
 
 def _one_name(action: str, args: list[str]) -> str:
@@ -623,6 +666,50 @@ def help_topic(word: str) -> str:
     raise CommandError(words.unknown_help_topic(word, list(dict.fromkeys(_ALIASES.get(n, n) for n in close))))
 
 
+_SEASON_USAGE = help_words.usage("season")
+
+
+def season_name(text: str) -> str:
+    """A valid season name (the same shape as a cohort name), or CommandError saying what names look like."""
+    if not _COHORT_NAME.fullmatch(text):
+        raise CommandError(season_words.not_a_season_name(text))
+    return text
+
+
+def season_until(text: str) -> date:
+    """A season's last day written as YYYY-MM-DD, or CommandError saying how to write it."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise CommandError(season_words.not_a_date(text)) from None
+
+
+def _parse_season(args: list[str]) -> Command:
+    if not args:
+        return ListSeasons()
+    action, rest = args[0].casefold(), args[1:]
+    if action in {"start", "new", "begin"}:
+        if not rest:
+            raise CommandError(season_words.name_the_season())
+        name, until = season_name(rest[0]), None
+        for arg in rest[1:]:
+            option, _, value = arg.replace("=", ":", 1).partition(":")
+            if option.casefold() in {"until", "end", "ends"} and value:
+                until = season_until(value)
+            else:
+                raise CommandError(season_words.not_a_season_option(arg))
+        return StartSeason(name=name, until=until)
+    if action in {"end", "stop", "finish"}:
+        if rest:
+            raise CommandError(season_words.end_takes_nothing())
+        return EndSeason()
+    if action in {"list", "ls", "show"}:
+        if rest:
+            raise CommandError(season_words.list_takes_nothing())
+        return ListSeasons()
+    raise CommandError(season_words.not_a_season_action(args[0], _SEASON_USAGE))
+
+
 def _parse_help(args: list[str]) -> Command:
     if len(args) > 1:
         raise CommandError(words.help_takes_one())
@@ -646,6 +733,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     _sub("schedule", _parse_schedule),
     _sub("flag", _parse_flag, free_text=True),
     _sub("flags", _parse_flags),
+    _sub("season", _parse_season),
     _sub("help", _parse_help),
 )
 _ALIASES = {
@@ -657,6 +745,7 @@ _ALIASES = {
     "cohorts": "cohort",
     "schedules": "schedule",
     "sched": "schedule",
+    "seasons": "season",
 }
 
 

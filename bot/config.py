@@ -127,6 +127,13 @@ class Settings(BaseSettings):
         description="An adapter that fails while serving is restarted after this long, doubling (up to 60 s) on "
         "each failure in a row.",
     )
+    confirm_seconds: float = Field(
+        default=120.0,
+        ge=10.0,
+        le=3600.0,
+        description="How long the Confirm button of a destructive command (cohort delete, schedule remove, season "
+        "end) works before the command must be run again.",
+    )
     flag_pause_threshold: int = Field(
         default=3,
         ge=1,

@@ -89,6 +89,14 @@ class UnknownSchedule(NotFound):
     """No schedule with that id in this workspace."""
 
 
+class UnknownSeason(NotFound):
+    """No season of that name in the workspace; the message lists the seasons there are."""
+
+
+class NoSeasonRunning(NotFound):
+    """A season board or `/quiz season end` while no season runs in the workspace."""
+
+
 class UnknownWorkspace(NotFound):
     """No answers have been recorded for that workspace (or cohort) yet."""
 

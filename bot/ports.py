@@ -1,7 +1,8 @@
 """The port between the quiz core and a chat platform, and the platform-neutral messages it carries.
 
-The core calls two methods (post a card, edit it) and reads one declaration (rate limits); adapters (Slack,
-Discord, terminal) implement them. One optional capability, DirectMessages, sends a person a private message.
+The core calls three methods (post a card, edit it, post a message such as a season's final board) and reads
+one declaration (rate limits); adapters (Slack, Discord, terminal) implement them.
+One optional capability, DirectMessages, sends a person a private message.
 Replies to a user's own command or click are not sent through the port: the core returns them and the adapter
 answers in the way its platform expects (an ephemeral response, an interaction callback, a line on the terminal).
 """
@@ -70,7 +71,7 @@ UNLIMITED = PlatformLimits(channel=None, workspace=None, platform=None)
 
 @runtime_checkable
 class ChatPlatform(Protocol):
-    """What the core needs from a chat platform: post a card, edit it. That is all the core calls.
+    """What the core needs from a chat platform: post a card, edit it, post a message. That is all the core calls.
 
     A platform may also declare `rate_limits: PlatformLimits` (how fast scheduled fan-out may post there);
     one that does not gets DEFAULT_LIMITS.
@@ -84,6 +85,10 @@ class ChatPlatform(Protocol):
 
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Replace a posted card (new answer count, or the reveal once closed)."""
+        ...
+
+    async def post_message(self, channel: ChannelRef, message: Message) -> None:
+        """Post a message everyone in the channel sees (a season's final board)."""
         ...
 
 

@@ -28,18 +28,21 @@ from bot.ops.http import OpsServer, ops_routes
 from bot.ops.metrics import Metrics
 from bot.plugins import Adapter, installed_plugins
 from bot.ports import PlatformRegistry
+from bot.scheduling.fanout import FanOut
 from bot.scheduling.service import ScheduleService
 from bot.scheduling.ticker import Ticker
 from bot.service.answers import AnswerRecorder
 from bot.service.app import QuizApp
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
+from bot.service.confirmations import Confirmations
 from bot.service.directory import Directory
 from bot.service.facade import AdapterHost
 from bot.service.flags import FlagService
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
+from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory
 from bot.supervision import AdapterStatus, supervise
@@ -134,6 +137,8 @@ async def build_runtime(
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
     schedules = ScheduleService(uow=uow, catalog=catalog, clock=clock)
     answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)
+    fanout = FanOut()  # one limiter for scheduled posts, reveals and season boards alike
+    seasons = SeasonService(uow=uow, clock=clock, stats=stats, platforms=platforms, fanout=fanout)
     app = QuizApp(
         uow=uow,
         quiz=quiz,
@@ -154,6 +159,8 @@ async def build_runtime(
         schedules=schedules,
         flags=FlagService(clock=clock, threshold=settings.flag_pause_threshold),
         max_pending_clicks=settings.max_pending_clicks,
+        seasons=seasons,
+        confirmations=Confirmations(clock=clock, ttl=timedelta(seconds=settings.confirm_seconds)),
     )
     ticker = Ticker(
         uow=uow,
@@ -161,6 +168,8 @@ async def build_runtime(
         reveal_post=app.reveal,
         platforms=platforms,
         clock=clock,
+        fanout=fanout,
+        announce_season=seasons.announce,
         grace=settings.schedule_grace,
         lease=timedelta(seconds=settings.schedule_lease_seconds),
         interval=settings.schedule_tick_seconds,

@@ -9,6 +9,7 @@ from sqlalchemy import update
 from bot.db.models import Workspace
 from bot.domain import AnswerResult, ChannelRef, PostSource, QuestionCard, UserRef
 from bot.runtime import Runtime
+from bot.service.app import Context, Reply
 from tests.conftest import make_user
 
 
@@ -48,3 +49,14 @@ async def set_timezone(runtime: Runtime, channel: ChannelRef, timezone: str) -> 
     async with runtime.db.transaction() as session:
         row = await runtime.directory.workspace_id(session, channel.platform, channel.workspace_id, runtime.clock.now())
         await session.execute(update(Workspace).where(Workspace.id == row).values(timezone=timezone))
+
+
+async def confirm(
+    runtime: Runtime, asked: Reply, channel: ChannelRef, who: str | UserRef, *, admin: bool = False, accept: bool = True
+) -> Reply:
+    """Click Confirm (or Cancel) on a destructive command's question, as a user (a name on W1, or a UserRef)."""
+    assert asked.confirm is not None, asked.message.text
+    user = make_user(who) if isinstance(who, str) else who
+    return await runtime.app.confirm(
+        token=asked.confirm.token, context=Context(channel, user, is_admin=admin), accept=accept
+    )

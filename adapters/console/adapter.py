@@ -16,10 +16,12 @@ from bot.commands import ShowHelp, parse_command
 from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
 from bot.errors import CommandError
 from bot.ports import UNLIMITED, Message, PlatformError
-from bot.service.app import Invocation, Reply, error_reply
+from bot.service.app import Context, Invocation, Reply, error_reply
+from bot.service.confirmations import ConfirmationRequest
 from bot.service.facade import AdapterHost
 from bot.wording.answers import answer_message
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_lines
+from bot.wording.confirmations import terminal_question
 from bot.wording.flags import report_hint
 from bot.wording.help import terminal_lines
 
@@ -54,6 +56,8 @@ class ConsoleAdapter:
         self._closed = False
         self._open: dict[int, QuestionCard] = {}
         """Questions printed in this session and not yet closed, oldest first: a bare number answers the newest."""
+        self._pending: ConfirmationRequest | None = None
+        """A destructive command's question awaiting `y` (anything else cancels it): the next line answers it."""
 
     # --- the platform port -------------------------------------------------------------------------
 
@@ -104,7 +108,7 @@ class ConsoleAdapter:
         self._print(INTRO)
         lines = self._start_reader()
         while not self.runtime.stopping.is_set():
-            if self.interactive:
+            if self.interactive and self._pending is None:  # a y/N question is its own prompt
                 self.stdout.write(f"{self.user.display_name}> ")
                 self.stdout.flush()
             read = asyncio.ensure_future(lines.get())
@@ -146,6 +150,9 @@ class ConsoleAdapter:
 
     async def handle_line(self, line: str) -> bool:
         """Act on one line of input; returns False when the user asked to leave."""
+        if self._pending is not None:
+            await self._confirm(line)
+            return True
         if not line or line.startswith("#"):
             return True
         if self.interactive is False:
@@ -198,10 +205,26 @@ class ConsoleAdapter:
         # Where Slack and Discord put a "Report a problem" button under the reply, the terminal says what to type.
         self._print(f"(only {self.user.display_name} sees this) {message.title}", *message.lines, report_hint())
 
+    async def _confirm(self, line: str) -> None:
+        """Answer the pending y/N question: `y` or `yes` runs the command, anything else (Enter too) cancels it."""
+        pending, self._pending = self._pending, None
+        assert pending is not None
+        if self.interactive is False:
+            self._print(line)
+        accept = line.strip().casefold() in {"y", "yes"}
+        reply = await self.runtime.app.confirm(
+            token=pending.token, context=Context(self.channel, self.user, is_admin=True), accept=accept
+        )
+        self._show_reply(reply)
+
     def _show_reply(self, reply: Reply) -> None:
         if reply.quiet:
             return
         self._print(reply.message.title, *(f"  {line}" for line in reply.message.lines))
+        if reply.confirm is not None:
+            self._pending = reply.confirm
+            self.stdout.write(terminal_question(reply.confirm.confirm_label))
+            self.stdout.flush()
 
     def _print(self, *lines: str) -> None:
         self.stdout.write("\n".join(lines) + "\n")

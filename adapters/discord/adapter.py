@@ -19,10 +19,17 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.buttons import AnswerButton, FlagButton, flag_view
+from adapters.discord.buttons import AnswerButton, ConfirmButton, FlagButton, confirm_view, flag_view
 from adapters.discord.cards import edit_card, send_card
 from adapters.discord.commands import QuizCommands
-from adapters.discord.embeds import ANSWER_TEMPLATE, FLAG_TEMPLATE, answer_embed, message_embed, problem_embed
+from adapters.discord.embeds import (
+    ANSWER_TEMPLATE,
+    CONFIRM_TEMPLATE,
+    FLAG_TEMPLATE,
+    answer_embed,
+    message_embed,
+    problem_embed,
+)
 from adapters.discord.settings import DiscordSettings
 from adapters.text_safety import plain
 from bot.commands import Command, FlagQuestion
@@ -90,6 +97,7 @@ At 40 a second, 1,000 channels took 125% of the 20 s the limit allows (bench/fan
 
 _ANSWER_ID = re.compile(ANSWER_TEMPLATE)
 _FLAG_ID = re.compile(FLAG_TEMPLATE)
+_CONFIRM_ID = re.compile(CONFIRM_TEMPLATE)
 
 
 def intents() -> discord.Intents:
@@ -128,6 +136,8 @@ class Response:
     embed: discord.Embed
     ephemeral: bool = True
     view: discord.ui.View | None = None
+    replace: bool = False
+    """Edit the message whose button was clicked (a confirmation's question, its buttons removed) instead."""
 
 
 class QuizClient(discord.AutoShardedClient):
@@ -148,7 +158,7 @@ class QuizClient(discord.AutoShardedClient):
 
     async def setup_hook(self) -> None:
         """Register the answer and "Report a problem" buttons and `/quiz` before the gateway connects."""
-        self.add_dynamic_items(AnswerButton, FlagButton)
+        self.add_dynamic_items(AnswerButton, FlagButton, ConfirmButton)
         if self.tree.get_command("quiz") is None:  # a restarted client runs this again
             self.tree.add_command(QuizCommands(self.adapter))
         await self.adapter.check_registration(self.tree)
@@ -162,9 +172,9 @@ class QuizClient(discord.AutoShardedClient):
         if interaction.type is not discord.InteractionType.component or not isinstance(interaction.data, dict):
             return
         custom_id = str(interaction.data.get("custom_id", ""))
-        if _ANSWER_ID.fullmatch(custom_id) or _FLAG_ID.fullmatch(custom_id):
+        if _ANSWER_ID.fullmatch(custom_id) or _FLAG_ID.fullmatch(custom_id) or _CONFIRM_ID.fullmatch(custom_id):
             if _on_its_message(interaction, custom_id):
-                return  # an AnswerButton or a FlagButton handles it
+                return  # an AnswerButton, a FlagButton or a ConfirmButton handles it
             # discord.py rebuilds a dynamic item only from a component of the clicked message, and drops the
             # click in silence otherwise ("This interaction failed"): a forged or stale payload, or a message edited
             # since the click was made.
@@ -343,7 +353,12 @@ class DiscordAdapter:
             response = Response(problem_embed(unexpected().text))
         buttons: dict[str, Any] = {"view": response.view} if response.view is not None else {}
         try:
-            if not deferred:
+            if response.replace:
+                if deferred:
+                    await interaction.edit_original_response(embed=response.embed, view=None)
+                else:
+                    await interaction.response.edit_message(embed=response.embed, view=None)
+            elif not deferred:
                 await interaction.response.send_message(embed=response.embed, ephemeral=response.ephemeral, **buttons)
             elif response.ephemeral:
                 await interaction.edit_original_response(embed=response.embed, **buttons)
@@ -390,6 +405,25 @@ class DiscordAdapter:
             return _reply_response(reply)
 
         await self.respond(interaction, flag())
+
+    async def confirm_click(self, interaction: discord.Interaction[discord.Client], token: str, accept: bool) -> None:
+        """A click on Confirm or Cancel: answered through the core. The asker's answer replaces the question (its
+        buttons go) and a public result is posted to the channel; anyone else, a late or a second click gets a
+        private reply, and the question stays."""
+        context = self.context_of(interaction)
+
+        async def answer() -> Response:
+            reply = await self.runtime.app.confirm(token=token, context=context, accept=accept)
+            if not reply.ok:
+                return _reply_response(reply)
+            if not reply.private:
+                try:
+                    await self.post_to(interaction, message_embed(reply.message))
+                except (discord.HTTPException, PlatformError) as exc:
+                    log.warning("could not tell the channel what a confirmed command did: %s", exc)
+            return Response(message_embed(reply.message), replace=True)
+
+        await self.respond(interaction, answer())
 
     def context_of(self, interaction: discord.Interaction[discord.Client]) -> Context:
         """Who runs a command and where, with the admin check decided from the member's roles."""
@@ -522,7 +556,11 @@ class DiscordAdapter:
 
 
 def _reply_response(reply: Reply) -> Response:
-    """The core's reply as an interaction response: private when it is, or quiet, or a refusal."""
+    """The core's reply as an interaction response: private when it is, or quiet, or a refusal; a destructive
+    command's question comes privately with its Confirm and Cancel buttons."""
+    if reply.confirm is not None:
+        question = Message(reply.message.title, (*reply.message.lines, reply.confirm.note))
+        return Response(message_embed(question), ephemeral=True, view=confirm_view(reply.confirm))
     embed = message_embed(reply.message) if reply.ok else problem_embed(reply.message.text)
     return Response(embed, ephemeral=reply.private or reply.quiet or not reply.ok)
 

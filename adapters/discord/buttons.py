@@ -16,14 +16,17 @@ import discord
 from adapters.discord import limits
 from adapters.discord.embeds import (
     ANSWER_TEMPLATE,
+    CONFIRM_TEMPLATE,
     FLAG_TEMPLATE,
     answer_custom_id,
     button_labels,
+    confirm_custom_id,
     flag_custom_id,
     labels_fit,
 )
 from adapters.text_safety import plain
 from bot.domain import QuestionCard
+from bot.service.confirmations import ConfirmationRequest
 from bot.wording.flags import report_button
 
 MAX_ROWS = 5
@@ -108,6 +111,55 @@ class FlagButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], tem
         handler: FlagHandler | None = getattr(interaction.client, "adapter", None)
         if handler is not None:
             await handler.flag_click(interaction, self.post_id)
+
+
+class ConfirmHandler(Protocol):
+    """What a Confirm or Cancel click is handed to (the adapter)."""
+
+    async def confirm_click(self, interaction: discord.Interaction[discord.Client], token: str, accept: bool) -> None:
+        """Answer the pending confirmation through the core and tell the clicker."""
+        ...
+
+
+class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=CONFIRM_TEMPLATE):
+    """Confirm or Cancel under a destructive command's private question; only the token travels in the custom_id."""
+
+    def __init__(self, token: str, accept: bool, *, label: str = "?") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.danger if accept else discord.ButtonStyle.secondary,
+                custom_id=confirm_custom_id(token, accept=accept),
+            )
+        )
+        self.token = token
+        self.accept = accept
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[discord.Client],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> ConfirmButton:
+        """Rebuild the button from a clicked message's custom_id (the template bounds the token)."""
+        label = (item.label if isinstance(item, discord.ui.Button) else None) or "?"
+        return cls(match["token"], match["answer"] == "yes", label=label)
+
+    async def callback(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """Hand the click to the adapter that owns this client."""
+        handler: ConfirmHandler | None = getattr(interaction.client, "adapter", None)
+        if handler is not None:
+            await handler.confirm_click(interaction, self.token, self.accept)
+
+
+def confirm_view(request: ConfirmationRequest) -> discord.ui.View:
+    """A destructive command's buttons: Confirm (red) and Cancel."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(ConfirmButton(request.token, True, label=plain(request.confirm_label)[: limits.BUTTON_LABEL]))
+    view.add_item(ConfirmButton(request.token, False, label=plain(request.cancel_label)[: limits.BUTTON_LABEL]))
+    return view
 
 
 def flag_view(post_id: int) -> discord.ui.View:

@@ -27,6 +27,7 @@ from bot.commands import (
     Command,
     CreateCohort,
     DeleteCohort,
+    EndSeason,
     FlagQuestion,
     JoinCohort,
     LeaveCohort,
@@ -34,6 +35,7 @@ from bot.commands import (
     ListFlags,
     ListPacks,
     ListSchedules,
+    ListSeasons,
     NextSchedule,
     PauseSchedule,
     PostCohortQuestion,
@@ -49,6 +51,7 @@ from bot.commands import (
     ShowMe,
     ShowReport,
     StartReview,
+    StartSeason,
     close_after,
     cohort_name,
     curriculum,
@@ -60,6 +63,8 @@ from bot.commands import (
     question_ref,
     schedule_id,
     schedule_packs,
+    season_name,
+    season_until,
     start_date,
     user_ids,
 )
@@ -174,6 +179,8 @@ WindowOption = GrammarOption(leaderboard_window, choices=WINDOW_CHOICES)
 ScopeOption = GrammarOption(leaderboard_scope, choices=SCOPE_CHOICES)
 HelpTopic = GrammarOption(help_topic, choices=HELP_CHOICES)
 CohortName = GrammarOption(cohort_name)
+SeasonName = GrammarOption(season_name)
+SeasonUntil = GrammarOption(season_until)
 StartDate = GrammarOption(start_date)
 Curriculum = GrammarOption(lambda text: curriculum(_items(text)))
 AddMembers = GrammarOption(_members("add"))
@@ -193,12 +200,13 @@ TZ = "IANA timezone, e.g. Europe/Helsinki or America/New_York (default: the chan
 CLOSE = "Close each question after e.g. 30m, 2h, 1d (default: at the next one, at most 24 h)"
 SCHEDULE_ID = "The schedule's id (`/quiz schedule list` shows them)"
 COHORT = "The cohort's name, e.g. spring-26"
+SEASON = "The season's name, e.g. 2027-q1"
 MEMBERS = "Members: mentions (@ann @ben) or user ids"
 
 
 class QuizCommands(app_commands.Group):
     """`/quiz now|reveal|leaderboard|me|packs|review|report|flag|help` and the groups `/quiz schedule`,
-    `/quiz cohort`, `/quiz flags`.
+    `/quiz cohort`, `/quiz flags`, `/quiz season`.
 
     `handler` is None when the group is built only to register it with Discord (`quizbot discord sync`).
     """
@@ -248,6 +256,7 @@ class QuizCommands(app_commands.Group):
         window="Which answers count (default: all time)",
         scope="Whose answers (default: this channel)",
         cohort="The cohort to rank (picks the one-cohort scope), e.g. spring-26",
+        season="A season's name, for its board (picks the season window; default: the season running now)",
     )
     async def leaderboard(
         self,
@@ -255,13 +264,14 @@ class QuizCommands(app_commands.Group):
         window: app_commands.Transform[Window, WindowOption] | None = None,
         scope: app_commands.Transform[Scope, ScopeOption] | None = None,
         cohort: app_commands.Transform[str, CohortName] | None = None,
+        season: app_commands.Transform[str, SeasonName] | None = None,
     ) -> None:
-        """Show who leads: in the channel, the server, one cohort, or cohort vs cohort."""
-        window = window or Window.ALL
+        """Show who leads: in the channel, the server, one cohort, or cohort vs cohort; in a window or a season."""
+        window = Window.SEASON if season is not None else (window or Window.ALL)  # a season named picks its window
         if cohort is not None or scope is Scope.COHORT:  # a cohort named picks its scope; none named: which?
-            board = ShowLeaderboard(window=window, scope=Scope.COHORT, cohort=leaderboard_cohort(cohort))
+            board = ShowLeaderboard(window=window, scope=Scope.COHORT, cohort=leaderboard_cohort(cohort), season=season)
         else:
-            board = ShowLeaderboard(window=window, scope=scope or Scope.CHANNEL)
+            board = ShowLeaderboard(window=window, scope=scope or Scope.CHANNEL, season=season)
         await self._run(interaction, board)
 
     @app_commands.command(name="me", description=_summary("me"))
@@ -496,3 +506,28 @@ class QuizCommands(app_commands.Group):
     ) -> None:
         """Delete a cohort."""
         await self._run(interaction, DeleteCohort(name))
+
+    # --- /quiz season ... ----------------------------------------------------------------------------
+
+    season = app_commands.Group(name="season", description=_summary("season"))
+
+    @season.command(name="start", description="Start a season: a leaderboard from zero, until it ends (admins)")
+    @app_commands.describe(name=SEASON, until="Its last day, as YYYY-MM-DD (default: until an admin ends it)")
+    async def season_start(
+        self,
+        interaction: discord.Interaction[discord.Client],
+        name: app_commands.Transform[str, SeasonName],
+        until: app_commands.Transform[date, SeasonUntil] | None = None,
+    ) -> None:
+        """Start a season."""
+        await self._run(interaction, StartSeason(name=name, until=until))
+
+    @season.command(name="end", description="End the running season; each channel gets its final board (admins)")
+    async def season_end(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """End the running season (after a confirmation)."""
+        await self._run(interaction, EndSeason())
+
+    @season.command(name="list", description="This server's seasons, the running one first")
+    async def season_list(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """List the seasons."""
+        await self._run(interaction, ListSeasons())

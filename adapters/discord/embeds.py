@@ -43,6 +43,8 @@ ANSWER_TEMPLATE = r"quiz:answer:(?P<post_id>\d{1,18}):(?P<choice>\d{1,2})"
 FLAG_PREFIX = "quiz:flag:"
 FLAG_TEMPLATE = r"quiz:flag:(?P<post_id>\d{1,18})"
 """The "Report a problem" button under a private answer reply: the post it answered (digits bounded as above)."""
+CONFIRM_TEMPLATE = r"quiz:confirm:(?P<answer>yes|no):(?P<token>[A-Za-z0-9_-]{16,64})"
+"""A destructive command's Confirm or Cancel button: the pending confirmation's token (bot/service/confirmations.py)."""
 
 OPEN_COLOUR = discord.Colour.blurple()
 CLOSED_COLOUR = discord.Colour.green()
@@ -220,6 +222,14 @@ def answer_custom_id(post_id: int, choice_id: int) -> str:
     """The custom_id of an answer button: the post and the pack's own index of the choice."""
     custom_id = f"{ANSWER_PREFIX}{post_id}:{choice_id}"
     if len(custom_id) > limits.CUSTOM_ID:  # pragma: no cover - 18 + 2 digits keep it far below
+        raise ValueError(f"custom_id too long: {custom_id}")
+    return custom_id
+
+
+def confirm_custom_id(token: str, *, accept: bool) -> str:
+    """The custom_id of a confirmation's Confirm (`yes`) or Cancel (`no`) button."""
+    custom_id = f"quiz:confirm:{'yes' if accept else 'no'}:{token}"
+    if len(custom_id) > limits.CUSTOM_ID:  # pragma: no cover - tokens are 22 characters
         raise ValueError(f"custom_id too long: {custom_id}")
     return custom_id
 

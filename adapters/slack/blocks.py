@@ -22,6 +22,7 @@ from adapters.text_safety import ELLIPSIS, cut, plain, strip_invisible
 from adapters.text_safety import clip as _clip
 from bot.domain import QuestionCard
 from bot.ports import Message
+from bot.service.confirmations import ConfirmationRequest
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_text
 from bot.wording.flags import report_button
 
@@ -35,6 +36,10 @@ ACTION_PATTERN = re.compile(r"^quiz:answer:(?P<post_id>\d{1,18}):(?P<choice_id>\
 FLAG_PREFIX = "quiz:flag"
 FLAG_PATTERN = re.compile(r"^quiz:flag:(?P<post_id>\d{1,18})$")
 """What the "Report a problem" button under a private answer reply carries: the post it was an answer to."""
+
+CONFIRM_PREFIX = "quiz:confirm"
+CONFIRM_PATTERN = re.compile(r"^quiz:confirm:(?P<answer>yes|no):(?P<token>[A-Za-z0-9_-]{16,64})$")
+"""What a confirmation's buttons carry: yes or no, and the pending confirmation's token (service/confirmations.py)."""
 
 BUTTON_TEXT_LIMIT = limits.BUTTON_TEXT
 SECTION_TEXT_LIMIT = limits.SECTION_TEXT
@@ -241,6 +246,50 @@ def answer_reply_blocks(message: Message, post_id: int) -> list[Block]:
     }
     actions = {"type": "actions", "block_id": f"quiz:flags:{post_id}", "elements": [button]}
     return [*message_blocks(message)[: MAX_BLOCKS - 1], actions]
+
+
+def confirm_action_id(token: str, *, accept: bool) -> str:
+    """`quiz:confirm:yes:{token}` or `quiz:confirm:no:{token}`."""
+    action_id = f"{CONFIRM_PREFIX}:{'yes' if accept else 'no'}:{token}"
+    if len(action_id) > min(limits.ACTION_ID, limits.BUTTON_VALUE):  # pragma: no cover - tokens are 22 characters
+        raise ValueError(f"action_id too long: {action_id}")
+    return action_id
+
+
+class ConfirmAction(NamedTuple):
+    """What a confirmation button carries: the token, and whether it is the confirm (not the cancel) button."""
+
+    token: str
+    accept: bool
+
+
+def parse_confirm_action(value: str) -> ConfirmAction | None:
+    """`(token, accept)` from a confirmation button's action_id or value, or None if it is not one."""
+    match = CONFIRM_PATTERN.match(value)
+    return ConfirmAction(match["token"], match["answer"] == "yes") if match else None
+
+
+def confirm_blocks(message: Message, request: ConfirmationRequest) -> list[Block]:
+    """A destructive command's question: the message, who may confirm and for how long, then Confirm and Cancel."""
+
+    def button(label: str, *, accept: bool) -> Block:
+        action_id = confirm_action_id(request.token, accept=accept)
+        element: Block = {
+            "type": "button",
+            "action_id": action_id,
+            "value": action_id,
+            "text": {"type": "plain_text", "text": plain(label)[:BUTTON_TEXT_LIMIT], "emoji": True},
+        }
+        if accept:
+            element["style"] = "danger"
+        return element
+
+    actions = {
+        "type": "actions",
+        "block_id": f"quiz:confirm:{request.token}",
+        "elements": [button(request.confirm_label, accept=True), button(request.cancel_label, accept=False)],
+    }
+    return [*message_blocks(message)[: MAX_BLOCKS - 2], _context(neutralise(request.note)), actions]
 
 
 def message_text(message: Message) -> str:

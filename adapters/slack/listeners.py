@@ -31,12 +31,15 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 from adapters.slack.admins import AdminDirectory
 from adapters.slack.blocks import (
     ACTION_PREFIX,
+    CONFIRM_PREFIX,
     FLAG_PREFIX,
     Block,
     answer_reply_blocks,
+    confirm_blocks,
     message_blocks,
     message_text,
     parse_answer_action,
+    parse_confirm_action,
     parse_flag_action,
 )
 from adapters.slack.platform import PLATFORM, SlackPlatform
@@ -257,6 +260,7 @@ class QuizListeners:
         app.command(re.compile(r".+"))(self.on_command)
         app.action(re.compile(rf"^{ACTION_PREFIX}(:|$)"))(self.on_answer)
         app.action(re.compile(rf"^{FLAG_PREFIX}(:|$)"))(self.on_flag)
+        app.action(re.compile(rf"^{CONFIRM_PREFIX}(:|$)"))(self.on_confirm)
         app.action(re.compile(r".*"))(self.on_other_action)
         app.error(self.on_error)
 
@@ -306,11 +310,13 @@ class QuizListeners:
         await self._send_reply(respond, reply, invocation.channel)
 
     async def _send_reply(self, respond: Respond, reply: Reply, channel: ChannelRef) -> None:
+        # A destructive command's question comes with its Confirm and Cancel buttons, to the asker only.
+        blocks = confirm_blocks(reply.message, reply.confirm) if reply.confirm else message_blocks(reply.message)
         try:
             await respond(
                 text=message_text(reply.message),
-                blocks=message_blocks(reply.message),
-                response_type="ephemeral" if reply.private else "in_channel",
+                blocks=blocks,
+                response_type="ephemeral" if reply.private or reply.confirm else "in_channel",
                 replace_original=False,
             )
         except Exception as exc:  # the response_url expired, or Slack is unreachable: nothing left to tell
@@ -428,6 +434,57 @@ class QuizListeners:
         except Exception as exc:  # a stale or forged button, the database down: the category's one line
             reply = error_reply(exc)
         await self.reply_privately(channel, user_ref.user_id, reply.message, respond)
+
+    # --- confirmations -----------------------------------------------------------------------------
+
+    async def on_confirm(
+        self, ack: Callable[..., Awaitable[None]], body: dict[str, Any], action: dict[str, Any], respond: Respond
+    ) -> None:
+        """A click on Confirm or Cancel under a destructive command's question: ack, then answer it through the core.
+
+        The asker's answer replaces the question (its buttons go); what the command did is posted to the channel
+        when everyone should see it. Anyone else, a late or a second click is told privately, and the question stays.
+        """
+        await ack()
+        self._spawn(self._confirm(body, action, respond), "confirmation")
+
+    async def _confirm(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+        channel, user_ref = self._clicked_by(body)
+        parsed = parse_confirm_action(action["action_id"]) or parse_confirm_action(str(action.get("value") or ""))
+        if parsed is None:
+            log.warning(
+                "ignored a confirmation button with a bad action_id %r",
+                action.get("action_id"),
+                extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
+            )
+            await self.reply_privately(channel, user_ref.user_id, unknown_button(), respond)
+            return
+        context = Context(
+            channel, user_ref, is_admin=await self.admins.is_admin(channel.workspace_id, user_ref.user_id)
+        )
+        reply = await self.runtime.app.confirm(token=parsed.token, context=context, accept=parsed.accept)
+        if not reply.ok:
+            await self.reply_privately(channel, user_ref.user_id, reply.message, respond)
+            return
+        try:
+            await respond(
+                text=message_text(reply.message),
+                blocks=message_blocks(reply.message),
+                response_type="ephemeral",
+                replace_original=True,
+            )
+        except Exception as exc:  # the response_url expired: say it as a new private message instead
+            log.info("could not replace a confirmation's question: %s", exc, extra={"platform": PLATFORM})
+            await self.reply_privately(channel, user_ref.user_id, reply.message, None)
+        if not reply.private:
+            try:
+                await self.platform.post_message(channel, reply.message)
+            except PlatformError as exc:
+                log.warning(
+                    "could not tell the channel what a confirmed command did: %s",
+                    exc,
+                    extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
+                )
 
     async def on_other_action(
         self, ack: Callable[..., Awaitable[None]], action: dict[str, Any], body: dict[str, Any]

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -433,3 +434,63 @@ class QuestionFlag(Base):
     updated_at: Mapped[datetime]
     cleared_at: Mapped[datetime | None]
     cleared_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+
+
+class Season(Base):
+    """A named stretch of time in a workspace whose answers make a board of their own (`/quiz season start`).
+
+    The season's window is [starts_at, ended_at): `ends_at` is the planned end (`until:`, the local midnight after
+    that date), `ended_at` when it really ended (by `/quiz season end`, or the ticker once `ends_at` passed), NULL
+    while it runs. At most one season runs per workspace (a partial unique index). Ending is a conditional update
+    (`ended_at IS NULL`), so whoever ends it, once, posts the final boards. `key` is the casefolded name.
+    Season boards sum `answers` through the same covering time indexes as week and month boards; no rollup.
+    """
+
+    __tablename__ = "seasons"
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "key"),
+        Index(
+            "ix_seasons_running",
+            "workspace_id",
+            unique=True,
+            sqlite_where=text("ended_at IS NULL"),
+            postgresql_where=text("ended_at IS NULL"),
+        ),
+        Index("ix_seasons_due", "ended_at", "ends_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(64))
+    starts_at: Mapped[datetime]
+    ends_at: Mapped[datetime | None]
+    ended_at: Mapped[datetime | None]
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    ended_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime]
+
+
+class PendingConfirmation(Base):
+    """A destructive command waiting for its asker's "Confirm" click (or `y` on the terminal).
+
+    `token` is 128 random bits (secrets.token_urlsafe), the only thing the button carries: a click is honoured only
+    if a row has that token, was asked by the same user of the same workspace, has not expired, and is not used yet.
+    Using it is a conditional update (`used_at IS NULL`), so a second click, or a replayed one, does nothing.
+    `command` is the command to run (its type and fields, bot.service.confirmations).
+    """
+
+    __tablename__ = "pending_confirmations"
+    __table_args__ = (Index("ix_pending_confirmations_expires", "expires_at"),)
+
+    token: Mapped[str] = mapped_column(String(64), primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    workspace_external_id: Mapped[str] = mapped_column(String(64))
+    channel_external_id: Mapped[str] = mapped_column(String(64))
+    user_external_id: Mapped[str] = mapped_column(String(64))
+    user_name: Mapped[str] = mapped_column(String(200), default="")
+    command: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]
+    outcome: Mapped[str | None] = mapped_column(String(16))

@@ -184,11 +184,12 @@ class LeaderboardRow(Tally):
 
 @dataclass(frozen=True, slots=True)
 class Leaderboard:
-    """A ranked leaderboard for one scope and window."""
+    """A ranked leaderboard for one scope and window (`season`: the season's name, for the season window)."""
 
     scope: str
     window: str
     rows: Sequence[LeaderboardRow]
+    season: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +232,8 @@ class CohortStanding(Tally):
 
 @dataclass(frozen=True, slots=True)
 class CohortBoard:
-    """The cohort-vs-cohort board of a workspace for one window."""
+    """The cohort-vs-cohort board of a workspace for one window (`season`: the season's name, for that window)."""
 
     window: str
     rows: Sequence[CohortStanding]
+    season: str | None = None

@@ -1,11 +1,14 @@
 """Leaderboard windows and scopes, and where a window starts in a workspace's timezone (pure rules).
 
 Adding a window: a member here, its start in `window_start`, its words in bot/wording/boards.py.
+A window is a bounded range [start, end) (`Span`): week and month end now, a season at its end (or now while it
+runs), all time has neither bound. A season's bounds are data (the `seasons` table), so `window_span` is given them.
 """
 
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -15,6 +18,7 @@ class Window(enum.StrEnum):
 
     WEEK = "week"
     MONTH = "month"
+    SEASON = "season"
     ALL = "all"
 
 
@@ -25,6 +29,28 @@ class Scope(enum.StrEnum):
     WORKSPACE = "workspace"
     COHORT = "cohort"
     COHORTS = "cohorts"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """The answers a window counts: answered at or after `start` and before `end` (None: unbounded that side)."""
+
+    start: datetime | None = None
+    end: datetime | None = None
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the span has a start, so boards sum answers in it rather than read the all-time rollups."""
+        return self.start is not None
+
+
+def window_span(window: Window, now: datetime, timezone: str, *, season: Span | None = None) -> Span:
+    """The range of a window: from its start in the workspace's timezone; a season's own range is passed in."""
+    if window is Window.SEASON:
+        if season is None:
+            raise ValueError("the season window needs the season's span")
+        return season
+    return Span(start=window_start(window, now, timezone))
 
 
 def window_start(window: Window, now: datetime, timezone: str) -> datetime | None:

@@ -18,6 +18,7 @@ from bot.db.models import (
     Answer,
     Base,
     Channel,
+    PendingConfirmation,
     Post,
     PostSnapshot,
     QuestionRow,
@@ -238,6 +239,29 @@ def _tables_referencing_users() -> list[tuple[Table, str, str | None]]:
     return found
 
 
+def _user_rows(platform: str, user_id: str, workspace: str | None) -> Any:
+    query = (
+        select(User.id)
+        .join(Workspace, Workspace.id == User.workspace_id)
+        .where(Workspace.platform == platform, User.external_id == user_id)
+    )
+    return query.where(Workspace.external_id == workspace) if workspace is not None else query
+
+
+def _unknown_user(platform: str, user_id: str, workspace: str | None) -> QuizError:
+    where = f" in workspace {workspace}" if workspace else ""
+    return QuizError(f"No {platform} user {user_id}{where} is known; nothing was deleted.")
+
+
+async def known_user(db: Database, *, platform: str, user_id: str, workspace: str | None = None) -> int:
+    """How many identity rows (one per workspace) `forget_user` would delete; QuizError if there are none."""
+    async with db.transaction() as session:
+        found = len(list((await session.execute(_user_rows(platform, user_id, workspace))).scalars()))
+    if not found:
+        raise _unknown_user(platform, user_id, workspace)
+    return found
+
+
 async def forget_user(db: Database, *, platform: str, user_id: str, workspace: str | None = None) -> Forgotten:
     """Delete one person's answers and every other row about them, and their identity, in one transaction.
 
@@ -246,18 +270,17 @@ async def forget_user(db: Database, *, platform: str, user_id: str, workspace: s
     answers, so they stay consistent. Raises QuizError if unknown.
     """
     async with db.transaction() as session:
-        query = (
-            select(User.id)
-            .join(Workspace, Workspace.id == User.workspace_id)
-            .where(Workspace.platform == platform, User.external_id == user_id)
+        ids = list((await session.execute(_user_rows(platform, user_id, workspace))).scalars())
+        if not ids:
+            raise _unknown_user(platform, user_id, workspace)
+        removed: dict[str, int] = {}
+        # Pending confirmations name their asker by platform id (they reference no row), so they go by that id.
+        asked = delete(PendingConfirmation).where(
+            PendingConfirmation.platform == platform, PendingConfirmation.user_external_id == user_id
         )
         if workspace is not None:
-            query = query.where(Workspace.external_id == workspace)
-        ids = list((await session.execute(query)).scalars())
-        if not ids:
-            where = f" in workspace {workspace}" if workspace else ""
-            raise QuizError(f"No {platform} user {user_id}{where} is known; nothing was deleted.")
-        removed: dict[str, int] = {}
+            asked = asked.where(PendingConfirmation.workspace_external_id == workspace)
+        removed["pending_confirmations"] = (await session.execute(asked)).rowcount or 0  # type: ignore[attr-defined]
         removed["schedules (cleared paused_reason)"] = await _forget_pauses(session, ids)
         for table, column, ondelete in _tables_referencing_users():
             target = table.c[column]

@@ -107,6 +107,7 @@ class TickReport:
     deferred: list[str] = field(default_factory=list)
     paused: list[int] = field(default_factory=list)
     recovered: int = 0
+    seasons_ended: list[int] = field(default_factory=list)
 
 
 def replica_name() -> str:

@@ -192,6 +192,10 @@ class ScheduleService:
             query = query.where(*in_channel(channel))
         return query
 
+    async def get(self, uow: UnitOfWork, channel: ChannelRef, schedule_id: int) -> ScheduleView:
+        """A schedule of this workspace (UnknownSchedule if none has that id), in the caller's unit of work."""
+        return await self._get(uow, channel, schedule_id)
+
     async def _get(self, uow: UnitOfWork, channel: ChannelRef, schedule_id: int) -> ScheduleView:
         rows = await uow.schedules.rows(self._query(channel, channel_only=False).where(Schedule.id == schedule_id))
         row = rows[0] if rows else None

@@ -10,9 +10,10 @@
   `attempts`; a post the old attempt made is adopted, not posted again;
 - posting.py: posts each claimed slot through the fan-out limiter (fanout.py), renewing the claim right before
   the platform call; a permanent platform failure pauses the schedule with the reason;
+- season_ends.py: ends seasons whose `until:` date has passed (one replica each) and posts their final boards;
 - leases.py: the fenced updates of the claim rows; fires.py: the fire key, the claim and the tick's report.
 
-A tick keeps this process's in-flight claims alive, reveals, claims, recovers, then posts.
+A tick keeps this process's in-flight claims alive, reveals, ends seasons that are due, claims, recovers, then posts.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from bot.scheduling.leases import Leases
 from bot.scheduling.posting import Holdings, Poster, PostQuestion, Stage
 from bot.scheduling.recovery import Recovery
 from bot.scheduling.reveals import RevealPost, Reveals
+from bot.scheduling.season_ends import AnnounceSeason, SeasonEnds
 from bot.scheduling.timer import Timer
 from bot.service.uow import UnitOfWorkFactory
 
@@ -52,6 +54,7 @@ class Ticker:
         platforms: PlatformRegistry,
         clock: Clock,
         fanout: FanOut | None = None,
+        announce_season: AnnounceSeason | None = None,
         grace: timedelta = timedelta(hours=1),
         lease: timedelta = timedelta(minutes=5),
         interval: float = 10.0,
@@ -73,6 +76,10 @@ class Ticker:
         self.leases = Leases(uow=uow, clock=clock, replica=self.replica, lease=lease)
         self.reveals = Reveals(
             uow=uow, platforms=platforms, fanout=self.fanout, reveal_post=reveal_post, working=working, batch=batch
+        )
+        # Without an announcer (a ticker built for schedules alone), seasons are left to a ticker that has one.
+        self.season_ends = (
+            SeasonEnds(uow=uow, announce=announce_season, batch=batch) if announce_season is not None else None
         )
         self.claimer = SlotClaimer(uow=uow, replica=self.replica, grace=grace, batch=batch)
         self.recovery = Recovery(
@@ -179,9 +186,15 @@ class Ticker:
             reveals[post.channel] = self._spawn(
                 self.reveals.reveal(post, report, after=previous), name=f"reveal-{post.post_id}"
             )
+        announcements = []
+        if self.season_ends is not None:
+            for season_id in await self.season_ends.end_due(now, served):
+                announcements.append(
+                    self._spawn(self.season_ends.announce(season_id, report), name=f"season-{season_id}")
+                )
         claims = await self.claimer.claim_due(now, served, report)
         claims += await self.recovery.take_over_expired(now, served, report, held=self.holdings)
-        tasks = list(reveals.values())
+        tasks = list(reveals.values()) + announcements
         for claim in claims:
             holding = self.holdings.hold(claim)
             # The channel's previous question is revealed before its next one is posted.

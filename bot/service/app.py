@@ -21,13 +21,16 @@ from bot.scheduling.service import ScheduleService
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
+from bot.service.confirmations import Confirmations
 from bot.service.flags import FlagService
 from bot.service.handlers import COMMAND_HANDLERS, Context, Invocation, Reply, Route, bind_routes, check_permission
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
+from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
+from bot.wording import confirmations as confirm_words
 from bot.wording import errors as error_words
 from bot.wording.answers import busy
 from bot.wording.errors import RESTARTING, not_available_here
@@ -68,6 +71,8 @@ class QuizApp:
         reports: ReportService,
         schedules: ScheduleService,
         flags: FlagService,
+        seasons: SeasonService,
+        confirmations: Confirmations,
         metrics: Metrics | None = None,
         max_pending_clicks: int = 1000,
     ) -> None:
@@ -88,6 +93,8 @@ class QuizApp:
         self.reports = reports
         self.schedules = schedules
         self.flags = flags
+        self.seasons = seasons
+        self.confirmations = confirmations
         self.routes: dict[type[Any], Route] = bind_routes(
             COMMAND_HANDLERS,
             {
@@ -102,6 +109,8 @@ class QuizApp:
                 "review_": review,
                 "schedules_": schedules,
                 "flags_": flags,
+                "seasons_": seasons,
+                "confirmations_": confirmations,
             },
         )
 
@@ -123,6 +132,25 @@ class QuizApp:
         async with self.uow() as uow:
             await check_permission(route, command, context, uow, self.clock)
             return await route.handler(command, context, uow)
+
+    async def confirm(self, *, token: str, context: Context, accept: bool) -> Reply:
+        """A click on a confirmation's button (or `y`/`N` in the terminal): run the stored command, or cancel it.
+
+        Only the asker (same platform, workspace and user) may answer, once, before it expires; anyone else, a
+        second click and a late one are told so and nothing changes. The token is used up in its own unit of work
+        before the command runs in the usual one (permission checked again, as the clicker is now), so a command
+        that then fails must be run again rather than confirmed twice. Every error becomes a friendly reply.
+        """
+        try:
+            async with self.uow() as uow:
+                taken = await self.confirmations.take(uow, token, context.user, accept=accept)
+                await uow.commit()
+            if taken is None:
+                return Reply(confirm_words.cancelled())
+            here = Context(channel=taken.channel, user=context.user, is_admin=context.is_admin)
+            return await self.execute(taken.command, here)
+        except Exception as exc:
+            return error_reply(exc)
 
     async def answer(
         self, *, post_id: int, user: UserRef, choice_index: int, channel: ChannelRef | None = None

@@ -31,6 +31,11 @@ class QuizCore(Protocol):
         """Run a command object built from a platform's typed options."""
         ...
 
+    async def confirm(self, *, token: str, context: Context, accept: bool) -> Reply:
+        """Answer a confirmation request (`Reply.confirm`) with its token: run the command, or cancel it.
+        Only its asker may, once, before it expires; every refusal is a friendly reply."""
+        ...
+
     async def answer(
         self, *, post_id: int, user: UserRef, choice_index: int, channel: ChannelRef | None = None
     ) -> AnswerResult:

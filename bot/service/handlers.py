@@ -26,6 +26,7 @@ from bot.commands import (
     Command,
     CreateCohort,
     DeleteCohort,
+    EndSeason,
     FlagQuestion,
     JoinCohort,
     LeaveCohort,
@@ -33,6 +34,7 @@ from bot.commands import (
     ListFlags,
     ListPacks,
     ListSchedules,
+    ListSeasons,
     NextSchedule,
     PauseSchedule,
     PostCohortQuestion,
@@ -48,6 +50,7 @@ from bot.commands import (
     ShowMe,
     ShowReport,
     StartReview,
+    StartSeason,
     help_message,
 )
 from bot.content import Catalog
@@ -57,14 +60,30 @@ from bot.errors import NotAllowed, UnknownWorkspace
 from bot.ports import DirectMessages, Message, PlatformError, PlatformRegistry
 from bot.scheduling.service import ScheduleService
 from bot.service.cohorts import CohortService
+from bot.service.confirmations import ConfirmationRequest, Confirmations
 from bot.service.flags import FlagService
+from bot.service.lookups import local_date
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
+from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
 from bot.service.views import NothingDue
-from bot.wording import boards, cards, cohorts, commands, flags, help, me, reports, review, schedules
+from bot.wording import (
+    boards,
+    cards,
+    cohorts,
+    commands,
+    confirmations,
+    flags,
+    help,
+    me,
+    reports,
+    review,
+    schedules,
+    seasons,
+)
 from bot.wording.errors import admins_only
 
 log = logging.getLogger(__name__)
@@ -104,12 +123,15 @@ class Reply:
 
     `private`: only they should see it. `quiet`: the command's effect is already visible (a card was posted),
     so an adapter that must answer anyway (a Discord interaction) may answer briefly and others may stay silent.
+    `confirm`: the command did nothing yet and asks them to confirm (the message is the question); the adapter
+    shows its buttons (or asks `y/N`) and sends the answer to `QuizApp.confirm` with the request's token.
     """
 
     message: Message
     private: bool = True
     quiet: bool = False
     ok: bool = True
+    confirm: ConfirmationRequest | None = None
 
 
 class Permission(enum.Enum):
@@ -180,15 +202,18 @@ async def show_help(command: ShowHelp, context: Context, uow: UnitOfWork) -> Rep
 async def show_leaderboard(
     command: ShowLeaderboard, context: Context, uow: UnitOfWork, *, stats: Stats, clock: Clock
 ) -> Reply:
-    """`/quiz leaderboard ...`: a scope's board in a window, or cohort vs cohort."""
+    """`/quiz leaderboard ...`: a scope's board in a window (a season's too), or cohort vs cohort."""
     if command.scope is Scope.COHORTS:
-        board = await stats.cohort_board(context.channel, window=command.window, now=clock.now(), within=uow)
+        board = await stats.cohort_board(
+            context.channel, window=command.window, season=command.season, now=clock.now(), within=uow
+        )
         return Reply(boards.cohort_board_message(board))
     leaderboard = await stats.leaderboard(
         context.channel,
         window=command.window,
         scope=command.scope,
         cohort=command.cohort,
+        season=command.season,
         now=clock.now(),
         within=uow,
     )
@@ -316,9 +341,38 @@ async def remind_cohort(
     return Reply(cohorts.reminded(view.name, nudged=nudged, unreachable=unreachable, behind=behind))
 
 
-async def delete_cohort(command: DeleteCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
-    """`/quiz cohort delete NAME`: the cohort and its board go; answers stay."""
+async def ask_to_confirm(
+    command: DeleteCohort | RemoveSchedule | EndSeason,
+    context: Context,
+    uow: UnitOfWork,
+    confirmations_: Confirmations,
+    *,
+    prompt: Message,
+    confirm_label: str,
+) -> Reply:
+    """Store a pending confirmation of a destructive command and reply with its question and buttons."""
+    request = await confirmations_.ask(
+        uow, command, channel=context.channel, user=context.user, confirm_label=confirm_label
+    )
+    await uow.commit()
+    return Reply(prompt, confirm=request)
+
+
+async def delete_cohort(
+    command: DeleteCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService, confirmations_: Confirmations
+) -> Reply:
+    """`/quiz cohort delete NAME`: asks first; once confirmed, the cohort and its board go (answers stay)."""
     cohort = await cohorts_.find(uow, context.channel, command.name)
+    if not command.confirmed:
+        view = await cohorts_.view(uow, cohort)
+        return await ask_to_confirm(
+            command,
+            context,
+            uow,
+            confirmations_,
+            prompt=confirmations.delete_cohort_prompt(cohort.name, len(view.members)),
+            confirm_label=confirmations.delete_cohort_label(),
+        )
     await cohorts_.delete(uow, cohort)
     await uow.commit()
     return Reply(cohorts.deleted(command.name))
@@ -364,9 +418,24 @@ async def list_schedules(
 
 
 async def remove_schedule(
-    command: RemoveSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
+    command: RemoveSchedule,
+    context: Context,
+    uow: UnitOfWork,
+    *,
+    schedules_: ScheduleService,
+    confirmations_: Confirmations,
 ) -> Reply:
-    """`/quiz schedule remove ID` (the channel sees it)."""
+    """`/quiz schedule remove ID`: asks first; once confirmed it is removed, and the channel sees it."""
+    if not command.confirmed:
+        view = await schedules_.get(uow, context.channel, command.schedule_id)
+        return await ask_to_confirm(
+            command,
+            context,
+            uow,
+            confirmations_,
+            prompt=confirmations.remove_schedule_prompt(view),
+            confirm_label=confirmations.remove_schedule_label(),
+        )
     view = await schedules_.remove(uow, command.schedule_id, channel=context.channel, user=context.user)
     await uow.commit()
     return Reply(schedules.removed(view, context.user), private=False)
@@ -423,6 +492,40 @@ async def clear_flags(command: ClearFlags, context: Context, uow: UnitOfWork, *,
     return Reply(flags.cleared_message(cleared))
 
 
+# --- seasons -------------------------------------------------------------------------------------------
+
+
+async def start_season(command: StartSeason, context: Context, uow: UnitOfWork, *, seasons_: SeasonService) -> Reply:
+    """`/quiz season start NAME [until:YYYY-MM-DD]` (the channel sees it)."""
+    view = await seasons_.start(uow, context.channel, context.user, name=command.name, until=command.until)
+    await uow.commit()
+    return Reply(seasons.started_message(view), private=False)
+
+
+async def end_season(
+    command: EndSeason, context: Context, uow: UnitOfWork, *, seasons_: SeasonService, confirmations_: Confirmations
+) -> Reply:
+    """`/quiz season end`: asks first; once confirmed the season ends and each channel gets its final board."""
+    season, timezone = await seasons_.running(uow, context.channel)
+    if not command.confirmed:
+        return await ask_to_confirm(
+            command,
+            context,
+            uow,
+            confirmations_,
+            prompt=seasons.end_prompt(season.name, local_date(season.starts_at, timezone)),
+            confirm_label=seasons.end_label(),
+        )
+    ended = await seasons_.end(uow, context.channel, context.user)
+    await uow.commit()  # ended once: the boards are posted after the commit, by whoever ended it
+    return Reply(seasons.ended_message(await seasons_.announce(ended.id)))
+
+
+async def list_seasons(command: ListSeasons, context: Context, uow: UnitOfWork, *, seasons_: SeasonService) -> Reply:
+    """`/quiz season list`."""
+    return Reply(seasons.listing(await seasons_.list(uow, context.channel)))
+
+
 COMMAND_HANDLERS: Mapping[type[Any], Route] = {
     PostNow: Route(post_now),
     Reveal: Route(reveal_current),
@@ -452,6 +555,9 @@ COMMAND_HANDLERS: Mapping[type[Any], Route] = {
     FlagQuestion: Route(flag_question),
     ListFlags: Route(list_flags, Permission.ADMIN, "see flagged questions"),
     ClearFlags: Route(clear_flags, Permission.ADMIN, "clear flags"),
+    StartSeason: Route(start_season, Permission.ADMIN, "start seasons"),
+    EndSeason: Route(end_season, Permission.ADMIN, "end seasons"),
+    ListSeasons: Route(list_seasons),
 }
 """Every command the core runs: its handler, who may run it, and what a refusal names."""
 

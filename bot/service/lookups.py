@@ -9,10 +9,12 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import ColumnElement, Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import Channel, Cohort, Workspace
+from bot.db.models import Channel, Cohort, Season, Workspace
 from bot.domain import ChannelRef
-from bot.errors import UnknownCohort
+from bot.domain.windows import Span
+from bot.errors import NoSeasonRunning, UnknownCohort, UnknownSeason
 from bot.wording import cohorts as cohort_words
+from bot.wording import seasons as season_words
 
 
 def local_midnight(day: date, timezone: str) -> datetime:
@@ -71,6 +73,46 @@ async def find_cohort(session: AsyncSession, workspace: int | None, name: str) -
             ).scalars()
         )
     raise UnknownCohort(cohort_words.unknown_cohort(name, names))
+
+
+async def running_season(session: AsyncSession, workspace: int | None) -> Season | None:
+    """The season running in a workspace (at most one), if any."""
+    if workspace is None:
+        return None
+    return (
+        await session.execute(select(Season).where(Season.workspace_id == workspace, Season.ended_at.is_(None)))
+    ).scalar()
+
+
+async def find_season(session: AsyncSession, workspace: int | None, name: str | None) -> Season:
+    """The season of this name (any case), or the running one when `name` is None; NotFound says what there is."""
+    if name is None:
+        running = await running_season(session, workspace)
+        if running is None:
+            raise NoSeasonRunning(season_words.none_running())
+        return running
+    found = None
+    if workspace is not None:
+        found = (
+            await session.execute(select(Season).where(Season.workspace_id == workspace, Season.key == name.casefold()))
+        ).scalar()
+    if found is not None:
+        return found
+    names: list[str] = []
+    if workspace is not None:
+        names = list(
+            (
+                await session.execute(
+                    select(Season.name).where(Season.workspace_id == workspace).order_by(Season.starts_at.desc())
+                )
+            ).scalars()
+        )
+    raise UnknownSeason(season_words.unknown_season(name, names))
+
+
+def season_span(season: Season) -> Span:
+    """The answers a season counts: from its start until it ended (or its planned end; open while it runs)."""
+    return Span(start=season.starts_at, end=season.ended_at or season.ends_at)
 
 
 _Ts = TypeVarTuple("_Ts")

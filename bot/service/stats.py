@@ -1,8 +1,9 @@
 """Read models: leaderboards, cohort boards and a user's stats, written as queries for speed.
 
 All-time boards read the score rollups (`user_scores`, `channel_scores`, `cohort_members`): an index scan that
-stops after the top rows. Week and month boards sum `answers` in the window through covering indexes (an
-index-only range scan). Streaks are computed for the rows shown only.
+stops after the top rows. Week, month and season boards sum `answers` in the window's [start, end) through
+covering indexes (an index-only range scan, bounded on both sides for a past season). Streaks are computed for
+the rows shown only.
 """
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ from bot.domain.streaks import (
     question_streak,
     settled_outcomes,
 )
-from bot.domain.windows import Scope, Window, window_start
+from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError
-from bot.service.lookups import channel_row, find_cohort, local_date, workspace_row
+from bot.service.lookups import channel_row, find_cohort, find_season, local_date, season_span, workspace_row
 from bot.service.review import review_summary
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.wording import boards as board_words
@@ -47,6 +48,15 @@ from bot.wording import boards as board_words
 
 def _correct_count() -> ColumnElement[Any]:
     return func.sum(case((Answer.is_correct, 1), else_=0))
+
+
+def in_span(span: Span, *, since: datetime | None = None) -> list[ColumnElement[bool]]:
+    """The conditions on `answers.answered_at` of a bounded span (starting no earlier than `since`, if given)."""
+    assert span.start is not None
+    conditions = [Answer.answered_at >= (max(span.start, since) if since is not None else span.start)]
+    if span.end is not None:
+        conditions.append(Answer.answered_at < span.end)
+    return conditions
 
 
 def _windowed_totals(conditions: Sequence[ColumnElement[bool]]) -> Select[Any, Any, Any, Any]:
@@ -286,9 +296,13 @@ class Stats:
         now: datetime,
         limit: int = 10,
         cohort: str | None = None,
+        season: str | None = None,
         within: UnitOfWork | None = None,
     ) -> Leaderboard:
-        """The top of the board of a channel, its workspace or one cohort, in a window, with current streaks."""
+        """The top of the board of a channel, its workspace or one cohort, in a window, with current streaks.
+
+        The season window is the season named `season`, or the one running (NoSeasonRunning when none runs).
+        """
         if scope is Scope.COHORTS:
             raise QuizError(board_words.cohorts_board_elsewhere())  # use cohort_board
         label = scope.value
@@ -299,29 +313,35 @@ class Stats:
             if scope is Scope.COHORT:
                 found = await find_cohort(session, workspace[0] if workspace else None, cohort or "")
                 label = f"cohort {found.name} from {found.start_date.isoformat()}"
+            season_label: str | None = None
+            season_bounds: Span | None = None
+            if window is Window.SEASON:
+                found_season = await find_season(session, workspace[0] if workspace else None, season)
+                season_label, season_bounds = found_season.name, season_span(found_season)
             if workspace is None:
                 return Leaderboard(scope=label, window=window.value, rows=())
             workspace_id, timezone = workspace
-            start = window_start(window, now, timezone)
+            span = window_span(window, now, timezone, season=season_bounds)
+            start = span.start
             streak_channel: int | None = None
             totals: Select[Any, Any, Any, Any]
             if scope is Scope.CHANNEL:
                 streak_channel = await channel_row(session, workspace_id, channel)
                 if streak_channel is None:
-                    return Leaderboard(scope=label, window=window.value, rows=())
+                    return Leaderboard(scope=label, window=window.value, rows=(), season=season_label)
                 if start is None:
                     totals = select(
                         ChannelScore.user_id, ChannelScore.points, ChannelScore.correct, ChannelScore.answered
                     ).where(ChannelScore.channel_id == streak_channel)
                 else:
-                    totals = _windowed_totals([Answer.channel_id == streak_channel, Answer.answered_at >= start])
+                    totals = _windowed_totals([Answer.channel_id == streak_channel, *in_span(span)])
             elif scope is Scope.WORKSPACE:
                 if start is None:
                     totals = select(UserScore.user_id, UserScore.points, UserScore.correct, UserScore.answered).where(
                         UserScore.workspace_id == workspace_id
                     )
                 else:
-                    totals = _windowed_totals([Answer.workspace_id == workspace_id, Answer.answered_at >= start])
+                    totals = _windowed_totals([Answer.workspace_id == workspace_id, *in_span(span)])
             else:
                 assert found is not None
                 if start is None:
@@ -330,12 +350,7 @@ class Stats:
                     ).where(CohortMember.cohort_id == found.id, CohortMember.answered > 0)
                 else:
                     members = select(CohortMember.user_id).where(CohortMember.cohort_id == found.id)
-                    totals = _windowed_totals(
-                        [
-                            Answer.user_id.in_(members),
-                            Answer.answered_at >= max(start, found.starts_at),
-                        ]
-                    )
+                    totals = _windowed_totals([Answer.user_id.in_(members), *in_span(span, since=found.starts_at)])
             entries = await top_entries(session, totals, limit, rollup=start is None)
             ranked = rank_entries(entries)[:limit]
             streaks = await user_streaks(
@@ -358,19 +373,31 @@ class Stats:
             )
             for rank, entry in ranked
         )
-        return Leaderboard(scope=label, window=window.value, rows=rows)
+        return Leaderboard(scope=label, window=window.value, rows=rows, season=season_label)
 
     async def cohort_board(
-        self, channel: ChannelRef, *, window: Window, now: datetime, within: UnitOfWork | None = None
+        self,
+        channel: ChannelRef,
+        *,
+        window: Window,
+        now: datetime,
+        season: str | None = None,
+        within: UnitOfWork | None = None,
     ) -> CohortBoard:
         """Cohorts of the channel's workspace ranked by points per active member (members who answered)."""
         async with reading(self.uow, within) as uow:
             session = uow.session
             workspace = await workspace_row(session, channel.platform, channel.workspace_id)
+            season_label: str | None = None
+            season_bounds: Span | None = None
+            if window is Window.SEASON:
+                found_season = await find_season(session, workspace[0] if workspace else None, season)
+                season_label, season_bounds = found_season.name, season_span(found_season)
             if workspace is None:
                 return CohortBoard(window=window.value, rows=())
             workspace_id, timezone = workspace
-            start = window_start(window, now, timezone)
+            span = window_span(window, now, timezone, season=season_bounds)
+            start = span.start
             sizes = dict(
                 (
                     await session.execute(
@@ -408,11 +435,7 @@ class Stats:
                     )
                     .join(Answer, Answer.user_id == CohortMember.user_id)
                     .join(Cohort, Cohort.id == CohortMember.cohort_id)
-                    .where(
-                        Cohort.workspace_id == workspace_id,
-                        Answer.answered_at >= start,
-                        Answer.answered_at >= Cohort.starts_at,
-                    )
+                    .where(Cohort.workspace_id == workspace_id, *in_span(span), Answer.answered_at >= Cohort.starts_at)
                     .group_by(CohortMember.cohort_id)
                 )
             rows = (await session.execute(query)).all()
@@ -429,7 +452,7 @@ class Stats:
             for cohort_id, active, points, correct, answered in rows
             if active
         ]
-        return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)))
+        return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)), season=season_label)
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""

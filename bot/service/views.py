@@ -262,3 +262,25 @@ class ScheduleView:
     def zone(self) -> ZoneInfo:
         """The schedule's timezone."""
         return ZoneInfo(self.timezone)
+
+
+# --- seasons -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonView:
+    """A season as its list shows it: name, local first day, planned last day, the day it ended (None: running)."""
+
+    name: str
+    started: date
+    until: date | None
+    ended: date | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonEnded:
+    """A season that just ended, and the channels its final boards were posted to (and those that failed)."""
+
+    name: str
+    posted: int
+    failed: int = 0

@@ -8,7 +8,12 @@ from bot.ports import Message
 from bot.wording.i18n import percent, plural
 from bot.wording.i18n import translate as _
 
-_WINDOW_WORDS: dict[Window, str] = {Window.WEEK: "this week", Window.MONTH: "this month", Window.ALL: "all time"}
+_WINDOW_WORDS: dict[Window, str] = {
+    Window.WEEK: "this week",
+    Window.MONTH: "this month",
+    Window.SEASON: "this season",
+    Window.ALL: "all time",
+}
 _COHORT_WINDOW_WORDS: dict[Window, str] = {**_WINDOW_WORDS, Window.ALL: "since each cohort's start"}
 
 
@@ -28,9 +33,17 @@ def streak_words(streak: int, day_streak: int) -> str:
     return "".join(f" · {word}" for word in words)
 
 
+def board_window_words(window: str, season: str | None, *, cohorts: bool = False) -> str:
+    """What a board's title says of its window: `this week`, ..., or `season 2027-q1` for a season's board."""
+    if season is not None:
+        return _("season {name}", name=season)
+    return window_words(window, cohorts=cohorts)
+
+
 def leaderboard_message(board: Leaderboard) -> Message:
     """A leaderboard as lines: rank, name, points, accuracy, current streaks."""
-    title = _("Leaderboard ({scope}, {window})", scope=board.scope, window=window_words(board.window))
+    window = board_window_words(board.window, board.season)
+    title = _("Leaderboard ({scope}, {window})", scope=board.scope, window=window)
     if not board.rows:
         return Message(title=title, lines=(_("No answers yet. Post a question with `/quiz now`."),))
     lines = [
@@ -51,7 +64,10 @@ def leaderboard_message(board: Leaderboard) -> Message:
 
 def cohort_board_message(board: CohortBoard) -> Message:
     """Cohort vs cohort: points per active member, with how many are active and their accuracy."""
-    title = _("Cohorts by points per active member ({window})", window=window_words(board.window, cohorts=True))
+    title = _(
+        "Cohorts by points per active member ({window})",
+        window=board_window_words(board.window, board.season, cohorts=True),
+    )
     if not board.rows:
         return Message(
             title=title, lines=(_("No cohort has answers yet. Create one with `/quiz cohort create NAME`."),)

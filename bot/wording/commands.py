@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from bot.wording.i18n import echo
 from bot.wording.i18n import translate as _
 
-LEADERBOARD_USAGE = "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts]"
+LEADERBOARD_USAGE = (
+    "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts] (or `season [NAME]` as the window)"
+)
 COHORT_USAGE = "/quiz cohort create|join|leave|add|remove|list|show|next|delete NAME ..."
 CREATE_USAGE = "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b]"
 SCHEDULE_USAGE = (

@@ -44,10 +44,11 @@ COMMANDS: dict[str, CommandWords] = {
         ("Shows the right answer, how people answered and who got it right.", "Example: `/quiz reveal`"),
     ),
     "leaderboard": CommandWords(
-        "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts]",
+        "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts] (or `season [NAME]` as the window)",
         "who leads, by points (with streaks); `cohorts` ranks cohorts by points per active member",
         (
-            "Windows: `week` (this week), `month` (this month), `all` (all time, the default).",
+            "Windows: `week` (this week), `month` (this month), `all` (all time, the default), `season` (the "
+            "running season) or `season NAME` (a past one).",
             "Scopes: `channel` (this channel, the default), `workspace` (everyone here), `cohort NAME` (one "
             "cohort's members), `cohorts` (cohorts ranked by points per active member).",
             "Give at most one window and one scope, in either order.",
@@ -62,7 +63,7 @@ COMMANDS: dict[str, CommandWords] = {
     ),
     "cohort": CommandWords(
         "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] | join NAME | leave NAME | add NAME @user... | "
-        "remove NAME @user... | list | show NAME | next NAME | delete NAME",
+        "remove NAME @user... | list | show NAME | next NAME | remind NAME | delete NAME",
         "onboarding cohorts: members, a curriculum of packs, their own leaderboard",
         (
             "`create NAME [start:YYYY-MM-DD] [packs:a,b]`: a cohort on a curriculum of packs, in that order "
@@ -71,6 +72,8 @@ COMMANDS: dict[str, CommandWords] = {
             "`add NAME @user...`, `remove NAME @user...`: add or remove members (admins and the cohort's creator).",
             "`list` (or `/quiz cohorts`): the cohorts here; `show NAME`: its members and their progress.",
             "`next NAME`: post the cohort's next curriculum question here (admins and the creator).",
+            "`remind NAME`: privately nudge each member who is behind, with their open questions (admins and the "
+            "creator).",
             "`delete NAME`: delete the cohort and its board; answers stay (admins and the creator).",
             "Names: 1 to 40 letters, digits, `-`, `_` or `.`.",
             "Example: `/quiz cohort create spring-26 start:2026-03-02 packs:data-parallelism`",
@@ -129,6 +132,17 @@ COMMANDS: dict[str, CommandWords] = {
         (
             "`/quiz flags`: the flagged questions; `/quiz flags clear PACK/QUESTION`: clear one question's flags.",
             "Example: `/quiz flags clear data-parallelism/dp-gpu-holds`",
+        ),
+    ),
+    "season": CommandWords(
+        "/quiz season start NAME [until:YYYY-MM-DD] | end | list",
+        "seasons: a leaderboard that starts afresh (admins start and end them; `leaderboard season` shows it)",
+        (
+            "`start NAME [until:YYYY-MM-DD]`: start a season (one at a time); it ends after its `until:` day, or "
+            "with `end`.",
+            "`end`: end the running season (asks to confirm); each channel gets its final top three.",
+            "`list`: the seasons here. All-time totals are never affected.",
+            "Example: `/quiz season start winter until:2027-03-31`",
         ),
     ),
     "help": CommandWords(

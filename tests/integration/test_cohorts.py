@@ -16,7 +16,7 @@ from bot.runtime import Runtime
 from bot.service.app import Invocation, Reply
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
-from tests.scoring_helpers import answer, post, set_timezone
+from tests.scoring_helpers import answer, confirm, post, set_timezone
 
 
 async def run(runtime: Runtime, channel: ChannelRef, who: str, text: str, *, admin: bool = False) -> Reply:
@@ -108,7 +108,9 @@ async def test_only_admins_and_the_creator_manage_members(runtime: Runtime, chan
     await answer(runtime, await post(runtime, channel), "carol", right=True)
     shown = await run(runtime, channel, "carol", "cohort show spring")
     assert "carol —" in shown.message.text
-    assert (await run(runtime, channel, "lead", "cohort delete spring")).ok
+    asked = await run(runtime, channel, "lead", "cohort delete spring")
+    assert asked.ok
+    assert (await confirm(runtime, asked, channel, "lead")).ok
     assert "No cohorts yet" in (await run(runtime, channel, "lead", "cohort list")).message.title
 
 

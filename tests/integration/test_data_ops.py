@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import io
 import json
 from pathlib import Path
 
@@ -131,7 +132,7 @@ async def test_forget_user_removes_every_row_of_that_user_and_nothing_else(
             return out
 
     before = await counts()
-    assert await _cli("forget-user", "fake", "U-bob", "--workspace", "W1") == 0
+    assert await _cli("forget-user", "fake", "U-bob", "--workspace", "W1", "--yes") == 0
     assert "forgot fake user U-bob" in capsys.readouterr().out
     after = await counts()
     assert before["answers"] - after["answers"] == 2  # bob's two answers in W1; his W2 answer stays
@@ -145,7 +146,7 @@ async def test_forget_user_removes_every_row_of_that_user_and_nothing_else(
     assert "bob" not in board.message.text
     assert "alice" in board.message.text
 
-    assert await _cli("forget-user", "fake", "U-bob") == 0  # the rest of bob, everywhere
+    assert await _cli("forget-user", "fake", "U-bob", "--yes") == 0  # the rest of bob, everywhere
     assert all(n == 0 for n in (await bob_rows()).values())
     assert await _cli("forget-user", "fake", "U-nobody") == 2
     assert "nothing was deleted" in capsys.readouterr().err
@@ -196,6 +197,9 @@ async def test_forget_user_leaves_their_name_and_id_in_no_column_of_any_table(
     renamed = UserRef("fake", "W1", "U-alice-smith", "Alice S.")  # the name changes; the pause was made before
     await as_(renamed, "now")
     await as_(renamed, "schedule pause 2")
+    await as_(renamed, "season start alices-season")  # a season she started, and one she asked to end
+    await as_(renamed, "season end")
+    await as_(renamed, "cohort delete bobs")  # a pending confirmation holds her platform id and name
     runtime.clock.advance(3600)  # type: ignore[attr-defined]
     await as_(renamed, "review")
     listing = await runtime.app.handle_command(Invocation(channel, bob, "schedule list"))
@@ -208,7 +212,7 @@ async def test_forget_user_leaves_their_name_and_id_in_no_column_of_any_table(
 
     needles = ["Alice Smith", "Alice S.", "U-alice-smith"]
     assert await _columns_holding(runtime, needles)  # the scan finds them before
-    assert await _cli("forget-user", "fake", "U-alice-smith") == 0
+    assert await _cli("forget-user", "fake", "U-alice-smith", "--yes") == 0
     assert "forgot fake user U-alice-smith" in capsys.readouterr().out
     assert await _columns_holding(runtime, needles) == []
     listing = await runtime.app.handle_command(Invocation(channel, bob, "schedule list"))
@@ -264,3 +268,52 @@ async def test_doctor_counts_one_problem_as_one(
     out = capsys.readouterr().out
     assert "FAIL Slack bot token" in out
     assert out.strip().endswith("\n1 problem to fix"), out
+
+
+class _Terminal(io.StringIO):
+    """Typed answers on a terminal (isatty), for the questions `quizbot forget-user` asks."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_forget_user_asks_on_a_terminal_and_refuses_without_one(
+    runtime: Runtime,
+    channel: ChannelRef,
+    cli_env: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    await _play(runtime, channel)
+
+    async def users() -> set[str]:
+        async with runtime.db.transaction() as session:
+            return set((await session.execute(select(User.external_id))).scalars())
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # not a terminal, and no --yes
+    capsys.readouterr()
+    assert await _cli("forget-user", "fake", "U-bob") == 2
+    out, err = capsys.readouterr()
+    assert err == "quizbot: forget-user deletes data and needs confirmation: pass --yes to run it without a terminal.\n"
+    assert "U-bob" in await users()
+
+    monkeypatch.setattr("sys.stdin", _Terminal("n\n"))
+    assert await _cli("forget-user", "fake", "U-bob", "--workspace", "W1") == 1
+    out, _ = capsys.readouterr()
+    assert out == (
+        "Delete everything stored about fake user U-bob in workspace W1 (answers, scores, review, memberships)? "
+        "[y/N] Cancelled: nothing was deleted.\n"
+    )
+    assert "U-bob" in await users()
+
+    monkeypatch.setattr("sys.stdin", _Terminal(""))  # end of input is no
+    assert await _cli("forget-user", "fake", "U-bob") == 1
+    assert "U-bob" in await users()
+
+    monkeypatch.setattr("sys.stdin", _Terminal("y\n"))
+    assert await _cli("forget-user", "fake", "U-bob") == 0
+    assert "forgot fake user U-bob" in capsys.readouterr().out
+    assert "U-bob" not in await users()
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert await _cli("forget-user", "fake", "U-nobody") == 2  # an unknown user is said before anything is asked
+    assert "nothing was deleted" in capsys.readouterr().err

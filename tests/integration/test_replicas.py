@@ -55,3 +55,31 @@ async def test_the_same_clicks_on_two_replicas_are_recorded_once(replicas: tuple
         rolled_up = (await session.execute(select(func.sum(UserScore.answered)))).scalar_one()
         per_channel = (await session.execute(select(func.sum(ChannelScore.answered)))).scalar_one()
     assert answers == rolled_up == per_channel == len(clicks)
+
+
+async def test_a_season_due_to_end_is_ended_and_announced_once_across_replicas(
+    replicas: tuple[Runtime, Runtime], clock: ManualClock
+) -> None:
+    from datetime import timedelta
+
+    from bot.service.app import Invocation
+
+    first, second = replicas
+    channel = ChannelRef("fake", "W1", "C1")
+    started = await first.app.handle_command(
+        Invocation(channel, make_user("ada"), "season start s1 until:2026-01-05", is_admin=True)
+    )
+    assert started.ok, started.message.text
+    card = (await first.quiz.post_question(channel)).card
+    await first.app.answer(post_id=card.post_id, user=make_user("ann"), choice_index=card.choice_ids[0])
+    clock.advance(timedelta(days=1))
+    reports = await asyncio.gather(first.ticker.tick(), second.ticker.tick(), first.ticker.tick())
+    assert sum(len(report.seasons_ended) for report in reports) == 1
+    boards = [
+        sent
+        for runtime in (first, second)
+        for platform in [runtime.platforms.get("fake")]
+        if isinstance(platform, FakePlatform)
+        for sent in platform.of_kind("post_message")
+    ]
+    assert len(boards) == 1 and boards[0].channel == channel

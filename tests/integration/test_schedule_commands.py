@@ -25,6 +25,7 @@ from bot.runtime import Runtime
 from bot.scheduling.rules import parse_rule
 from bot.service.app import Invocation, Reply
 from tests.conftest import make_user
+from tests.scoring_helpers import confirm
 
 ADMIN = make_user("Ada")
 MEMBER = make_user("Bob")
@@ -192,7 +193,10 @@ async def test_list_next_pause_resume_and_remove(runtime: Runtime, channel: Chan
     assert resumed.message.lines == ("Next: Thu 8 Jan 2026 09:30 EET",)
     assert (await schedules(runtime))[0].paused_reason is None
 
-    removed = await run(runtime, channel, "schedule remove 3")  # any channel of the workspace may manage it
+    asked = await run(runtime, channel, "schedule remove 3")  # any channel of the workspace may manage it
+    assert asked.ok and asked.confirm is not None
+    assert [s.id for s in await schedules(runtime)] == [1, 2, 3]  # nothing happens before the confirmation
+    removed = await confirm(runtime, asked, channel, ADMIN, admin=True)
     assert removed.ok
     assert removed.message.title == "Removed schedule #3 (every Monday at 12:00, UTC)."
     assert [s.id for s in await schedules(runtime)] == [1, 2]

@@ -178,3 +178,39 @@ async def test_the_lead_view_remind_nudges_and_card_lines_go_through_the_hook(
         assert card_about(card) == "COHORT Q1 · OPEN UNTIL REVEALED"
         footer = card_footer(card).replace(card.pack_title, "")
         assert footer.upper() == footer
+
+
+async def test_season_and_confirmation_replies_go_through_the_hook(
+    runtime: Runtime, channel: ChannelRef, shouting: None
+) -> None:
+    from bot.service.app import Context
+
+    values = content_values(runtime) | {"Ada", "q1", "zz", "2026-01-05", "2026-03-31", "2026-01-04", "channel"}
+    asked = [
+        await run(runtime, channel, "Ada", "season start q1 until:2026-03-31", admin=True),
+        await run(runtime, channel, "Ada", "season start zz", admin=True),
+        await run(runtime, channel, "Ada", "season list"),
+        await run(runtime, channel, "Ada", "leaderboard season"),
+        await run(runtime, channel, "Ada", "leaderboard season zz"),
+        await run(runtime, channel, "Ada", "season end", admin=True),
+    ]
+    question = asked[-1]
+    assert question.confirm is not None
+    clicked = [
+        await runtime.app.confirm(
+            token=question.confirm.token, context=Context(channel, make_user("Bob"), is_admin=True), accept=True
+        ),
+        await runtime.app.confirm(
+            token=question.confirm.token, context=Context(channel, make_user("Ada"), is_admin=True), accept=True
+        ),
+        await runtime.app.confirm(
+            token=question.confirm.token, context=Context(channel, make_user("Ada"), is_admin=True), accept=True
+        ),
+        await run(runtime, channel, "Ada", "season end", admin=True),
+        await run(runtime, channel, "Ada", "season start q0 until:2026-01-04", admin=True),
+    ]
+    assert [reply.ok for reply in asked] == [True, False, True, True, False, True]
+    assert [reply.ok for reply in clicked] == [False, True, False, False, False]
+    assert question.confirm.confirm_label == "END THE SEASON" and question.confirm.note.startswith("ONLY YOU")
+    for reply in asked + clicked:
+        assert untranslated(reply, values) == [], reply.message.text

@@ -52,7 +52,16 @@ def test_every_command_has_a_route() -> None:
 
 def test_permissions_are_declared_beside_the_handlers() -> None:
     admin_only = {kind.__name__ for kind, route in COMMAND_HANDLERS.items() if route.permission is Permission.ADMIN}
-    assert admin_only == {"AddSchedule", "RemoveSchedule", "PauseSchedule", "ResumeSchedule", "ListFlags", "ClearFlags"}
+    assert admin_only == {
+        "AddSchedule",
+        "RemoveSchedule",
+        "PauseSchedule",
+        "ResumeSchedule",
+        "ListFlags",
+        "ClearFlags",
+        "StartSeason",
+        "EndSeason",
+    }
     for route in COMMAND_HANDLERS.values():
         if route.permission is not Permission.ANYONE:
             assert route.action, route  # the refusal names what was attempted

@@ -48,6 +48,8 @@ async def test_schedule_commands_and_scheduled_questions_in_the_terminal(runtime
 
     await console.handle_line("/quiz schedule pause 1")
     await console.handle_line("/quiz schedule remove 1")
+    assert "Remove the schedule? [y/N]" in out.getvalue()
+    await console.handle_line("y")
     assert "Paused schedule #1 (every weekday (Mon–Fri) at 09:00)." in out.getvalue()
     assert "Removed schedule #1 (every weekday (Mon–Fri) at 09:00, Europe/Helsinki)." in out.getvalue()
 

@@ -40,11 +40,13 @@ SUBCOMMANDS = [
     "schedule",
     "flags",
     "cohort",
+    "season",
 ]
 GROUPS = {
     "schedule": ["add", "list", "remove", "pause", "resume", "next"],
     "flags": ["list", "clear"],
     "cohort": ["create", "join", "leave", "add", "remove", "list", "show", "next", "remind", "delete"],
+    "season": ["start", "end", "list"],
 }
 
 
@@ -97,8 +99,9 @@ async def test_sync_registers_quiz_and_its_subcommands_globally(fake: FakeDiscor
     assert len(quiz["options"]) <= 25 and all(len(o.get("options", [])) <= 25 for o in quiz["options"])
     [pack] = options["now"]["options"]
     assert (pack["name"], pack["autocomplete"], pack.get("required", False)) == ("pack", True, False)
-    window, scope, cohort = options["leaderboard"]["options"]
-    assert [c["value"] for c in window["choices"]] == ["week", "month", "all"]
+    window, scope, cohort, season = options["leaderboard"]["options"]
+    assert [c["value"] for c in window["choices"]] == ["week", "month", "season", "all"]
+    assert (season["name"], season["type"], season.get("required", False)) == ("season", 3, False)
     assert [c["value"] for c in scope["choices"]] == ["channel", "workspace", "cohort", "cohorts"]
     assert (cohort["name"], cohort["type"], cohort.get("required", False)) == ("cohort", 3, False)
     assert [c["value"] for c in options["help"]["options"][0]["choices"]] == [sub.name for sub in CORE_SUBCOMMANDS]

@@ -22,6 +22,7 @@ from bot.commands import (
     Command,
     CreateCohort,
     DeleteCohort,
+    EndSeason,
     FlagQuestion,
     JoinCohort,
     LeaveCohort,
@@ -29,6 +30,7 @@ from bot.commands import (
     ListFlags,
     ListPacks,
     ListSchedules,
+    ListSeasons,
     NextSchedule,
     PauseSchedule,
     PostCohortQuestion,
@@ -44,6 +46,7 @@ from bot.commands import (
     ShowMe,
     ShowReport,
     StartReview,
+    StartSeason,
     parse_command,
 )
 from bot.config import Settings
@@ -198,6 +201,24 @@ TYPED: list[tuple[str | None, str, dict[str, Any], Command, str]] = [
     ),
     ("cohort", "leave", {"name": "spring-26"}, LeaveCohort("spring-26"), "cohort leave spring-26"),
     ("cohort", "delete", {"name": "spring-26"}, DeleteCohort("spring-26"), "cohort delete spring-26"),
+    ("season", "start", {"name": "q1"}, StartSeason("q1"), "season start q1"),
+    (
+        "season",
+        "start",
+        {"name": "2027-q1", "until": "2027-03-31"},
+        StartSeason("2027-q1", date(2027, 3, 31)),
+        "season start 2027-q1 until:2027-03-31",
+    ),
+    ("season", "end", {}, EndSeason(), "season end"),
+    ("season", "list", {}, ListSeasons(), "season list"),
+    (None, "leaderboard", {"window": "season"}, ShowLeaderboard(Window.SEASON), "leaderboard season"),
+    (
+        None,
+        "leaderboard",
+        {"season": "q1", "scope": "workspace"},  # naming a season picks its window
+        ShowLeaderboard(Window.SEASON, Scope.WORKSPACE, season="q1"),
+        "leaderboard season q1 workspace",
+    ),
 ]
 
 

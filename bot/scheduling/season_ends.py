@@ -1,0 +1,77 @@
+"""Ending seasons whose `until:` date has passed: one replica ends each, then announces it.
+
+Like reveals: ending is a conditional update (`ended_at IS NULL`), so however many replicas tick at once (and
+whether or not an admin types `/quiz season end` at the same moment) one ends each season, and only that one
+posts its final boards. The announcement is an `AnnounceSeason` callable (`SeasonService.announce`), so the
+service layer can change behind it; it posts through the platform port and the fan-out limiter.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from sqlalchemy import select, update
+
+from bot.db.models import Season, Workspace
+from bot.errors import QuizError
+from bot.ports import PlatformError
+from bot.scheduling.fires import LOGGER_NAME, TickReport, rows_changed
+from bot.service.uow import UnitOfWorkFactory, committed
+
+log = logging.getLogger(LOGGER_NAME)
+
+AnnounceSeason = Callable[[int], Awaitable[object]]
+"""Post an ended season's final boards to the channels that had answers in it (`SeasonService.announce`)."""
+
+
+class SeasonEnds:
+    """Ends the seasons whose planned end has passed and announces them."""
+
+    def __init__(self, *, uow: UnitOfWorkFactory, announce: AnnounceSeason, batch: int) -> None:
+        self.uow = uow
+        self.announce_season = announce
+        self.batch = batch
+
+    async def end_due(self, now: datetime, served: list[str]) -> list[int]:
+        """End the seasons (of workspaces on platforms served here) whose `ends_at` has passed; those this one ended."""
+        ended = []
+        async with committed(self.uow) as uow:
+            session = uow.session
+            rows = (
+                await session.execute(
+                    select(Season.id, Season.ends_at)
+                    .join(Workspace, Workspace.id == Season.workspace_id)
+                    .where(
+                        Season.ended_at.is_(None),
+                        Season.ends_at.is_not(None),
+                        Season.ends_at <= now,
+                        Workspace.platform.in_(served),
+                    )
+                    .order_by(Season.ends_at, Season.id)
+                    .limit(self.batch)
+                )
+            ).all()
+            for row in rows:
+                # It ends at its planned end, not at this tick: the season's board counts up to `until`, whenever
+                # the tick that noticed came.
+                if rows_changed(
+                    await session.execute(
+                        update(Season)
+                        .where(Season.id == row.id, Season.ended_at.is_(None))
+                        .values(ended_at=row.ends_at)
+                    )
+                ):
+                    ended.append(int(row.id))
+        return ended
+
+    async def announce(self, season_id: int, report: TickReport) -> None:
+        """Post the final boards of a season this replica ended."""
+        try:
+            await self.announce_season(season_id)
+        except (PlatformError, QuizError) as exc:
+            log.warning("an ended season's final boards could not be posted: %s", exc)
+            return
+        report.seasons_ended.append(season_id)
+        log.info("ended season %s at its planned end", season_id)
