@@ -8,6 +8,7 @@ platform expects (an ephemeral response, an interaction callback, a line on the 
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -26,6 +27,48 @@ class Message:
     def text(self) -> str:
         """Title and lines as plain text."""
         return "\n".join([self.title, *self.lines]) if self.lines else self.title
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A line of a page section: plain text, and the channel it is about (adapters show a channel their way)."""
+
+    text: str
+    channel: ChannelRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A titled part of a page (the streaks, the channels, the review)."""
+
+    title: str
+    lines: tuple[Line, ...] = ()
+
+
+class ActionKind(enum.Enum):
+    """What a button under a page does; each adapter gives it its own id (action_id, custom_id)."""
+
+    START_REVIEW = "start-review"
+    """Ask the review question due longest, as `/quiz review` does."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A button under a page: what it does and its label."""
+
+    kind: ActionKind
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A message in sections with buttons (the personal home): adapters that can show sections and buttons do;
+    `message` is the same content as a plain Message (a title and lines) for those that cannot."""
+
+    title: str
+    sections: tuple[Section, ...]
+    message: Message
+    actions: tuple[Action, ...] = ()
 
 
 class PlatformError(Exception):

@@ -16,19 +16,21 @@ from bot.commands import Command, help_lines, parse_command
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
 from bot.errors import CommandError, QuizError, ShuttingDown, StorageUnavailable
 from bot.ops.metrics import Metrics
-from bot.ports import Message, PlatformError
+from bot.ports import Message, Page, PlatformError
 from bot.scheduling.service import ScheduleService
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.flags import FlagService
 from bot.service.handlers import COMMAND_HANDLERS, Context, Invocation, Reply, Route, bind_routes, check_permission
+from bot.service.home import HomeReader
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
 from bot.wording import errors as error_words
+from bot.wording import home as home_words
 from bot.wording.errors import RESTARTING, not_available_here
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,7 @@ class QuizApp:
         self.reports = reports
         self.schedules = schedules
         self.flags = flags
+        self.home_reader = HomeReader(uow, stats)
         self.routes: dict[type[Any], Route] = bind_routes(
             COMMAND_HANDLERS,
             {
@@ -98,6 +101,7 @@ class QuizApp:
                 "review_": review,
                 "schedules_": schedules,
                 "flags_": flags,
+                "home_": self.home_reader,
             },
         )
 
@@ -119,6 +123,12 @@ class QuizApp:
         async with self.uow() as uow:
             await check_permission(route, command, context, uow, self.clock)
             return await route.handler(command, context, uow)
+
+    async def home(self, user: UserRef) -> Page:
+        """A person's home page (Slack's App Home tab): the same page as `/quiz me`, read in one unit of work."""
+        async with self.uow() as uow:
+            view = await self.home_reader.home(user, now=self.clock.now(), within=uow)
+        return home_words.home_page(view)
 
     async def answer(
         self, *, post_id: int, user: UserRef, choice_index: int, channel: ChannelRef | None = None

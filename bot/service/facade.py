@@ -16,7 +16,7 @@ from aiohttp import web
 from bot.commands import Command
 from bot.config import Settings
 from bot.domain import AnswerResult, ChannelRef, Pack, UserRef
-from bot.ports import ChatPlatform
+from bot.ports import ChatPlatform, Page
 from bot.service.handlers import Context, Invocation, Reply
 
 
@@ -29,6 +29,10 @@ class QuizCore(Protocol):
 
     async def execute(self, command: Command, context: Context) -> Reply:
         """Run a command object built from a platform's typed options."""
+        ...
+
+    async def home(self, user: UserRef) -> Page:
+        """A person's home page: their record, channels, topics, review, cohorts and next question."""
         ...
 
     async def answer(

@@ -52,17 +52,18 @@ from bot.content import Catalog
 from bot.domain import ChannelRef, PostSource, QuestionCard, UserRef
 from bot.domain.windows import Scope
 from bot.errors import NotAllowed, UnknownWorkspace
-from bot.ports import Message
+from bot.ports import Message, Page
 from bot.scheduling.service import ScheduleService
 from bot.service.cohorts import CohortService, cohort_view
 from bot.service.flags import FlagService
+from bot.service.home import HomeReader
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
-from bot.service.views import NothingDue
-from bot.wording import boards, cards, cohorts, commands, flags, help, me, reports, review, schedules
+from bot.service.views import NothingDue, ReportChart
+from bot.wording import boards, cards, cohorts, commands, flags, help, home, reports, review, schedules
 from bot.wording.errors import admins_only
 
 
@@ -100,12 +101,16 @@ class Reply:
 
     `private`: only they should see it. `quiet`: the command's effect is already visible (a card was posted),
     so an adapter that must answer anyway (a Discord interaction) may answer briefly and others may stay silent.
+    `page`: the same content in sections with buttons, for an adapter that can show them (`message` is its text).
+    `charts`: images to post beside the message (`/quiz report`), for an adapter that can upload files.
     """
 
     message: Message
     private: bool = True
     quiet: bool = False
     ok: bool = True
+    page: Page | None = None
+    charts: tuple[ReportChart, ...] = ()
 
 
 class Permission(enum.Enum):
@@ -191,13 +196,14 @@ async def show_leaderboard(
     return Reply(boards.leaderboard_message(leaderboard))
 
 
-async def show_me(command: ShowMe, context: Context, uow: UnitOfWork, *, stats: Stats, clock: Clock) -> Reply:
-    """`/quiz me`."""
-    return Reply(me.stats_message(await stats.user_stats(context.user, now=clock.now(), within=uow)))
+async def show_me(command: ShowMe, context: Context, uow: UnitOfWork, *, home_: HomeReader, clock: Clock) -> Reply:
+    """`/quiz me`: the personal home (the same page as Slack's App Home tab), with its review button."""
+    page = home.home_page(await home_.home(context.user, now=clock.now(), within=uow))
+    return Reply(page.message, page=page)
 
 
 async def show_report(command: ShowReport, context: Context, uow: UnitOfWork, *, reports_: ReportService) -> Reply:
-    """`/quiz report [cohort NAME]`: a short summary for the channel (everyone sees it)."""
+    """`/quiz report [cohort NAME]`: a short summary for the channel (everyone sees it), and its charts."""
     channel = context.channel
     try:
         report = await reports_.build(
@@ -205,7 +211,7 @@ async def show_report(command: ShowReport, context: Context, uow: UnitOfWork, *,
         )
     except UnknownWorkspace:
         return Reply(reports.no_answers_yet())
-    return Reply(reports.summary_message(report, cohort=command.cohort), private=False)
+    return Reply(reports.summary_message(report, cohort=command.cohort), private=False, charts=reports.charts(report))
 
 
 # --- cohorts -------------------------------------------------------------------------------------------
