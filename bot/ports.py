@@ -80,6 +80,15 @@ class PlatformError(Exception):
         self.retry_after = retry_after
 
 
+class MissingPermission(PlatformError):
+    """A platform refused a call for want of a permission the bot was not given: `permission` names it as the
+    platform does (Slack's `files:write` scope, Discord's Attach Files)."""
+
+    def __init__(self, message: str, *, permission: str) -> None:
+        super().__init__(message, permanent=True)
+        self.permission = permission
+
+
 @dataclass(frozen=True, slots=True)
 class Rate:
     """At most `per_second` requests a second on average, with bursts of up to `burst` at once."""
