@@ -149,12 +149,12 @@ class HomePublisher:
                 if wait > 0:
                     await asyncio.sleep(wait)
             home.reading, home.again = True, False
+            home.last = self.clock()  # the limit spaces the starts of publishes (each reads the page afresh)
             try:
                 async with self._limit:
                     await self._publish(home.user)
             finally:
                 home.reading = False
-                home.last = self.clock()
             if not home.again:
                 return
 
