@@ -2,7 +2,7 @@
 
 One figure per chart, built by the same functions for both, so the images posted in a channel are the charts of
 the HTML report. matplotlib is heavy to import (about half a second): only `bot/report_html.py` and, on the first
-`/quiz report`, `bot/chart_images.py` (in a worker thread) import this module. Figures are built with the object
+`/quiz report`, `bot/chart_images.py` (in its drawing process) import this module. Figures are built with the object
 API (no pyplot, no global figure state); callers still draw one at a time (chart_images holds a lock).
 """
 
