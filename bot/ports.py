@@ -9,6 +9,7 @@ answers in the way its platform expects (an ephemeral response, an interaction c
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -29,6 +30,48 @@ class Message:
         return "\n".join([self.title, *self.lines]) if self.lines else self.title
 
 
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A line of a page section: plain text, and the channel it is about (adapters show a channel their way)."""
+
+    text: str
+    channel: ChannelRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A titled part of a page (the streaks, the channels, the review)."""
+
+    title: str
+    lines: tuple[Line, ...] = ()
+
+
+class ActionKind(enum.Enum):
+    """What a button under a page does; each adapter gives it its own id (action_id, custom_id)."""
+
+    START_REVIEW = "start-review"
+    """Ask the review question due longest, as `/quiz review` does."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A button under a page: what it does and its label."""
+
+    kind: ActionKind
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A message in sections with buttons (the personal home): adapters that can show sections and buttons do;
+    `message` is the same content as a plain Message (a title and lines) for those that cannot."""
+
+    title: str
+    sections: tuple[Section, ...]
+    message: Message
+    actions: tuple[Action, ...] = ()
+
+
 class PlatformError(Exception):
     """A platform refused or failed a call; `permanent` when retrying cannot help (channel gone, no access)."""
 
@@ -36,6 +79,15 @@ class PlatformError(Exception):
         super().__init__(message)
         self.permanent = permanent
         self.retry_after = retry_after
+
+
+class MissingPermission(PlatformError):
+    """A platform refused a call for want of a permission the bot was not given: `permission` names it as the
+    platform does (Slack's `files:write` scope, Discord's Attach Files)."""
+
+    def __init__(self, message: str, *, permission: str) -> None:
+        super().__init__(message, permanent=True)
+        self.permission = permission
 
 
 @dataclass(frozen=True, slots=True)

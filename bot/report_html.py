@@ -1,4 +1,5 @@
-"""A Report as one self-contained HTML file: charts drawn with matplotlib and inlined as SVG, readable offline.
+"""A Report as one self-contained HTML file: charts drawn with matplotlib (bot/charts.py, the same figures
+`/quiz report` posts as images) and inlined as SVG, readable offline.
 
 Figures the tests (and anyone scripting) can read back carry `data-figure="name"` attributes. matplotlib is
 heavy to import, so only `quizbot report` imports this module.
@@ -7,26 +8,14 @@ heavy to import, so only `quizbot report` imports this module.
 from __future__ import annotations
 
 import html
-import io
 from collections.abc import Sequence
-from datetime import date
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display: figures are only ever written to strings
-
-from matplotlib.figure import Figure
-
+from bot.charts import is_weekly, participation_figure, question_figure, svg, tag_figure
 from bot.domain.flags import FlaggedQuestion
 from bot.service.views import DayActivity, QuestionResult, Report, TagResult
 from bot.wording import percent
 from bot.wording.cohorts import attention_flags, attention_lines, last_active
 from bot.wording.reports import short_name
-
-EPOCH = date(1970, 1, 1).toordinal()
-BAR = "#3b6ea8"
-LINE = "#d1495b"
-GOOD, FAIR, POOR = "#2e8b57", "#e0a100", "#c0392b"
 
 CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 60rem;
@@ -44,80 +33,19 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 """
 
 
-def _matplotlib_figure(width: float, height: float) -> Figure:
-    return Figure(figsize=(width, height), layout="constrained")
-
-
-def _svg(figure: Figure) -> str:
-    buffer = io.StringIO()
-    # Text stays text (small, searchable); a fixed hash salt keeps the output the same for the same data.
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "quizbot"}):
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
-    text = buffer.getvalue()
-    return text[text.index("<svg") :]
-
-
-def _label(text: str, width: int = 48) -> str:
-    """Plain text for a matplotlib label: shortened, and `$` escaped so it is not read as math."""
-    flat = " ".join(text.split())
-    if len(flat) > width:
-        flat = flat[: width - 1].rstrip() + "…"
-    return flat.replace("$", r"\$")
-
-
 def participation_chart(days: Sequence[DayActivity], *, weekly: bool) -> str:
     """Answers (bars) and people answering (line) per day or week, as SVG."""
-    figure = _matplotlib_figure(9, 3.2)
-    axes = figure.add_subplot()
-    # matplotlib's date numbers: days since its default epoch, 1970-01-01.
-    xs = [float(d.day.toordinal() - EPOCH) for d in days]
-    axes.bar(xs, [d.answers for d in days], width=5 if weekly else 0.8, color=BAR, label="answers")
-    axes.plot(xs, [d.participants for d in days], color=LINE, marker="o", markersize=3, label="people answering")
-    axes.xaxis_date()
-    axes.set_ylabel("per week" if weekly else "per day")
-    axes.legend(loc="lower left", bbox_to_anchor=(0, 1), ncols=2, frameon=False)
-    axes.spines[["top", "right"]].set_visible(False)
-    figure.autofmt_xdate()
-    return _svg(figure)
-
-
-def _accuracy_bars(labels: list[str], values: list[float], counts: list[int], title: str) -> str:
-    figure = _matplotlib_figure(9, max(1.6, 0.32 * len(labels) + 0.9))
-    axes = figure.add_subplot()
-    colours = [GOOD if v >= 0.75 else FAIR if v >= 0.5 else POOR for v in values]
-    positions = list(range(len(labels)))
-    axes.barh(positions, [v * 100 for v in values], color=colours)
-    axes.set_yticks(positions, labels=labels)
-    axes.invert_yaxis()
-    axes.set_xlim(0, 100)
-    axes.set_xlabel("% correct")
-    axes.set_title(title, loc="left")
-    for position, value, count in zip(positions, values, counts, strict=True):
-        label = f"{percent(value)} of {count}"
-        if value >= 0.85:  # no room after the bar: write inside it
-            axes.text(value * 100 - 1, position, label, va="center", ha="right", fontsize=8, color="white")
-        else:
-            axes.text(value * 100 + 1, position, label, va="center", fontsize=8)
-    axes.spines[["top", "right"]].set_visible(False)
-    return _svg(figure)
+    return svg(participation_figure(days, weekly=weekly))
 
 
 def question_chart(questions: Sequence[QuestionResult]) -> str:
     """Accuracy per question, hardest first, as SVG."""
-    ordered = sorted(questions, key=lambda q: (q.accuracy, -q.answered))
-    labels = [_label(f"{q.pack_id} #{q.number}: {q.prompt}") for q in ordered]
-    return _accuracy_bars(labels, [q.accuracy for q in ordered], [q.answered for q in ordered], "Accuracy per question")
+    return svg(question_figure(questions))
 
 
 def tag_chart(tags: Sequence[TagResult]) -> str:
     """Accuracy per tag, as SVG."""
-    ordered = sorted(tags, key=lambda t: (t.accuracy, -t.answered, t.tag))
-    return _accuracy_bars(
-        [_label(t.tag) for t in ordered],
-        [t.accuracy for t in ordered],
-        [t.answered for t in ordered],
-        "Accuracy per tag",
-    )
+    return svg(tag_figure(tags))
 
 
 def _e(value: object) -> str:
@@ -166,7 +94,7 @@ def render_html(report: Report) -> str:
     if not report.answers:
         parts.append("<p>No answers yet: there is nothing to chart.</p>")
     else:
-        weekly = len(report.days) > 1 and (report.days[1].day - report.days[0].day).days == 7
+        weekly = is_weekly(report.days)
         parts.append("<h2>Participation over time</h2>")
         parts.append(
             f'<div class="chart" id="chart-participation">{participation_chart(report.days, weekly=weekly)}</div>'

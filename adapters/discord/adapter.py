@@ -10,6 +10,7 @@ nothing but the guild list needs to be cached and no privileged intent is asked 
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import re
 from collections.abc import Awaitable
@@ -19,25 +20,40 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.buttons import AnswerButton, ConfirmButton, FlagButton, confirm_view, flag_view
+from adapters.discord.buttons import (
+    AnswerButton,
+    ConfirmButton,
+    FlagButton,
+    ReviewButton,
+    confirm_view,
+    flag_view,
+    page_view,
+)
 from adapters.discord.cards import edit_card, send_card
 from adapters.discord.commands import QuizCommands
 from adapters.discord.embeds import (
     ANSWER_TEMPLATE,
     CONFIRM_TEMPLATE,
     FLAG_TEMPLATE,
+    PROBLEM_COLOUR,
+    REVIEW_ID,
     answer_embed,
+    chart_embed,
     message_embed,
+    page_embed,
     problem_embed,
 )
 from adapters.discord.settings import DiscordSettings
 from adapters.text_safety import plain
-from bot.commands import Command, FlagQuestion
+from bot.chart_images import render_charts
+from bot.commands import Command, FlagQuestion, StartReview
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.errors import CommandError, ConfigError, StorageUnavailable
 from bot.ports import Message, PlatformError, PlatformLimits, Rate
 from bot.service.app import Context, Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
+from bot.service.views import ReportChart
+from bot.wording import reports as report_words
 from bot.wording import translate
 from bot.wording.errors import (
     button_not_on_message,
@@ -110,8 +126,18 @@ def intents() -> discord.Intents:
 
 
 def invite_permissions() -> discord.Permissions:
-    """The channel permissions the bot needs: see the channel, post and edit its cards (embeds), in threads too."""
-    return discord.Permissions(view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True)
+    """The channel permissions the bot needs: see the channel, post and edit its cards (embeds), in threads too,
+    and attach files (the charts `/quiz report` posts)."""
+    return discord.Permissions(
+        view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True, attach_files=True
+    )
+
+
+ATTACH_FILES = "Attach Files"
+"""The permission named when Discord refuses the charts with 50013 Missing Permissions."""
+MISSING_PERMISSIONS = 50013
+ATTACHMENT_DESCRIPTION = 1024
+"""An attachment's description (its alt text): at most 1024 characters."""
 
 
 def platform_error(exc: discord.HTTPException, what: str, *, forbidden: str | None = None) -> PlatformError:
@@ -158,7 +184,7 @@ class QuizClient(discord.AutoShardedClient):
 
     async def setup_hook(self) -> None:
         """Register the answer and "Report a problem" buttons and `/quiz` before the gateway connects."""
-        self.add_dynamic_items(AnswerButton, FlagButton, ConfirmButton)
+        self.add_dynamic_items(AnswerButton, FlagButton, ConfirmButton, ReviewButton)
         if self.tree.get_command("quiz") is None:  # a restarted client runs this again
             self.tree.add_command(QuizCommands(self.adapter))
         await self.adapter.check_registration(self.tree)
@@ -172,9 +198,10 @@ class QuizClient(discord.AutoShardedClient):
         if interaction.type is not discord.InteractionType.component or not isinstance(interaction.data, dict):
             return
         custom_id = str(interaction.data.get("custom_id", ""))
-        if _ANSWER_ID.fullmatch(custom_id) or _FLAG_ID.fullmatch(custom_id) or _CONFIRM_ID.fullmatch(custom_id):
+        ours = _ANSWER_ID.fullmatch(custom_id) or _FLAG_ID.fullmatch(custom_id) or _CONFIRM_ID.fullmatch(custom_id)
+        if ours or custom_id == REVIEW_ID:
             if _on_its_message(interaction, custom_id):
-                return  # an AnswerButton, a FlagButton or a ConfirmButton handles it
+                return  # an AnswerButton, a FlagButton, a ConfirmButton or a ReviewButton handles it
             # discord.py rebuilds a dynamic item only from a component of the clicked message, and drops the
             # click in silence otherwise ("This interaction failed"): a forged or stale payload, or a message edited
             # since the click was made.
@@ -431,28 +458,82 @@ class DiscordAdapter:
             channel=self.channel_of(interaction), user=self.user_of(interaction), is_admin=self.is_admin(interaction)
         )
 
+    async def review_click(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """A click on "Start a review" under `/quiz me`: the review question due longest, privately."""
+        await self.run_command(interaction, StartReview())
+
     async def run_command(self, interaction: discord.Interaction[discord.Client], command: Command) -> None:
         """A `/quiz` subcommand, as the command object its typed options built: run by the core, then answered."""
         context = self.context_of(interaction)
+        charts: list[tuple[ReportChart, ...]] = []
 
         async def run() -> Response:
             try:
                 reply = await self.runtime.app.execute(command, context)
             except Exception as exc:
                 reply = error_reply(exc)
+            if reply.ok and reply.charts:
+                charts.append(reply.charts)
             return _reply_response(reply)
 
         await self.respond(interaction, run())
+        if charts:
+            await self.post_charts(interaction, charts[0])
 
     async def quiz_command(self, interaction: discord.Interaction[discord.Client], text: str) -> None:
         """`/quiz <text>` typed as free text, parsed by the core's grammar (the typed subcommands do not use it)."""
         context = self.context_of(interaction)
         invocation = Invocation(channel=context.channel, user=context.user, text=text, is_admin=context.is_admin)
+        charts: list[tuple[ReportChart, ...]] = []
 
         async def run() -> Response:
-            return _reply_response(await self.runtime.app.handle_command(invocation))
+            reply = await self.runtime.app.handle_command(invocation)
+            if reply.ok and reply.charts:
+                charts.append(reply.charts)
+            return _reply_response(reply)
 
         await self.respond(interaction, run())
+        if charts:
+            await self.post_charts(interaction, charts[0])
+
+    async def post_charts(
+        self, interaction: discord.Interaction[discord.Client], charts: tuple[ReportChart, ...]
+    ) -> None:
+        """After a report's summary: its charts in the channel, one embed per chart showing its attached PNG (with
+        the alt text as the attachment's description). Refused for want of Attach Files (50013), the person who
+        asked is told so privately; the summary stands alone."""
+        channel = self.channel_of(interaction)
+        current = asyncio.current_task()
+        if current is not None:
+            self._answering.add(current)  # a stop waits for the charts as for the answer before them
+        try:
+            images = await render_charts(charts)
+            files = [
+                discord.File(
+                    io.BytesIO(image.png), filename=image.filename, description=image.alt_text[:ATTACHMENT_DESCRIPTION]
+                )
+                for image in images
+            ]
+            embeds = [chart_embed(image.title, image.filename) for image in images]
+            await self._messageable(channel).send(embeds=embeds, files=files)
+            return
+        except discord.Forbidden as exc:
+            log.info("charts refused: %s", exc, extra=_extra(channel))
+            notice = (
+                report_words.charts_not_posted(ATTACH_FILES)
+                if exc.code == MISSING_PERMISSIONS
+                else report_words.charts_failed()
+            )
+        except Exception as exc:  # a chart that could not be drawn, Discord unreachable
+            log.warning("charts not posted: %s", exc, extra=_extra(channel))
+            notice = report_words.charts_failed()
+        finally:
+            if current is not None:
+                self._answering.discard(current)
+        try:
+            await interaction.followup.send(embed=message_embed(notice, colour=PROBLEM_COLOUR), ephemeral=True)
+        except discord.HTTPException as exc:
+            log.warning("could not tell interaction %s that the charts failed: %s", interaction.id, exc)
 
     def pack_choices(self, current: str) -> list[app_commands.Choice[str]]:
         """Packs whose id or title contains what was typed."""
@@ -557,12 +638,16 @@ class DiscordAdapter:
 
 def _reply_response(reply: Reply) -> Response:
     """The core's reply as an interaction response: private when it is, or quiet, or a refusal; a destructive
-    command's question comes privately with its Confirm and Cancel buttons."""
+    command's question comes privately with its Confirm and Cancel buttons. A page (the personal home) is an embed
+    of sections, with its buttons."""
     if reply.confirm is not None:
         question = Message(reply.message.title, (*reply.message.lines, reply.confirm.note))
         return Response(message_embed(question), ephemeral=True, view=confirm_view(reply.confirm))
+    ephemeral = reply.private or reply.quiet or not reply.ok
+    if reply.page is not None and reply.ok:
+        return Response(page_embed(reply.page), ephemeral=ephemeral, view=page_view(reply.page))
     embed = message_embed(reply.message) if reply.ok else problem_embed(reply.message.text)
-    return Response(embed, ephemeral=reply.private or reply.quiet or not reply.ok)
+    return Response(embed, ephemeral=ephemeral)
 
 
 def _refused_option(error: app_commands.AppCommandError) -> CommandError | None:

@@ -18,6 +18,8 @@ from adapters.discord.embeds import (
     ANSWER_TEMPLATE,
     CONFIRM_TEMPLATE,
     FLAG_TEMPLATE,
+    REVIEW_ID,
+    REVIEW_TEMPLATE,
     answer_custom_id,
     button_labels,
     confirm_custom_id,
@@ -26,6 +28,7 @@ from adapters.discord.embeds import (
 )
 from adapters.text_safety import plain
 from bot.domain import QuestionCard
+from bot.ports import ActionKind, Page
 from bot.service.confirmations import ConfirmationRequest
 from bot.wording.flags import report_button
 
@@ -177,4 +180,51 @@ def answer_view(card: QuestionCard) -> discord.ui.View:
     one_per_row = labels_fit(card) and len(labels) <= MAX_ROWS
     for position, (label, choice_id) in enumerate(zip(labels, card.choice_ids, strict=True)):
         view.add_item(AnswerButton(card.post_id, choice_id, label=label, row=position if one_per_row else None))
+    return view
+
+
+class ReviewHandler(Protocol):
+    """What a "Start a review" click is handed to (the adapter)."""
+
+    async def review_click(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """Ask the clicker's review question due longest, privately."""
+        ...
+
+
+class ReviewButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=REVIEW_TEMPLATE):
+    """The "Start a review" button under `/quiz me` (the personal home)."""
+
+    def __init__(self, *, label: str = "?") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=plain(label)[: limits.BUTTON_LABEL], style=discord.ButtonStyle.primary, custom_id=REVIEW_ID
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[discord.Client],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> ReviewButton:
+        """Rebuild the button from the clicked message."""
+        return cls(label=(item.label if isinstance(item, discord.ui.Button) else None) or "?")
+
+    async def callback(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """Hand the click to the adapter that owns this client."""
+        handler: ReviewHandler | None = getattr(interaction.client, "adapter", None)
+        if handler is not None:
+            await handler.review_click(interaction)
+
+
+def page_view(page: Page) -> discord.ui.View | None:
+    """The buttons under a page (the review button of the home), or None when it has none."""
+    if not page.actions:
+        return None
+    view = discord.ui.View(timeout=None)
+    for action in page.actions:
+        if action.kind is ActionKind.START_REVIEW:
+            view.add_item(ReviewButton(label=action.label))
     return view

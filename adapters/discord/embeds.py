@@ -25,7 +25,8 @@ from adapters.discord import limits
 from adapters.discord.markup import atoms, escape, guard_line_starts
 from adapters.text_safety import ELLIPSIS, ZWSP, cut, plain
 from bot.domain import AnswerOutcome, AnswerResult, QuestionCard, RevealView
-from bot.ports import Message
+from bot.ports import Line, Message
+from bot.ports import Page as SectionedPage
 from bot.wording.answers import answer_message
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, pick_hint, reveal_text
 
@@ -42,6 +43,9 @@ ANSWER_PREFIX = "quiz:answer:"
 ANSWER_TEMPLATE = r"quiz:answer:(?P<post_id>\d{1,18}):(?P<choice>\d{1,2})"
 FLAG_PREFIX = "quiz:flag:"
 FLAG_TEMPLATE = r"quiz:flag:(?P<post_id>\d{1,18})"
+REVIEW_ID = "quiz:review:start"
+"""The custom_id of the "Start a review" button under `/quiz me` (a fixed id: it carries nothing)."""
+REVIEW_TEMPLATE = r"quiz:review:start"
 """The "Report a problem" button under a private answer reply: the post it answered (digits bounded as above)."""
 CONFIRM_TEMPLATE = r"quiz:confirm:(?P<answer>yes|no):(?P<token>[A-Za-z0-9_-]{16,64})"
 """A destructive command's Confirm or Cancel button: the pending confirmation's token (bot/service/confirmations.py)."""
@@ -404,3 +408,42 @@ def answer_embed(result: AnswerResult) -> discord.Embed:
 def problem_embed(text: str) -> discord.Embed:
     """A short, polite explanation of why something could not be done."""
     return message_embed(Message(text), colour=PROBLEM_COLOUR)
+
+
+def _page_line(line: Line) -> str:
+    text = escape(line.text)
+    return f"<#{line.channel.channel_id}>  {text}" if line.channel is not None else text
+
+
+def page_embed(page: SectionedPage) -> discord.Embed:
+    """A page (the personal home) as one embed: its title, the first section (the record) as the description,
+    then one field per other section.
+
+    Falls back to the page's plain Message (description and continuation fields) when the sections would not
+    fit Discord's limits.
+    """
+    title = escape(page.title)
+    first, *rest = page.sections or (None,)
+    description = "\n".join(_page_line(line) for line in first.lines) if first is not None else ""
+    fields = [(escape(section.title), "\n".join(_page_line(line) for line in section.lines)) for section in rest]
+    total = len(title) + len(description) + sum(len(name) + len(value) for name, value in fields)
+    fits = (
+        0 < len(title) <= limits.TITLE
+        and len(description) <= limits.DESCRIPTION
+        and len(fields) <= limits.FIELDS
+        and total <= limits.EMBED_TOTAL
+        and all(0 < len(name) <= limits.FIELD_NAME and 0 < len(value) <= limits.FIELD_VALUE for name, value in fields)
+    )
+    if not fits:
+        return message_embed(page.message)
+    embed = discord.Embed(title=title, description=description or None, colour=NEUTRAL_COLOUR)
+    for name, value in fields:
+        embed.add_field(name=name, value=value, inline=False)
+    return embed
+
+
+def chart_embed(title: str, filename: str) -> discord.Embed:
+    """An embed showing an attached chart image (`attachment://filename`) under its title."""
+    embed = discord.Embed(title=clip(escape(title), limits.TITLE) or None, colour=NEUTRAL_COLOUR)
+    embed.set_image(url=f"attachment://{filename}")
+    return embed

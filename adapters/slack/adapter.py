@@ -21,6 +21,7 @@ from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 
 from adapters.slack.admins import AdminDirectory
+from adapters.slack.home import HomePublisher
 from adapters.slack.intake import SlackIntake
 from adapters.slack.listeners import ACKED_AS, ANSWER_HEADER, RECEIVED, QuizListeners
 from adapters.slack.platform import PLATFORM, SlackPlatform, make_client
@@ -95,7 +96,10 @@ class SlackAdapter:
         self.client = make_client(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
         self.platform = SlackPlatform(self.client)
         admins = AdminDirectory(self.client, admin_user_ids=settings.slack_admin_user_ids or ())
-        self.listeners = QuizListeners(runtime, self.platform, admins, ack_deadline=settings.slack_ack_deadline)
+        self.home = HomePublisher(self.client, runtime.app)
+        self.listeners = QuizListeners(
+            runtime, self.platform, admins, self.home, ack_deadline=settings.slack_ack_deadline
+        )
         signing_secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
         # HTTP mode: the intake verifies each request on its raw bytes before anything parses it, so Bolt's own
         # check (which parses first, and logs bad requests' bodies) is replaced by the intake's cheap one, in the
@@ -131,6 +135,7 @@ class SlackAdapter:
                         await self._serve_http()
                 finally:
                     await self.listeners.drain(DRAIN_TIMEOUT)
+                    await self.home.close()
             finally:
                 # Card edits flushed at shutdown (after this returns) open their own connections again.
                 self.client.session = None

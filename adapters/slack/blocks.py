@@ -148,6 +148,11 @@ def _sections(paragraphs: list[BlockParagraph], limit: int = SECTION_TEXT_LIMIT)
     return [_section(text) for text in texts]
 
 
+def section_blocks(paragraphs: list[BlockParagraph]) -> list[Block]:
+    """Paragraphs packed into as few section blocks as fit; a long one continues in the next (see `_sections`)."""
+    return _sections(paragraphs)
+
+
 def _fallback(text: str) -> str:
     # The top-level text is what notifications show, as plain text: it needs no formatting guards, but `<!here>`
     # must not form in it, and invisible characters go.

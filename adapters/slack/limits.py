@@ -21,6 +21,10 @@ roughly 12,000 characters with `msg_blocks_too_long` (https://github.com/slackap
 from __future__ import annotations
 
 BLOCKS = 50
+HOME_BLOCKS = 100
+"""A Home tab or modal view: "Up to 100 blocks" (https://docs.slack.dev/reference/views/home-tab-view)."""
+ALT_TEXT = 1000
+"""files.getUploadURLExternal `alt_txt`: "Description of image for screen-reader", at most 1000 characters."""
 TEXT_OBJECT = 3000
 SECTION_TEXT = 3000
 SECTION_FIELDS = 10

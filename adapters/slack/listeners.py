@@ -42,13 +42,16 @@ from adapters.slack.blocks import (
     parse_confirm_action,
     parse_flag_action,
 )
+from adapters.slack.home import REVIEW_ACTION, HomePublisher, page_blocks, page_text
 from adapters.slack.platform import PLATFORM, SlackPlatform
-from bot.commands import FlagQuestion
+from bot.chart_images import render_charts
+from bot.commands import FlagQuestion, StartReview
 from bot.domain import ChannelRef, UserRef
 from bot.errors import Busy, QuizError, StorageUnavailable
-from bot.ports import Message, PlatformError
+from bot.ports import Message, MissingPermission, PlatformError
 from bot.service.app import Context, Invocation, Reply, error_reply
 from bot.service.facade import AdapterHost
+from bot.wording import reports as report_words
 from bot.wording.answers import answer_message
 from bot.wording.errors import click_not_recorded, unknown_button
 
@@ -140,9 +143,16 @@ def missing_click_fields(body: Mapping[str, Any]) -> list[str]:
         missing.append("user.id")
     if _team_of_click(body) is None:
         missing.append("team.id")
-    if _channel_of_click(body) is None:
+    if _channel_of_click(body) is None and not _home_button(body):
         missing.append("channel.id")
     return missing
+
+
+def _home_button(body: Mapping[str, Any]) -> bool:
+    """A click on the App Home tab's review button: the only click that comes from a view, without a channel."""
+    actions = body.get("actions")
+    first = actions[0] if isinstance(actions, list) and actions and isinstance(actions[0], Mapping) else None
+    return _text(first, "action_id") == REVIEW_ACTION and isinstance(body.get("view"), Mapping)
 
 
 def _team_of_click(body: Mapping[str, Any]) -> str | None:
@@ -243,6 +253,7 @@ class QuizListeners:
         runtime: AdapterHost,
         platform: SlackPlatform,
         admins: AdminDirectory,
+        home: HomePublisher | None = None,
         *,
         ack_deadline: float = ACK_DEADLINE,
     ) -> None:
@@ -250,6 +261,7 @@ class QuizListeners:
         self.ack_deadline = ack_deadline
         self.platform = platform
         self.admins = admins
+        self.home = home
         self._inflight: set[asyncio.Task[Any]] = set()
 
     def install(self, app: AsyncApp) -> None:
@@ -261,6 +273,8 @@ class QuizListeners:
         app.action(re.compile(rf"^{ACTION_PREFIX}(:|$)"))(self.on_answer)
         app.action(re.compile(rf"^{FLAG_PREFIX}(:|$)"))(self.on_flag)
         app.action(re.compile(rf"^{CONFIRM_PREFIX}(:|$)"))(self.on_confirm)
+        app.action(REVIEW_ACTION)(self.on_review)
+        app.event("app_home_opened")(self.on_home_opened)
         app.action(re.compile(r".*"))(self.on_other_action)
         app.error(self.on_error)
 
@@ -308,13 +322,20 @@ class QuizListeners:
         if reply.quiet:
             return
         await self._send_reply(respond, reply, invocation.channel)
+        if reply.charts and reply.ok:
+            await self._post_charts(respond, reply, invocation.channel)
 
     async def _send_reply(self, respond: Respond, reply: Reply, channel: ChannelRef) -> None:
         # A destructive command's question comes with its Confirm and Cancel buttons, to the asker only.
-        blocks = confirm_blocks(reply.message, reply.confirm) if reply.confirm else message_blocks(reply.message)
+        if reply.confirm is not None:
+            text, blocks = message_text(reply.message), confirm_blocks(reply.message, reply.confirm)
+        elif reply.page is not None:
+            text, blocks = page_text(reply.page), page_blocks(reply.page)
+        else:
+            text, blocks = message_text(reply.message), message_blocks(reply.message)
         try:
             await respond(
-                text=message_text(reply.message),
+                text=text,
                 blocks=blocks,
                 response_type="ephemeral" if reply.private or reply.confirm else "in_channel",
                 replace_original=False,
@@ -324,6 +345,62 @@ class QuizListeners:
                 "could not reply to a /quiz command: %s",
                 exc,
                 extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
+            )
+
+    async def _post_charts(self, respond: Respond, reply: Reply, channel: ChannelRef) -> None:
+        """Upload a reply's charts into the channel after its text; when Slack refuses them, say why, privately."""
+        extra = {"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id}
+        try:
+            images = await render_charts(reply.charts)
+            await self.platform.upload_images(channel, images)
+            return
+        except MissingPermission as exc:
+            log.warning("charts not posted: the app lacks the %s scope", exc.permission, extra=extra)
+            notice = report_words.charts_not_posted(exc.permission)
+        except Exception as exc:  # not in the channel, an upload that failed, a chart that could not be drawn
+            log.warning("charts not posted: %s", exc, extra=extra)
+            notice = report_words.charts_failed()
+        await self._send_reply(respond, Reply(notice), channel)
+
+    # --- the App Home tab and its review button ----------------------------------------------------
+
+    async def on_home_opened(self, event: dict[str, Any], body: dict[str, Any]) -> None:
+        """`app_home_opened`: publish the person's home when they open the Home tab (not the Messages tab)."""
+        team_id, user_id = _text(body, "team_id"), _text(event, "user")
+        if self.home is None or event.get("tab") != "home" or team_id is None or user_id is None:
+            return
+        self.home.opened(UserRef(PLATFORM, team_id, user_id, ""))
+
+    async def on_review(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any], respond: Respond) -> None:
+        """ "Start a review" under `/quiz me` or in the Home tab: ask the review question due longest.
+
+        Under `/quiz me` the question comes back privately in that channel; from the Home tab (which has no
+        channel) it comes as a direct message from the app, where `/quiz review N` answers it.
+        """
+        await ack()
+        self._spawn(self._review(body, respond), "review")
+
+    async def _review(self, body: dict[str, Any], respond: Respond) -> None:
+        team_id, channel_id = _team_of_click(body), _channel_of_click(body)
+        assert team_id is not None  # RejectMalformed let only complete clicks through
+        user = body["user"]
+        user_ref = UserRef(PLATFORM, team_id, user["id"], _text(user, "username") or _text(user, "name") or user["id"])
+        # A review is the person's own, whatever the channel; from the Home tab it is their DM with the app.
+        channel = ChannelRef(PLATFORM, team_id, channel_id or user_ref.user_id)
+        try:
+            reply = await self.runtime.app.execute(StartReview(), Context(channel, user_ref))
+        except Exception as exc:
+            reply = error_reply(exc)
+        if channel_id is not None:
+            await self.reply_privately(channel, user_ref.user_id, reply.message, respond)
+            return
+        try:
+            await self.platform.post_message(channel, reply.message)
+        except PlatformError as exc:
+            log.warning(
+                "could not send a review question from the Home tab: %s",
+                exc,
+                extra={"platform": PLATFORM, "workspace": team_id, "user": user_ref.user_id},
             )
 
     # --- answer buttons ----------------------------------------------------------------------------
@@ -360,6 +437,8 @@ class QuizListeners:
         self, work: asyncio.Future[ClickReply], channel: ChannelRef, user_id: str, respond: Respond
     ) -> None:
         reply = await work
+        if reply.post_id is not None and self.home is not None:
+            self.home.answered(UserRef(PLATFORM, channel.workspace_id, user_id, ""))
         blocks = answer_reply_blocks(reply.message, reply.post_id) if reply.post_id is not None else None
         await self.reply_privately(channel, user_id, reply.message, respond, blocks=blocks)
 

@@ -4,6 +4,7 @@ chat.postEphemeral, direct messages (the DirectMessages capability) via chat.pos
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
@@ -14,9 +15,11 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack import limits
 from adapters.slack.blocks import Block, card_blocks, card_text, message_blocks, message_text
+from bot.chart_images import ChartImage
 from bot.domain import ChannelRef, QuestionCard, UserRef
-from bot.ports import Message, PlatformError, PlatformLimits, Rate
+from bot.ports import Message, MissingPermission, PlatformError, PlatformLimits, Rate
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +83,8 @@ def platform_error(exc: SlackApiError, *, action: str) -> PlatformError:
         retry_after = float(header) if header and str(header).isdigit() else 1.0
     friendly = FRIENDLY_ERRORS.get(code)
     text = f"{friendly} ({code})" if friendly else f"Slack refused to {action}: {code}"
+    if code == "missing_scope":  # Slack names the scope it wanted in `needed`
+        return MissingPermission(text, permission=str(response.get("needed") or "unknown"))
     return PlatformError(text, permanent=code in PERMANENT_ERRORS, retry_after=retry_after)
 
 
@@ -161,6 +166,27 @@ class SlackPlatform:
             blocks=message_blocks(message),
             unfurl_links=False,
             unfurl_media=False,
+        )
+
+    async def upload_images(self, channel: ChannelRef, images: Sequence[ChartImage]) -> None:
+        """Upload images into the channel with their titles and alt text (files_upload_v2: an upload URL per
+        file, the bytes to it, then one files.completeUploadExternal that shares them all in the channel)."""
+        if not images:
+            return
+        await self._call(
+            "upload the charts",
+            channel,
+            self.client.files_upload_v2,
+            channel=channel.channel_id,
+            file_uploads=[
+                {
+                    "file": image.png,
+                    "filename": image.filename,
+                    "title": image.title,
+                    "alt_txt": image.alt_text[: limits.ALT_TEXT],
+                }
+                for image in images
+            ],
         )
 
     async def _call(self, action: str, where: ChannelRef, method: Any, /, **kwargs: Any) -> Any:

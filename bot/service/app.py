@@ -16,7 +16,7 @@ from bot.commands import Command, parse_command
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
 from bot.errors import Busy, CommandError, QuizError, ShuttingDown, StorageUnavailable
 from bot.ops.metrics import Metrics
-from bot.ports import Message, PlatformError
+from bot.ports import Message, Page, PlatformError
 from bot.scheduling.service import ScheduleService
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
@@ -24,6 +24,7 @@ from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
 from bot.service.flags import FlagService
 from bot.service.handlers import COMMAND_HANDLERS, Context, Invocation, Reply, Route, bind_routes, check_permission
+from bot.service.home import HomeReader
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
@@ -32,6 +33,7 @@ from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
 from bot.wording import confirmations as confirm_words
 from bot.wording import errors as error_words
+from bot.wording import home as home_words
 from bot.wording.answers import busy
 from bot.wording.errors import RESTARTING, not_available_here
 
@@ -95,6 +97,7 @@ class QuizApp:
         self.flags = flags
         self.seasons = seasons
         self.confirmations = confirmations
+        self.home_reader = HomeReader(uow, stats)
         self.routes: dict[type[Any], Route] = bind_routes(
             COMMAND_HANDLERS,
             {
@@ -111,6 +114,7 @@ class QuizApp:
                 "flags_": flags,
                 "seasons_": seasons,
                 "confirmations_": confirmations,
+                "home_": self.home_reader,
             },
         )
 
@@ -151,6 +155,12 @@ class QuizApp:
             return await self.execute(taken.command, here)
         except Exception as exc:
             return error_reply(exc)
+
+    async def home(self, user: UserRef) -> Page:
+        """A person's home page (Slack's App Home tab): the same page as `/quiz me`, read in one unit of work."""
+        async with self.uow() as uow:
+            view = await self.home_reader.home(user, now=self.clock.now(), within=uow)
+        return home_words.home_page(view)
 
     async def answer(
         self, *, post_id: int, user: UserRef, choice_index: int, channel: ChannelRef | None = None

@@ -16,7 +16,7 @@ from aiohttp import web
 from bot.commands import Command
 from bot.config import Settings
 from bot.domain import AnswerResult, ChannelRef, Pack, UserRef
-from bot.ports import ChatPlatform
+from bot.ports import ChatPlatform, Page
 from bot.service.handlers import Context, Invocation, Reply
 
 
@@ -34,6 +34,10 @@ class QuizCore(Protocol):
     async def confirm(self, *, token: str, context: Context, accept: bool) -> Reply:
         """Answer a confirmation request (`Reply.confirm`) with its token: run the command, or cancel it.
         Only its asker may, once, before it expires; every refusal is a friendly reply."""
+        ...
+
+    async def home(self, user: UserRef) -> Page:
+        """A person's home page: their record, channels, topics, review, cohorts and next question."""
         ...
 
     async def answer(

@@ -57,11 +57,12 @@ from bot.content import Catalog
 from bot.domain import ChannelRef, PostSource, QuestionCard, UserRef
 from bot.domain.windows import Scope
 from bot.errors import NotAllowed, UnknownWorkspace
-from bot.ports import DirectMessages, Message, PlatformError, PlatformRegistry
+from bot.ports import DirectMessages, Message, Page, PlatformError, PlatformRegistry
 from bot.scheduling.service import ScheduleService
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import ConfirmationRequest, Confirmations
 from bot.service.flags import FlagService
+from bot.service.home import HomeReader
 from bot.service.lookups import local_date
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
@@ -69,7 +70,7 @@ from bot.service.review import ReviewService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
-from bot.service.views import NothingDue
+from bot.service.views import NothingDue, ReportChart
 from bot.wording import (
     boards,
     cards,
@@ -78,7 +79,7 @@ from bot.wording import (
     confirmations,
     flags,
     help,
-    me,
+    home,
     reports,
     review,
     schedules,
@@ -125,6 +126,8 @@ class Reply:
     so an adapter that must answer anyway (a Discord interaction) may answer briefly and others may stay silent.
     `confirm`: the command did nothing yet and asks them to confirm (the message is the question); the adapter
     shows its buttons (or asks `y/N`) and sends the answer to `QuizApp.confirm` with the request's token.
+    `page`: the same content in sections with buttons, for an adapter that can show them (`message` is its text).
+    `charts`: images to post beside the message (`/quiz report`), for an adapter that can upload files.
     """
 
     message: Message
@@ -132,6 +135,8 @@ class Reply:
     quiet: bool = False
     ok: bool = True
     confirm: ConfirmationRequest | None = None
+    page: Page | None = None
+    charts: tuple[ReportChart, ...] = ()
 
 
 class Permission(enum.Enum):
@@ -220,21 +225,22 @@ async def show_leaderboard(
     return Reply(boards.leaderboard_message(leaderboard))
 
 
-async def show_me(command: ShowMe, context: Context, uow: UnitOfWork, *, stats: Stats, clock: Clock) -> Reply:
-    """`/quiz me`."""
-    return Reply(me.stats_message(await stats.user_stats(context.user, now=clock.now(), within=uow)))
+async def show_me(command: ShowMe, context: Context, uow: UnitOfWork, *, home_: HomeReader, clock: Clock) -> Reply:
+    """`/quiz me`: the personal home (the same page as Slack's App Home tab), with its review button."""
+    page = home.home_page(await home_.home(context.user, now=clock.now(), within=uow))
+    return Reply(page.message, page=page)
 
 
 async def show_report(command: ShowReport, context: Context, uow: UnitOfWork, *, reports_: ReportService) -> Reply:
-    """`/quiz report [cohort NAME]`: a short summary for the channel (everyone sees it)."""
+    """`/quiz report [cohort NAME]`: a short summary for the channel (everyone sees it), and its charts."""
     channel = context.channel
     try:
         report = await reports_.build(
-            platform=channel.platform, workspace=channel.workspace_id, cohort=command.cohort, daily=False, top=3
+            platform=channel.platform, workspace=channel.workspace_id, cohort=command.cohort, daily=True, top=3
         )
     except UnknownWorkspace:
         return Reply(reports.no_answers_yet())
-    return Reply(reports.summary_message(report, cohort=command.cohort), private=False)
+    return Reply(reports.summary_message(report, cohort=command.cohort), private=False, charts=reports.charts(report))
 
 
 # --- cohorts -------------------------------------------------------------------------------------------

@@ -6,11 +6,12 @@ words while the wording package reads these types: no import circle, not even a 
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.domain import ChannelRef, Leaderboard, Tally, UserRef
+from bot.domain import ChannelRef, Leaderboard, Tally, UserRef, UserStats
 from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.domain.flags import FlaggedQuestion
 from bot.domain.leitner import Placement
@@ -190,6 +191,79 @@ class Report(Tally):
         are still answering it."""
         missed = [q for q in self.questions if q.missed and not q.still_open]
         return sorted(missed, key=lambda q: (q.accuracy, -q.answered, q.pack_id, q.number))[:limit]
+
+
+class ChartKind(enum.Enum):
+    """The charts of a report, as the HTML report draws them and `/quiz report` posts them as images."""
+
+    PARTICIPATION = "participation"
+    QUESTIONS = "questions"
+    TAGS = "tags"
+
+
+@dataclass(frozen=True, slots=True)
+class ReportChart:
+    """One chart of a report to post as an image: what it draws, its file name, title and alt text."""
+
+    kind: ChartKind
+    filename: str
+    title: str
+    alt_text: str
+    report: Report
+
+
+# --- the personal home ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelStanding(Tally):
+    """A person's all-time standing on one channel's board: points, rank among `players`, answers."""
+
+    channel: ChannelRef
+    points: int
+    rank: int
+    players: int
+    correct: int
+    answered: int
+
+
+@dataclass(frozen=True, slots=True)
+class CohortProgress:
+    """One of a person's cohorts: curriculum questions asked of all, and how many of those they answered."""
+
+    name: str
+    posted: int
+    total: int
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True, slots=True)
+class NextQuestion:
+    """The next scheduled question in one of a person's channels, and the schedule's timezone."""
+
+    channel: ChannelRef
+    due: datetime
+    timezone: str
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The schedule's timezone."""
+        return ZoneInfo(self.timezone)
+
+
+@dataclass(frozen=True, slots=True)
+class HomeView:
+    """Everything the personal home shows (Slack's App Home tab, `/quiz me`)."""
+
+    stats: UserStats
+    """Totals and rank in the workspace, both streaks, review counts: what `/quiz me` always showed."""
+    channels: tuple[ChannelStanding, ...]
+    weakest: tuple[TagResult, ...]
+    """Their three weakest topics (tags with a miss), lowest accuracy first."""
+    cohorts: tuple[CohortProgress, ...]
+    next_question: NextQuestion | None
+    now: datetime
 
 
 # --- review --------------------------------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from bot.ports import Message
-from bot.service.views import Report
+from bot.service.views import ChartKind, Report, ReportChart
 from bot.wording.cohorts import attention_lines, member_lines
 from bot.wording.flags import report_lines
 from bot.wording.i18n import how_often, percent, plural, shorten
@@ -110,3 +112,135 @@ def several_match(choices: list[str]) -> str:
 def unknown_workspace(platform: str, workspace: str) -> str:
     """A workspace with no row in the database (no answers were ever recorded there)."""
     return _("No workspace {platform}:{workspace} in this database.", platform=platform, workspace=workspace)
+
+
+# --- charts (the HTML report's and the images `/quiz report` posts) ----------------------------------------------
+
+ALT_TEXT_MAX = 1000
+"""Slack's alt text limit for an uploaded image (Discord allows 1024)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChartWords:
+    """The words drawn on the charts: legends, axes and the `76% of 12` bar labels."""
+
+    answers: str
+    people_answering: str
+    per_day: str
+    per_week: str
+    percent_correct: str
+
+    @staticmethod
+    def of(accuracy: float, count: int) -> str:
+        """A bar's label: `76% of 12`."""
+        return _("{accuracy} of {count}", accuracy=percent(accuracy), count=count)
+
+
+def chart_words() -> ChartWords:
+    """The words of the charts, in the reader's language."""
+    return ChartWords(
+        answers=_("answers"),
+        people_answering=_("people answering"),
+        per_day=_("per day"),
+        per_week=_("per week"),
+        percent_correct=_("% correct"),
+    )
+
+
+def chart_title(kind: ChartKind) -> str:
+    """A chart's title."""
+    titles = {
+        ChartKind.PARTICIPATION: _("Participation over time"),
+        ChartKind.QUESTIONS: _("Accuracy per question"),
+        ChartKind.TAGS: _("Accuracy per tag"),
+    }
+    return titles[kind]
+
+
+def _alt(text: str) -> str:
+    return text if len(text) <= ALT_TEXT_MAX else text[: ALT_TEXT_MAX - 1].rstrip() + "…"
+
+
+def charts(report: Report) -> tuple[ReportChart, ...]:
+    """The report's charts to post as images, each with a title and alt text that says what it shows.
+
+    None for a report without answers (there is nothing to chart), as the HTML report draws none.
+    """
+    if not report.answers:
+        return ()
+    found: list[ReportChart] = []
+    if report.days:
+        busiest = max(report.days, key=lambda d: (d.answers, d.day))
+        weekly = len(report.days) > 1 and (report.days[1].day - report.days[0].day).days == 7
+        alt = _(
+            "{title}: {answers} by {people} from {first} to {last}, {unit}; the busiest {period} was {busiest} with "
+            "{most}.",
+            title=chart_title(ChartKind.PARTICIPATION),
+            answers=plural(report.answers, "answer"),
+            people=plural(report.participants, "person", "people"),
+            first=report.days[0].day.isoformat(),
+            last=report.days[-1].day.isoformat(),
+            unit=_("per week") if weekly else _("per day"),
+            period=_("week of") if weekly else _("day"),
+            busiest=busiest.day.isoformat(),
+            most=plural(busiest.answers, "answer"),
+        )
+        found.append(
+            ReportChart(
+                ChartKind.PARTICIPATION, "participation.png", chart_title(ChartKind.PARTICIPATION), _alt(alt), report
+            )
+        )
+    if report.questions:
+        hardest = sorted(report.questions, key=lambda q: (q.accuracy, -q.answered))
+        listed = "; ".join(
+            _(
+                "{pack} #{number} {accuracy} of {answers}",
+                pack=q.pack_id,
+                number=q.number,
+                accuracy=percent(q.accuracy),
+                answers=plural(q.answered, "answer"),
+            )
+            for q in hardest[:8]
+        )
+        alt = _(
+            "{title}, hardest first ({count}): {listed}{more}.",
+            title=chart_title(ChartKind.QUESTIONS),
+            count=plural(len(hardest), "question"),
+            listed=listed,
+            more=_("; and more") if len(hardest) > 8 else "",
+        )
+        found.append(
+            ReportChart(ChartKind.QUESTIONS, "questions.png", chart_title(ChartKind.QUESTIONS), _alt(alt), report)
+        )
+    if report.tags:
+        weakest = sorted(report.tags, key=lambda t: (t.accuracy, -t.answered, t.tag))
+        listed = "; ".join(
+            _(
+                "{tag} {accuracy} of {answers}",
+                tag=t.tag,
+                accuracy=percent(t.accuracy),
+                answers=plural(t.answered, "answer"),
+            )
+            for t in weakest[:10]
+        )
+        alt = _(
+            "{title}, weakest first: {listed}{more}.",
+            title=chart_title(ChartKind.TAGS),
+            listed=listed,
+            more=_("; and more") if len(weakest) > 10 else "",
+        )
+        found.append(ReportChart(ChartKind.TAGS, "tags.png", chart_title(ChartKind.TAGS), _alt(alt), report))
+    return tuple(found)
+
+
+def charts_not_posted(permission: str) -> Message:
+    """`/quiz report` posted its summary, but the platform refused the charts for want of a permission."""
+    return Message(
+        _("The report's charts were not posted: I need the {permission} permission.", permission=permission),
+        (_("The summary was posted without them. An admin can grant the permission and run `/quiz report` again."),),
+    )
+
+
+def charts_failed() -> Message:
+    """`/quiz report` posted its summary, but the charts could not be drawn or uploaded."""
+    return Message(_("The report's charts could not be posted; the summary was posted without them."))

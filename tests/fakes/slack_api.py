@@ -77,6 +77,7 @@ __all__ = [
     "slash_command_body",
     "slash_command_payload",
     "validate_blocks",
+    "view_block_actions_payload",
 ]
 
 # --------------------------------------------------------------------------
@@ -238,7 +239,7 @@ def find_action(blocks: Iterable[dict], action_id: str) -> tuple[str | None, dic
     return None, None
 
 
-def validate_blocks(blocks: Any) -> list[str]:
+def validate_blocks(blocks: Any, *, max_blocks: int = 50) -> list[str]:
     """A subset of Slack's Block Kit validation.
 
     Returns a list of Slack-style error strings (empty if valid).  Checks the
@@ -246,13 +247,14 @@ def validate_blocks(blocks: Any) -> list[str]:
     elements per actions block, button text <= 75 chars, button value <= 2000,
     action_id/block_id <= 255 and unique, section text <= 3000 (fields <= 10
     of <= 2000), header text <= 150, context <= 10 elements with text objects
-    of 1-3000 chars, and required ``type``/``text`` fields.
+    of 1-3000 chars, and required ``type``/``text`` fields.  ``max_blocks``: 50 for a message, 100 for a
+    Home tab or modal view.
     """
     errors: list[str] = []
     if not isinstance(blocks, list):
         return ["expected an array [json-pointer:/blocks]"]
-    if len(blocks) > 50:
-        errors.append("no more than 50 items allowed [json-pointer:/blocks]")
+    if len(blocks) > max_blocks:
+        errors.append(f"no more than {max_blocks} items allowed [json-pointer:/blocks]")
     action_ids: set[str] = set()
     block_ids: set[str] = set()
 
@@ -503,6 +505,21 @@ def block_actions_payload(
     return payload
 
 
+def view_block_actions_payload(
+    view: dict, action_id: str, *, user_id: str = "U0ALICE", user_name: str = "alice", team_id: str = TEAM_ID
+) -> dict:
+    """A ``block_actions`` click on a button of a view (a published Home tab): Slack sends the ``view`` and a
+    ``container`` of type ``view``, and no channel, message or response_url."""
+    payload = block_actions_payload(
+        message=view, action_id=action_id, user_id=user_id, user_name=user_name, team_id=team_id
+    )
+    for key in ("channel", "response_url", "message"):
+        payload.pop(key, None)
+    payload["container"] = {"type": "view", "view_id": view.get("id", "V0000")}
+    payload["view"] = view
+    return payload
+
+
 def block_actions_body(**kwargs: Any) -> str:
     """A block_actions interaction form-encoded as ``payload=<JSON>``."""
     return urlencode({"payload": json.dumps(block_actions_payload(**kwargs))})
@@ -562,6 +579,8 @@ class FakeSlack:
     * ``ephemeral``: list[dict] -- chat.postEphemeral and ephemeral respond()s
       (``{"channel", "user", "message_ts", "text", "blocks", ...}``)
     * ``responses``: list[ResponseUrlPost] -- everything POSTed to response_urls
+    * ``published_views``: every Home tab view views.publish accepted, in order
+    * ``files``: uploads by file id (``uploaded_files()``: the completed ones, with their bytes)
     * ``users`` / ``channels``: seeded directory, editable via add_user/add_channel
     * ``socket_connections``: list[SocketConnection] (open and closed)
     * ``socket_acks``: list[dict] -- every ack received over Socket Mode
@@ -602,6 +621,9 @@ class FakeSlack:
         self.ephemeral: list[dict] = []
         self.responses: list[ResponseUrlPost] = []
         self.views: dict[str, dict] = {}
+        self.published_views: list[dict] = []  # every view views.publish accepted, in order
+        self.files: dict[str, dict] = {}  # file id -> {"name", "title", "alt_txt", "data", "channels", ...}
+        self._file_counter = itertools.count(1)
         self.users: dict[str, dict] = {}
         self.channels: dict[str, dict] = {}
 
@@ -640,6 +662,7 @@ class FakeSlack:
         app.router.add_route("*", "/api/{method}", self._handle_api)
         app.router.add_post("/response/{rid}", self._handle_response_url)
         app.router.add_get("/link/", self._handle_socket)
+        app.router.add_post("/upload/v1/{file_id}", self._handle_upload)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -1384,12 +1407,93 @@ class FakeSlack:
         return {"ok": True, "view": view}
 
     def _api_views_publish(self, args: dict) -> dict:
+        """A Home tab view: ``type: home``, at most 100 valid blocks (Block Kit's limits for views), for a known
+        user. ``fail_next("views.publish", "not_enabled")`` stands for a workspace without the Home tab."""
         if args.get("user_id") not in self.users:
             return self._err("user_not_found")
-        view = self._store_view(args.get("view"), view_id=f"VHOME{args['user_id']}", user=args["user_id"])
-        if view is None:
-            return self._err("invalid_arguments")
-        return {"ok": True, "view": view}
+        view = args.get("view")
+        if not isinstance(view, dict) or view.get("type") != "home":
+            return self._err("invalid_arguments", response_metadata={"messages": ["view.type must be home"]})
+        errors = validate_blocks(view.get("blocks", []), max_blocks=100)
+        if errors:
+            return self._err("invalid_arguments", response_metadata={"messages": errors})
+        stored = self._store_view(view, view_id=f"VHOME{args['user_id']}", user=args["user_id"])
+        assert stored is not None
+        self.published_views.append(stored)
+        return {"ok": True, "view": stored}
+
+    # files (files_upload_v2: getUploadURLExternal, POST the bytes, completeUploadExternal) -----------------
+
+    def _api_files_getUploadURLExternal(self, args: dict) -> dict:
+        filename, length = args.get("filename"), args.get("length")
+        if not filename:
+            return self._err("invalid_arguments", response_metadata={"messages": ["filename is required"]})
+        try:
+            size = int(length)
+        except (TypeError, ValueError):
+            return self._err("invalid_arguments", response_metadata={"messages": ["length must be an integer"]})
+        alt = args.get("alt_txt")
+        if alt is not None and len(str(alt)) > 1000:
+            return self._err("invalid_arguments", response_metadata={"messages": ["alt_txt is too long"]})
+        file_id = f"F{next(self._file_counter):06d}"
+        self.files[file_id] = {
+            "id": file_id,
+            "name": filename,
+            "title": filename,
+            "alt_txt": alt,
+            "length": size,
+            "data": None,
+            "channels": [],
+            "completed": False,
+        }
+        return {"ok": True, "upload_url": f"{self.base_url}/upload/v1/{file_id}", "file_id": file_id}
+
+    async def _handle_upload(self, request: web.Request) -> web.Response:
+        """The upload URL: the raw bytes of one file (as slack_sdk posts them); 404 for an unknown file id."""
+        record = self.files.get(request.match_info["file_id"])
+        if record is None:
+            return web.Response(status=404, text="unknown file")
+        data = await request.read()
+        if record["length"] != len(data):
+            return web.Response(status=400, text="length does not match")
+        record["data"] = data
+        return web.Response(status=200, text="OK - " + str(len(data)))
+
+    def _api_files_completeUploadExternal(self, args: dict) -> dict:
+        files = args.get("files")
+        if isinstance(files, str):
+            try:
+                files = json.loads(files)
+            except ValueError:
+                files = None
+        if not isinstance(files, list) or not files:
+            return self._err("invalid_arguments", response_metadata={"messages": ["files must be a JSON array"]})
+        channel = None
+        if args.get("channel_id"):
+            res = self._postable_channel(args["channel_id"])
+            if isinstance(res, tuple):
+                return res[1]
+            channel = res
+        done = []
+        for item in files:
+            record = self.files.get(item.get("id")) if isinstance(item, dict) else None
+            if record is None or record["data"] is None:
+                return self._err("file_not_found")
+            record["title"] = item.get("title") or record["name"]
+            record["completed"] = True
+            if channel is not None:
+                record["channels"].append(channel["id"])
+            done.append({k: v for k, v in record.items() if k != "data"})
+        if channel is not None:
+            ts = self._next_ts()
+            msg = self._bot_message({"text": args.get("initial_comment") or ""}, ts)
+            msg["files"] = [{"id": f["id"], "name": f["name"], "title": f["title"]} for f in done]
+            self.messages.setdefault(channel["id"], {})[ts] = msg
+        return {"ok": True, "files": done}
+
+    def uploaded_files(self, channel: str | None = None) -> list[dict]:
+        """Completed uploads (with their bytes under ``data``), optionally only those shared in ``channel``."""
+        return [f for f in self.files.values() if f["completed"] and (channel is None or channel in f["channels"])]
 
     # ---------------- response_url ----------------
 

@@ -551,3 +551,55 @@ def test_module_level_builders():
     assert validate_blocks(QUESTION_BLOCKS) == []
     dup = [*QUESTION_BLOCKS, QUESTION_BLOCKS[1]]
     assert any("already exists" in e for e in validate_blocks(dup))
+
+
+async def test_views_publish_validates_home_views_against_view_limits(fake):
+    client = fake.web_client()
+    section = {"type": "section", "text": {"type": "mrkdwn", "text": "x"}}
+    published = await client.views_publish(user_id="U0ALICE", view={"type": "home", "blocks": [section] * 100})
+    assert published["view"]["type"] == "home" and len(fake.published_views) == 1  # 100 blocks: a view's limit
+    with pytest.raises(SlackApiError) as too_many:
+        await client.views_publish(user_id="U0ALICE", view={"type": "home", "blocks": [section] * 101})
+    assert too_many.value.response["error"] == "invalid_arguments"
+    long_text = {"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}
+    with pytest.raises(SlackApiError):
+        await client.views_publish(user_id="U0ALICE", view={"type": "home", "blocks": [long_text]})
+    with pytest.raises(SlackApiError):
+        await client.views_publish(user_id="U0ALICE", view={"type": "modal", "blocks": [section]})
+    with pytest.raises(SlackApiError) as unknown:
+        await client.views_publish(user_id="U0NOBODY", view={"type": "home", "blocks": [section]})
+    assert unknown.value.response["error"] == "user_not_found"
+    assert len(fake.published_views) == 1
+    assert validate_blocks([section] * 51) != [] and validate_blocks([section] * 51, max_blocks=100) == []
+
+
+async def test_files_upload_v2_goes_through_the_external_upload_on_loopback(fake):
+    client = fake.web_client()
+    done = await client.files_upload_v2(
+        channel="C0001",
+        file_uploads=[
+            {"file": b"\x89PNG one", "filename": "a.png", "title": "A", "alt_txt": "first"},
+            {"file": b"\x89PNG two!", "filename": "b.png", "title": "B"},
+        ],
+    )
+    assert done["ok"] and [f["name"] for f in done["files"]] == ["a.png", "b.png"]
+    get_a, get_b = fake.calls_to("files.getUploadURLExternal")
+    assert get_b.args["filename"] == "b.png"
+    assert get_a.response["upload_url"].startswith(f"{fake.base_url}/upload/v1/")
+    assert (get_a.args["length"], get_a.args["alt_txt"]) == ("8", "first")
+    uploaded = fake.uploaded_files("C0001")
+    assert [(f["data"], f["title"], f["alt_txt"]) for f in uploaded] == [
+        (b"\x89PNG one", "A", "first"),
+        (b"\x89PNG two!", "B", None),
+    ]
+    [shared] = [m for m in fake.messages_in("C0001") if m.get("files")]
+    assert [f["name"] for f in shared["files"]] == ["a.png", "b.png"]
+
+    fake.fail_next("files.getUploadURLExternal", "missing_scope", extra={"needed": "files:write"})
+    with pytest.raises(SlackApiError) as refused:
+        await client.files_upload_v2(channel="C0001", file=b"x", filename="c.png")
+    assert refused.value.response["needed"] == "files:write"
+    with pytest.raises(SlackApiError) as outside:
+        await client.files_upload_v2(channel="C0NOBOT", file=b"x", filename="d.png")  # not a member there
+    assert outside.value.response["error"] == "not_in_channel"
+    assert len(fake.uploaded_files()) == 2  # the refused upload was never completed

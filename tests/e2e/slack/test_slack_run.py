@@ -186,6 +186,9 @@ def test_the_manifest_asks_for_what_the_adapter_uses() -> None:
         "chat:write",
         "chat:write.public",
         "users:read",
+        "files:write",  # /quiz report's charts
     }
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
+    assert manifest["features"]["app_home"]["home_tab_enabled"] is True
+    assert manifest["settings"]["event_subscriptions"]["bot_events"] == ["app_home_opened"]
     assert manifest["settings"]["socket_mode_enabled"] is True

@@ -1,0 +1,190 @@
+"""The personal home: a read model of everything one person's home shows (Slack's App Home tab, `/quiz me`).
+
+Built from the same queries as `/quiz me` (`Stats.user_stats`: totals, workspace rank, both streaks, review
+counts), plus the person's standing on each channel's board (the channel rollups), their weakest topics, their
+cohorts' progress and the next scheduled question in their channels. It only reads: opening the home of someone
+who never answered creates no row.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+
+from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+
+from bot.db.models import Answer, Channel, ChannelScore, Cohort, CohortMember, Post, QuestionRow, Schedule, User
+from bot.domain import ChannelRef, PostSource, UserRef
+from bot.service.cohorts import curriculum_questions
+from bot.service.lookups import workspace_row
+from bot.service.stats import Stats
+from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
+from bot.service.views import ChannelStanding, CohortProgress, HomeView, NextQuestion, TagResult
+
+CHANNELS_SHOWN = 10
+"""The home lists a person's channels with the most points first, at most this many."""
+WEAKEST_SHOWN = 3
+
+
+class HomeReader:
+    """The personal home's read model."""
+
+    def __init__(self, uow: UnitOfWorkFactory, stats: Stats) -> None:
+        self.uow = uow
+        self.stats = stats
+
+    async def home(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> HomeView:
+        """What `user`'s home shows now. A user the database does not know gets an empty home (nothing written)."""
+        async with reading(self.uow, within) as uow:
+            session = uow.session
+            workspace = await workspace_row(session, user.platform, user.workspace_id)
+            user_row = None
+            if workspace is not None:
+                found = (
+                    await session.execute(
+                        select(User.id, User.display_name).where(
+                            User.workspace_id == workspace[0], User.external_id == user.user_id
+                        )
+                    )
+                ).first()
+                if found is not None:
+                    user_row = int(found.id)
+                    if not user.display_name and found.display_name:
+                        user = UserRef(user.platform, user.workspace_id, user.user_id, found.display_name)
+            stats = await self.stats.user_stats(user, now=now, within=uow)
+            if user_row is None:
+                return HomeView(stats=stats, channels=(), weakest=(), cohorts=(), next_question=None, now=now)
+            channels = await _channel_standings(session, user, user_row)
+            weakest = await _weakest_tags(session, user_row)
+            cohorts = await _cohort_progress(uow, user_row)
+            next_question = await _next_question(session, user, user_row)
+        return HomeView(
+            stats=stats, channels=channels, weakest=weakest, cohorts=cohorts, next_question=next_question, now=now
+        )
+
+
+async def _channel_standings(session: AsyncSession, user: UserRef, user_row: int) -> tuple[ChannelStanding, ...]:
+    """The user's row of each channel rollup, with their rank there (the boards' order) and the board's size."""
+    mine = aliased(ChannelScore)
+    other = aliased(ChannelScore)
+    ahead = (
+        select(func.count())
+        .where(
+            other.channel_id == mine.channel_id,
+            or_(
+                other.points > mine.points,
+                and_(other.points == mine.points, other.correct > mine.correct),
+                and_(other.points == mine.points, other.correct == mine.correct, other.answered < mine.answered),
+            ),
+        )
+        .correlate(mine)
+        .scalar_subquery()
+    )
+    everyone = aliased(ChannelScore)
+    players = select(func.count()).where(everyone.channel_id == mine.channel_id).correlate(mine).scalar_subquery()
+    rows = (
+        await session.execute(
+            select(Channel.external_id, mine.points, mine.correct, mine.answered, ahead, players)
+            .join(Channel, Channel.id == mine.channel_id)
+            .where(mine.user_id == user_row, mine.answered > 0)
+            .order_by(mine.points.desc(), mine.answered.desc(), Channel.external_id)
+            .limit(CHANNELS_SHOWN)
+        )
+    ).all()
+    return tuple(
+        ChannelStanding(
+            channel=ChannelRef(user.platform, user.workspace_id, str(external_id)),
+            points=int(points),
+            rank=int(above) + 1,
+            players=int(count),
+            correct=int(correct),
+            answered=int(answered),
+        )
+        for external_id, points, correct, answered, above, count in rows
+    )
+
+
+async def _weakest_tags(session: AsyncSession, user_row: int) -> tuple[TagResult, ...]:
+    """Accuracy per tag over the user's answers (a question's current tags, as reports count them): the three
+    lowest among tags with a miss."""
+    rows = await session.execute(
+        select(QuestionRow.tags, func.count(), func.sum(case((Answer.is_correct, 1), else_=0)))
+        .join(Post, Post.question_id == QuestionRow.id)
+        .join(Answer, Answer.post_id == Post.id)
+        .where(Answer.user_id == user_row)
+        .group_by(QuestionRow.id)
+    )
+    answered: dict[str, int] = defaultdict(int)
+    correct: dict[str, int] = defaultdict(int)
+    for tags, count, right in rows:
+        for tag in tags or ():
+            answered[tag] += int(count)
+            correct[tag] += int(right or 0)
+    results = [TagResult(tag=t, answered=answered[t], correct=correct[t]) for t in answered if correct[t] < answered[t]]
+    results.sort(key=lambda r: (r.accuracy, -r.answered, r.tag))
+    return tuple(results[:WEAKEST_SHOWN])
+
+
+async def _cohort_progress(uow: UnitOfWork, user_row: int) -> tuple[CohortProgress, ...]:
+    session = uow.session
+    """Each of the user's cohorts: curriculum asked so far, and the user's answers to the cohort's questions."""
+    cohorts = (
+        (
+            await session.execute(
+                select(Cohort)
+                .join(CohortMember, CohortMember.cohort_id == Cohort.id)
+                .where(CohortMember.user_id == user_row)
+                .order_by(Cohort.key)
+            )
+        )
+        .scalars()
+        .all()
+    )
+    progress = []
+    for cohort in cohorts:
+        curriculum = await curriculum_questions(uow, cohort)
+        posted = set(await uow.posts.asked_by_cohort(cohort.id))
+        answered, correct = (
+            await session.execute(
+                select(func.count(Answer.id), func.sum(case((Answer.is_correct, 1), else_=0)))
+                .join(Post, Post.id == Answer.post_id)
+                .where(
+                    Answer.user_id == user_row,
+                    Post.source == PostSource.COHORT.value,
+                    Post.source_ref == str(cohort.id),
+                )
+            )
+        ).one()
+        progress.append(
+            CohortProgress(
+                name=cohort.name,
+                posted=sum(1 for q in curriculum if q.id in posted),
+                total=len(curriculum),
+                answered=int(answered or 0),
+                correct=int(correct or 0),
+            )
+        )
+    return tuple(progress)
+
+
+async def _next_question(session: AsyncSession, user: UserRef, user_row: int) -> NextQuestion | None:
+    """The soonest next fire of an enabled schedule in a channel where the user has answered."""
+    theirs = select(ChannelScore.channel_id).where(ChannelScore.user_id == user_row)
+    row = (
+        await session.execute(
+            select(Schedule.next_fire_at, Schedule.timezone, Channel.external_id)
+            .join(Channel, Channel.id == Schedule.channel_id)
+            .where(Schedule.channel_id.in_(theirs), Schedule.enabled.is_(True), Schedule.next_fire_at.is_not(None))
+            .order_by(Schedule.next_fire_at, Schedule.id)
+            .limit(1)
+        )
+    ).first()
+    if row is None:
+        return None
+    return NextQuestion(
+        channel=ChannelRef(user.platform, user.workspace_id, str(row.external_id)),
+        due=row.next_fire_at,
+        timezone=row.timezone,
+    )
