@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 DEV_INSTALLED := $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck content pytest install clean
+.PHONY: run test lint typecheck content pytest install clean bench
 
 run: $(INSTALLED)
 	$(BIN)/quizbot run
@@ -39,6 +39,10 @@ content: $(INSTALLED)
 
 pytest: $(DEV_INSTALLED)
 	$(BIN)/python -m pytest -q
+
+# Every benchmark in bench/ in its quick mode (minutes), or at full size with FULL=1; results in bench/RESULTS.md.
+bench: $(DEV_INSTALLED)
+	$(BIN)/python -m bench $(if $(FULL),--full,)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
