@@ -1,8 +1,10 @@
 """Read models: leaderboards, cohort boards and a user's stats, written as queries for speed.
 
 All-time boards read the score rollups (`user_scores`, `channel_scores`, `cohort_members`): an index scan that
-stops after the top rows. Week and month boards sum `answers` in the window through covering indexes (an
-index-only range scan). Streaks are computed for the rows shown only.
+stops after the top rows. Week and month boards of a channel or a workspace read the period rollups
+(`period_scores`, `channel_period_scores`) the same way; cohort windows, and any window not in
+scores.ROLLUP_WINDOWS, sum `answers` in the window through covering indexes (an index-only range scan).
+Streaks are computed for the rows shown only.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import (
     Answer,
+    ChannelPeriodScore,
     ChannelScore,
     Cohort,
     CohortMember,
+    PeriodScore,
     Post,
     QuestionRow,
     User,
     UserScore,
+    post_finish_time,
 )
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
 from bot.domain.ranking import Entry, rank_cohorts, rank_entries
@@ -41,8 +46,36 @@ from bot.domain.windows import Scope, Window, window_start
 from bot.errors import QuizError
 from bot.service.lookups import channel_row, find_cohort, local_date, workspace_row
 from bot.service.review import review_summary
+from bot.service.scores import ROLLUP_WINDOWS
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.wording import boards as board_words
+
+PERIOD_SLACK = timedelta(hours=27)
+"""Two timezones' starts of the same local period are less than this apart (UTC offsets span 26 hours); the
+starts of two periods of one window, at least a week."""
+
+
+async def _periods_agree(
+    session: AsyncSession,
+    table: type[PeriodScore] | type[ChannelPeriodScore],
+    where: ColumnElement[bool],
+    window: Window,
+    start: datetime,
+) -> bool:
+    """Whether the period rollups of this period were all keyed at `start`: no row of the same period was keyed
+    in another timezone (a workspace whose timezone was changed). If one was, the board sums answers instead."""
+    other = (
+        select(table.user_id)
+        .where(
+            where,
+            table.period == window.value,
+            table.period_start > start - PERIOD_SLACK,
+            table.period_start < start + PERIOD_SLACK,
+            table.period_start != start,
+        )
+        .limit(1)
+    )
+    return (await session.execute(other)).first() is None
 
 
 def _correct_count() -> ColumnElement[Any]:
@@ -128,9 +161,9 @@ def _finished(now: datetime) -> ColumnElement[bool]:
 
 
 def _finish_time() -> ColumnElement[Any]:
-    """When a finished post stopped taking answers: its close time, or its reveal if that came first."""
-    revealed_first = and_(Post.closed_at.is_not(None), or_(Post.closes_at.is_(None), Post.closed_at < Post.closes_at))
-    return case((revealed_first, Post.closed_at), else_=Post.closes_at)
+    """When a finished post stopped taking answers: its close time, or its reveal if that came first (the
+    expression ix_posts_channel_finish indexes, so a channel's latest miss is at the top of that index)."""
+    return post_finish_time()
 
 
 def _scheduled() -> list[ColumnElement[bool]]:
@@ -304,6 +337,7 @@ class Stats:
             workspace_id, timezone = workspace
             start = window_start(window, now, timezone)
             streak_channel: int | None = None
+            rollup = start is None
             totals: Select[Any, Any, Any, Any]
             if scope is Scope.CHANNEL:
                 streak_channel = await channel_row(session, workspace_id, channel)
@@ -313,12 +347,37 @@ class Stats:
                     totals = select(
                         ChannelScore.user_id, ChannelScore.points, ChannelScore.correct, ChannelScore.answered
                     ).where(ChannelScore.channel_id == streak_channel)
+                elif window in ROLLUP_WINDOWS and await _periods_agree(
+                    session, ChannelPeriodScore, ChannelPeriodScore.channel_id == streak_channel, window, start
+                ):
+                    rollup = True
+                    totals = select(
+                        ChannelPeriodScore.user_id,
+                        ChannelPeriodScore.points,
+                        ChannelPeriodScore.correct,
+                        ChannelPeriodScore.answered,
+                    ).where(
+                        ChannelPeriodScore.channel_id == streak_channel,
+                        ChannelPeriodScore.period == window.value,
+                        ChannelPeriodScore.period_start == start,
+                    )
                 else:
                     totals = _windowed_totals([Answer.channel_id == streak_channel, Answer.answered_at >= start])
             elif scope is Scope.WORKSPACE:
                 if start is None:
                     totals = select(UserScore.user_id, UserScore.points, UserScore.correct, UserScore.answered).where(
                         UserScore.workspace_id == workspace_id
+                    )
+                elif window in ROLLUP_WINDOWS and await _periods_agree(
+                    session, PeriodScore, PeriodScore.workspace_id == workspace_id, window, start
+                ):
+                    rollup = True
+                    totals = select(
+                        PeriodScore.user_id, PeriodScore.points, PeriodScore.correct, PeriodScore.answered
+                    ).where(
+                        PeriodScore.workspace_id == workspace_id,
+                        PeriodScore.period == window.value,
+                        PeriodScore.period_start == start,
                     )
                 else:
                     totals = _windowed_totals([Answer.workspace_id == workspace_id, Answer.answered_at >= start])
@@ -336,7 +395,7 @@ class Stats:
                             Answer.answered_at >= max(start, found.starts_at),
                         ]
                     )
-            entries = await top_entries(session, totals, limit, rollup=start is None)
+            entries = await top_entries(session, totals, limit, rollup=rollup)
             ranked = rank_entries(entries)[:limit]
             streaks = await user_streaks(
                 session,
