@@ -117,7 +117,9 @@ def _backfill() -> None:
     by_user: dict[tuple[int, str, datetime], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     by_channel: dict[tuple[int, int, str, datetime], list[int]] = defaultdict(lambda: [0, 0, 0])
     for user_id, workspace_id, channel_id, points, is_correct, answered_at in rows:
-        at = answered_at.replace(tzinfo=UTC) if answered_at.tzinfo is None else answered_at
+        if isinstance(answered_at, str):  # SQLite, read through text()
+            answered_at = datetime.fromisoformat(answered_at)
+        at = answered_at.replace(tzinfo=UTC) if answered_at.tzinfo is None else answered_at.astimezone(UTC)
         for window, start in _period_starts(at, zones.get(workspace_id) or "UTC"):
             for totals in (by_user[(user_id, window, start)], by_channel[(user_id, channel_id, window, start)]):
                 totals[0] += points
