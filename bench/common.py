@@ -146,7 +146,7 @@ def speedup_check(figure: str, seconds: float, reference_seconds: float, at_leas
     return Check(
         figure,
         f">= {at_least:g}x faster than {reference_name}",
-        f"{seconds * 1000:.2f} ms vs {reference_seconds * 1000:.1f} ms: {speedup:,.0f}x",
+        f"{seconds * 1000:.2f} ms vs {reference_seconds * 1000:.1f} ms: {speedup:,.1f}x",
         speedup >= at_least,
     )
 
