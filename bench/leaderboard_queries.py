@@ -122,7 +122,16 @@ async def seed(engine: AsyncEngine, per_post: int) -> int:
     async with engine.begin() as conn:
         await conn.execute(
             insert(Workspace),
-            [{"id": 1, "platform": "bench", "external_id": "W", "name": "bench", "timezone": TIMEZONE, "created_at": created}],
+            [
+                {
+                    "id": 1,
+                    "platform": "bench",
+                    "external_id": "W",
+                    "name": "bench",
+                    "timezone": TIMEZONE,
+                    "created_at": created,
+                }
+            ],
         )
         await conn.execute(
             insert(Channel),
@@ -440,7 +449,10 @@ async def main() -> None:
         f"{answers:,} answers, {USERS:,} users, {CHANNELS} channels, {COHORTS} cohorts; each figure the median of "
         f"{runs} calls of the read model (`bot.service.stats.Stats`), each in its own read-only unit of work, with "
         "current streaks for the rows shown; the reference is the plain GROUP BY over the window's answers that "
-        "ranks the same rows, without streaks.\n\n" + "\n".join(rows) + "\n\nWhere the time goes:\n\n" + "\n".join(profiles)
+        "ranks the same rows, without streaks.\n\n"
+        + "\n".join(rows)
+        + "\n\nWhere the time goes:\n\n"
+        + "\n".join(profiles)
     )
     command = f"python -m bench.leaderboard_queries --db {args.db} --runs {runs}" + (" --quick" if args.quick else "")
     write_section("4. Leaderboards and /quiz me at scale", command, body, checks)

@@ -46,8 +46,9 @@ from tests.fakes.slack_api import SIGNING_SECRET, block_actions_body, signed_hea
 POSTS = 20
 
 
-async def serve_quiz(db_url: str, ready_file: Path) -> None:
-    """Child: the quiz bot's Slack adapter in HTTP mode on a free port, with a fake Slack Web API."""
+async def serve_quiz(db_url: str, ready_file: Path, *, post: bool = True, card_updates: bool = True) -> None:
+    """Child: the quiz bot's Slack adapter in HTTP mode on a free port, with a fake Slack Web API; it posts the
+    cards to click unless `post` is false (a second replica on the same database)."""
     from pydantic import SecretStr
 
     from adapters.slack import SlackAdapter
@@ -62,6 +63,7 @@ async def serve_quiz(db_url: str, ready_file: Path) -> None:
         fake.add_user(f"U{n:05d}", f"user{n}", join_channels=True)
     settings = Settings(  # type: ignore[call-arg]
         database_url=db_url,
+        **({} if card_updates else {"card_update_interval": 60.0}),
         slack_bot_token=SecretStr(fake.bot_token),
         slack_signing_secret=SecretStr(SIGNING_SECRET),
         slack_api_url=fake.api_url,
@@ -74,7 +76,7 @@ async def serve_quiz(db_url: str, ready_file: Path) -> None:
     task = asyncio.create_task(adapter.run())
     await adapter.ready.wait()
     messages = []
-    for _ in range(POSTS):
+    for _ in range(POSTS if post else 0):
         posted = await runtime.quiz.post_question(ChannelRef("slack", fake.team_id, "C0001"))
         messages.append(fake.message("C0001", posted.message_ref))
     ready_file.write_text(json.dumps({"port": adapter.http_port, "messages": messages}), encoding="utf-8")
@@ -191,12 +193,24 @@ async def _load(port: int, bodies: list[str], concurrency: int) -> tuple[float, 
         return time.perf_counter() - started, latencies, failures
 
 
-async def _child(mode: str, workdir: Path, db_url: str = "") -> tuple[asyncio.subprocess.Process, dict[str, Any]]:
-    ready = workdir / f"{mode}.json"
+async def _child(
+    mode: str, workdir: Path, db_url: str = "", name: str = "", *extra: str
+) -> tuple[asyncio.subprocess.Process, dict[str, Any]]:
+    ready = workdir / f"{name or mode}.json"
     ready.unlink(missing_ok=True)
     env = child_env()
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bench.slack_path", "--serve", mode, "--db-url", db_url, "--ready", str(ready), env=env
+        sys.executable,
+        "-m",
+        "bench.slack_path",
+        "--serve",
+        mode,
+        "--db-url",
+        db_url,
+        "--ready",
+        str(ready),
+        *extra,
+        env=env,
     )
     for _ in range(600):
         if ready.exists() and ready.stat().st_size:
@@ -219,12 +233,13 @@ async def main() -> None:
     parser.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
     parser.add_argument("--clicks", type=int)
     parser.add_argument("--concurrency", type=int, default=200)
-    parser.add_argument("--serve", choices=["quiz", "bare"])
-    parser.add_argument("--db-url", default="")
+    parser.add_argument("--serve", choices=["quiz", "replica", "bare"], help=argparse.SUPPRESS)
+    parser.add_argument("--db-url", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--no-card-updates", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--ready", type=Path)
     args = parser.parse_args()
-    if args.serve == "quiz":
-        await serve_quiz(args.db_url, args.ready)
+    if args.serve in ("quiz", "replica"):
+        await serve_quiz(args.db_url, args.ready, post=args.serve == "quiz", card_updates=not args.no_card_updates)
         return
     if args.serve == "bare":
         await serve_bare(args.ready)

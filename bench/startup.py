@@ -187,7 +187,7 @@ async def main() -> None:
         "| figure | median | all runs |",
         "|---|---|---|",
         f"| `quizbot run`, all adapters, to ready | {start:.2f} s | {', '.join(f'{s:.2f}' for s in starts)} |",
-        f"| bare `python -c \"import discord, slack_bolt, sqlalchemy\"` | {reference:.2f} s | "
+        f'| bare `python -c "import discord, slack_bolt, sqlalchemy"` | {reference:.2f} s | '
         f"{', '.join(f'{s:.2f}' for s in bare)} |",
         f"| `quizbot run`, console and Slack only, to ready | {lean:.2f} s | "
         f"{', '.join(f'{s:.2f}' for s in slack_only)} |",
@@ -199,9 +199,7 @@ async def main() -> None:
         + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in heavy)
         + ".",
     ]
-    body = (
-        f"{runs} restarts of each, interleaved with the bare import so both see the same load.\n\n" + "\n".join(rows)
-    )
+    body = f"{runs} restarts of each, interleaved with the bare import so both see the same load.\n\n" + "\n".join(rows)
     print(body)
     write_section("9. Start-up", f"python -m bench.startup --runs {runs}", body, checks)
 
