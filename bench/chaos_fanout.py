@@ -78,7 +78,6 @@ async def main() -> None:
                 AddSchedule(rule=rule, timezone="UTC"),
                 channel=ChannelRef("slack", fake.team_id, channel),
                 user=admin,
-                is_admin=True,
             )
         await runtime.aclose()
         env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
