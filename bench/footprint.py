@@ -178,7 +178,6 @@ async def main() -> None:
                 if recorded >= len(bodies):
                     break
                 await asyncio.sleep(0.5)
-            drained = time.monotonic()
             await asyncio.sleep(5)
             loaded = rss_mb(child.pid)
             if tracing:

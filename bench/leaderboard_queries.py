@@ -40,7 +40,6 @@ from bot.db import Database
 from bot.db.models import (
     Answer,
     Channel,
-    ChannelPeriodScore,
     ChannelScore,
     Cohort,
     CohortMember,
@@ -229,17 +228,16 @@ async def _fill_periods(conn: Any) -> None:
     """The period rollups of the answers of the last 40 days, as migration 0006 fills them."""
     since = NOW - timedelta(days=40)
     by_user: dict[tuple[int, str, datetime], list[int]] = defaultdict(lambda: [0, 0, 0])
-    by_channel: dict[tuple[int, int, str, datetime], list[int]] = defaultdict(lambda: [0, 0, 0])
-    query = select(Answer.user_id, Answer.channel_id, Answer.points, Answer.is_correct, Answer.answered_at).where(
+    query = select(Answer.user_id, Answer.points, Answer.is_correct, Answer.answered_at).where(
         Answer.answered_at >= since
     )
-    for user, channel, points, correct, at in await conn.execute(query):
+    for user, points, correct, at in await conn.execute(query):
         for window in ROLLUP_WINDOWS:
             start = period_start(window, at, TIMEZONE)
-            for totals in (by_user[(user, window.value, start)], by_channel[(user, channel, window.value, start)]):
-                totals[0] += points
-                totals[1] += int(correct)
-                totals[2] += 1
+            totals = by_user[(user, window.value, start)]
+            totals[0] += points
+            totals[1] += int(correct)
+            totals[2] += 1
     rows = [
         {"user_id": u, "period": w, "period_start": s, "workspace_id": 1, "points": t[0], "correct": t[1]}
         | {"answered": t[2]}
@@ -247,13 +245,6 @@ async def _fill_periods(conn: Any) -> None:
     ]
     for chunk in _chunks(iter(rows)):
         await conn.execute(insert(PeriodScore), chunk)
-    channel_rows = [
-        {"user_id": u, "channel_id": c, "period": w, "period_start": s, "points": t[0], "correct": t[1]}
-        | {"answered": t[2]}
-        for (u, c, w, s), t in by_channel.items()
-    ]
-    for chunk in _chunks(iter(channel_rows)):
-        await conn.execute(insert(ChannelPeriodScore), chunk)
 
 
 # --- the references: the same boards as plain GROUP BYs over answers --------------------------------------------

@@ -229,9 +229,7 @@ class Clicker:
         self.next_user = 0
         self.button = next(el for b in card["blocks"] if b["type"] == "actions" for el in b["elements"])
 
-    async def clicks(
-        self, count: int, interval: float = 0.05, within: float | None = None
-    ) -> tuple[list[float], int]:
+    async def clicks(self, count: int, interval: float = 0.05, within: float | None = None) -> tuple[list[float], int]:
         """Ack latencies (seconds) of `count` clicks (fewer if they take more than `within` seconds), and how many
         were not answered 200."""
         latencies: list[float] = []

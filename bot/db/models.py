@@ -292,7 +292,9 @@ class ChannelScore(Base):
 
 class PeriodScore(Base):
     """A user's totals in one period of a windowed board of their workspace (this week, this month), a rollup kept
-    like UserScore, so the week and month boards are an index scan instead of a sum over the window's answers.
+    like UserScore, so the workspace's week and month boards are an index scan instead of a sum over the window's
+    answers (a channel's boards sum its answers: a twentieth of the workspace's in the benchmark, and a second
+    rollup per answer cost the answer path more than it saved there).
 
     `period` is the window (bot.domain.windows.Window value), `period_start` where that period starts in the
     workspace's timezone (window_start of the answer's time), in UTC. Boards read the rows of the period containing
@@ -309,25 +311,6 @@ class PeriodScore(Base):
     period: Mapped[str] = mapped_column(String(16), primary_key=True)
     period_start: Mapped[datetime] = mapped_column(primary_key=True)
     workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
-    points: Mapped[int] = mapped_column(Integer, default=0)
-    correct: Mapped[int] = mapped_column(Integer, default=0)
-    answered: Mapped[int] = mapped_column(Integer, default=0)
-
-
-class ChannelPeriodScore(Base):
-    """A user's totals in one period of a windowed board of one channel (see PeriodScore)."""
-
-    __tablename__ = "channel_period_scores"
-    __table_args__ = (
-        Index(
-            "ix_channel_period_scores_board", "channel_id", "period", "period_start", "points", "correct", "answered"
-        ),
-    )
-
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
-    channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True)
-    period: Mapped[str] = mapped_column(String(16), primary_key=True)
-    period_start: Mapped[datetime] = mapped_column(primary_key=True)
     points: Mapped[int] = mapped_column(Integer, default=0)
     correct: Mapped[int] = mapped_column(Integer, default=0)
     answered: Mapped[int] = mapped_column(Integer, default=0)

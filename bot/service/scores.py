@@ -1,8 +1,8 @@
 """Score rollups, kept in step with `answers` inside the transaction that records the answer.
 
 All-time boards read these rollups (an index scan of at most one row per user) instead of summing every answer;
-week and month boards read the period rollups (`period_scores`, `channel_period_scores`: a user's totals in the
-period of each window in ROLLUP_WINDOWS that contains the answer, in the workspace's timezone) the same way.
+a workspace's week and month boards read the period rollup (`period_scores`: a user's totals in the period of
+each window in ROLLUP_WINDOWS that contains the answer, in the workspace's timezone) the same way.
 bench/leaderboard_queries.py measures both against the plain GROUP BY over answers.
 """
 
@@ -18,7 +18,7 @@ from sqlalchemy import Table, and_, bindparam, func, or_, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from bot.db.models import ChannelPeriodScore, ChannelScore, Cohort, CohortMember, PeriodScore, UserScore, Workspace
+from bot.db.models import ChannelScore, Cohort, CohortMember, PeriodScore, UserScore, Workspace
 from bot.domain.windows import Window, window_start
 from bot.service import review
 from bot.service.upserts import COUNTERS, add_to_totals_many
@@ -152,28 +152,22 @@ async def channel_ranks(session: AsyncSession, pairs: Sequence[tuple[int, int]])
 
 
 async def _add_to_periods(session: AsyncSession, answers: Sequence[RecordedAnswer]) -> None:
-    """Add the answers to the period rollups of their workspace and channel (one statement per table)."""
+    """Add the answers to the period rollups of their workspace (one statement)."""
     workspaces = sorted({answer.workspace_id for answer in answers})
     zones = dict(
         (await session.execute(select(Workspace.id, Workspace.timezone).where(Workspace.id.in_(workspaces)))).all()
     )
     by_user: dict[tuple[int, str, datetime], dict[str, int]] = {}
-    by_channel: dict[tuple[int, int, str, datetime], dict[str, int]] = {}
     workspace_of: dict[int, int] = {}
     for answer in answers:
         workspace_of[answer.user_id] = answer.workspace_id
         timezone = zones.get(answer.workspace_id) or "UTC"
         for window in ROLLUP_WINDOWS:
             start = period_start(window, answer.answered_at, timezone)
-            for totals in (
-                by_user.setdefault((answer.user_id, window.value, start), dict.fromkeys(COUNTERS, 0)),
-                by_channel.setdefault(
-                    (answer.user_id, answer.channel_id, window.value, start), dict.fromkeys(COUNTERS, 0)
-                ),
-            ):
-                totals["points"] += answer.points
-                totals["correct"] += int(answer.correct)
-                totals["answered"] += 1
+            totals = by_user.setdefault((answer.user_id, window.value, start), dict.fromkeys(COUNTERS, 0))
+            totals["points"] += answer.points
+            totals["correct"] += int(answer.correct)
+            totals["answered"] += 1
     await add_to_totals_many(
         session,
         PeriodScore,
@@ -183,16 +177,5 @@ async def _add_to_periods(session: AsyncSession, answers: Sequence[RecordedAnswe
             for user, period, start in sorted(by_user)
         ],
         ["user_id", "period", "period_start"],
-        COUNTERS,
-    )
-    await add_to_totals_many(
-        session,
-        ChannelPeriodScore,
-        [
-            {"user_id": user, "channel_id": channel, "period": period, "period_start": start}
-            | by_channel[(user, channel, period, start)]
-            for user, channel, period, start in sorted(by_channel)
-        ],
-        ["user_id", "channel_id", "period", "period_start"],
         COUNTERS,
     )

@@ -1,9 +1,9 @@
 """Read models: leaderboards, cohort boards and a user's stats, written as queries for speed.
 
 All-time boards read the score rollups (`user_scores`, `channel_scores`, `cohort_members`): an index scan that
-stops after the top rows. Week and month boards of a channel or a workspace read the period rollups
-(`period_scores`, `channel_period_scores`) the same way; cohort windows, and any window not in
-scores.ROLLUP_WINDOWS, sum `answers` in the window through covering indexes (an index-only range scan).
+stops after the top rows. A workspace's week and month boards read the period rollup (`period_scores`) the
+same way; channel and cohort windows, and any window not in scores.ROLLUP_WINDOWS, sum `answers` in the window
+through covering indexes (an index-only range scan).
 Streaks are computed for the rows shown only.
 """
 
@@ -19,7 +19,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import (
     Answer,
-    ChannelPeriodScore,
     ChannelScore,
     Cohort,
     CohortMember,
@@ -57,7 +56,7 @@ starts of two periods of one window, at least a week."""
 
 async def _periods_agree(
     session: AsyncSession,
-    table: type[PeriodScore] | type[ChannelPeriodScore],
+    table: type[PeriodScore],
     where: ColumnElement[bool],
     window: Window,
     start: datetime,
@@ -347,20 +346,6 @@ class Stats:
                     totals = select(
                         ChannelScore.user_id, ChannelScore.points, ChannelScore.correct, ChannelScore.answered
                     ).where(ChannelScore.channel_id == streak_channel)
-                elif window in ROLLUP_WINDOWS and await _periods_agree(
-                    session, ChannelPeriodScore, ChannelPeriodScore.channel_id == streak_channel, window, start
-                ):
-                    rollup = True
-                    totals = select(
-                        ChannelPeriodScore.user_id,
-                        ChannelPeriodScore.points,
-                        ChannelPeriodScore.correct,
-                        ChannelPeriodScore.answered,
-                    ).where(
-                        ChannelPeriodScore.channel_id == streak_channel,
-                        ChannelPeriodScore.period == window.value,
-                        ChannelPeriodScore.period_start == start,
-                    )
                 else:
                     totals = _windowed_totals([Answer.channel_id == streak_channel, Answer.answered_at >= start])
             elif scope is Scope.WORKSPACE:

@@ -1,9 +1,8 @@
 """board rollups: week and month boards from period rollups, latest misses from an index
 
-period_scores and channel_period_scores hold each user's totals in each period (this week, this month, in the
-workspace's timezone) of the workspace and of each channel, kept in the transaction that records the answers
-(bot/service/scores.py), so the windowed boards are an index scan like the all-time ones instead of a sum over
-the window's answers. Backfill: the answers of the last 40 days (every current week and month); older periods are
+period_scores holds each user's totals in each period (this week, this month, in the workspace's timezone) of
+their workspace, kept in the transaction that records the answers (bot/service/scores.py), so the workspace's
+windowed boards are an index scan like the all-time ones instead of a sum over the window's answers. Backfill: the answers of the last 40 days (every current week and month); older periods are
 never read.
 
 ix_posts_channel_finish orders a channel's posts by when they finished, the last first: a board's current
@@ -73,31 +72,6 @@ def upgrade() -> None:
         "period_scores",
         ["workspace_id", "period", "period_start", "points", "correct", "answered"],
     )
-    op.create_table(
-        "channel_period_scores",
-        sa.Column("user_id", BigId, nullable=False),
-        sa.Column("channel_id", BigId, nullable=False),
-        sa.Column("period", sa.String(length=16), nullable=False),
-        sa.Column("period_start", sa.DateTime(timezone=True), nullable=False),
-        *_counters(),
-        sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"], name=op.f("fk_channel_period_scores_user_id_users"), ondelete="CASCADE"
-        ),
-        sa.ForeignKeyConstraint(
-            ["channel_id"],
-            ["channels.id"],
-            name=op.f("fk_channel_period_scores_channel_id_channels"),
-            ondelete="CASCADE",
-        ),
-        sa.PrimaryKeyConstraint(
-            "user_id", "channel_id", "period", "period_start", name=op.f("pk_channel_period_scores")
-        ),
-    )
-    op.create_index(
-        "ix_channel_period_scores_board",
-        "channel_period_scores",
-        ["channel_id", "period", "period_start", "points", "correct", "answered"],
-    )
     op.execute(f"CREATE INDEX ix_posts_channel_finish ON posts (channel_id, {FINISH} DESC, opened_at DESC, id DESC)")
     _backfill()
 
@@ -109,33 +83,28 @@ def _backfill() -> None:
     zones = dict(bind.execute(sa.text("SELECT id, timezone FROM workspaces")).all())
     rows = bind.execute(
         sa.text(
-            "SELECT user_id, workspace_id, channel_id, points, is_correct, answered_at FROM answers "
+            "SELECT user_id, workspace_id, points, is_correct, answered_at FROM answers "
             "WHERE answered_at >= :since"
         ),
         {"since": since.replace(tzinfo=None) if sqlite else since},
     )
     by_user: dict[tuple[int, str, datetime], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    by_channel: dict[tuple[int, int, str, datetime], list[int]] = defaultdict(lambda: [0, 0, 0])
-    for user_id, workspace_id, channel_id, points, is_correct, answered_at in rows:
+    for user_id, workspace_id, points, is_correct, answered_at in rows:
         if isinstance(answered_at, str):  # SQLite, read through text()
             answered_at = datetime.fromisoformat(answered_at)
         at = answered_at.replace(tzinfo=UTC) if answered_at.tzinfo is None else answered_at.astimezone(UTC)
         for window, start in _period_starts(at, zones.get(workspace_id) or "UTC"):
-            for totals in (by_user[(user_id, window, start)], by_channel[(user_id, channel_id, window, start)]):
-                totals[0] += points
-                totals[1] += 1 if is_correct else 0
-                totals[2] += 1
-            by_user[(user_id, window, start)][3] = workspace_id
+            totals = by_user[(user_id, window, start)]
+            totals[0] += points
+            totals[1] += 1 if is_correct else 0
+            totals[2] += 1
+            totals[3] = workspace_id
 
     def stored(at: datetime) -> datetime:
         return at.replace(tzinfo=None) if sqlite else at
 
     period_scores = sa.table(
         "period_scores", *(sa.column(c) for c in ("user_id", "period", "period_start", "workspace_id")),
-        *(sa.column(c) for c in ("points", "correct", "answered")),
-    )
-    channel_period_scores = sa.table(
-        "channel_period_scores", *(sa.column(c) for c in ("user_id", "channel_id", "period", "period_start")),
         *(sa.column(c) for c in ("points", "correct", "answered")),
     )
     if by_user:
@@ -147,20 +116,9 @@ def _backfill() -> None:
                 for (u, w, s), t in by_user.items()
             ],
         )
-    if by_channel:
-        bind.execute(
-            channel_period_scores.insert(),
-            [
-                {"user_id": u, "channel_id": c, "period": w, "period_start": stored(s)}
-                | {"points": t[0], "correct": t[1], "answered": t[2]}
-                for (u, c, w, s), t in by_channel.items()
-            ],
-        )
 
 
 def downgrade() -> None:
     op.execute("DROP INDEX ix_posts_channel_finish")
-    op.drop_index("ix_channel_period_scores_board", table_name="channel_period_scores")
-    op.drop_table("channel_period_scores")
     op.drop_index("ix_period_scores_board", table_name="period_scores")
     op.drop_table("period_scores")
