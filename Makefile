@@ -10,7 +10,7 @@ DEV_LOCK := requirements/dev-lock.txt
 PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
 	--index-url https://pypi.org/simple --no-emit-index-url --no-emit-find-links
 
-.PHONY: run test lint typecheck content pytest install lock clean
+.PHONY: run test lint typecheck content pytest install lock clean bench
 
 run: $(INSTALLED)
 	$(BIN)/quizbot run
@@ -52,6 +52,10 @@ content: $(INSTALLED)
 
 pytest: $(DEV_INSTALLED)
 	$(BIN)/python -m pytest -q
+
+# Every benchmark in bench/ in its quick mode (minutes), or at full size with FULL=1; results in bench/RESULTS.md.
+bench: $(DEV_INSTALLED)
+	$(BIN)/python -m bench $(if $(FULL),--full,)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -103,7 +103,7 @@ async def main() -> None:
         "machine) that passes the 2 s deadline, and those clicks are acked late."
     )
     write_section(
-        "10. Memory after a click burst",
+        "12. Memory after a click burst",
         f"python -m bench.click_memory --db {args.db} --clicks {args.clicks}",
         body,
     )

@@ -1,15 +1,28 @@
-"""Shared helpers of the benchmarks: databases to run on, timing, percentiles, and writing RESULTS.md."""
+"""Shared helpers of the benchmarks: databases to run on, timing, percentiles, checks, and writing RESULTS.md.
+
+The convention every benchmark in bench/ follows:
+- `python -m bench.<name> [--quick]`: full sizes by default, `--quick` the sizes `make bench` uses;
+- the reference is a real program measured in the same run (or back to back), on the same database;
+- it ends with one `write_section(title, command, body, checks)`: its section of RESULTS.md, with the machine, the
+  date, the command, a table of `Check`s (figure, target, measured beside its reference, met or missed) and the
+  full figures; the summary at the top of RESULTS.md is regenerated from every section's checks;
+- a missed target is reported, not failed (exit status 0).
+"""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
 import os
 import platform
+import socket
 import statistics
 import subprocess
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -95,17 +108,139 @@ def machine() -> str:
     )
 
 
-def write_section(title: str, command: str, body: str) -> None:
-    """Replace (or add) the section `title` of bench/RESULTS.md with fresh figures."""
+@dataclass(frozen=True)
+class Check:
+    """One row of the targets table: a figure, its target, what was measured (with its reference), met or not.
+
+    A missed target is reported, never failed: the benchmarks exit 0 either way.
+    """
+
+    figure: str
+    target: str
+    measured: str
+    met: bool
+
+
+def ratio_check(
+    figure: str,
+    value: float,
+    reference: float,
+    at_least: float,
+    *,
+    unit: str = "/s",
+    reference_name: str = "reference",
+) -> Check:
+    """value / reference >= at_least (a rate compared with its reference measured in the same run)."""
+    ratio = value / reference if reference else float("nan")
+    return Check(
+        figure,
+        f">= {at_least:.0%} of {reference_name}",
+        f"{value:,.0f}{unit} vs {reference:,.0f}{unit}: {ratio:.0%}",
+        ratio >= at_least,
+    )
+
+
+def speedup_check(figure: str, seconds: float, reference_seconds: float, at_least: float, reference_name: str) -> Check:
+    """reference / value >= at_least (how many times faster than the reference measured in the same run)."""
+    speedup = reference_seconds / seconds if seconds else float("inf")
+    return Check(
+        figure,
+        f">= {at_least:g}x faster than {reference_name}",
+        f"{seconds * 1000:.2f} ms vs {reference_seconds * 1000:.1f} ms: {speedup:,.1f}x",
+        speedup >= at_least,
+    )
+
+
+def bound_check(figure: str, value: float, at_most: float, unit: str, *, note: str = "") -> Check:
+    """value <= at_most (an absolute bound: a latency, a size, a time)."""
+    return Check(figure, f"<= {at_most:g} {unit}", f"{value:,.1f} {unit}{note}", value <= at_most)
+
+
+def checks_table(checks: Sequence[Check]) -> str:
+    """The checks as a markdown table."""
+    lines = ["| figure | target | measured (reference in the same run) | verdict |", "|---|---|---|---|"]
+    lines += [f"| {c.figure} | {c.target} | {c.measured} | {'met' if c.met else '**missed**'} |" for c in checks]
+    return "\n".join(lines)
+
+
+_CHECKS_MARK = "<!-- checks: "
+_SUMMARY = "## Summary: targets met and missed"
+_HEAD = """# Benchmark results
+
+Each section below is written by one benchmark (`make bench` runs them all in quick mode, `make bench FULL=1` at
+full size; see README-bench.md). Every target is a ratio to a reference measured in the same run, on the same
+database, with the same concurrency, or an absolute bound: the machine is shared and absolute rates move 3-4x
+between runs, while ratios hold. A missed target is reported here, not failed. The summary is regenerated from the
+sections each time one is written.
+"""
+
+
+def _section_key(section: str) -> tuple[int, str]:
+    title = section.splitlines()[0][3:]
+    number = title.split(".", 1)[0]
+    return (int(number) if number.isdigit() else 10**6, title)
+
+
+def _summary(sections: Sequence[str]) -> str:
+    rows = ["| section | figure | target | measured | verdict |", "|---|---|---|---|---|"]
+    met = total = 0
+    for section in sections:
+        title = section.splitlines()[0][3:]
+        for line in section.splitlines():
+            if not line.startswith(_CHECKS_MARK):
+                continue
+            for item in json.loads(line[len(_CHECKS_MARK) : -len(" -->")]):
+                check = Check(**item)
+                total += 1
+                met += check.met
+                verdict = "met" if check.met else "**missed**"
+                rows.append(f"| {title} | {check.figure} | {check.target} | {check.measured} | {verdict} |")
+    return f"{_SUMMARY}\n\n{met} of {total} targets met.\n\n" + "\n".join(rows) + "\n"
+
+
+def write_section(title: str, command: str, body: str, checks: Sequence[Check] = ()) -> None:
+    """Replace (or add) the section `title` of bench/RESULTS.md, then regenerate the summary at the top.
+
+    The section says the machine, the date and the command, then the checks (figure, target, measured beside its
+    reference, verdict), then `body` (the full figures). Sections are kept in the order of their number.
+    """
     header = f"## {title}"
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    section = f"{header}\n\nMeasured {stamp} on {machine()}.\nCommand: `{command}`\n\n{body.strip()}\n"
-    existing = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    parts = existing.split("\n## ")
-    head, sections = parts[0], ["## " + p for p in parts[1:]]
-    sections = [s for s in sections if not s.startswith(header + "\n")]
+    marker = _CHECKS_MARK + json.dumps([asdict(c) for c in checks]) + " -->"
+    parts = [header, "", f"Measured {stamp} on {machine()}.", f"Command: `{command}`", ""]
+    if checks:
+        parts += [checks_table(checks), marker, ""]
+    parts.append(body.strip())
+    section = "\n".join(parts) + "\n"
+    existing = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else _HEAD
+    chunks = existing.split("\n## ")
+    sections = ["## " + p.strip() + "\n" for p in chunks[1:]]
+    sections = [s for s in sections if not s.startswith(header + "\n") and not s.startswith(_SUMMARY)]
     sections.append(section)
-    RESULTS.write_text(head.rstrip() + "\n\n" + "\n".join(s.rstrip() + "\n" for s in sections), encoding="utf-8")
+    sections.sort(key=_section_key)
+    text_out = _HEAD.rstrip() + "\n\n" + _summary(sections) + "\n" + "\n".join(sections)
+    RESULTS.write_text(text_out, encoding="utf-8")
+    print(checks_table(checks) if checks else "", flush=True)
+
+
+def quick_or_full(parser: argparse.ArgumentParser) -> None:
+    """The --quick flag every benchmark takes: smaller sizes, so `make bench` runs them all in minutes."""
+    parser.add_argument("--quick", action="store_true", help="the quick sizes `make bench` uses")
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for a benchmark's child process: no QUIZBOT_* settings or proxies of the caller's."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
+    env["PYTHONPATH"] = str(ROOT.parent)
+    env.update(extra)
+    return env
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def run(main: object) -> None:

@@ -2,7 +2,9 @@
 FanOut limiter and the real Discord adapter, against the loopback fake Discord enforcing Discord's limits
 (50 requests a second for the bot, 5 per 5 seconds per channel) with 429s and Retry-After.
 
-    python -m bench.fanout [--channels 1000] [--db sqlite|postgresql]
+    python -m bench.fanout [--quick] [--channels 1000] [--db sqlite|postgresql]
+
+--quick: 200 channels.
 
 The minimum time the limits allow is channels / 50 s. Reported: elapsed, its ratio to that minimum (target
 <= 110%), posts that arrived, doubled, or failed, and 429s met.
@@ -18,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 from adapters.discord.adapter import DiscordAdapter
-from bench.common import run, scratch_database, write_section
+from bench.common import Check, quick_or_full, run, scratch_database, write_section
 from bot.config import Settings
 from bot.domain import ChannelRef, PostSource
 from bot.runtime import build_runtime
@@ -30,8 +32,8 @@ GLOBAL_PER_SECOND = 50
 POSTS_IN_FLIGHT = 8  # as the ticker does (bot/scheduling/ticker.py), so the database pool is never exhausted
 
 
-async def bench(kind: str, channels: int) -> str:
-    """Post to every channel at once; return a results table row."""
+async def bench(kind: str, channels: int) -> tuple[str, list[Check]]:
+    """Post to every channel at once; return a results table row and the checks."""
     with tempfile.TemporaryDirectory() as tmp:
         async with (
             scratch_database(kind, Path(tmp)) as url,
@@ -71,25 +73,45 @@ async def bench(kind: str, channels: int) -> str:
     minimum = channels / GLOBAL_PER_SECOND
     delivered = sum(1 for c in ids if posts.get(str(c)) == 1)
     doubled = sum(1 for c in ids if posts.get(str(c), 0) > 1)
-    return (
+    row = (
         f"| discord ({kind}) | {channels} | {elapsed:.1f} s | {minimum:.1f} s | {elapsed / minimum:.0%} | "
         f"{delivered} | {doubled} | {len(failures)} | {limited} |"
     )
+    checks = [
+        Check(
+            f"fan-out to {channels} channels / the minimum the limits allow",
+            "<= 110%",
+            f"{elapsed:.1f} s vs {minimum:.1f} s: {elapsed / minimum:.0%}",
+            elapsed / minimum <= 1.10,
+        ),
+        Check(
+            "every channel posted exactly once",
+            "all",
+            f"{delivered} of {channels} once, {doubled} doubled, {len(failures)} failed",
+            delivered == channels and not doubled and not failures,
+        ),
+    ]
+    return row, checks
 
 
 async def main() -> None:
     """Run and record."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--channels", type=int, default=1000)
+    quick_or_full(parser)
+    parser.add_argument("--channels", type=int)
     parser.add_argument("--db", choices=["sqlite", "postgresql"], default="postgresql")
     args = parser.parse_args()
+    args.channels = args.channels or (200 if args.quick else 1000)
+    row, checks = await bench(args.db, args.channels)
     rows = [
         "| platform | channels | elapsed | minimum the limits allow | ratio | posted once | doubled | failed | 429s |",
         "|---|---|---|---|---|---|---|---|---|",
-        await bench(args.db, args.channels),
+        row,
     ]
     print("\n".join(rows))
-    write_section("5. Fan-out", f"python -m bench.fanout --channels {args.channels} --db {args.db}", "\n".join(rows))
+    write_section(
+        "5. Fan-out", f"python -m bench.fanout --channels {args.channels} --db {args.db}", "\n".join(rows), checks
+    )
 
 
 if __name__ == "__main__":

@@ -94,7 +94,7 @@ async def main() -> None:
     ]
     print("\n".join(rows))
     write_section(
-        "Fault: one bad gateway frame (Discord)", f"python -m bench.gateway_fault --db {args.db}", "\n".join(rows)
+        "14. Fault: one bad gateway frame (Discord)", f"python -m bench.gateway_fault --db {args.db}", "\n".join(rows)
     )
 
 

@@ -93,7 +93,7 @@ async def main() -> None:
         "machine) that passes the 2 s deadline, and those clicks are acked late."
     )
     write_section(
-        "9. Fault: SIGKILL in the middle of a click storm",
+        "11. Fault: SIGKILL in the middle of a click storm",
         f"python -m bench.kill_clicks --db {args.db} --clicks {args.clicks}",
         body,
     )

@@ -188,7 +188,7 @@ async def main() -> None:
     ]
     print("\n".join(table))
     write_section(
-        "Fault: silent partition to PostgreSQL (postgresql)",
+        "13. Fault: silent partition to PostgreSQL",
         f"python -m bench.partition --rounds {args.rounds}",
         "\n".join(table),
     )

@@ -10,6 +10,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    ColumnElement,
     Date,
     DateTime,
     Dialect,
@@ -21,6 +22,9 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    and_,
+    case,
+    or_,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -187,6 +191,31 @@ class Post(Base):
     closed_at: Mapped[datetime | None]
 
 
+POST_FINISH_SQL = (
+    "(\nCASE\n    WHEN closed_at IS NOT NULL AND (closes_at IS NULL OR closed_at < closes_at) THEN closed_at\n"
+    "    ELSE closes_at\nEND)"
+)
+"""post_finish_time() as the SQL of ix_posts_channel_finish, written exactly as PostgreSQL prints it back (line
+breaks included), so comparing the migrations with the models sees the same index."""
+
+
+def post_finish_time() -> ColumnElement[datetime]:
+    """When a finished post stopped taking answers: its close time, or its reveal if that came first (streaks order
+    a channel's scheduled questions by it; ix_posts_channel_finish indexes exactly this expression)."""
+    revealed_first = and_(Post.closed_at.is_not(None), or_(Post.closes_at.is_(None), Post.closed_at < Post.closes_at))
+    return case((revealed_first, Post.closed_at), else_=Post.closes_at)
+
+
+Index(
+    "ix_posts_channel_finish",
+    Post.channel_id,
+    text(f"{POST_FINISH_SQL} DESC"),
+    Post.opened_at.desc(),
+    Post.id.desc(),
+)
+"""A channel's posts, the last finished first: the latest miss of a current streak is found at the top of it."""
+
+
 class PostSnapshot(Base):
     """What a post showed, fixed when it was posted: the question version, and the card's "question 3 of 8".
 
@@ -256,6 +285,32 @@ class ChannelScore(Base):
 
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True)
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    correct: Mapped[int] = mapped_column(Integer, default=0)
+    answered: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PeriodScore(Base):
+    """A user's totals in one period of a windowed board of their workspace (this week, this month), a rollup kept
+    like UserScore, so the workspace's week and month boards are an index scan instead of a sum over the window's
+    answers (a channel's boards sum its answers: a twentieth of the workspace's in the benchmark, and a second
+    rollup per answer cost the answer path more than it saved there).
+
+    `period` is the window (bot.domain.windows.Window value), `period_start` where that period starts in the
+    workspace's timezone (window_start of the answer's time), in UTC. Boards read the rows of the period containing
+    now; they fall back to summing answers if rows of the same period keyed in another timezone exist (the
+    workspace's timezone was changed), so a board is always exact.
+    """
+
+    __tablename__ = "period_scores"
+    __table_args__ = (
+        Index("ix_period_scores_board", "workspace_id", "period", "period_start", "points", "correct", "answered"),
+    )
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    period: Mapped[str] = mapped_column(String(16), primary_key=True)
+    period_start: Mapped[datetime] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
     points: Mapped[int] = mapped_column(Integer, default=0)
     correct: Mapped[int] = mapped_column(Integer, default=0)
     answered: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,8 +1,9 @@
 """Score rollups, kept in step with `answers` inside the transaction that records the answer.
 
 All-time boards read these rollups (an index scan of at most one row per user) instead of summing every answer;
-windowed boards (week, month) sum `answers` through covering indexes. See the README's "Leaderboards" section
-for the measurements behind this split.
+a workspace's week and month boards read the period rollup (`period_scores`: a user's totals in the period of
+each window in ROLLUP_WINDOWS that contains the answer, in the workspace's timezone) the same way.
+bench/leaderboard_queries.py measures both against the plain GROUP BY over answers.
 """
 
 from __future__ import annotations
@@ -10,15 +11,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import cast
 
 from sqlalchemy import Table, and_, bindparam, func, or_, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from bot.db.models import ChannelScore, Cohort, CohortMember, UserScore
+from bot.db.models import ChannelScore, Cohort, CohortMember, PeriodScore, UserScore, Workspace
+from bot.domain.windows import Window, window_start
 from bot.service.repositories import Review
 from bot.service.upserts import COUNTERS, add_to_totals_many
+
+ROLLUP_WINDOWS: tuple[Window, ...] = (Window.WEEK, Window.MONTH)
+"""Windows whose boards read period rollups. A window added to bot.domain.windows is summed from answers until it
+is listed here, with a migration that fills its rows for the current periods (as 0008 does for these)."""
+
+
+@lru_cache(maxsize=4096)
+def _period_start(window: Window, timezone: str, bucket: datetime) -> datetime:
+    start = window_start(window, bucket, timezone)
+    assert start is not None
+    return start
+
+
+def period_start(window: Window, at: datetime, timezone: str) -> datetime:
+    """window_start of `at`, cached per quarter hour: every UTC offset, and so every local midnight, is a whole
+    number of quarter hours, so all the instants of one UTC quarter hour are in the same period."""
+    bucket = at.replace(minute=at.minute - at.minute % 15, second=0, microsecond=0)
+    return _period_start(window, timezone, bucket)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +93,7 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
         ["user_id", "channel_id"],
         COUNTERS,
     )
+    await _add_to_periods(session, answers)
     # Most answerers are in no cohort: find the ones who are, and update only their memberships.
     in_cohorts = set(
         (
@@ -127,3 +149,33 @@ async def channel_ranks(session: AsyncSession, pairs: Sequence[tuple[int, int]])
         .group_by(me.user_id, me.channel_id)
     )
     return {(int(user), int(channel)): int(count) + 1 for user, channel, count in rows}
+
+
+async def _add_to_periods(session: AsyncSession, answers: Sequence[RecordedAnswer]) -> None:
+    """Add the answers to the period rollups of their workspace (one statement)."""
+    workspaces = sorted({answer.workspace_id for answer in answers})
+    zones = dict(
+        (await session.execute(select(Workspace.id, Workspace.timezone).where(Workspace.id.in_(workspaces)))).all()
+    )
+    by_user: dict[tuple[int, str, datetime], dict[str, int]] = {}
+    workspace_of: dict[int, int] = {}
+    for answer in answers:
+        workspace_of[answer.user_id] = answer.workspace_id
+        timezone = zones.get(answer.workspace_id) or "UTC"
+        for window in ROLLUP_WINDOWS:
+            start = period_start(window, answer.answered_at, timezone)
+            totals = by_user.setdefault((answer.user_id, window.value, start), dict.fromkeys(COUNTERS, 0))
+            totals["points"] += answer.points
+            totals["correct"] += int(answer.correct)
+            totals["answered"] += 1
+    await add_to_totals_many(
+        session,
+        PeriodScore,
+        [
+            {"user_id": user, "period": period, "period_start": start, "workspace_id": workspace_of[user]}
+            | by_user[(user, period, start)]
+            for user, period, start in sorted(by_user)
+        ],
+        ["user_id", "period", "period_start"],
+        COUNTERS,
+    )

@@ -1,9 +1,10 @@
 """Read models: leaderboards, cohort boards and a user's stats, written as queries for speed.
 
 All-time boards read the score rollups (`user_scores`, `channel_scores`, `cohort_members`): an index scan that
-stops after the top rows. Week, month and season boards sum `answers` in the window's [start, end) through
-covering indexes (an index-only range scan, bounded on both sides for a past season). Streaks are computed for
-the rows shown only.
+stops after the top rows. A workspace's week and month boards read the period rollup (`period_scores`) the
+same way; channel and cohort windows, seasons, and any window not in scores.ROLLUP_WINDOWS, sum `answers` in the
+window's [start, end) through covering indexes (an index-only range scan, bounded on both sides for a past
+season). Streaks are computed for the rows shown only.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from bot.db.models import (
     ChannelScore,
     Cohort,
     CohortMember,
+    PeriodScore,
     Post,
     QuestionRow,
     User,
     UserScore,
+    post_finish_time,
 )
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
 from bot.domain.ranking import Entry, rank_cohorts, rank_entries
@@ -42,8 +45,36 @@ from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError
 from bot.service.lookups import channel_row, find_cohort, find_season, local_date, season_span, workspace_row
 from bot.service.review import review_summary
+from bot.service.scores import ROLLUP_WINDOWS
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.wording import boards as board_words
+
+PERIOD_SLACK = timedelta(hours=27)
+"""Two timezones' starts of the same local period are less than this apart (UTC offsets span 26 hours); the
+starts of two periods of one window, at least a week."""
+
+
+async def _periods_agree(
+    session: AsyncSession,
+    table: type[PeriodScore],
+    where: ColumnElement[bool],
+    window: Window,
+    start: datetime,
+) -> bool:
+    """Whether the period rollups of this period were all keyed at `start`: no row of the same period was keyed
+    in another timezone (a workspace whose timezone was changed). If one was, the board sums answers instead."""
+    other = (
+        select(table.user_id)
+        .where(
+            where,
+            table.period == window.value,
+            table.period_start > start - PERIOD_SLACK,
+            table.period_start < start + PERIOD_SLACK,
+            table.period_start != start,
+        )
+        .limit(1)
+    )
+    return (await session.execute(other)).first() is None
 
 
 def _correct_count() -> ColumnElement[Any]:
@@ -138,9 +169,9 @@ def _finished(now: datetime) -> ColumnElement[bool]:
 
 
 def _finish_time() -> ColumnElement[Any]:
-    """When a finished post stopped taking answers: its close time, or its reveal if that came first."""
-    revealed_first = and_(Post.closed_at.is_not(None), or_(Post.closes_at.is_(None), Post.closed_at < Post.closes_at))
-    return case((revealed_first, Post.closed_at), else_=Post.closes_at)
+    """When a finished post stopped taking answers: its close time, or its reveal if that came first (the
+    expression ix_posts_channel_finish indexes, so a channel's latest miss is at the top of that index)."""
+    return post_finish_time()
 
 
 def _scheduled() -> list[ColumnElement[bool]]:
@@ -324,6 +355,7 @@ class Stats:
             span = window_span(window, now, timezone, season=season_bounds)
             start = span.start
             streak_channel: int | None = None
+            rollup = start is None
             totals: Select[Any, Any, Any, Any]
             if scope is Scope.CHANNEL:
                 streak_channel = await channel_row(session, workspace_id, channel)
@@ -340,6 +372,17 @@ class Stats:
                     totals = select(UserScore.user_id, UserScore.points, UserScore.correct, UserScore.answered).where(
                         UserScore.workspace_id == workspace_id
                     )
+                elif window in ROLLUP_WINDOWS and await _periods_agree(
+                    session, PeriodScore, PeriodScore.workspace_id == workspace_id, window, start
+                ):
+                    rollup = True
+                    totals = select(
+                        PeriodScore.user_id, PeriodScore.points, PeriodScore.correct, PeriodScore.answered
+                    ).where(
+                        PeriodScore.workspace_id == workspace_id,
+                        PeriodScore.period == window.value,
+                        PeriodScore.period_start == start,
+                    )
                 else:
                     totals = _windowed_totals([Answer.workspace_id == workspace_id, *in_span(span)])
             else:
@@ -351,7 +394,7 @@ class Stats:
                 else:
                     members = select(CohortMember.user_id).where(CohortMember.cohort_id == found.id)
                     totals = _windowed_totals([Answer.user_id.in_(members), *in_span(span, since=found.starts_at)])
-            entries = await top_entries(session, totals, limit, rollup=start is None)
+            entries = await top_entries(session, totals, limit, rollup=rollup)
             ranked = rank_entries(entries)[:limit]
             streaks = await user_streaks(
                 session,

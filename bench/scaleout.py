@@ -1,0 +1,170 @@
+"""Benchmark 10: scale-out. The Slack adapter in HTTP mode as 2 processes on one PostgreSQL database behind a
+loopback round-robin load balancer (bench/lb.py), against 1 process behind the same balancer, sent the same
+number of signed clicks with the same concurrency, measured in the same run.
+
+    python -m bench.scaleout [--quick] [--clicks 6000] [--concurrency 200]
+
+Reported: clicks/s (acked) of each, the ratio (target >= 1.6x on this 2-core machine), every click recorded, and
+the cores used: the CPU seconds the bot processes, the balancer, PostgreSQL and this load generator spent during
+the run, divided by its length (from /proc). --quick: 3,000 clicks.
+
+Each replica has its own loopback fake Slack Web API in its process, as in bench.slack_path; the first replica
+posts the cards, and card count edits are off in every replica (a replica's fake does not know the cards the other
+posted, which would make its edits fail where in production they would not).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from bench.common import Check, child_env, quick_or_full, run, scratch_database, summary_ms, write_section
+from bench.slack_path import _bodies, _child, _load, _stop, _warm_bodies
+from bot.db import Database
+from bot.db.models import Answer
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """utime + stime of the processes (and their waited-for children), in seconds."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
+    return total / TICKS
+
+
+def postgres_pids() -> list[int]:
+    """The PostgreSQL server's processes (to count the cores the database used)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text(encoding="ascii").strip() in ("postgres", "postmaster"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+async def _balancer(workdir: Path, ports: list[int], name: str) -> tuple[asyncio.subprocess.Process, int]:
+    ready = workdir / f"lb-{name}.port"
+    backends = ",".join(f"127.0.0.1:{port}" for port in ports)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bench.lb", "--backends", backends, "--ready", str(ready), env=child_env()
+    )
+    for _ in range(600):
+        if ready.exists() and ready.read_text(encoding="ascii"):
+            return process, int(ready.read_text(encoding="ascii"))
+        await asyncio.sleep(0.02)
+    raise RuntimeError("the balancer did not start")
+
+
+async def _count(url: str) -> int:
+    db = Database.from_url(url)
+    try:
+        async with db.transaction() as session:
+            return int((await session.execute(select(func.count(Answer.id)))).scalar_one())
+    finally:
+        await db.dispose()
+
+
+async def bench(replicas: int, clicks: int, concurrency: int, workdir: Path) -> dict[str, object]:
+    """One run: `replicas` bot processes behind the balancer on a fresh PostgreSQL database."""
+    async with scratch_database("postgresql", workdir) as url:
+        children = []
+        try:
+            first, info = await _child("quiz", workdir, url, f"r{replicas}-0", "--no-card-updates")
+            children.append((first, info))
+            for n in range(1, replicas):
+                children.append(await _child("replica", workdir, url, f"r{replicas}-{n}", "--no-card-updates"))
+            lb, port = await _balancer(workdir, [i["port"] for _, i in children], str(replicas))
+            try:
+                bodies = _bodies(info["messages"], clicks)
+                warm = _warm_bodies(info["messages"])
+                await _load(port, warm, 2 * replicas)
+                pids = [p.pid for p, _ in children] + [lb.pid, os.getpid()] + postgres_pids()
+                cpu_before, started = cpu_seconds(pids), time.perf_counter()
+                elapsed, latencies, failures = await _load(port, bodies, concurrency)
+                cores = (cpu_seconds(pids) - cpu_before) / (time.perf_counter() - started)
+                stored = 0
+                for _ in range(600):
+                    stored = await _count(url) - len(warm)
+                    if stored >= len(bodies):
+                        break
+                    await asyncio.sleep(0.05)
+            finally:
+                lb.send_signal(signal.SIGTERM)
+                await lb.wait()
+        finally:
+            for process, _ in children:
+                await _stop(process)
+    return {
+        "rate": len(bodies) / elapsed,
+        "latency": summary_ms(latencies),
+        "failures": failures,
+        "stored": stored,
+        "clicks": len(bodies),
+        "cores": cores,
+    }
+
+
+async def main() -> None:
+    """One replica, then two, with the same clicks; record."""
+    parser = argparse.ArgumentParser()
+    quick_or_full(parser)
+    parser.add_argument("--clicks", type=int)
+    parser.add_argument("--concurrency", type=int, default=200)
+    args = parser.parse_args()
+    clicks = args.clicks or (3000 if args.quick else 6000)
+    with tempfile.TemporaryDirectory() as tmp:
+        one = await bench(1, clicks, args.concurrency, Path(tmp))
+        two = await bench(2, clicks, args.concurrency, Path(tmp))
+    rows = [
+        "| processes | clicks/s (acked) | ack latency | non-200 | recorded | cores used |",
+        "|---|---|---|---|---|---|",
+    ]
+    for n, result in ((1, one), (2, two)):
+        rows.append(
+            f"| {n} | {result['rate']:,.0f} | {result['latency']} | {result['failures']} | "
+            f"{result['stored']} of {result['clicks']} | {result['cores']:.2f} of {os.cpu_count()} |"
+        )
+    ratio = float(two["rate"]) / float(one["rate"])  # type: ignore[arg-type]
+    checks = [
+        Check(
+            "2 processes / 1 process, clicks/s (Slack HTTP, one PostgreSQL)",
+            ">= 1.6x",
+            f"{two['rate']:,.0f}/s vs {one['rate']:,.0f}/s: {ratio:.2f}x "
+            f"({two['cores']:.2f} vs {one['cores']:.2f} cores used of {os.cpu_count()})",
+            ratio >= 1.6,
+        )
+    ]
+    if one["stored"] != one["clicks"] or two["stored"] != two["clicks"]:
+        checks.append(Check("every click recorded", "all", f"{one['stored']}, {two['stored']}", False))
+    body = (
+        f"{clicks:,} signed clicks, {args.concurrency} concurrent, through a loopback round-robin balancer "
+        "(bench/lb.py, one connection to one replica) into 1, then 2, `SlackAdapter` processes in HTTP mode on one "
+        "PostgreSQL database, each started fresh on a new database. Cores used: CPU seconds of the replicas, the "
+        "balancer, PostgreSQL (every postgres process on the machine, so other users of the shared server count "
+        "too) and the load generator during the run, over its length.\n\n" + "\n".join(rows)
+    )
+    print(body)
+    write_section(
+        "10. Scale-out: Slack HTTP mode, 2 processes", f"python -m bench.scaleout --clicks {clicks}", body, checks
+    )
+
+
+if __name__ == "__main__":
+    run(main)
