@@ -8,12 +8,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from bot.domain import QuestionKey
+from bot.domain import Delivery, QuestionKey
 from bot.domain.flags import flag_reason
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.scheduling.rules import Rule, parse_duration, parse_timezone, split_rule
+from bot.wording import cohorts as cohort_words
 from bot.wording import flags as flag_words
+from bot.wording import schedules as schedule_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,8 @@ class AddSchedule:
     packs: tuple[str, ...] = ()
     timezone: str | None = None
     close_after: timedelta | None = None
+    cohort: str | None = None
+    """`cohort:NAME`: each fire delivers the cohort's next curriculum question (then no packs are given)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +120,8 @@ class CreateCohort(CohortCommand):
     name: str
     start: date | None = None
     packs: tuple[str, ...] = ()
+    delivery: Delivery = Delivery.CHANNEL
+    """`deliver:dm`: its schedules send each member the curriculum privately (default `channel`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +171,14 @@ class PostCohortQuestion(CohortCommand):
     """`/quiz cohort next NAME`: post the cohort's next curriculum question here (admins and the creator)."""
 
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class SetCohort(CohortCommand):
+    """`/quiz cohort set NAME deliver:dm|channel` (admins and the creator): how its schedules deliver."""
+
+    name: str
+    delivery: Delivery
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +250,7 @@ Command = (
     | ListCohorts
     | ShowCohort
     | PostCohortQuestion
+    | SetCohort
     | DeleteCohort
     | StartReview
     | AnswerReview
@@ -351,7 +366,7 @@ def _parse_leaderboard(args: list[str]) -> Command:
     return ShowLeaderboard(window=window, scope=scope, cohort=cohort)
 
 
-_COHORT_USAGE = "/quiz cohort create|join|leave|add|remove|list|show|next|delete NAME ..."
+_COHORT_USAGE = "/quiz cohort create|join|leave|add|remove|list|show|next|set|delete NAME ..."
 
 
 def _one_name(action: str, args: list[str]) -> str:
@@ -379,20 +394,39 @@ def _parse_create(args: list[str]) -> Command:
     name = cohort_name(args[0])
     start: date | None = None
     packs: tuple[str, ...] = ()
+    delivery = Delivery.CHANNEL
     for arg in args[1:]:
         option, _, value = arg.partition(":")
         option = option.casefold()
         if option == "start" and value:
             start = start_date(value)
+        elif option in {"deliver", "delivery"}:
+            delivery = delivery_mode(value)
         elif option in {"packs", "curriculum"} and value:  # a curriculum's id expands to its packs (the catalog's)
             packs = curriculum(value.split(","))
             if not packs:
                 raise CommandError("`packs:` needs pack ids, e.g. `packs:data-parallelism,model-pipeline-parallelism`.")
         else:
             raise CommandError(
-                f"`{arg}` is not a cohort option. Try `/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b]`."
+                f"`{arg}` is not a cohort option. Try `/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] "
+                "[deliver:dm|channel]`."
             )
-    return CreateCohort(name=name, start=start, packs=packs)
+    return CreateCohort(name=name, start=start, packs=packs, delivery=delivery)
+
+
+def delivery_mode(word: str) -> Delivery:
+    """How a cohort is delivered, as typed after `deliver:` (`dm`, `channel`), or CommandError naming both."""
+    aliases = {"dm": Delivery.DM, "dms": Delivery.DM, "private": Delivery.DM, "channel": Delivery.CHANNEL}
+    found = aliases.get(word.strip().casefold())
+    if found is None:
+        raise CommandError(cohort_words.unknown_delivery(word))
+    return found
+
+
+def _parse_set(args: list[str]) -> Command:
+    if len(args) != 2 or args[1].partition(":")[0].casefold() not in {"deliver", "delivery"}:
+        raise CommandError(cohort_words.set_usage())
+    return SetCohort(name=cohort_name(args[0]), delivery=delivery_mode(args[1].partition(":")[2]))
 
 
 def members_usage(action: str) -> str:
@@ -429,6 +463,8 @@ def _parse_cohort(args: list[str]) -> Command:
             return ShowCohort(_one_name("show", rest))
         case "next":
             return PostCohortQuestion(_one_name(action, rest))
+        case "set":
+            return _parse_set(rest)
         case "delete":
             return DeleteCohort(_one_name(action, rest))
     raise CommandError(f"`{args[0]}` is not a cohort command. Try `{_COHORT_USAGE}`.")
@@ -517,6 +553,7 @@ def _parse_schedule_add(args: list[str]) -> Command:
     packs: list[str] = []
     timezone: str | None = None
     closes: timedelta | None = None
+    cohort: str | None = None
     for word in rest:
         key, sep, value = word.replace("=", ":", 1).partition(":")
         key = key.casefold()
@@ -526,13 +563,21 @@ def _parse_schedule_add(args: list[str]) -> Command:
             timezone = parse_timezone(value)
         elif sep and key in {"close", "closes", "close-after"}:
             closes = close_after(value)
+        elif sep and key == "cohort":
+            cohort = cohort_name(value)
         elif sep:
-            raise CommandError(f"Unknown option `{key}:`. Options are `tz:Area/City` and `close:DURATION`.")
+            raise CommandError(
+                f"Unknown option `{key}:`. Options are `tz:Area/City`, `close:DURATION` and `cohort:NAME`."
+            )
         elif "/" in word:
             raise CommandError(f"`{word}` looks like a timezone; write it as `tz:{word}`.")
         else:
             packs.append(word)
-    return AddSchedule(rule=rule, packs=schedule_packs(packs), timezone=timezone, close_after=closes)
+    if cohort is not None and packs:
+        raise CommandError(schedule_words.cohort_takes_no_packs(cohort))
+    return AddSchedule(
+        rule=rule, packs=schedule_packs(packs), timezone=timezone, close_after=closes, cohort=cohort
+    )
 
 
 def schedule_packs(words: Iterable[str]) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from bot.commands import (
     ClearFlags,
     Command,
     CreateCohort,
+    SetCohort,
     DeleteCohort,
     FlagQuestion,
     JoinCohort,
@@ -61,7 +62,7 @@ from bot.commands import (
     start_date,
     user_ids,
 )
-from bot.domain import QuestionKey
+from bot.domain import Delivery, QuestionKey
 from bot.domain.flags import REASON_MAX, flag_reason
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
@@ -190,6 +191,11 @@ TZ = "IANA timezone, e.g. Europe/Helsinki or America/New_York (default: the chan
 CLOSE = "Close each question after e.g. 30m, 2h, 1d (default: at the next one, at most 24 h)"
 SCHEDULE_ID = "The schedule's id (`/quiz schedule list` shows them)"
 COHORT = "The cohort's name, e.g. spring-26"
+DELIVER = "How its schedules deliver the curriculum: in the channel, or to each member by direct message"
+DELIVERY_CHOICES = [
+    app_commands.Choice(name="in the channel", value=Delivery.CHANNEL.value),
+    app_commands.Choice(name="by direct message to each member", value=Delivery.DM.value),
+]
 MEMBERS = "Members: mentions (@ann @ben) or user ids"
 
 
@@ -318,7 +324,9 @@ class QuizCommands(app_commands.Group):
     schedule = app_commands.Group(name="schedule", description=_summary("schedule"))
 
     @schedule.command(name="add", description="Post questions in this channel on a rule (admins)")
-    @app_commands.describe(when=WHEN, packs=PACKS, tz=TZ, close=CLOSE)
+    @app_commands.describe(
+        when=WHEN, packs=PACKS, tz=TZ, close=CLOSE, cohort="Deliver this cohort's curriculum instead of packs"
+    )
     async def schedule_add(
         self,
         interaction: discord.Interaction[discord.Client],
@@ -326,9 +334,12 @@ class QuizCommands(app_commands.Group):
         packs: app_commands.Transform[tuple[str, ...], SchedulePacks] | None = None,
         tz: app_commands.Transform[str, Timezone] | None = None,
         close: app_commands.Transform[timedelta, CloseAfter] | None = None,
+        cohort: app_commands.Transform[str, CohortName] | None = None,
     ) -> None:
-        """Put this channel on a schedule."""
-        await self._run(interaction, AddSchedule(rule=when, packs=packs or (), timezone=tz, close_after=close))
+        """Put this channel (or a cohort's curriculum) on a schedule."""
+        await self._run(
+            interaction, AddSchedule(rule=when, packs=packs or (), timezone=tz, close_after=close, cohort=cohort)
+        )
 
     @schedule_add.autocomplete("packs")
     async def _schedule_packs_autocomplete(
@@ -402,16 +413,20 @@ class QuizCommands(app_commands.Group):
         name=COHORT,
         start="First day, as YYYY-MM-DD (default: today)",
         packs="Curriculum: pack ids in order, separated by commas (default: every pack)",
+        deliver=DELIVER,
     )
+    @app_commands.choices(deliver=DELIVERY_CHOICES)
     async def cohort_create(
         self,
         interaction: discord.Interaction[discord.Client],
         name: app_commands.Transform[str, CohortName],
         start: app_commands.Transform[date, StartDate] | None = None,
         packs: app_commands.Transform[tuple[str, ...], Curriculum] | None = None,
+        deliver: str | None = None,
     ) -> None:
         """Create a cohort."""
-        await self._run(interaction, CreateCohort(name=name, start=start, packs=packs or ()))
+        delivery = Delivery(deliver) if deliver else Delivery.CHANNEL
+        await self._run(interaction, CreateCohort(name=name, start=start, packs=packs or (), delivery=delivery))
 
     @cohort_create.autocomplete("packs")
     async def _cohort_packs_autocomplete(
@@ -477,6 +492,18 @@ class QuizCommands(app_commands.Group):
     ) -> None:
         """Post a cohort's next question."""
         await self._run(interaction, PostCohortQuestion(name))
+
+    @cohort.command(name="set", description="How a cohort's schedules deliver its curriculum (admins and its creator)")
+    @app_commands.describe(name=COHORT, deliver=DELIVER)
+    @app_commands.choices(deliver=DELIVERY_CHOICES)
+    async def cohort_set(
+        self,
+        interaction: discord.Interaction[discord.Client],
+        name: app_commands.Transform[str, CohortName],
+        deliver: str,
+    ) -> None:
+        """Change how a cohort is delivered."""
+        await self._run(interaction, SetCohort(name, Delivery(deliver)))
 
     @cohort.command(name="delete", description="Delete a cohort; answers and points stay (admins and its creator)")
     @app_commands.describe(name=COHORT)

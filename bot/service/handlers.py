@@ -40,6 +40,7 @@ from bot.commands import (
     RemoveSchedule,
     ResumeSchedule,
     Reveal,
+    SetCohort,
     ShowCohort,
     ShowHelp,
     ShowLeaderboard,
@@ -115,6 +116,8 @@ class Permission(enum.Enum):
     ADMIN = "admin"
     CREATOR_OR_ADMIN = "creator-or-admin"
     """Workspace admins and the creator of the cohort the command names (usually the onboarding lead)."""
+    ADMIN_OR_COHORT_CREATOR = "admin-or-cohort-creator"
+    """Workspace admins; and, for a command that names a cohort (`cohort:NAME`), that cohort's creator too."""
 
 
 Handler = Callable[[Any, Context, UnitOfWork], Awaitable[Reply]]
@@ -134,9 +137,10 @@ async def check_permission(route: Route, command: Command, context: Context, uow
     """Raise NotAllowed unless the context may run the command (the only place permissions are decided)."""
     if route.permission is Permission.ANYONE or context.is_admin:
         return
-    if route.permission is Permission.ADMIN:
+    named = getattr(command, "cohort", None) if route.permission is Permission.ADMIN_OR_COHORT_CREATOR else None
+    if route.permission is Permission.ADMIN or (route.permission is Permission.ADMIN_OR_COHORT_CREATOR and not named):
         raise NotAllowed(admins_only(commands.action_words(route.action)))
-    cohort = await CohortService.find(uow, context.channel, getattr(command, "name", ""))
+    cohort = await CohortService.find(uow, context.channel, named or getattr(command, "name", ""))
     if cohort.created_by != await uow.places.user_id(context.user, clock.now()):
         raise NotAllowed(cohorts.not_allowed(cohort.name, commands.action_words(route.action)))
 
@@ -214,7 +218,13 @@ async def show_report(command: ShowReport, context: Context, uow: UnitOfWork, *,
 async def create_cohort(command: CreateCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort create NAME ...`."""
     view = await cohorts_.create(
-        uow, context.channel, context.user, name=command.name, start=command.start, packs=list(command.packs)
+        uow,
+        context.channel,
+        context.user,
+        name=command.name,
+        start=command.start,
+        packs=list(command.packs),
+        delivery=command.delivery,
     )
     await uow.commit()
     return Reply(cohorts.created_message(view))
@@ -277,6 +287,14 @@ async def post_cohort_question(
     if posted is None:
         return Reply(cohorts.curriculum_done(command.name))
     return Reply(cohorts.next_posted(command.name), quiet=True)
+
+
+async def set_cohort(command: SetCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
+    """`/quiz cohort set NAME deliver:dm|channel`: how the cohort's schedules deliver its curriculum."""
+    cohort = await cohorts_.find(uow, context.channel, command.name)
+    changed = await cohorts_.set_delivery(uow, cohort, command.delivery)
+    await uow.commit()
+    return Reply(cohorts.delivery_set(cohort.name, command.delivery, changed=changed))
 
 
 async def delete_cohort(command: DeleteCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
@@ -402,10 +420,11 @@ COMMAND_HANDLERS: Mapping[type[Any], Route] = {
     ListCohorts: Route(list_cohorts),
     ShowCohort: Route(show_cohort),
     PostCohortQuestion: Route(post_cohort_question, Permission.CREATOR_OR_ADMIN, "post for it"),
+    SetCohort: Route(set_cohort, Permission.CREATOR_OR_ADMIN, "change how it is delivered"),
     DeleteCohort: Route(delete_cohort, Permission.CREATOR_OR_ADMIN, "delete it"),
     StartReview: Route(start_review),
     AnswerReview: Route(answer_review),
-    AddSchedule: Route(add_schedule, Permission.ADMIN, "add schedules"),
+    AddSchedule: Route(add_schedule, Permission.ADMIN_OR_COHORT_CREATOR, "add schedules"),
     ListSchedules: Route(list_schedules),
     RemoveSchedule: Route(remove_schedule, Permission.ADMIN, "remove schedules"),
     PauseSchedule: Route(pause_schedule, Permission.ADMIN, "pause and resume schedules"),

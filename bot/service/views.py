@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.domain import ChannelRef, Leaderboard, Tally
+from bot.domain import ChannelRef, Delivery, Leaderboard, Tally
 from bot.domain.flags import FlaggedQuestion
 from bot.domain.leitner import Placement
 from bot.scheduling.rules import Rule, Slot
@@ -47,6 +47,8 @@ class CohortView:
     created_by: str | None
     curriculum: tuple[CurriculumPack, ...]
     members: tuple[MemberProgress, ...]
+    delivery: Delivery = Delivery.CHANNEL
+    """How its schedules deliver the curriculum: into their channel, or to each member privately."""
 
     @property
     def posted(self) -> int:
@@ -202,6 +204,10 @@ class ScheduleView:
     """Paused by a person (`paused_by` is their current name, None when they are no longer known) rather than for
     `paused_reason` (a platform refusal, say)."""
     paused_by: str | None = None
+    cohort: str | None = None
+    """A cohort schedule: the cohort whose curriculum each fire delivers (its packs, not `pack_ids`)."""
+    delivery: Delivery = Delivery.CHANNEL
+    """How a cohort schedule delivers: into the channel, or to each member privately at their local time."""
 
     @property
     def zone(self) -> ZoneInfo:
