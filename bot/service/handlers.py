@@ -140,7 +140,7 @@ async def check_permission(route: Route, command: Command, context: Context, uow
     named = getattr(command, "cohort", None) if route.permission is Permission.ADMIN_OR_COHORT_CREATOR else None
     if route.permission is Permission.ADMIN or (route.permission is Permission.ADMIN_OR_COHORT_CREATOR and not named):
         raise NotAllowed(admins_only(commands.action_words(route.action)))
-    cohort = await CohortService.find(uow, context.channel, named or getattr(command, "name", ""))
+    cohort = await CohortService.find(uow, context.channel, str(named or getattr(command, "name", "")))
     if cohort.created_by != await uow.places.user_id(context.user, clock.now()):
         raise NotAllowed(cohorts.not_allowed(cohort.name, commands.action_words(route.action)))
 
