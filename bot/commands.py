@@ -575,9 +575,7 @@ def _parse_schedule_add(args: list[str]) -> Command:
             packs.append(word)
     if cohort is not None and packs:
         raise CommandError(schedule_words.cohort_takes_no_packs(cohort))
-    return AddSchedule(
-        rule=rule, packs=schedule_packs(packs), timezone=timezone, close_after=closes, cohort=cohort
-    )
+    return AddSchedule(rule=rule, packs=schedule_packs(packs), timezone=timezone, close_after=closes, cohort=cohort)
 
 
 def schedule_packs(words: Iterable[str]) -> tuple[str, ...]:

@@ -115,6 +115,7 @@ async def build_runtime(
     stats = Stats(uow)
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
     schedules = ScheduleService(uow=uow, catalog=catalog, clock=clock)
+    cohorts = CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz)
     answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)
     app = QuizApp(
         uow=uow,
@@ -124,7 +125,7 @@ async def build_runtime(
         cards=cards,
         clock=clock,
         metrics=metrics,
-        cohorts=CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz),
+        cohorts=cohorts,
         review=ReviewService(clock=clock, rng=rng),
         reports=ReportService(uow=uow, stats=stats, clock=clock, flag_threshold=settings.flag_pause_threshold),
         schedules=schedules,
@@ -133,6 +134,8 @@ async def build_runtime(
     ticker = Ticker(
         uow=uow,
         post_question=quiz.post_question,
+        post_cohort=cohorts.post_next_question,
+        send_privately=cohorts.send_next_privately,
         reveal_post=app.reveal,
         platforms=platforms,
         clock=clock,

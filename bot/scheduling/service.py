@@ -91,10 +91,15 @@ class ScheduleService:
                 if (other.rule, other.timezone) == (command.rule.cron, timezone):
                     raise QuizError(schedule_words.cohort_already_scheduled(other.id, cohort.name))
         for other in existing:
-            if other.cohort_id is None and cohort is None and (other.rule, other.timezone, sorted(other.pack_ids)) == (
-                command.rule.cron,
-                timezone,
-                sorted(packs),
+            if (
+                other.cohort_id is None
+                and cohort is None
+                and (other.rule, other.timezone, sorted(other.pack_ids))
+                == (
+                    command.rule.cron,
+                    timezone,
+                    sorted(packs),
+                )
             ):
                 raise QuizError(schedule_words.already_posts_here(other.id, command.rule.describe(), timezone))
         if len(existing) >= MAX_PER_CHANNEL:

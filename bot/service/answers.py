@@ -143,18 +143,7 @@ class AnswerRecorder:
             session = uow.session
             posts = await self._posts(session, {c.post_id for c in batch})
             places = await _places(session, set(posts))
-            live: list[int] = []  # indexes of clicks on an existing post of their own place, with a valid choice
-            for index, click in enumerate(batch):
-                post_info, place = posts.get(click.post_id), places.get(click.post_id)
-                refused = _refusal(click, post_info, place)
-                if refused is not None:
-                    results[index] = refused
-                else:
-                    if post_info is not None and place is not None and post_info.recipient is not None:
-                        # A private post counts for its recipient's row in the post's workspace, wherever the
-                        # platform says the click came from (a Discord DM has no guild).
-                        click.user = replace(click.user, workspace_id=place.workspace_id)
-                    live.append(index)
+            live = _admit(batch, posts, places, results)
             users = await self._user_ids(session, [batch[i].user for i in live], batch[0].at)
             first: dict[tuple[int, int], int] = {}
             rows: list[dict[str, Any]] = []
@@ -365,6 +354,28 @@ async def _places(session: AsyncSession, post_ids: set[int]) -> dict[int, Channe
         .where(Post.id.in_(post_ids))
     )
     return {row.id: ChannelRef(row.platform, row.external_id, row.channel) for row in rows}
+
+
+def _admit(
+    batch: list[_Click],
+    posts: dict[int, _PostInfo],
+    places: dict[int, ChannelRef],
+    results: list[AnswerResult | Exception | None],
+) -> list[int]:
+    """The indexes of clicks on an existing post of their own place with a valid choice; the others get their
+    refusal in `results`. A click on a private post is attributed to its recipient's row in the post's workspace,
+    wherever the platform says it came from (a Discord direct message has no guild)."""
+    live: list[int] = []
+    for index, click in enumerate(batch):
+        post, place = posts.get(click.post_id), places.get(click.post_id)
+        refused = _refusal(click, post, place)
+        if refused is not None:
+            results[index] = refused
+            continue
+        if post is not None and place is not None and post.recipient is not None:
+            click.user = replace(click.user, workspace_id=place.workspace_id)
+        live.append(index)
+    return live
 
 
 def _refusal(click: _Click, post: _PostInfo | None, place: ChannelRef | None) -> QuizError | None:

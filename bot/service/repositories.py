@@ -554,6 +554,12 @@ class Schedules(_Repository):
         """The rows of a schedule listing query (see ScheduleService for the join that names people)."""
         return (await self._session.execute(query)).all()
 
+    async def advance(self, schedule_id: int, due: datetime, slot_key: str) -> None:
+        """Set when a schedule fires next (a privately delivered one: what its listing shows as next)."""
+        await self._session.execute(
+            update(Schedule).where(Schedule.id == schedule_id).values(next_fire_at=due, next_slot=slot_key)
+        )
+
     async def of_cohort(self, cohort_id: int) -> list[Schedule]:
         """Every schedule of a cohort."""
         query = select(Schedule).where(Schedule.cohort_id == cohort_id).order_by(Schedule.id)
@@ -565,7 +571,11 @@ class Schedules(_Repository):
             select(Schedule, Cohort)
             .join(Cohort, Cohort.id == Schedule.cohort_id)
             .join(Workspace, Workspace.id == Schedule.workspace_id)
-            .where(Schedule.enabled.is_(True), Cohort.delivery == Delivery.DM.value, Workspace.platform.in_(list(platforms)))
+            .where(
+                Schedule.enabled.is_(True),
+                Cohort.delivery == Delivery.DM.value,
+                Workspace.platform.in_(list(platforms)),
+            )
             .order_by(Schedule.id)
             .limit(limit)
         )
