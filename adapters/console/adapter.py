@@ -72,6 +72,14 @@ class ConsoleAdapter:
         """Print a message meant for one user, marked as private."""
         self._print(f"(only {user_id} sees this) {message.title}", *message.lines)
 
+    async def direct_channel(self, user: UserRef) -> ChannelRef:
+        """The terminal is everyone's direct channel: a privately delivered question is printed here too."""
+        return self.channel
+
+    async def user_timezone(self, user: UserRef) -> str | None:
+        """The terminal knows no one's timezone: the cohort schedule's applies."""
+        return None
+
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """Print a channel message."""
         self._print(message.title, *message.lines)

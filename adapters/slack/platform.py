@@ -15,7 +15,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.blocks import Block, card_blocks, card_text, message_blocks, message_text
-from bot.domain import ChannelRef, QuestionCard
+from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.ports import Message, PlatformError, PlatformLimits, Rate
 
 log = logging.getLogger(__name__)
@@ -135,6 +135,21 @@ class SlackPlatform:
             text=message_text(message),
             blocks=blocks or message_blocks(message),
         )
+
+    async def direct_channel(self, user: UserRef) -> ChannelRef:
+        """The bot's direct-message channel with `user` (conversations.open; the same channel every time)."""
+        where = ChannelRef(PLATFORM, user.workspace_id, user.user_id)
+        response = await self._call(
+            "open a direct message", where, self.client.conversations_open, users=user.user_id, return_im=False
+        )
+        return ChannelRef(PLATFORM, user.workspace_id, str(response["channel"]["id"]))
+
+    async def user_timezone(self, user: UserRef) -> str | None:
+        """The timezone of the person's Slack profile (users.info `user.tz`), if it has one."""
+        where = ChannelRef(PLATFORM, user.workspace_id, user.user_id)
+        response = await self._call("look up a person", where, self.client.users_info, user=user.user_id)
+        timezone = (response.get("user") or {}).get("tz")
+        return str(timezone) if timezone else None
 
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """A message everyone in the channel sees."""
