@@ -67,8 +67,18 @@ class AddSchedule:
     packs: tuple[str, ...] = ()
     timezone: str | None = None
     close_after: timedelta | None = None
-    cohort: str | None = None
-    """`cohort:NAME`: each fire delivers the cohort's next curriculum question (then no packs are given)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AddCohortSchedule:
+    """`/quiz schedule add <when> cohort:NAME [tz:Area/City] [close:DURATION]` (admins and the cohort's creator):
+    each fire delivers the cohort's next curriculum question, here or to each member privately (its delivery)."""
+
+    rule: Rule
+    name: str
+    """The cohort (named `name`, as every command the cohort's creator may run)."""
+    timezone: str | None = None
+    close_after: timedelta | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +114,9 @@ class NextSchedule:
     """`/quiz schedule next`: what fires next in this channel."""
 
 
-ScheduleCommand = AddSchedule | ListSchedules | RemoveSchedule | PauseSchedule | ResumeSchedule | NextSchedule
+ScheduleCommand = (
+    AddSchedule | AddCohortSchedule | ListSchedules | RemoveSchedule | PauseSchedule | ResumeSchedule | NextSchedule
+)
 
 
 class CohortCommand:
@@ -543,7 +555,7 @@ def schedule_id(word: str) -> int:
     return int(digits)
 
 
-def _parse_schedule_add(args: list[str]) -> Command:
+def _parse_schedule_add(args: list[str]) -> AddSchedule | AddCohortSchedule:
     if not args:
         raise CommandError(
             "Say when, e.g. `/quiz schedule add weekdays 09:30`, `/quiz schedule add mon,wed,fri 14:00 "
@@ -573,9 +585,11 @@ def _parse_schedule_add(args: list[str]) -> Command:
             raise CommandError(f"`{word}` looks like a timezone; write it as `tz:{word}`.")
         else:
             packs.append(word)
-    if cohort is not None and packs:
-        raise CommandError(schedule_words.cohort_takes_no_packs(cohort))
-    return AddSchedule(rule=rule, packs=schedule_packs(packs), timezone=timezone, close_after=closes, cohort=cohort)
+    if cohort is not None:
+        if packs:
+            raise CommandError(schedule_words.cohort_takes_no_packs(cohort))
+        return AddCohortSchedule(rule=rule, name=cohort, timezone=timezone, close_after=closes)
+    return AddSchedule(rule=rule, packs=schedule_packs(packs), timezone=timezone, close_after=closes)
 
 
 def schedule_packs(words: Iterable[str]) -> tuple[str, ...]:

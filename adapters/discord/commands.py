@@ -20,6 +20,7 @@ from discord import app_commands
 
 from bot.commands import (
     SUBCOMMANDS,
+    AddCohortSchedule,
     AddSchedule,
     AddToCohort,
     AnswerReview,
@@ -338,9 +339,10 @@ class QuizCommands(app_commands.Group):
         cohort: app_commands.Transform[str, CohortName] | None = None,
     ) -> None:
         """Put this channel (or a cohort's curriculum) on a schedule."""
-        await self._run(
-            interaction, AddSchedule(rule=when, packs=packs or (), timezone=tz, close_after=close, cohort=cohort)
-        )
+        if cohort is not None:
+            await self._run(interaction, AddCohortSchedule(rule=when, name=cohort, timezone=tz, close_after=close))
+            return
+        await self._run(interaction, AddSchedule(rule=when, packs=packs or (), timezone=tz, close_after=close))
 
     @schedule_add.autocomplete("packs")
     async def _schedule_packs_autocomplete(

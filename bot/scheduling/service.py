@@ -15,9 +15,7 @@ from sqlalchemy import Select, String, cast, literal, select
 from sqlalchemy.orm import aliased
 
 from bot.clock import Clock
-from bot.commands import (
-    AddSchedule,
-)
+from bot.commands import AddCohortSchedule, AddSchedule
 from bot.content import Catalog
 from bot.db.models import Channel, Cohort, Schedule, User
 from bot.domain import ChannelRef, Delivery, UserRef
@@ -72,17 +70,23 @@ class ScheduleService:
 
     # --- use cases -------------------------------------------------------------------------------
 
-    async def add(self, uow: UnitOfWork, command: AddSchedule, *, channel: ChannelRef, user: UserRef) -> AddedSchedule:
+    async def add(
+        self, uow: UnitOfWork, command: AddSchedule | AddCohortSchedule, *, channel: ChannelRef, user: UserRef
+    ) -> AddedSchedule:
         """Put a channel on a rule; returns the schedule and its next three fires. The caller commits.
 
-        With `command.cohort`, a cohort schedule: each fire delivers that cohort's next curriculum question (into
+        AddCohortSchedule is a cohort schedule: each fire delivers that cohort's next curriculum question (into
         this channel, or to each member privately when the cohort is delivered by direct message).
         """
-        packs = [self.catalog.get(pack).id for pack in command.packs]  # UnknownPack lists the packs there are
         now = self.clock.now()
         channel_row = await uow.places.channel_id(channel, now)
         workspace_row = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
-        cohort = await uow.cohorts.find(workspace_row, command.cohort) if command.cohort is not None else None
+        if isinstance(command, AddCohortSchedule):
+            packs: list[str] = []
+            cohort = await uow.cohorts.find(workspace_row, command.name)
+        else:
+            packs = [self.catalog.get(pack).id for pack in command.packs]  # UnknownPack lists the packs there are
+            cohort = None
         timezone = command.timezone or await uow.schedules.channel_timezone(channel_row)
         zone = ZoneInfo(timezone)
         existing = await uow.schedules.in_channel(channel_row)

@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.clock import Clock
 from bot.commands import (
+    AddCohortSchedule,
     AddSchedule,
     AddToCohort,
     AnswerReview,
@@ -116,8 +117,6 @@ class Permission(enum.Enum):
     ADMIN = "admin"
     CREATOR_OR_ADMIN = "creator-or-admin"
     """Workspace admins and the creator of the cohort the command names (usually the onboarding lead)."""
-    ADMIN_OR_COHORT_CREATOR = "admin-or-cohort-creator"
-    """Workspace admins; and, for a command that names a cohort (`cohort:NAME`), that cohort's creator too."""
 
 
 Handler = Callable[[Any, Context, UnitOfWork], Awaitable[Reply]]
@@ -137,10 +136,9 @@ async def check_permission(route: Route, command: Command, context: Context, uow
     """Raise NotAllowed unless the context may run the command (the only place permissions are decided)."""
     if route.permission is Permission.ANYONE or context.is_admin:
         return
-    named = getattr(command, "cohort", None) if route.permission is Permission.ADMIN_OR_COHORT_CREATOR else None
-    if route.permission is Permission.ADMIN or (route.permission is Permission.ADMIN_OR_COHORT_CREATOR and not named):
+    if route.permission is Permission.ADMIN:
         raise NotAllowed(admins_only(commands.action_words(route.action)))
-    cohort = await CohortService.find(uow, context.channel, str(named or getattr(command, "name", "")))
+    cohort = await CohortService.find(uow, context.channel, getattr(command, "name", ""))
     if cohort.created_by != await uow.places.user_id(context.user, clock.now()):
         raise NotAllowed(cohorts.not_allowed(cohort.name, commands.action_words(route.action)))
 
@@ -328,9 +326,9 @@ async def answer_review(command: AnswerReview, context: Context, uow: UnitOfWork
 
 
 async def add_schedule(
-    command: AddSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
+    command: AddSchedule | AddCohortSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
 ) -> Reply:
-    """`/quiz schedule add ...` (the channel sees it)."""
+    """`/quiz schedule add ...`, of packs or of a cohort's curriculum (the channel sees it)."""
     view, upcoming = await schedules_.add(uow, command, channel=context.channel, user=context.user)
     await uow.commit()
     return Reply(schedules.added(view, upcoming), private=False)
@@ -424,7 +422,8 @@ COMMAND_HANDLERS: Mapping[type[Any], Route] = {
     DeleteCohort: Route(delete_cohort, Permission.CREATOR_OR_ADMIN, "delete it"),
     StartReview: Route(start_review),
     AnswerReview: Route(answer_review),
-    AddSchedule: Route(add_schedule, Permission.ADMIN_OR_COHORT_CREATOR, "add schedules"),
+    AddSchedule: Route(add_schedule, Permission.ADMIN, "add schedules"),
+    AddCohortSchedule: Route(add_schedule, Permission.CREATOR_OR_ADMIN, "add schedules"),
     ListSchedules: Route(list_schedules),
     RemoveSchedule: Route(remove_schedule, Permission.ADMIN, "remove schedules"),
     PauseSchedule: Route(pause_schedule, Permission.ADMIN, "pause and resume schedules"),

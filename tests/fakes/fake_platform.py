@@ -26,7 +26,7 @@ class FakePlatform:
 
     name: str = "fake"
     sent: list[Sent] = field(default_factory=list)
-    fail_next_post: Exception | None = None
+    fail_next_post: BaseException | None = None
     _next_ref: int = 1000
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:

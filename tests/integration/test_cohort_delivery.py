@@ -337,7 +337,8 @@ async def test_two_replicas_ticking_at_once_send_each_member_their_slot_exactly_
         clock.set(datetime(2026, 1, 5 + day, 9, 0, 5, tzinfo=UTC))
         await asyncio.gather(a.tick(), b.tick(), a.tick(), b.tick())
     for member in members:
-        sent = [card.prompt for fake in fakes for card in fake.direct_cards(member.user_id)]
+        cards = sorted((card for fake in fakes for card in fake.direct_cards(member.user_id)), key=lambda c: c.post_id)
+        sent = [card.prompt for card in cards]
         assert sent == await prompts_of(first, CURRICULUM[:2]), member.user_id
     fires = await rows(first, MemberFire)
     assert len(fires) == 2 * len(members)
