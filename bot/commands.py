@@ -655,8 +655,9 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     ),
     Subcommand(
         "cohort",
-        "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] | join NAME | leave NAME | add NAME @user... | "
-        "remove NAME @user... | list | show NAME | next NAME | delete NAME",
+        "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] [deliver:dm] | join NAME | leave NAME | "
+        "add NAME @user... | remove NAME @user... | list | show NAME | next NAME | set NAME deliver:dm|channel | "
+        "delete NAME",
         "onboarding cohorts: members, a curriculum of packs, their own leaderboard",
         _parse_cohort,
     ),
@@ -672,8 +673,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("packs", "/quiz packs", "the quiz packs you can pick from", _no_args("packs", ListPacks())),
     Subcommand(
         "schedule",
-        "/quiz schedule add <when> [pack...] [tz:Area/City] [close:2h] | list [all] | remove ID | pause ID | "
-        "resume ID | next",
+        "/quiz schedule add <when> [pack...|cohort:NAME] [tz:Area/City] [close:2h] | list [all] | remove ID | "
+        "pause ID | resume ID | next",
         "post questions on a schedule, e.g. `add weekdays 09:30` (admins add, remove, pause and resume)",
         _parse_schedule,
     ),

@@ -390,3 +390,31 @@ async def test_a_private_question_sent_before_a_crash_is_adopted_not_sent_again(
     (fire,) = await rows(runtime, MemberFire)
     (post,) = await rows(runtime, Post)
     assert (fire.status, fire.post_id) == ("posted", post.id)
+
+
+async def test_a_cohort_schedules_posts_never_touch_streaks_only_channel_schedule_posts_do(
+    runtime: Runtime, platform: FakePlatform, channel: ChannelRef, clock: ManualClock
+) -> None:
+    clock.set(SUNDAY)
+    assert (await run(runtime, channel, LEAD, "cohort create hires packs:data-parallelism")).ok
+    assert (await run(runtime, channel, ANN, "cohort join hires")).ok
+    assert (await run(runtime, channel, LEAD, "schedule add daily 09:00 tz:UTC cohort:hires")).ok
+    ticker = make_ticker(runtime, clock)
+    clock.set(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC))
+    await ticker.tick()
+    (sent,) = platform.of_kind("post_card")
+    assert sent.card is not None
+    async with runtime.db.transaction() as session:
+        from bot.db.models import QuestionVersion
+
+        version = (
+            await session.execute(
+                select(QuestionVersion).where(QuestionVersion.prompt == sent.card.prompt)  # the version it showed
+            )
+        ).scalar_one()
+    result = await runtime.app.answer(post_id=sent.card.post_id, user=ANN, choice_index=version.correct_index)
+    assert result.outcome is AnswerOutcome.RECORDED and result.correct
+    me = await run(runtime, channel, ANN, "me")
+    assert "Streaks: 0 scheduled questions right in a row (best 0)" in me.message.text  # a right answer to a cohort post extends nothing
+    shown = await run(runtime, channel, LEAD, "cohort show hires")
+    assert "ann — 1/1 answered · 1 right" in shown.message.text
