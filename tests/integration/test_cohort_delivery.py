@@ -415,6 +415,7 @@ async def test_a_cohort_schedules_posts_never_touch_streaks_only_channel_schedul
     result = await runtime.app.answer(post_id=sent.card.post_id, user=ANN, choice_index=version.correct_index)
     assert result.outcome is AnswerOutcome.RECORDED and result.correct
     me = await run(runtime, channel, ANN, "me")
-    assert "Streaks: 0 scheduled questions right in a row (best 0)" in me.message.text  # a right answer to a cohort post extends nothing
+    # A right answer to a cohort post extends nothing.
+    assert "Streaks: 0 scheduled questions right in a row (best 0)" in me.message.text
     shown = await run(runtime, channel, LEAD, "cohort show hires")
     assert "ann — 1/1 answered · 1 right" in shown.message.text
