@@ -53,6 +53,7 @@ from bot.commands import (
     close_after,
     cohort_name,
     curriculum,
+    delivery_mode,
     leaderboard_cohort,
     leaderboard_scope,
     leaderboard_window,
@@ -184,6 +185,11 @@ CloseAfter = GrammarOption(close_after)
 # An integer option (Discord enforces the minimum), read by the grammar's own check all the same.
 ScheduleId = GrammarOption(schedule_id, option_type=discord.AppCommandOptionType.integer, min_value=1)
 FlagReason = GrammarOption(flag_reason)
+DELIVERY_CHOICES = [
+    app_commands.Choice(name="in the channel", value=Delivery.CHANNEL.value),
+    app_commands.Choice(name="by direct message to each member", value=Delivery.DM.value),
+]
+DeliveryOption = GrammarOption(delivery_mode, choices=DELIVERY_CHOICES)
 QuestionRef = GrammarOption(question_ref)
 
 WHEN = "When, e.g. `weekdays 09:30`, `mon,wed,fri 2pm` or cron `30 9 * * 1-5`"
@@ -193,10 +199,6 @@ CLOSE = "Close each question after e.g. 30m, 2h, 1d (default: at the next one, a
 SCHEDULE_ID = "The schedule's id (`/quiz schedule list` shows them)"
 COHORT = "The cohort's name, e.g. spring-26"
 DELIVER = "How its schedules deliver the curriculum: in the channel, or to each member by direct message"
-DELIVERY_CHOICES = [
-    app_commands.Choice(name="in the channel", value=Delivery.CHANNEL.value),
-    app_commands.Choice(name="by direct message to each member", value=Delivery.DM.value),
-]
 MEMBERS = "Members: mentions (@ann @ben) or user ids"
 
 
@@ -418,17 +420,16 @@ class QuizCommands(app_commands.Group):
         packs="Curriculum: pack ids in order, separated by commas (default: every pack)",
         deliver=DELIVER,
     )
-    @app_commands.choices(deliver=DELIVERY_CHOICES)
     async def cohort_create(
         self,
         interaction: discord.Interaction[discord.Client],
         name: app_commands.Transform[str, CohortName],
         start: app_commands.Transform[date, StartDate] | None = None,
         packs: app_commands.Transform[tuple[str, ...], Curriculum] | None = None,
-        deliver: str | None = None,
+        deliver: app_commands.Transform[Delivery, DeliveryOption] | None = None,
     ) -> None:
         """Create a cohort."""
-        delivery = Delivery(deliver) if deliver else Delivery.CHANNEL
+        delivery = deliver or Delivery.CHANNEL
         await self._run(interaction, CreateCohort(name=name, start=start, packs=packs or (), delivery=delivery))
 
     @cohort_create.autocomplete("packs")
@@ -498,15 +499,14 @@ class QuizCommands(app_commands.Group):
 
     @cohort.command(name="set", description="How a cohort's schedules deliver its curriculum (admins and its creator)")
     @app_commands.describe(name=COHORT, deliver=DELIVER)
-    @app_commands.choices(deliver=DELIVERY_CHOICES)
     async def cohort_set(
         self,
         interaction: discord.Interaction[discord.Client],
         name: app_commands.Transform[str, CohortName],
-        deliver: str,
+        deliver: app_commands.Transform[Delivery, DeliveryOption],
     ) -> None:
         """Change how a cohort is delivered."""
-        await self._run(interaction, SetCohort(name, Delivery(deliver)))
+        await self._run(interaction, SetCohort(name, deliver))
 
     @cohort.command(name="delete", description="Delete a cohort; answers and points stay (admins and its creator)")
     @app_commands.describe(name=COHORT)

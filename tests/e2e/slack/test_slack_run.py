@@ -186,6 +186,7 @@ def test_the_manifest_asks_for_what_the_adapter_uses() -> None:
         "chat:write",
         "chat:write.public",
         "users:read",
+        "im:write",  # conversations.open: a cohort delivered by direct message
     }
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert manifest["settings"]["socket_mode_enabled"] is True
