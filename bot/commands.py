@@ -8,16 +8,18 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from bot.domain import QuestionKey
+from bot.domain import Delivery, QuestionKey
 from bot.domain.flags import flag_reason
 from bot.domain.names import nearest
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.ports import Message
 from bot.scheduling.rules import Rule, is_timezone, parse_duration, parse_timezone, split_rule
+from bot.wording import cohorts as cohort_words
 from bot.wording import commands as words
 from bot.wording import flags as flag_words
 from bot.wording import help as help_words
+from bot.wording import schedules as schedule_words
 from bot.wording import seasons as season_words
 
 
@@ -77,6 +79,18 @@ class AddSchedule:
 
 
 @dataclass(frozen=True, slots=True)
+class AddCohortSchedule:
+    """`/quiz schedule add <when> cohort:NAME [tz:Area/City] [close:DURATION]` (admins and the cohort's creator):
+    each fire delivers the cohort's next curriculum question, here or to each member privately (its delivery)."""
+
+    rule: Rule
+    name: str
+    """The cohort (named `name`, as every command the cohort's creator may run)."""
+    timezone: str | None = None
+    close_after: timedelta | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ListSchedules:
     """`/quiz schedule list [all]`: this channel's schedules, or the whole workspace's."""
 
@@ -110,7 +124,9 @@ class NextSchedule:
     """`/quiz schedule next`: what fires next in this channel."""
 
 
-ScheduleCommand = AddSchedule | ListSchedules | RemoveSchedule | PauseSchedule | ResumeSchedule | NextSchedule
+ScheduleCommand = (
+    AddSchedule | AddCohortSchedule | ListSchedules | RemoveSchedule | PauseSchedule | ResumeSchedule | NextSchedule
+)
 
 
 class CohortCommand:
@@ -126,6 +142,8 @@ class CreateCohort(CohortCommand):
     name: str
     start: date | None = None
     packs: tuple[str, ...] = ()
+    delivery: Delivery = Delivery.CHANNEL
+    """`deliver:dm`: its schedules send each member the curriculum privately (default `channel`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +200,14 @@ class RemindCohort(CohortCommand):
     """`/quiz cohort remind NAME` (admins and the creator): privately nudge each member who is behind."""
 
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class SetCohort(CohortCommand):
+    """`/quiz cohort set NAME deliver:dm|channel` (admins and the creator): how its schedules deliver."""
+
+    name: str
+    delivery: Delivery
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +307,7 @@ Command = (
     | ShowCohort
     | PostCohortQuestion
     | RemindCohort
+    | SetCohort
     | DeleteCohort
     | StartReview
     | AnswerReview
@@ -442,6 +469,7 @@ def _parse_create(args: list[str]) -> Command:
     packs: tuple[str, ...] = ()
     start_word: str | None = None
     packs_word: str | None = None
+    delivery = Delivery.CHANNEL
     for arg in args[1:]:
         option, sep, value = arg.partition(":")
         option = option.casefold()
@@ -450,6 +478,8 @@ def _parse_create(args: list[str]) -> Command:
                 raise CommandError(words.start_needs_date())
             _once("start", start_word, arg, f"/quiz cohort create {name} {start_word}")
             start, start_word = start_date(value), arg
+        elif sep and option in {"deliver", "delivery"}:
+            delivery = delivery_mode(value)
         elif sep and option in {"packs", "curriculum"}:  # a curriculum's id expands to its packs (the catalog's)
             packs = curriculum(value.split(","))
             if not packs:
@@ -458,7 +488,22 @@ def _parse_create(args: list[str]) -> Command:
             packs_word = arg
         else:
             raise CommandError(words.not_a_cohort_option(arg))
-    return CreateCohort(name=name, start=start, packs=packs)
+    return CreateCohort(name=name, start=start, packs=packs, delivery=delivery)
+
+
+def delivery_mode(word: str) -> Delivery:
+    """How a cohort is delivered, as typed after `deliver:` (`dm`, `channel`), or CommandError naming both."""
+    aliases = {"dm": Delivery.DM, "dms": Delivery.DM, "private": Delivery.DM, "channel": Delivery.CHANNEL}
+    found = aliases.get(word.strip().casefold())
+    if found is None:
+        raise CommandError(cohort_words.unknown_delivery(word))
+    return found
+
+
+def _parse_set(args: list[str]) -> Command:
+    if len(args) != 2 or args[1].partition(":")[0].casefold() not in {"deliver", "delivery"}:
+        raise CommandError(cohort_words.set_usage())
+    return SetCohort(name=cohort_name(args[0]), delivery=delivery_mode(args[1].partition(":")[2]))
 
 
 members_usage = words.members_usage
@@ -471,7 +516,7 @@ def _parse_members(action: str, args: list[str]) -> tuple[str, tuple[str, ...]]:
     return cohort_name(args[0]), user_ids(args[1:])
 
 
-_COHORT_ACTIONS = ("create", "join", "leave", "add", "remove", "list", "show", "next", "delete")
+_COHORT_ACTIONS = ("create", "join", "leave", "add", "remove", "list", "show", "next", "remind", "set", "delete")
 
 
 def _parse_cohort(args: list[str]) -> Command:
@@ -499,6 +544,8 @@ def _parse_cohort(args: list[str]) -> Command:
             return PostCohortQuestion(_one_name(action, rest))
         case "remind" | "nudge":
             return RemindCohort(_one_name("remind", rest))
+        case "set":
+            return _parse_set(rest)
         case "delete":
             return DeleteCohort(_one_name(action, rest))
     raise CommandError(words.not_a_cohort_command(args[0], nearest(args[0], _COHORT_ACTIONS)))
@@ -584,7 +631,7 @@ def _looks_like_a_timezone(word: str) -> bool:
     return word != word.casefold() and is_timezone(word)
 
 
-def _parse_schedule_add(args: list[str]) -> Command:
+def _parse_schedule_add(args: list[str]) -> AddSchedule | AddCohortSchedule:
     if not args:
         raise CommandError(words.say_when())
     rule, rest = split_rule(args)
@@ -594,6 +641,7 @@ def _parse_schedule_add(args: list[str]) -> Command:
     closes: timedelta | None = None
     tz_word: str | None = None
     close_word: str | None = None
+    cohort: str | None = None
     for word in rest:
         key, sep, value = word.replace("=", ":", 1).partition(":")
         key = key.casefold()
@@ -609,12 +657,18 @@ def _parse_schedule_add(args: list[str]) -> Command:
             closes, close_word = close_after(value), word
         elif sep and key in {"packs", "pack", "curriculum"}:
             raise CommandError(words.schedule_packs_are_words())
+        elif sep and key == "cohort":
+            cohort = cohort_name(value)
         elif sep:
             raise CommandError(words.unknown_schedule_option(key))
         elif _looks_like_a_timezone(word):
             raise CommandError(words.looks_like_a_timezone(word))
         else:
             packs.append(word)
+    if cohort is not None:
+        if packs:
+            raise CommandError(schedule_words.cohort_takes_no_packs(cohort))
+        return AddCohortSchedule(rule=rule, name=cohort, timezone=timezone, close_after=closes)
     return AddSchedule(rule=rule, packs=schedule_packs(packs), timezone=timezone, close_after=closes)
 
 

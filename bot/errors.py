@@ -77,6 +77,10 @@ class PostedElsewhere(NotAllowed):
     button): nothing is recorded."""
 
 
+class NotYourQuestion(NotAllowed):
+    """A click on a question delivered privately to someone else (a cohort's direct message): nothing is recorded."""
+
+
 class NoOpenPost(NotFound):
     """A reveal was asked for in a channel that has no open question."""
 

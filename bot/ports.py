@@ -158,6 +158,31 @@ class DirectMessages(Protocol):
         ...
 
 
+@runtime_checkable
+class DirectDelivery(Protocol):
+    """An optional capability of a ChatPlatform: reach one person privately (a cohort's private delivery).
+
+    A platform without it still runs everything else; a cohort that asks for private delivery there is told so
+    (`direct_delivery_of` returns None). The card is then posted with `post_card` into the channel returned.
+    """
+
+    async def direct_channel(self, user: UserRef) -> ChannelRef:
+        """The direct-message channel between the bot and `user` (opened if need be), in `user`'s workspace.
+
+        Raises PlatformError (permanent when the person cannot be messaged: gone, or DMs closed to the bot).
+        """
+        ...
+
+    async def user_timezone(self, user: UserRef) -> str | None:
+        """The IANA timezone of `user`'s profile, or None when the platform gives none."""
+        ...
+
+
+def direct_delivery_of(platform: object) -> DirectDelivery | None:
+    """The platform's private delivery capability, if it has one."""
+    return platform if isinstance(platform, DirectDelivery) else None
+
+
 class PlatformRegistry:
     """The running platforms by name; a post is always updated through the platform it was posted on."""
 

@@ -136,6 +136,7 @@ async def build_runtime(
     )
     cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
     schedules = ScheduleService(uow=uow, catalog=catalog, clock=clock)
+    cohorts = CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz, rules=cohort_rules)
     answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)
     fanout = FanOut()  # one limiter for scheduled posts, reveals and season boards alike
     seasons = SeasonService(uow=uow, clock=clock, stats=stats, platforms=platforms, fanout=fanout)
@@ -147,7 +148,7 @@ async def build_runtime(
         cards=cards,
         clock=clock,
         metrics=metrics,
-        cohorts=CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz, rules=cohort_rules),
+        cohorts=cohorts,
         review=ReviewService(clock=clock, rng=rng),
         reports=ReportService(
             uow=uow,
@@ -165,6 +166,8 @@ async def build_runtime(
     ticker = Ticker(
         uow=uow,
         post_question=quiz.post_question,
+        post_cohort=cohorts.post_next_question,
+        send_privately=cohorts.send_next_privately,
         reveal_post=app.reveal,
         platforms=platforms,
         clock=clock,

@@ -91,6 +91,14 @@ class ConsoleAdapter:
         """The DirectMessages capability: print a message meant for one person, marked as a direct message."""
         self._print(f"(direct message to {user.display_name or user.user_id}) {message.title}", *message.lines)
 
+    async def direct_channel(self, user: UserRef) -> ChannelRef:
+        """The terminal is everyone's direct channel: a privately delivered question is printed here too."""
+        return self.channel
+
+    async def user_timezone(self, user: UserRef) -> str | None:
+        """The terminal knows no one's timezone: the cohort schedule's applies."""
+        return None
+
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """Print a channel message."""
         self._check_open()

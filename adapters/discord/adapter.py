@@ -289,6 +289,23 @@ class DiscordAdapter:
         """The DirectMessages capability: a DM to the user (as `send_private`, which already is one on Discord)."""
         await self.send_private(ChannelRef(PLATFORM, user.workspace_id, ""), user.user_id, message)
 
+    async def direct_channel(self, user: UserRef) -> ChannelRef:
+        """The bot's DM channel with `user` (POST /users/@me/channels), named in the user's guild: the post belongs
+        to the guild's boards, and a click in it (which arrives without a guild) counts for that member."""
+        if self.client.is_closed():
+            raise PlatformError("The Discord connection is closed.")
+        try:
+            dm = await self.client.create_dm(discord.Object(id=int(user.user_id)))
+        except discord.HTTPException as exc:
+            raise platform_error(
+                exc, "open a direct message", forbidden="The user does not accept direct messages from the bot."
+            ) from exc
+        return ChannelRef(PLATFORM, user.workspace_id, str(dm.id))
+
+    async def user_timezone(self, user: UserRef) -> str | None:
+        """Discord profiles carry no timezone: the cohort schedule's applies."""
+        return None
+
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """Post a message everyone in the channel sees."""
         try:

@@ -20,6 +20,7 @@ from discord import app_commands
 
 from bot.commands import (
     SUBCOMMANDS,
+    AddCohortSchedule,
     AddSchedule,
     AddToCohort,
     AnswerReview,
@@ -45,6 +46,7 @@ from bot.commands import (
     RemoveSchedule,
     ResumeSchedule,
     Reveal,
+    SetCohort,
     ShowCohort,
     ShowHelp,
     ShowLeaderboard,
@@ -55,6 +57,7 @@ from bot.commands import (
     close_after,
     cohort_name,
     curriculum,
+    delivery_mode,
     help_topic,
     leaderboard_cohort,
     leaderboard_scope,
@@ -68,7 +71,7 @@ from bot.commands import (
     start_date,
     user_ids,
 )
-from bot.domain import QuestionKey
+from bot.domain import Delivery, QuestionKey
 from bot.domain.flags import REASON_MAX, flag_reason
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
@@ -192,6 +195,11 @@ CloseAfter = GrammarOption(close_after)
 # An integer option (Discord enforces the minimum), read by the grammar's own check all the same.
 ScheduleId = GrammarOption(schedule_id, option_type=discord.AppCommandOptionType.integer, min_value=1)
 FlagReason = GrammarOption(flag_reason)
+DELIVERY_CHOICES = [
+    app_commands.Choice(name="in the channel", value=Delivery.CHANNEL.value),
+    app_commands.Choice(name="by direct message to each member", value=Delivery.DM.value),
+]
+DeliveryOption = GrammarOption(delivery_mode, choices=DELIVERY_CHOICES)
 QuestionRef = GrammarOption(question_ref)
 
 WHEN = "When, e.g. `weekdays 09:30`, `mon,wed,fri 2pm` or cron `30 9 * * 1-5`"
@@ -201,6 +209,7 @@ CLOSE = "Close each question after e.g. 30m, 2h, 1d (default: at the next one, a
 SCHEDULE_ID = "The schedule's id (`/quiz schedule list` shows them)"
 COHORT = "The cohort's name, e.g. spring-26"
 SEASON = "The season's name, e.g. 2027-q1"
+DELIVER = "How its schedules deliver the curriculum: in the channel, or to each member by direct message"
 MEMBERS = "Members: mentions (@ann @ben) or user ids"
 
 
@@ -331,16 +340,23 @@ class QuizCommands(app_commands.Group):
     schedule = app_commands.Group(name="schedule", description=_summary("schedule"))
 
     @schedule.command(name="add", description="Post questions in this channel on a rule (admins)")
-    @app_commands.describe(when=WHEN, packs=PACKS, tz=TZ, close=CLOSE)
+    @app_commands.describe(
+        when=WHEN, packs=PACKS, tz=TZ, close=CLOSE, cohort="Deliver this cohort's curriculum instead of packs"
+    )
     async def schedule_add(
         self,
         interaction: discord.Interaction[discord.Client],
         when: app_commands.Transform[Rule, When],
+        *,
         packs: app_commands.Transform[tuple[str, ...], SchedulePacks] | None = None,
         tz: app_commands.Transform[str, Timezone] | None = None,
         close: app_commands.Transform[timedelta, CloseAfter] | None = None,
+        cohort: app_commands.Transform[str, CohortName] | None = None,
     ) -> None:
-        """Put this channel on a schedule."""
+        """Put this channel (or a cohort's curriculum) on a schedule."""
+        if cohort is not None:
+            await self._run(interaction, AddCohortSchedule(rule=when, name=cohort, timezone=tz, close_after=close))
+            return
         await self._run(interaction, AddSchedule(rule=when, packs=packs or (), timezone=tz, close_after=close))
 
     @schedule_add.autocomplete("packs")
@@ -415,6 +431,7 @@ class QuizCommands(app_commands.Group):
         name=COHORT,
         start="First day, as YYYY-MM-DD (default: today)",
         packs="Curriculum: pack ids in order, separated by commas (default: every pack)",
+        deliver=DELIVER,
     )
     async def cohort_create(
         self,
@@ -422,9 +439,11 @@ class QuizCommands(app_commands.Group):
         name: app_commands.Transform[str, CohortName],
         start: app_commands.Transform[date, StartDate] | None = None,
         packs: app_commands.Transform[tuple[str, ...], Curriculum] | None = None,
+        deliver: app_commands.Transform[Delivery, DeliveryOption] | None = None,
     ) -> None:
         """Create a cohort."""
-        await self._run(interaction, CreateCohort(name=name, start=start, packs=packs or ()))
+        delivery = deliver or Delivery.CHANNEL
+        await self._run(interaction, CreateCohort(name=name, start=start, packs=packs or (), delivery=delivery))
 
     @cohort_create.autocomplete("packs")
     async def _cohort_packs_autocomplete(
@@ -498,6 +517,17 @@ class QuizCommands(app_commands.Group):
     ) -> None:
         """Nudge a cohort's members who are behind."""
         await self._run(interaction, RemindCohort(name))
+
+    @cohort.command(name="set", description="How a cohort's schedules deliver its curriculum (admins and its creator)")
+    @app_commands.describe(name=COHORT, deliver=DELIVER)
+    async def cohort_set(
+        self,
+        interaction: discord.Interaction[discord.Client],
+        name: app_commands.Transform[str, CohortName],
+        deliver: app_commands.Transform[Delivery, DeliveryOption],
+    ) -> None:
+        """Change how a cohort is delivered."""
+        await self._run(interaction, SetCohort(name, deliver))
 
     @cohort.command(name="delete", description="Delete a cohort; answers and points stay (admins and its creator)")
     @app_commands.describe(name=COHORT)

@@ -155,6 +155,21 @@ class SlackPlatform:
             unfurl_media=False,
         )
 
+    async def direct_channel(self, user: UserRef) -> ChannelRef:
+        """The bot's direct-message channel with `user` (conversations.open; the same channel every time)."""
+        where = ChannelRef(PLATFORM, user.workspace_id, user.user_id)
+        response = await self._call(
+            "open a direct message", where, self.client.conversations_open, users=user.user_id, return_im=False
+        )
+        return ChannelRef(PLATFORM, user.workspace_id, str(response["channel"]["id"]))
+
+    async def user_timezone(self, user: UserRef) -> str | None:
+        """The timezone of the person's Slack profile (users.info `user.tz`), if it has one."""
+        where = ChannelRef(PLATFORM, user.workspace_id, user.user_id)
+        response = await self._call("look up a person", where, self.client.users_info, user=user.user_id)
+        timezone = (response.get("user") or {}).get("tz")
+        return str(timezone) if timezone else None
+
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """A message everyone in the channel sees."""
         await self._call(

@@ -108,6 +108,9 @@ class User(Base):
     external_id: Mapped[str] = mapped_column(String(64))
     display_name: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime]
+    timezone: Mapped[str | None] = mapped_column(String(64))
+    """The platform profile's IANA timezone (Slack `users.info` tz), cached for private delivery at the person's
+    local time; None until asked, "" when the platform gave none (the cohort schedule's timezone applies)."""
 
 
 class PackRow(Base):
@@ -189,6 +192,9 @@ class Post(Base):
     opened_at: Mapped[datetime]
     closes_at: Mapped[datetime | None]
     closed_at: Mapped[datetime | None]
+    fire_key: Mapped[str | None] = mapped_column(String(40), index=True)
+    """The fire slot that posted it (`12:2026-01-05T09:00`, bot.scheduling.fires.FireKey), for any scheduled post:
+    how recovery finds what a crashed replica's claim already posted, whatever the post's source."""
 
 
 POST_FINISH_SQL = (
@@ -230,6 +236,19 @@ class PostSnapshot(Base):
     question_version_id: Mapped[int] = mapped_column(ForeignKey("question_versions.id"), index=True)
     question_number: Mapped[int] = mapped_column(Integer)
     question_count: Mapped[int] = mapped_column(Integer)
+
+
+class PostRecipient(Base):
+    """The one person a privately delivered post (a cohort's direct message) was sent to: only their click counts.
+
+    Posts in a channel have no row here. A table of its own, like PostSnapshot, because SQLite adds a named foreign
+    key to `posts` only by rebuilding it (which would cascade into `answers`); forgetting the person removes it.
+    """
+
+    __tablename__ = "post_recipients"
+
+    post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
 
 
 class Answer(Base):
@@ -335,6 +354,9 @@ class Cohort(Base):
     packs: Mapped[list[str]] = mapped_column(JSON, default=list)
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime]
+    delivery: Mapped[str] = mapped_column(String(16), default="channel", server_default="channel")
+    """How its schedules deliver the curriculum (bot.domain.Delivery): `channel` (one post in the schedule's
+    channel) or `dm` (each member privately, at the schedule's time in their own timezone)."""
 
 
 class CohortMember(Base):
@@ -435,6 +457,10 @@ class Schedule(Base):
     created_at: Mapped[datetime]
     next_fire_at: Mapped[datetime | None]
     next_slot: Mapped[str | None] = mapped_column(String(16))
+    cohort_id: Mapped[int | None] = mapped_column(BigId, index=True)
+    """A cohort schedule: each fire posts the cohort's next curriculum question (instead of drawing from
+    `pack_ids`); None for a pack schedule. No foreign key (SQLite would rebuild `schedules`, cascading into its
+    fires): deleting a cohort deletes its schedules itself (repositories.Cohorts.remove)."""
 
 
 class ScheduleFire(Base):
@@ -452,6 +478,34 @@ class ScheduleFire(Base):
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     schedule_id: Mapped[int] = mapped_column(ForeignKey("schedules.id", ondelete="CASCADE"))
+    slot_key: Mapped[str] = mapped_column(String(16))
+    due_at: Mapped[datetime]
+    status: Mapped[str] = mapped_column(String(16))
+    claimed_at: Mapped[datetime]
+    claimed_by: Mapped[str] = mapped_column(String(100))
+    attempts: Mapped[int] = mapped_column(Integer, default=1)
+    post_id: Mapped[int | None] = mapped_column(ForeignKey("posts.id", ondelete="SET NULL"))
+    detail: Mapped[str | None] = mapped_column(String(300))
+    finished_at: Mapped[datetime | None]
+
+
+class MemberFire(Base):
+    """One member's fire slot of a privately delivered cohort schedule, claimed by a unique insert before sending.
+
+    (schedule_id, user_id, slot_key) is unique: each member gets each slot at most once across replicas; `slot_key`
+    is the slot in the member's own timezone. Leases, fencing by `attempts` and recovery work as for
+    ScheduleFire (bot/scheduling/leases.py, delivery.py).
+    """
+
+    __tablename__ = "member_fires"
+    __table_args__ = (
+        UniqueConstraint("schedule_id", "user_id", "slot_key"),
+        Index("ix_member_fires_status_claimed", "status", "claimed_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    schedule_id: Mapped[int] = mapped_column(ForeignKey("schedules.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     slot_key: Mapped[str] = mapped_column(String(16))
     due_at: Mapped[datetime]
     status: Mapped[str] = mapped_column(String(16))

@@ -96,6 +96,15 @@ class PostSource(enum.StrEnum):
     COHORT = "cohort"
 
 
+class Delivery(enum.StrEnum):
+    """How a cohort receives its curriculum from its schedules."""
+
+    CHANNEL = "channel"
+    """One post in the schedule's channel, for everyone."""
+    DM = "dm"
+    """Each member privately (a direct message), at the schedule's local time in the member's own timezone."""
+
+
 @dataclass(frozen=True, slots=True)
 class RevealView:
     """What a closed post shows: the correct choice, the distribution and who got it right."""

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import Schedule, ScheduleFire, Workspace
-from bot.domain import ChannelRef
+from bot.db.models import Cohort, Schedule, ScheduleFire, Workspace
+from bot.domain import ChannelRef, Delivery
 from bot.scheduling.fires import LOGGER_NAME, Claim, FireKey, FireStatus, TickReport, log_context, rows_changed
 from bot.scheduling.rules import Rule, Slot, load_rule
 from bot.service.directory import insert_ignoring_conflict
@@ -72,10 +72,13 @@ class SlotClaimer:
                     await session.execute(
                         select(Schedule.id)
                         .join(Workspace, Workspace.id == Schedule.workspace_id)
+                        .outerjoin(Cohort, Cohort.id == Schedule.cohort_id)
                         .where(
                             Schedule.enabled.is_(True),
                             Schedule.next_fire_at <= now,
                             Workspace.platform.in_(served),
+                            # A cohort delivered privately fires per member (delivery.py), not per channel slot.
+                            or_(Schedule.cohort_id.is_(None), Cohort.delivery != Delivery.DM.value),
                         )
                         .order_by(Schedule.next_fire_at)
                         .limit(self.batch)

@@ -69,6 +69,8 @@ class Claim:
     close_after: timedelta | None
     rule: Rule
     zone: ZoneInfo
+    cohort_id: int | None = None
+    """A cohort schedule's claim: the fire posts the cohort's next curriculum question, not one of `pack_ids`."""
 
     @classmethod
     def of(cls, schedule: Schedule, *, fire_id: int, attempts: int, slot: Slot, channel: ChannelRef) -> Claim:
@@ -83,6 +85,7 @@ class Claim:
             close_after=timedelta(seconds=schedule.close_after_seconds) if schedule.close_after_seconds else None,
             rule=load_rule(schedule.rule),
             zone=ZoneInfo(schedule.timezone),
+            cohort_id=schedule.cohort_id,
         )
 
     @property
@@ -108,6 +111,8 @@ class TickReport:
     paused: list[int] = field(default_factory=list)
     recovered: int = 0
     seasons_ended: list[int] = field(default_factory=list)
+    delivered: list[int] = field(default_factory=list)
+    """Posts sent privately to cohort members (bot/scheduling/delivery.py)."""
 
 
 def replica_name() -> str:

@@ -70,12 +70,12 @@ class Leases:
         retry_at = self.clock.now() - self.lease + min(self.lease, RETRY_AFTER_FAILURE)
         await self._update(claim, {"claimed_at": retry_at, "detail": reason[:300]})
 
-    async def fail_and_pause(self, claim: Claim, reason: str) -> None:
-        """Mark the slot failed and pause its schedule with the reason, in one transaction."""
+    async def fail_and_pause(self, claim: Claim, reason: str, *, status: FireStatus = FireStatus.FAILED) -> None:
+        """Mark the slot failed (or `status`) and pause its schedule with the reason, in one transaction."""
         async with committed(self.uow) as uow:
             session = uow.session
             done = rows_changed(
-                await session.execute(self._fenced(claim).values(self._finished(FireStatus.FAILED, detail=reason)))
+                await session.execute(self._fenced(claim).values(self._finished(status, detail=reason)))
             )
             await session.execute(
                 update(Schedule)

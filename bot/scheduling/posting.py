@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
+from zoneinfo import ZoneInfo
 
 from bot.clock import Clock
 from bot.domain import ChannelRef, PostSource, QuestionCard
@@ -30,7 +31,7 @@ from bot.ports import PlatformError, PlatformRegistry
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, TickReport, log_context
 from bot.scheduling.leases import Leases
-from bot.scheduling.rules import DEFAULT_CLOSE_CAP
+from bot.scheduling.rules import DEFAULT_CLOSE_CAP, Rule, Slot
 from bot.wording import schedules as schedule_words
 
 log = logging.getLogger(LOGGER_NAME)
@@ -56,8 +57,19 @@ class PostQuestion(Protocol):
         source: PostSource,
         source_ref: str,
         closes_at: datetime,
+        fire_key: str,
     ) -> PostedFire:
         """Create the post, send it to the platform and return it; raises PlatformError, QuizError, UnknownPack."""
+        ...
+
+
+class PostCohortQuestion(Protocol):
+    """Posts a cohort's next curriculum question in a channel, as `CohortService.post_next_question` does."""
+
+    async def __call__(
+        self, channel: ChannelRef, *, cohort_id: int, closes_at: datetime, fire_key: str
+    ) -> PostedFire | None:
+        """The post (source cohort, recorded with the fire's key), or None when the curriculum is done."""
         ...
 
 
@@ -119,6 +131,10 @@ class _Stopping(Exception):
     """This replica is stopping: the slot is handed back rather than tried (again) now."""
 
 
+class _CurriculumDone(Exception):
+    """A cohort schedule's fire found nothing left to post: the cohort has been asked its whole curriculum."""
+
+
 class Poster:
     """Posts held claims one slot at a time; see the module docstring for how a post ends."""
 
@@ -133,8 +149,10 @@ class Poster:
         clock: Clock,
         working: asyncio.Semaphore,
         max_attempts: int,
+        post_cohort: PostCohortQuestion | None = None,
     ) -> None:
         self.post_question = post_question
+        self.post_cohort = post_cohort
         self.platforms = platforms
         self.fanout = fanout
         self.leases = leases
@@ -163,6 +181,13 @@ class Poster:
             except _Stopping:
                 await self.leases.release([claim])
                 log.info("slot %s handed back: this replica is stopping", claim.slot.key, extra=extra)
+                return
+            except _CurriculumDone:
+                reason = schedule_words.curriculum_done()
+                await self.leases.fail_and_pause(claim, reason, status=FireStatus.SKIPPED)
+                report.skipped.append(str(claim.key))
+                report.paused.append(claim.schedule_id)
+                log.info("schedule paused: %s", reason, extra=extra)
                 return
             except PlatformError as exc:
                 if exc.permanent:
@@ -199,18 +224,33 @@ class Poster:
                 raise _LostClaim
             holding.stage = Stage.SENDING
             try:
-                posted = await self.post_question(
-                    claim.channel,
-                    pack_ids=list(claim.pack_ids) or None,
-                    source=PostSource.SCHEDULE,
-                    source_ref=claim.source_ref,
-                    closes_at=closes_at(claim, self.clock.now()),
-                )
+                posted = await self._post(claim)
             except Exception:
                 holding.stage = Stage.WAITING  # refused: the post's row is removed again and nothing went out
                 raise
             holding.stage = Stage.POSTED
             return posted
+
+    async def _post(self, claim: Claim) -> PostedFire:
+        """The platform call of one claim: a pack question, or a cohort schedule's next curriculum question."""
+        closes = closes_at(claim, self.clock.now())
+        if claim.cohort_id is None:
+            return await self.post_question(
+                claim.channel,
+                pack_ids=list(claim.pack_ids) or None,
+                source=PostSource.SCHEDULE,
+                source_ref=claim.source_ref,
+                closes_at=closes,
+                fire_key=claim.source_ref,
+            )
+        if self.post_cohort is None:
+            raise QuizError("cohort schedules are not wired into this scheduler")
+        posted = await self.post_cohort(
+            claim.channel, cohort_id=claim.cohort_id, closes_at=closes, fire_key=claim.source_ref
+        )
+        if posted is None:
+            raise _CurriculumDone
+        return posted
 
     async def _defer(self, claim: Claim, reason: str, report: TickReport) -> None:
         """A failure that may pass: retry in a minute (as an expired claim), or give up after max attempts."""
@@ -234,7 +274,13 @@ class Poster:
 
 def closes_at(claim: Claim, now: datetime) -> datetime:
     """Explicit close duration, else until the schedule's next fire, at most 24 h (and at least a minute)."""
-    if claim.close_after is not None:
-        return now + claim.close_after
-    following = claim.rule.next_slot(max(now, claim.slot.due), claim.zone).due
+    return closing_time(claim.close_after, claim.rule, claim.zone, claim.slot, now)
+
+
+def closing_time(close_after: timedelta | None, rule: Rule, zone: ZoneInfo, slot: Slot, now: datetime) -> datetime:
+    """When the post of `slot` closes: after `close_after`, else at the rule's next fire in `zone` (at most 24 h,
+    at least a minute from now)."""
+    if close_after is not None:
+        return now + close_after
+    following = rule.next_slot(max(now, slot.due), zone).due
     return max(min(following, now + DEFAULT_CLOSE_CAP), now + timedelta(minutes=1))

@@ -15,10 +15,9 @@ import logging
 from collections.abc import Container
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import select, update
 
-from bot.db.models import Post, Schedule, ScheduleFire, Workspace
-from bot.domain import PostSource
+from bot.db.models import Schedule, ScheduleFire, Workspace
 from bot.scheduling.claims import load_schedule
 from bot.scheduling.fires import LOGGER_NAME, Claim, FireKey, FireStatus, TickReport, log_context, rows_changed
 from bot.scheduling.rules import Slot
@@ -100,27 +99,15 @@ class Recovery:
             extra = log_context(channel, schedule_id=schedule.id)
             slot = Slot(key=fire.slot_key, due=fire.due_at)
             source_ref = str(FireKey(schedule.id, slot.key))
-            posts = (
-                await session.execute(
-                    select(Post.id, Post.message_ref).where(
-                        Post.source == PostSource.SCHEDULE.value, Post.source_ref == source_ref
-                    )
-                )
-            ).all()
+            posts = await uow.posts.of_fire(source_ref)  # by fire key: a pack post or a cohort post
             done = next((post.id for post in posts if post.message_ref is not None), None)
             report.recovered += 1
             if done is not None:  # the lost attempt posted; only its bookkeeping was lost
                 fire.status, fire.post_id, fire.finished_at = FireStatus.POSTED.value, done, now
                 log.warning("slot %s: adopted post %s of an expired claim", slot.key, done, extra=extra)
                 return None
-            if posts:  # rows of an attempt that never got a message reference
-                await session.execute(
-                    delete(Post).where(
-                        Post.source == PostSource.SCHEDULE.value,
-                        Post.source_ref == source_ref,
-                        Post.message_ref.is_(None),
-                    )
-                )
+            # rows of an attempt that never got a message reference
+            await uow.posts.remove_unsent([post.id for post in posts])
             late = now - slot.due
             if late > self.grace or attempts + 1 > self.max_attempts:
                 give_up = FireStatus.SKIPPED if late > self.grace else FireStatus.FAILED

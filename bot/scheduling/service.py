@@ -15,12 +15,10 @@ from sqlalchemy import Select, String, cast, literal, select
 from sqlalchemy.orm import aliased
 
 from bot.clock import Clock
-from bot.commands import (
-    AddSchedule,
-)
+from bot.commands import AddCohortSchedule, AddSchedule
 from bot.content import Catalog
-from bot.db.models import Channel, Schedule, User
-from bot.domain import ChannelRef, UserRef
+from bot.db.models import Channel, Cohort, Schedule, User
+from bot.domain import ChannelRef, Delivery, UserRef
 from bot.errors import QuizError, UnknownSchedule
 from bot.scheduling.rules import Slot, load_rule
 from bot.service.lookups import in_channel, in_workspace, joined_to_channel
@@ -72,17 +70,41 @@ class ScheduleService:
 
     # --- use cases -------------------------------------------------------------------------------
 
-    async def add(self, uow: UnitOfWork, command: AddSchedule, *, channel: ChannelRef, user: UserRef) -> AddedSchedule:
-        """Put a channel on a rule; returns the schedule and its next three fires. The caller commits."""
-        packs = list(dict.fromkeys(self.catalog.resolve(pack).id for pack in command.packs))  # UnknownPack suggests
+    async def add(
+        self, uow: UnitOfWork, command: AddSchedule | AddCohortSchedule, *, channel: ChannelRef, user: UserRef
+    ) -> AddedSchedule:
+        """Put a channel on a rule; returns the schedule and its next three fires. The caller commits.
+
+        AddCohortSchedule is a cohort schedule: each fire delivers that cohort's next curriculum question (into
+        this channel, or to each member privately when the cohort is delivered by direct message).
+        """
         now = self.clock.now()
         channel_row = await uow.places.channel_id(channel, now)
         workspace_row = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
+        if isinstance(command, AddCohortSchedule):
+            packs: list[str] = []
+            cohort = await uow.cohorts.find(workspace_row, command.name)
+        else:
+            packs = list(dict.fromkeys(self.catalog.resolve(pack).id for pack in command.packs))  # UnknownPack suggests
+            cohort = None
         timezone = command.timezone or await uow.schedules.channel_timezone(channel_row)
         zone = ZoneInfo(timezone)
         existing = await uow.schedules.in_channel(channel_row)
+        if cohort is not None:
+            for other in await uow.schedules.of_cohort(cohort.id):
+                if (other.rule, other.timezone) == (command.rule.cron, timezone):
+                    raise QuizError(schedule_words.cohort_already_scheduled(other.id, cohort.name))
         for other in existing:
-            if (other.rule, other.timezone, sorted(other.pack_ids)) == (command.rule.cron, timezone, sorted(packs)):
+            if (
+                other.cohort_id is None
+                and cohort is None
+                and (other.rule, other.timezone, sorted(other.pack_ids))
+                == (
+                    command.rule.cron,
+                    timezone,
+                    sorted(packs),
+                )
+            ):
                 raise QuizError(schedule_words.already_posts_here(other.id, command.rule.describe(), timezone))
         if len(existing) >= MAX_PER_CHANNEL:
             raise QuizError(schedule_words.too_many(len(existing)))
@@ -101,9 +123,10 @@ class ScheduleService:
                 created_at=now,
                 next_fire_at=upcoming[0].due,
                 next_slot=upcoming[0].key,
+                cohort_id=cohort.id if cohort is not None else None,
             )
         )
-        view = _view(schedule, channel, user.display_name)
+        view = _view(schedule, channel, user.display_name, cohort=cohort)
         uow.after_commit(
             lambda: log.info(
                 "schedule %s added: %s in %s",
@@ -121,7 +144,10 @@ class ScheduleService:
         """The schedules of a channel (or of its whole workspace), soonest first, paused ones last."""
         async with reading(self.uow, within) as uow:
             rows = await uow.schedules.rows(self._query(channel, channel_only=not everywhere))
-        views = [_view(row.Schedule, _ref(channel, row.channel), row.created_by, row.paused_by) for row in rows]
+        views = [
+            _view(row.Schedule, _ref(channel, row.channel), row.created_by, row.paused_by, cohort=row.Cohort)
+            for row in rows
+        ]
         return sorted(views, key=lambda v: (not v.enabled, v.next_slot.due if v.next_slot else _NEVER, v.id))
 
     async def remove(self, uow: UnitOfWork, schedule_id: int, *, channel: ChannelRef, user: UserRef) -> ScheduleView:
@@ -155,7 +181,8 @@ class ScheduleService:
                 upcoming = view.rule.next_slot(now, view.zone)
                 schedule.next_fire_at, schedule.next_slot = upcoming.due, upcoming.key
             await uow.schedules.flush()
-            view = _view(schedule, view.channel, view.created_by, user.display_name or user.user_id)
+            cohort = await uow.cohorts.get(schedule.cohort_id) if schedule.cohort_id is not None else None
+            view = _view(schedule, view.channel, view.created_by, user.display_name or user.user_id, cohort=cohort)
             where = _log_extra(view.channel, schedule_id)
             uow.after_commit(
                 lambda: log.info(
@@ -173,7 +200,7 @@ class ScheduleService:
     # --- helpers ---------------------------------------------------------------------------------
 
     @staticmethod
-    def _query(channel: ChannelRef, *, channel_only: bool) -> Select[Schedule, str, str, str]:
+    def _query(channel: ChannelRef, *, channel_only: bool) -> Select[Schedule, str, str, str, Cohort]:
         query = (
             joined_to_channel(
                 select(
@@ -181,9 +208,11 @@ class ScheduleService:
                     Channel.external_id.label("channel"),
                     User.display_name.label("created_by"),
                     _PausedBy.display_name.label("paused_by"),
+                    Cohort,
                 ),
                 Schedule.channel_id,
             )
+            .outerjoin(Cohort, Cohort.id == Schedule.cohort_id)
             .outerjoin(User, User.id == Schedule.created_by)
             .outerjoin(_PausedBy, Schedule.paused_reason == literal(PAUSED_BY) + cast(_PausedBy.id, String))
             .where(*in_workspace(channel))
@@ -201,7 +230,7 @@ class ScheduleService:
         row = rows[0] if rows else None
         if row is None:
             raise UnknownSchedule(schedule_words.unknown_schedule(schedule_id))
-        return _view(row.Schedule, _ref(channel, row.channel), row.created_by, row.paused_by)
+        return _view(row.Schedule, _ref(channel, row.channel), row.created_by, row.paused_by, cohort=row.Cohort)
 
 
 def _ref(channel: ChannelRef, channel_id: str) -> ChannelRef:
@@ -209,7 +238,12 @@ def _ref(channel: ChannelRef, channel_id: str) -> ChannelRef:
 
 
 def _view(
-    schedule: Schedule, channel: ChannelRef, created_by: str | None, paused_by_name: str | None = None
+    schedule: Schedule,
+    channel: ChannelRef,
+    created_by: str | None,
+    paused_by_name: str | None = None,
+    *,
+    cohort: Cohort | None = None,
 ) -> ScheduleView:
     """A schedule as people see it; `paused_by_name` is the current name of the user its pause reason names."""
     by_user = schedule.paused_reason is not None and schedule.paused_reason.startswith(PAUSED_BY)
@@ -231,6 +265,8 @@ def _view(
         created_by=created_by,
         paused_by_user=by_user,
         paused_by=paused_by_name if by_user else None,
+        cohort=cohort.name if cohort is not None else None,
+        delivery=Delivery(cohort.delivery) if cohort is not None else Delivery.CHANNEL,
     )
 
 

@@ -13,7 +13,11 @@
 - season_ends.py: ends seasons whose `until:` date has passed (one replica each) and posts their final boards;
 - leases.py: the fenced updates of the claim rows; fires.py: the fire key, the claim and the tick's report.
 
-A tick keeps this process's in-flight claims alive, reveals, ends seasons that are due, claims, recovers, then posts.
+- delivery.py: a cohort delivered by direct message fires per member, at the schedule's local time in each
+  member's own timezone, claimed per (schedule, member, local slot) and sent through the same fan-out limiter.
+
+A tick keeps this process's in-flight claims alive, reveals, ends seasons that are due, claims, recovers, then
+posts (and delivers privately).
 """
 
 from __future__ import annotations
@@ -29,10 +33,11 @@ from bot.domain import ChannelRef
 from bot.errors import StorageUnavailable
 from bot.ports import PlatformRegistry
 from bot.scheduling.claims import SlotClaimer
+from bot.scheduling.delivery import PrivateDelivery, SendPrivately
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import LOGGER_NAME, TickReport, replica_name
 from bot.scheduling.leases import Leases
-from bot.scheduling.posting import Holdings, Poster, PostQuestion, Stage
+from bot.scheduling.posting import Holdings, PostCohortQuestion, Poster, PostQuestion, Stage
 from bot.scheduling.recovery import Recovery
 from bot.scheduling.reveals import RevealPost, Reveals
 from bot.scheduling.season_ends import AnnounceSeason, SeasonEnds
@@ -62,6 +67,8 @@ class Ticker:
         batch: int = 500,
         max_attempts: int = 5,
         max_concurrent: int = 8,
+        post_cohort: PostCohortQuestion | None = None,
+        send_privately: SendPrivately | None = None,
     ) -> None:
         self.platforms = platforms
         self.clock = clock
@@ -94,6 +101,20 @@ class Ticker:
             clock=clock,
             working=working,
             max_attempts=max_attempts,
+            post_cohort=post_cohort,
+        )
+        self.delivery = PrivateDelivery(
+            uow=uow,
+            platforms=platforms,
+            fanout=self.fanout,
+            clock=clock,
+            replica=self.replica,
+            lease=lease,
+            grace=grace,
+            batch=batch,
+            max_attempts=max_attempts,
+            working=working,
+            send=send_privately,
         )
         self._tasks: set[asyncio.Task[None]] = set()
         self._timer: Timer | None = None
@@ -110,7 +131,7 @@ class Ticker:
         """Start the timer in the running event loop: a tick now, then one every `interval` seconds."""
         if self.running:
             return
-        self._stopping = self.poster.stopping = False
+        self._stopping = self.poster.stopping = self.delivery.stopping = False
         self._timer = Timer(self._scheduled_tick, interval=self.interval)
         self._timer.start()
         log.info("scheduler started (tick every %s s, replica %s)", self.interval, self.replica)
@@ -124,7 +145,7 @@ class Ticker:
         `drain_seconds`; a call cut short then is left to expire with the lease, since only recovery can tell
         whether it went out.
         """
-        self._stopping = self.poster.stopping = True  # no new tick, no new platform call
+        self._stopping = self.poster.stopping = self.delivery.stopping = True  # no new tick, no new platform call
         if self._timer is not None:
             await self._timer.stop()  # a running tick finishes its claims first
             self._timer = None
@@ -142,6 +163,7 @@ class Ticker:
 
     async def _hand_back(self) -> None:
         """Cancel the posts that have not reached their platform call, and release their claims."""
+        await self.delivery.hand_back()
         waiting = self.holdings.at(Stage.WAITING)
         if not waiting:
             return
@@ -180,6 +202,7 @@ class Ticker:
             return report
         now = self.clock.now()
         await self.leases.keep_alive(self.holdings.fire_ids(), now)
+        await self.delivery.keep_alive(now)
         reveals: dict[ChannelRef, asyncio.Task[None]] = {}
         for post in await self.reveals.close_due(now, served):
             previous = reveals.get(post.channel)  # a channel's posts are revealed oldest first
@@ -203,6 +226,14 @@ class Ticker:
                 self.poster.post(holding, report, after=after), name=f"schedule-{claim.schedule_id}"
             )
             tasks.append(holding.task)
+        members = await self.delivery.claim_due(now, served, report)
+        members += await self.delivery.take_over_expired(now, served, report)
+        for member_claim in members:
+            member_holding = self.delivery.hold(member_claim)
+            member_holding.task = self._spawn(
+                self.delivery.deliver(member_holding, report), name=f"deliver-{member_claim.fire_id}"
+            )
+            tasks.append(member_holding.task)
         if wait and tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         return report

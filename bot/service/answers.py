@@ -19,21 +19,24 @@ from typing import Any
 from sqlalchemy import select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from bot.clock import Clock
 from bot.db import Database
-from bot.db.models import Answer, Channel, Post, PostSnapshot, QuestionVersion, User, Workspace
+from bot.db.models import Answer, Channel, Post, PostRecipient, PostSnapshot, QuestionVersion, User, Workspace
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, UserRef
 from bot.domain.scoring import points_for
-from bot.errors import InvalidChoice, PostedElsewhere, QuizError, UnknownPost
+from bot.errors import InvalidChoice, NotYourQuestion, PostedElsewhere, QuizError, UnknownPost
 from bot.service.directory import Directory, insert_ignoring_conflict
 from bot.service.scores import RecordedAnswer, channel_ranks, record_answers_effects
 from bot.service.uow import UnitOfWorkFactory
-from bot.wording.errors import UNKNOWN_POST, posted_elsewhere
+from bot.wording.errors import UNKNOWN_POST, not_your_question, posted_elsewhere
 
 log = logging.getLogger(__name__)
 
 UserKey = tuple[str, str, str]
+
+_Recipient = aliased(User)
 
 
 @dataclass(slots=True)
@@ -58,6 +61,8 @@ class _PostInfo:
     choices: tuple[str, ...]
     correct_index: int
     explanation: str
+    recipient: str | None = None
+    """The platform user id of the one person a privately delivered post was sent to (None: a channel's post)."""
 
     def is_closed(self, at: datetime) -> bool:
         return self.closed_at is not None or (self.closes_at is not None and at >= self.closes_at)
@@ -138,13 +143,7 @@ class AnswerRecorder:
             session = uow.session
             posts = await self._posts(session, {c.post_id for c in batch})
             places = await _places(session, set(posts))
-            live: list[int] = []  # indexes of clicks on an existing post of their own place, with a valid choice
-            for index, click in enumerate(batch):
-                refused = _refusal(click, posts.get(click.post_id), places.get(click.post_id))
-                if refused is not None:
-                    results[index] = refused
-                else:
-                    live.append(index)
+            live = _admit(batch, posts, places, results)
             users = await self._user_ids(session, [batch[i].user for i in live], batch[0].at)
             first: dict[tuple[int, int], int] = {}
             rows: list[dict[str, Any]] = []
@@ -228,10 +227,13 @@ class AnswerRecorder:
                     QuestionVersion.choices,
                     QuestionVersion.correct_index,
                     QuestionVersion.explanation,
+                    _Recipient.external_id.label("recipient"),
                 )
                 .join(PostSnapshot, PostSnapshot.post_id == Post.id)
                 .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
                 .join(Channel, Channel.id == Post.channel_id)
+                .outerjoin(PostRecipient, PostRecipient.post_id == Post.id)
+                .outerjoin(_Recipient, _Recipient.id == PostRecipient.user_id)
                 .where(Post.id.in_(post_ids))
             )
         ).all()
@@ -247,6 +249,7 @@ class AnswerRecorder:
                 choices=tuple(row.choices),
                 correct_index=row.correct_index,
                 explanation=row.explanation,
+                recipient=row.recipient,
             )
             for row in rows
         }
@@ -353,6 +356,28 @@ async def _places(session: AsyncSession, post_ids: set[int]) -> dict[int, Channe
     return {row.id: ChannelRef(row.platform, row.external_id, row.channel) for row in rows}
 
 
+def _admit(
+    batch: list[_Click],
+    posts: dict[int, _PostInfo],
+    places: dict[int, ChannelRef],
+    results: list[AnswerResult | Exception | None],
+) -> list[int]:
+    """The indexes of clicks on an existing post of their own place with a valid choice; the others get their
+    refusal in `results`. A click on a private post is attributed to its recipient's row in the post's workspace,
+    wherever the platform says it came from (a Discord direct message has no guild)."""
+    live: list[int] = []
+    for index, click in enumerate(batch):
+        post, place = posts.get(click.post_id), places.get(click.post_id)
+        refused = _refusal(click, post, place)
+        if refused is not None:
+            results[index] = refused
+            continue
+        if post is not None and place is not None and post.recipient is not None:
+            click.user = replace(click.user, workspace_id=place.workspace_id)
+        live.append(index)
+    return live
+
+
 def _refusal(click: _Click, post: _PostInfo | None, place: ChannelRef | None) -> QuizError | None:
     """Why a click cannot count (None when it can): no such post, a post of another place, or a bad choice.
 
@@ -362,9 +387,29 @@ def _refusal(click: _Click, post: _PostInfo | None, place: ChannelRef | None) ->
     if post is None or place is None:
         return UnknownPost(UNKNOWN_POST)
     user = click.user
+    if post.recipient is not None:
+        return _private_refusal(click, post, place, post.recipient)
     if (user.platform, user.workspace_id) != (place.platform, place.workspace_id) or (
         click.channel is not None and click.channel != place
     ):
+        return PostedElsewhere(posted_elsewhere())
+    if not 0 <= click.choice_index < len(post.choices):
+        return InvalidChoice(f"That button does not match a choice of this question ({click.choice_index}).")
+    return None
+
+
+def _private_refusal(click: _Click, post: _PostInfo, place: ChannelRef, recipient: str) -> QuizError | None:
+    """Why a click on a privately delivered post cannot count: only its recipient's click does, in the direct
+    message it was sent to (or in its workspace, when the platform names no channel)."""
+    user = click.user
+    if user.platform != place.platform or user.user_id != recipient:
+        return NotYourQuestion(not_your_question())
+    in_its_workspace = user.workspace_id == place.workspace_id and (click.channel is None or click.channel == place)
+    in_its_channel = click.channel is not None and (click.channel.platform, click.channel.channel_id) == (
+        place.platform,
+        place.channel_id,
+    )
+    if not (in_its_workspace or in_its_channel):
         return PostedElsewhere(posted_elsewhere())
     if not 0 <= click.choice_index < len(post.choices):
         return InvalidChoice(f"That button does not match a choice of this question ({click.choice_index}).")

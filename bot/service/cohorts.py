@@ -31,7 +31,7 @@ from bot.db.models import (
     User,
     Workspace,
 )
-from bot.domain import ChannelRef, PostSource, QuestionKey, UserRef
+from bot.domain import ChannelRef, Delivery, PostSource, QuestionKey, UserRef
 from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.errors import NotFound, QuizError
 from bot.service.lookups import (
@@ -137,7 +137,15 @@ class CohortService:
         return view, nudges
 
     async def create(
-        self, uow: UnitOfWork, channel: ChannelRef, creator: UserRef, *, name: str, start: date | None, packs: list[str]
+        self,
+        uow: UnitOfWork,
+        channel: ChannelRef,
+        creator: UserRef,
+        *,
+        name: str,
+        start: date | None,
+        packs: list[str],
+        delivery: Delivery = Delivery.CHANNEL,
     ) -> CohortView:
         """Create a cohort in the channel's workspace; packs default to every loaded pack, start to today."""
         # expand resolves each name as typed (any case, a unique prefix); UnknownPack suggests and lists the packs
@@ -156,6 +164,7 @@ class CohortService:
             "packs": curriculum,
             "created_by": creator_row,
             "created_at": now,
+            "delivery": delivery.value,
         }
         cohort = await uow.cohorts.add(values)
         if cohort is None:
@@ -215,16 +224,28 @@ class CohortService:
         workspace = await uow.places.workspace(channel.platform, channel.workspace_id)
         return await uow.cohorts.find(workspace.id if workspace else None, name)
 
-    async def next_question(self, uow: UnitOfWork, cohort_id: int) -> QuestionKey | None:
+    @staticmethod
+    async def set_delivery(uow: UnitOfWork, cohort: Cohort, delivery: Delivery) -> bool:
+        """Change how the cohort's schedules deliver its curriculum; whether it changed. The caller commits."""
+        if cohort.delivery == delivery.value:
+            return False
+        await uow.cohorts.set_delivery(cohort, delivery.value)
+        return True
+
+    async def next_question(self, uow: UnitOfWork, cohort_id: int, *, member: int | None = None) -> QuestionKey | None:
         """(pack id, question id) of the first curriculum question the cohort has not been asked, or None.
 
+        With `member` (a user row), the first one not yet sent privately to that member (private delivery).
         Questions paused by flags in the cohort's workspace are skipped; once cleared, they come next again. When
         only paused questions are left, NotFound says so (the curriculum is not done).
         """
         cohort = await uow.cohorts.get(cohort_id)
         if cohort is None:
             raise QuizError(cohort_words.no_longer_exists(cohort_id))
-        posted = set(await uow.posts.asked_by_cohort(cohort.id))
+        if member is None:
+            posted = set(await uow.posts.asked_by_cohort(cohort.id))
+        else:
+            posted = set(await uow.posts.sent_to_member(cohort.id, member))
         paused = await uow.flags.paused(self.quiz.pause_threshold, workspace_id=cohort.workspace_id)
         left = [question for question in await curriculum_questions(uow, cohort) if question.id not in posted]
         for question in left:
@@ -241,12 +262,14 @@ class CohortService:
         cohort_id: int,
         closes_at: datetime | None = None,
         posted_by: UserRef | None = None,
+        fire_key: str | None = None,
     ) -> PostedQuestion | None:
         """Post the cohort's next curriculum question to `channel` (None when the curriculum is done).
 
-        This is what a cohort schedule calls on each fire: one question, in curriculum order, recorded with
-        PostSource.COHORT and source_ref = the cohort's id, so progress and streaks can find it. Picking the
-        question is a read; posting is QuizService.post_question's own two-step publication.
+        This is what a cohort schedule calls on each fire (with the fire's key): one question, in curriculum order,
+        recorded with PostSource.COHORT and source_ref = the cohort's id, so progress and boards count it (streaks
+        never do: they count channel schedule posts only). Picking the question is a read; posting is
+        QuizService.post_question's own two-step publication.
         """
         async with self.uow() as uow:
             question = await self.next_question(uow, cohort_id)
@@ -259,6 +282,34 @@ class CohortService:
             source_ref=str(cohort_id),
             posted_by=posted_by,
             closes_at=closes_at,
+            fire_key=fire_key,
+        )
+
+    async def send_next_privately(
+        self,
+        direct: ChannelRef,
+        *,
+        cohort_id: int,
+        member: UserRef,
+        member_row: int,
+        fire_key: str,
+        closes_at: datetime,
+    ) -> PostedQuestion | None:
+        """Send one member, in their direct-message channel `direct`, the next curriculum question they have not been
+        sent (None when they have had them all). Recorded as a cohort post addressed to them, so the cohort's
+        progress and board count their answer and nobody else's click does."""
+        async with self.uow() as uow:
+            question = await self.next_question(uow, cohort_id, member=member_row)
+        if question is None:
+            return None
+        return await self.quiz.post_question(
+            direct,
+            question=question,
+            source=PostSource.COHORT,
+            source_ref=str(cohort_id),
+            closes_at=closes_at,
+            fire_key=fire_key,
+            recipient=member,
         )
 
 
@@ -343,6 +394,7 @@ async def cohort_view(
         )
     progress.sort(key=lambda m: (-m.answered, -m.correct, m.name.casefold()))
     return CohortView(
+        delivery=Delivery(cohort.delivery),
         name=cohort.name,
         start_date=cohort.start_date,
         created_by=await uow.cohorts.creator_name(cohort),

@@ -19,6 +19,7 @@ from typing import Any
 
 from bot.clock import Clock
 from bot.commands import (
+    AddCohortSchedule,
     AddSchedule,
     AddToCohort,
     AnswerReview,
@@ -44,6 +45,7 @@ from bot.commands import (
     RemoveSchedule,
     ResumeSchedule,
     Reveal,
+    SetCohort,
     ShowCohort,
     ShowHelp,
     ShowLeaderboard,
@@ -249,7 +251,13 @@ async def show_report(command: ShowReport, context: Context, uow: UnitOfWork, *,
 async def create_cohort(command: CreateCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort create NAME ...`."""
     view = await cohorts_.create(
-        uow, context.channel, context.user, name=command.name, start=command.start, packs=list(command.packs)
+        uow,
+        context.channel,
+        context.user,
+        name=command.name,
+        start=command.start,
+        packs=list(command.packs),
+        delivery=command.delivery,
     )
     await uow.commit()
     return Reply(cohorts.created_message(view))
@@ -312,6 +320,14 @@ async def post_cohort_question(
     if posted is None:
         return Reply(cohorts.curriculum_done(command.name))
     return Reply(cohorts.next_posted(command.name), quiet=True)
+
+
+async def set_cohort(command: SetCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
+    """`/quiz cohort set NAME deliver:dm|channel`: how the cohort's schedules deliver its curriculum."""
+    cohort = await cohorts_.find(uow, context.channel, command.name)
+    changed = await cohorts_.set_delivery(uow, cohort, command.delivery)
+    await uow.commit()
+    return Reply(cohorts.delivery_set(cohort.name, command.delivery, changed=changed))
 
 
 def direct_messages(platform: object) -> DirectMessages | None:
@@ -407,9 +423,9 @@ async def answer_review(command: AnswerReview, context: Context, uow: UnitOfWork
 
 
 async def add_schedule(
-    command: AddSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
+    command: AddSchedule | AddCohortSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
 ) -> Reply:
-    """`/quiz schedule add ...` (the channel sees it)."""
+    """`/quiz schedule add ...`, of packs or of a cohort's curriculum (the channel sees it)."""
     view, upcoming = await schedules_.add(uow, command, channel=context.channel, user=context.user)
     await uow.commit()
     return Reply(schedules.added(view, upcoming), private=False)
@@ -549,10 +565,12 @@ COMMAND_HANDLERS: Mapping[type[Any], Route] = {
     ShowCohort: Route(show_cohort),
     PostCohortQuestion: Route(post_cohort_question, Permission.CREATOR_OR_ADMIN, "post for it"),
     RemindCohort: Route(remind_cohort, Permission.CREATOR_OR_ADMIN, "remind its members"),
+    SetCohort: Route(set_cohort, Permission.CREATOR_OR_ADMIN, "change how it is delivered"),
     DeleteCohort: Route(delete_cohort, Permission.CREATOR_OR_ADMIN, "delete it"),
     StartReview: Route(start_review),
     AnswerReview: Route(answer_review),
     AddSchedule: Route(add_schedule, Permission.ADMIN, "add schedules"),
+    AddCohortSchedule: Route(add_schedule, Permission.CREATOR_OR_ADMIN, "add schedules"),
     ListSchedules: Route(list_schedules),
     RemoveSchedule: Route(remove_schedule, Permission.ADMIN, "remove schedules"),
     PauseSchedule: Route(pause_schedule, Permission.ADMIN, "pause and resume schedules"),

@@ -169,10 +169,14 @@ class QuizService:
         closes_at: datetime | None = None,
         pack_ids: list[str] | None = None,
         question: QuestionKey | None = None,
+        fire_key: str | None = None,
+        recipient: UserRef | None = None,
     ) -> PostedQuestion:
         """Post the channel's next question (least posted here first, so no repeat until a pack is used up).
 
         `question` = (pack id, question id) posts that very question instead (a cohort's curriculum).
+        `fire_key`: the schedule's fire slot that posts it (how recovery finds it). `recipient`: the one person a
+        private post (into their direct-message channel) is for; only their click counts.
         The post row is created first; if the platform refuses the message the row is removed again.
         """
         platform = self.platforms.get(channel.platform)
@@ -200,8 +204,11 @@ class QuizService:
                     posted_by=poster,
                     opened_at=now,
                     closes_at=closes_at,
+                    fire_key=fire_key,
                 )
             )
+            if recipient is not None:
+                await uow.posts.address(post.id, await uow.places.user_id(recipient, now))
             in_pack = await uow.questions.active_count(chosen.pack_id)
             snapshot = PostSnapshot(
                 post_id=post.id,

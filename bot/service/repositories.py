@@ -20,8 +20,10 @@ from bot.db.models import (
     Channel,
     Cohort,
     CohortMember,
+    MemberFire,
     PackRow,
     Post,
+    PostRecipient,
     PostSnapshot,
     QuestionFlag,
     QuestionRow,
@@ -33,7 +35,7 @@ from bot.db.models import (
     User,
     Workspace,
 )
-from bot.domain import ChannelRef, PostSource, UserRef
+from bot.domain import ChannelRef, Delivery, PostSource, UserRef
 from bot.domain.leitner import BOX_INTERVALS
 from bot.domain.versions import content_digest
 from bot.scheduling.fires import FireKey
@@ -90,6 +92,22 @@ class Seen(NamedTuple):
     at: datetime
 
 
+class DeliveryMember(NamedTuple):
+    """A member of a privately delivered cohort: their row, platform ids, profile timezone (cached) and join time."""
+
+    user_row: int
+    user: UserRef
+    timezone: str | None
+    joined_at: datetime
+
+
+class FirePost(NamedTuple):
+    """A post a fire slot made (recovery adopts it when it has a message reference)."""
+
+    id: int
+    message_ref: str | None
+
+
 class Totals(NamedTuple):
     """Points, right answers and answers, summed."""
 
@@ -125,6 +143,10 @@ class Places:
     async def user_id(self, ref: UserRef, now: datetime) -> int:
         """The row id of a user, created on first sight; the display name is kept current."""
         return await self._directory.user_id(self._session, ref, now)
+
+    async def remember_timezone(self, user_row: int, timezone: str) -> None:
+        """Cache the timezone a user's platform profile gives ("" when it gives none)."""
+        await self._session.execute(update(User).where(User.id == user_row).values(timezone=timezone[:64]))
 
 
 class Questions(_Repository):
@@ -334,6 +356,41 @@ class Posts(_Repository):
         )
         return [RevealedAnswer(row.choice_index, row.is_correct, row.display_name) for row in rows]
 
+    async def address(self, post_id: int, recipient_row: int) -> None:
+        """Record the one person a privately delivered post is for (only their click counts)."""
+        self._session.add(PostRecipient(post_id=post_id, user_id=recipient_row))
+        await self._session.flush()
+
+    async def sent_to_member(self, cohort_id: int, user_row: int) -> list[int]:
+        """Question row ids of the cohort's curriculum already sent privately to one member."""
+        query = (
+            select(Post.question_id)
+            .join(PostRecipient, PostRecipient.post_id == Post.id)
+            .where(
+                Post.source == PostSource.COHORT.value,
+                Post.source_ref == str(cohort_id),
+                PostRecipient.user_id == user_row,
+            )
+            .distinct()
+        )
+        return list((await self._session.execute(query)).scalars())
+
+    async def of_fire(self, fire_key: str, *, recipient: int | None = None) -> list[FirePost]:
+        """The posts a fire slot made: by its fire key (and the member, for a private delivery); channel schedule
+        posts made before fire keys were recorded are found by their source ref."""
+        legacy = (Post.source == PostSource.SCHEDULE.value) & (Post.source_ref == fire_key)
+        query = select(Post.id, Post.message_ref).outerjoin(PostRecipient, PostRecipient.post_id == Post.id)
+        if recipient is None:
+            query = query.where((Post.fire_key == fire_key) | legacy, PostRecipient.user_id.is_(None))
+        else:
+            query = query.where(Post.fire_key == fire_key, PostRecipient.user_id == recipient)
+        return [FirePost(int(row.id), row.message_ref) for row in await self._session.execute(query)]
+
+    async def remove_unsent(self, post_ids: Sequence[int]) -> None:
+        """Delete posts that never got a message reference (an attempt that died before the platform answered)."""
+        if post_ids:
+            await self._session.execute(delete(Post).where(Post.id.in_(post_ids), Post.message_ref.is_(None)))
+
     async def asked_by_cohort(self, cohort_id: int) -> list[int]:
         """Question row ids a cohort has been asked (posts with source cohort and this cohort's id)."""
         query = (
@@ -367,8 +424,41 @@ class Cohorts(_Repository):
         return list((await self._session.execute(query)).scalars().all())
 
     async def remove(self, cohort: Cohort) -> None:
-        """Delete a cohort and (by cascade) its memberships; answers stay."""
+        """Delete a cohort, its schedules and (by cascade) its memberships; answers and posts stay."""
+        await self._session.execute(delete(Schedule).where(Schedule.cohort_id == cohort.id))
         await self._session.execute(delete(Cohort).where(Cohort.id == cohort.id))
+
+    async def set_delivery(self, cohort: Cohort, delivery: str) -> None:
+        """Change how a cohort's schedules deliver its curriculum."""
+        cohort.delivery = delivery
+        await self._session.flush()
+
+    async def delivery_members(self, cohort_id: int) -> list[DeliveryMember]:
+        """The members of a cohort with their platform ids and cached timezone, for private delivery."""
+        rows = await self._session.execute(
+            select(
+                User.id,
+                User.external_id,
+                User.display_name,
+                User.timezone,
+                Workspace.platform,
+                Workspace.external_id.label("workspace"),
+                CohortMember.joined_at,
+            )
+            .join(CohortMember, CohortMember.user_id == User.id)
+            .join(Workspace, Workspace.id == User.workspace_id)
+            .where(CohortMember.cohort_id == cohort_id)
+            .order_by(User.id)
+        )
+        return [
+            DeliveryMember(
+                int(row.id),
+                UserRef(row.platform, row.workspace, row.external_id, row.display_name),
+                row.timezone,
+                row.joined_at,
+            )
+            for row in rows
+        ]
 
     async def lock_member(self, user_row: int) -> None:
         """Lock a user's row, so a membership's starting totals and a concurrent answer's rollup serialize."""
@@ -450,9 +540,38 @@ class Schedules(_Repository):
         """Send changes to loaded schedules now."""
         await self._session.flush()
 
-    async def rows(self, query: Select[Schedule, str, str, str]) -> Sequence[Row[Schedule, str, str, str]]:
+    async def rows(
+        self, query: Select[Schedule, str, str, str, Cohort]
+    ) -> Sequence[Row[Schedule, str, str, str, Cohort]]:
         """The rows of a schedule listing query (see ScheduleService for the join that names people)."""
         return (await self._session.execute(query)).all()
+
+    async def advance(self, schedule_id: int, due: datetime, slot_key: str) -> None:
+        """Set when a schedule fires next (a privately delivered one: what its listing shows as next)."""
+        await self._session.execute(
+            update(Schedule).where(Schedule.id == schedule_id).values(next_fire_at=due, next_slot=slot_key)
+        )
+
+    async def of_cohort(self, cohort_id: int) -> list[Schedule]:
+        """Every schedule of a cohort."""
+        query = select(Schedule).where(Schedule.cohort_id == cohort_id).order_by(Schedule.id)
+        return list((await self._session.execute(query)).scalars())
+
+    async def privately_delivered(self, platforms: Sequence[str], *, limit: int) -> list[tuple[Schedule, Cohort]]:
+        """Enabled schedules of cohorts delivered by direct message, on these platforms."""
+        rows = await self._session.execute(
+            select(Schedule, Cohort)
+            .join(Cohort, Cohort.id == Schedule.cohort_id)
+            .join(Workspace, Workspace.id == Schedule.workspace_id)
+            .where(
+                Schedule.enabled.is_(True),
+                Cohort.delivery == Delivery.DM.value,
+                Workspace.platform.in_(list(platforms)),
+            )
+            .order_by(Schedule.id)
+            .limit(limit)
+        )
+        return [(row[0], row[1]) for row in rows]
 
     async def channel_timezone(self, channel_row: int) -> str:
         """The timezone a channel's schedules default to: the channel's own, else its workspace's, else UTC."""
@@ -464,6 +583,88 @@ class Schedules(_Repository):
             )
         ).one()
         return str(row.timezone or row.workspace_timezone or "UTC")
+
+
+class MemberFires(_Repository):
+    """The claims of private deliveries: one row per (schedule, member, local slot), like `schedule_fires`.
+
+    Every change to a claim row is fenced: it matches only while the row is still the attempt its holder has
+    (`attempts`, and `claimed_by` for renewals), so a replica whose claim was taken over learns it and stops.
+    """
+
+    async def claimed_keys(self, schedule_id: int, slot_keys: Sequence[str]) -> set[tuple[int, str]]:
+        """(member row, slot key) of this schedule's claims among these slot keys, whatever their status."""
+        if not slot_keys:
+            return set()
+        rows = await self._session.execute(
+            select(MemberFire.user_id, MemberFire.slot_key).where(
+                MemberFire.schedule_id == schedule_id, MemberFire.slot_key.in_(list(slot_keys))
+            )
+        )
+        return {(int(row[0]), str(row[1])) for row in rows}
+
+    async def claim(self, values: dict[str, Any]) -> int | None:
+        """Insert a claim; its id, or None when another replica claimed the (schedule, member, slot) first."""
+        statement = insert_ignoring_conflict(self._session, MemberFire, values, ["schedule_id", "user_id", "slot_key"])
+        inserted = (await self._session.execute(statement.returning(MemberFire.id))).scalar()
+        return int(inserted) if inserted is not None else None
+
+    async def get(self, fire_id: int) -> MemberFire | None:
+        """A claim row by id."""
+        return await self._session.get(MemberFire, fire_id)
+
+    async def update_held(
+        self, fire_id: int, attempts: int, values: dict[str, Any], *, replica: str | None = None
+    ) -> bool:
+        """Change a claim that is still `claimed` in attempt `attempts` (and by `replica`, if given)."""
+        conditions = [MemberFire.id == fire_id, MemberFire.status == "claimed", MemberFire.attempts == attempts]
+        if replica is not None:
+            conditions.append(MemberFire.claimed_by == replica)
+        result = await self._session.execute(update(MemberFire).where(*conditions).values(values))
+        return int(cast(Any, result).rowcount) > 0
+
+    async def keep_alive(self, fire_ids: Sequence[int], replica: str, now: datetime) -> None:
+        """Renew the claims this replica is still working on."""
+        if fire_ids:
+            await self._session.execute(
+                update(MemberFire)
+                .where(
+                    MemberFire.id.in_(list(fire_ids)),
+                    MemberFire.status == "claimed",
+                    MemberFire.claimed_by == replica,
+                )
+                .values(claimed_at=now)
+            )
+
+    async def expired(self, before: datetime, platforms: Sequence[str], *, limit: int) -> list[tuple[int, int]]:
+        """(id, attempts) of claims whose lease ran out (their replica died or stalled), on these platforms."""
+        rows = await self._session.execute(
+            select(MemberFire.id, MemberFire.attempts)
+            .join(Schedule, Schedule.id == MemberFire.schedule_id)
+            .join(Workspace, Workspace.id == Schedule.workspace_id)
+            .where(
+                MemberFire.status == "claimed",
+                MemberFire.claimed_at < before,
+                Workspace.platform.in_(list(platforms)),
+            )
+            .order_by(MemberFire.claimed_at)
+            .limit(limit)
+        )
+        return [(int(row[0]), int(row[1])) for row in rows]
+
+    async def take_over(self, fire_id: int, attempts: int, *, expired: datetime, now: datetime, replica: str) -> bool:
+        """Take an expired claim over, bumping `attempts` so that its old holder is fenced out."""
+        result = await self._session.execute(
+            update(MemberFire)
+            .where(
+                MemberFire.id == fire_id,
+                MemberFire.status == "claimed",
+                MemberFire.attempts == attempts,
+                MemberFire.claimed_at < expired,
+            )
+            .values(claimed_at=now, claimed_by=replica, attempts=attempts + 1)
+        )
+        return int(cast(Any, result).rowcount) > 0
 
 
 def _live(user_row: int) -> Select[ReviewItem]:

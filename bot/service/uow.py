@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
 from bot.service.directory import Directory
-from bot.service.repositories import Cohorts, Flags, Places, Posts, Questions, Review, Schedules
+from bot.service.repositories import Cohorts, Flags, MemberFires, Places, Posts, Questions, Review, Schedules
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,7 @@ class UnitOfWork:
     schedules: Schedules
     review: Review
     flags: Flags
+    member_fires: MemberFires
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -63,6 +64,7 @@ class UnitOfWork:
         self.schedules = Schedules(self.session)
         self.review = Review(self.session)
         self.flags = Flags(self.session)
+        self.member_fires = MemberFires(self.session)
         self._committed = False
         try:
             await self.session.begin()

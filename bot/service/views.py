@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.domain import ChannelRef, Leaderboard, Tally, UserRef, UserStats
+from bot.domain import ChannelRef, Delivery, Leaderboard, Tally, UserRef, UserStats
 from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.domain.flags import FlaggedQuestion
 from bot.domain.leitner import Placement
@@ -74,6 +74,8 @@ class CohortView:
     rules: AttentionRules = DEFAULT_RULES
     posts: int = 0
     """Posts made for the cohort (the "of N" each member's answered count is out of)."""
+    delivery: Delivery = Delivery.CHANNEL
+    """How its schedules deliver the curriculum: into their channel, or to each member privately."""
 
     @property
     def posted(self) -> int:
@@ -331,6 +333,10 @@ class ScheduleView:
     """Paused by a person (`paused_by` is their current name, None when they are no longer known) rather than for
     `paused_reason` (a platform refusal, say)."""
     paused_by: str | None = None
+    cohort: str | None = None
+    """A cohort schedule: the cohort whose curriculum each fire delivers (its packs, not `pack_ids`)."""
+    delivery: Delivery = Delivery.CHANNEL
+    """How a cohort schedule delivers: into the channel, or to each member privately at their local time."""
 
     @property
     def zone(self) -> ZoneInfo:

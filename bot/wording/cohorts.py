@@ -6,12 +6,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bot.domain import Delivery
 from bot.domain.attention import AttentionRules
 from bot.ports import Message
 from bot.service.views import CohortView, DueQuestion, MemberProgress, Nudge
 from bot.wording.i18n import plural, shorten
 from bot.wording.i18n import translate as _
 from bot.wording.times import local_time
+
+
+def delivery_text(delivery: Delivery) -> str:
+    """How a cohort's schedules deliver its curriculum, in one clause."""
+    if delivery is Delivery.DM:
+        return _(
+            "delivered privately: each member gets the next question as a direct message at the schedule's time "
+            "in their own timezone"
+        )
+    return _("delivered in the channel of each of its schedules")
 
 
 def created_message(view: CohortView) -> Message:
@@ -25,13 +36,37 @@ def created_message(view: CohortView) -> Message:
                 packs=packs,
                 questions=plural(view.total, "question"),
             ),
+            _("Curriculum {delivery}.", delivery=delivery_text(view.delivery)),
             _(
                 "Members join with `/quiz cohort join {name}`; an admin or you can `/quiz cohort add {name} @someone`. "
-                "Post its next question here with `/quiz cohort next {name}`.",
+                "Post its next question here with `/quiz cohort next {name}`, or put it on a schedule with "
+                "`/quiz schedule add weekdays 09:00 cohort:{name}`.",
                 name=view.name,
             ),
         ),
     )
+
+
+def delivery_set(name: str, delivery: Delivery, *, changed: bool) -> Message:
+    """The reply to `/quiz cohort set NAME deliver:...`."""
+    if not changed:
+        return Message(_("Cohort {name} is already {delivery}.", name=name, delivery=delivery_text(delivery)))
+    return Message(_("Cohort {name} is now {delivery}.", name=name, delivery=delivery_text(delivery)))
+
+
+def unknown_delivery(word: str) -> str:
+    """`deliver:` followed by something that is not a way of delivering."""
+    return _("`deliver:{word}` is not a delivery: use `deliver:dm` (privately) or `deliver:channel`.", word=word)
+
+
+def set_usage() -> str:
+    """`/quiz cohort set` without a cohort and a setting."""
+    return _("Usage: `/quiz cohort set NAME deliver:dm` or `/quiz cohort set NAME deliver:channel`.")
+
+
+def cannot_deliver_privately(platform: str) -> str:
+    """A private delivery on a platform whose adapter cannot send direct messages (stored on the claim)."""
+    return _("{platform} cannot send direct messages here", platform=platform)
 
 
 def list_message(views: list[CohortView]) -> Message:
@@ -61,6 +96,7 @@ def show_message(view: CohortView) -> Message:
         if view.created_by
         else _("Starts {start} · {members}", start=start, members=members),
         _("Curriculum: {posted} of {questions} asked", posted=view.posted, questions=plural(view.total, "question")),
+        _("Delivery: {delivery}.", delivery=delivery_text(view.delivery)),
     ]
     lines += [
         _("  {title} ({pack}): {posted}/{total}", title=p.title, pack=p.pack_id, posted=p.posted, total=p.total)

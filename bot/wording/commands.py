@@ -15,7 +15,7 @@ LEADERBOARD_USAGE = (
     "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts] (or `season [NAME]` as the window)"
 )
 COHORT_USAGE = "/quiz cohort create|join|leave|add|remove|list|show|next|delete NAME ..."
-CREATE_USAGE = "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b]"
+CREATE_USAGE = "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] [deliver:dm|channel]"
 SCHEDULE_USAGE = (
     "`/quiz schedule add <when> [pack...] [tz:Area/City] [close:DURATION]`, `/quiz schedule list [all]`, "
     "`/quiz schedule remove|pause|resume ID`, `/quiz schedule next`"
@@ -266,7 +266,7 @@ def close_needs_duration() -> str:
 
 def unknown_schedule_option(key: str) -> str:
     """`/quiz schedule add ... KEY:VALUE` for a key that is neither `tz` nor `close`."""
-    return _("Unknown option `{key}:`. Options are `tz:Area/City` and `close:DURATION`.", key=echo(key))
+    return _("Unknown option `{key}:`. Options are `tz:Area/City`, `close:DURATION` and `cohort:NAME`.", key=echo(key))
 
 
 def schedule_packs_are_words() -> str:

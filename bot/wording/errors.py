@@ -70,6 +70,14 @@ def posted_elsewhere() -> str:
     return _(POSTED_ELSEWHERE)
 
 
+def not_your_question() -> str:
+    """A click on a question that was sent privately to someone else."""
+    return _(
+        "That question was sent privately to another member of the cohort, so your answer was not recorded. "
+        "Your own cohort questions come to you directly."
+    )
+
+
 def posted_in_channel() -> Message:
     """The short answer to a command whose effect is already visible in the channel."""
     return Message(_(POSTED_IN_CHANNEL))

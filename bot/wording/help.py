@@ -62,8 +62,9 @@ COMMANDS: dict[str, CommandWords] = {
         ("Only you see it.", "Example: `/quiz me`"),
     ),
     "cohort": CommandWords(
-        "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] | join NAME | leave NAME | add NAME @user... | "
-        "remove NAME @user... | list | show NAME | next NAME | remind NAME | delete NAME",
+        "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] [deliver:dm] | join NAME | leave NAME | "
+        "add NAME @user... | remove NAME @user... | list | show NAME | next NAME | remind NAME | "
+        "set NAME deliver:dm|channel | delete NAME",
         "onboarding cohorts: members, a curriculum of packs, their own leaderboard",
         (
             "`create NAME [start:YYYY-MM-DD] [packs:a,b]`: a cohort on a curriculum of packs, in that order "
@@ -74,6 +75,8 @@ COMMANDS: dict[str, CommandWords] = {
             "`next NAME`: post the cohort's next curriculum question here (admins and the creator).",
             "`remind NAME`: privately nudge each member who is behind, with their open questions (admins and the "
             "creator).",
+            "`deliver:dm` (at create, or `set NAME deliver:dm|channel`): its schedules send each member the next "
+            "question privately, at the schedule's time in their own timezone (admins and the creator).",
             "`delete NAME`: delete the cohort and its board; answers stay (admins and the creator).",
             "Names: 1 to 40 letters, digits, `-`, `_` or `.`.",
             "Example: `/quiz cohort create spring-26 start:2026-03-02 packs:data-parallelism`",
@@ -102,13 +105,15 @@ COMMANDS: dict[str, CommandWords] = {
         ("Each with its id (for `/quiz now` and schedules) and how many questions it has.", "Example: `/quiz packs`"),
     ),
     "schedule": CommandWords(
-        "/quiz schedule add <when> [pack...] [tz:Area/City] [close:2h] | list [all] | remove ID | pause ID | "
-        "resume ID | next",
+        "/quiz schedule add <when> [pack...|cohort:NAME] [tz:Area/City] [close:2h] | list [all] | remove ID | "
+        "pause ID | resume ID | next",
         "post questions on a schedule, e.g. `add weekdays 09:30` (admins add, remove, pause and resume)",
         (
             "When: `daily 09:00`, `weekdays 09:30`, `weekends 10:00`, days such as `mon,wed,fri 14:00` or "
             "`mon-thu 9am`, or five cron fields such as `30 9 * * 1-5`.",
             "Packs: pack ids after the rule (default: every pack).",
+            "`cohort:NAME` instead of packs: each fire posts the cohort's next curriculum question (admins and the "
+            "cohort's creator).",
             "`tz:Area/City`: the timezone the rule is read in, e.g. `tz:Europe/Helsinki` or `tz:UTC` "
             "(default: the channel's).",
             "`close:DURATION`: close each question after e.g. `30m`, `2h`, `1d` (default: when the next one is "

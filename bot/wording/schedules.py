@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from bot.domain import ChannelRef, UserRef
+from bot.domain import ChannelRef, Delivery, UserRef
 from bot.ports import Message
 from bot.scheduling.rules import DEFAULT_CLOSE_CAP, Slot, format_duration, format_local
 from bot.service.views import ScheduleView
@@ -18,8 +18,20 @@ def _packs(view: ScheduleView) -> str:
 
 
 def packs_text(view: ScheduleView) -> str:
-    """`packs: a, b` or `packs: all`."""
+    """`packs: a, b` or `packs: all`; for a cohort schedule, whose curriculum it delivers and how."""
+    if view.cohort is not None:
+        return cohort_text(view)
     return _("packs: {packs}", packs=_packs(view))
+
+
+def cohort_text(view: ScheduleView) -> str:
+    """What a cohort schedule delivers: `cohort onboarding's curriculum, privately to each member`."""
+    if view.delivery is Delivery.DM:
+        return _(
+            "cohort {cohort}'s curriculum, privately to each member at this time in their own timezone",
+            cohort=view.cohort,
+        )
+    return _("cohort {cohort}'s curriculum, in this channel", cohort=view.cohort)
 
 
 def close_text(view: ScheduleView) -> str:
@@ -59,7 +71,10 @@ def added(view: ScheduleView, upcoming: Sequence[Slot]) -> Message:
         rule=view.rule.describe(),
         timezone=view.timezone,
     )
-    lines = [_("Packs: {packs}; {closes}.", packs=_packs(view), closes=close_text(view))]
+    if view.cohort is not None:
+        lines = [_("Delivers {what}; {closes}.", what=cohort_text(view), closes=close_text(view))]
+    else:
+        lines = [_("Packs: {packs}; {closes}.", packs=_packs(view), closes=close_text(view))]
     lines += [
         _("Next: {when}", when=format_local(s.due, view.zone))
         if i == 0
@@ -144,6 +159,29 @@ def already_posts_here(schedule_id: int, rule: str, timezone: str) -> str:
         rule=rule,
         timezone=timezone,
     )
+
+
+def cohort_takes_no_packs(cohort: str) -> str:
+    """`schedule add ... cohort:NAME` with packs too: a cohort schedule follows the cohort's curriculum."""
+    return _(
+        "A cohort schedule delivers cohort {cohort}'s own curriculum; leave the packs out "
+        "(the curriculum is set with `/quiz cohort create {cohort} packs:...`).",
+        cohort=cohort,
+    )
+
+
+def cohort_already_scheduled(schedule_id: int, cohort: str) -> str:
+    """`schedule add ... cohort:NAME` when that cohort already has a schedule of this rule and timezone."""
+    return _(
+        "Schedule #{id} already delivers cohort {cohort} on this rule. `/quiz schedule list all` shows it.",
+        id=schedule_id,
+        cohort=cohort,
+    )
+
+
+def curriculum_done() -> str:
+    """Why a cohort schedule's fire (or a member's) posted nothing: the curriculum has been delivered."""
+    return _("the cohort's curriculum has been delivered in full")
 
 
 def too_many(count: int) -> str:

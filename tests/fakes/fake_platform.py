@@ -26,7 +26,7 @@ class FakePlatform:
 
     name: str = "fake"
     sent: list[Sent] = field(default_factory=list)
-    fail_next_post: Exception | None = None
+    fail_next_post: BaseException | None = None
     unreachable: set[str] = field(default_factory=set)
     """User ids a direct message cannot reach (they refuse DMs): send_direct raises a permanent PlatformError."""
     _next_ref: int = 1000
@@ -60,4 +60,36 @@ class FakePlatform:
         return [s for s in self.sent if s.kind == kind]
 
 
-__all__ = ["FakePlatform", "PlatformError", "Sent"]
+@dataclass
+class DirectFakePlatform(FakePlatform):
+    """A fake platform that can also reach people privately (the optional DirectDelivery capability).
+
+    Each person's direct channel is `D-<user id>`; `timezones` is what their profiles say (absent: none), and
+    `closed` lists the people whose direct messages are closed to the bot (a permanent refusal).
+    """
+
+    timezones: dict[str, str] = field(default_factory=dict)
+    closed: set[str] = field(default_factory=set)
+    opened: list[str] = field(default_factory=list)
+    asked_timezone: list[str] = field(default_factory=list)
+
+    async def direct_channel(self, user: UserRef) -> ChannelRef:
+        if user.user_id in self.closed:
+            raise PlatformError("cannot send messages to this user", permanent=True)
+        self.opened.append(user.user_id)
+        return ChannelRef(self.name, user.workspace_id, f"D-{user.user_id}")
+
+    async def user_timezone(self, user: UserRef) -> str | None:
+        self.asked_timezone.append(user.user_id)
+        return self.timezones.get(user.user_id)
+
+    def direct_cards(self, user_id: str) -> list[QuestionCard]:
+        """The cards posted in one person's direct channel, in order."""
+        return [
+            sent.card
+            for sent in self.of_kind("post_card")
+            if sent.card is not None and sent.channel.channel_id == f"D-{user_id}"
+        ]
+
+
+__all__ = ["DirectFakePlatform", "FakePlatform", "PlatformError", "Sent"]

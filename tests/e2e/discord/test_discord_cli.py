@@ -45,7 +45,7 @@ SUBCOMMANDS = [
 GROUPS = {
     "schedule": ["add", "list", "remove", "pause", "resume", "next"],
     "flags": ["list", "clear"],
-    "cohort": ["create", "join", "leave", "add", "remove", "list", "show", "next", "remind", "delete"],
+    "cohort": ["create", "join", "leave", "add", "remove", "list", "show", "next", "remind", "set", "delete"],
     "season": ["start", "end", "list"],
 }
 
@@ -116,6 +116,7 @@ async def test_sync_registers_quiz_and_its_subcommands_globally(fake: FakeDiscor
         ("packs", 3, False),
         ("tz", 3, False),
         ("close", 3, False),
+        ("cohort", 3, False),
     ]
     assert add["packs"]["autocomplete"] and "Europe/Helsinki" in add["tz"]["description"]
     for action in ("remove", "pause", "resume"):
@@ -125,7 +126,7 @@ async def test_sync_registers_quiz_and_its_subcommands_globally(fake: FakeDiscor
     assert schedule["next"].get("options", []) == []
 
     cohort_group = {o["name"]: o for o in options["cohort"]["options"]}
-    assert [o["name"] for o in cohort_group["create"]["options"]] == ["name", "start", "packs"]
+    assert [o["name"] for o in cohort_group["create"]["options"]] == ["name", "start", "packs", "deliver"]
     for action in ("add", "remove"):
         assert [(o["name"], o["required"]) for o in cohort_group[action]["options"]] == [
             ("name", True),

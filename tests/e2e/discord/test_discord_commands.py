@@ -15,6 +15,7 @@ from adapters.discord.adapter import DiscordAdapter
 from adapters.discord.commands import QuizCommands
 from adapters.discord.embeds import problem_embed
 from bot.commands import (
+    AddCohortSchedule,
     AddSchedule,
     AddToCohort,
     AnswerReview,
@@ -40,6 +41,7 @@ from bot.commands import (
     RemoveSchedule,
     ResumeSchedule,
     Reveal,
+    SetCohort,
     ShowCohort,
     ShowHelp,
     ShowLeaderboard,
@@ -50,7 +52,7 @@ from bot.commands import (
     parse_command,
 )
 from bot.config import Settings
-from bot.domain import ChannelRef
+from bot.domain import ChannelRef, Delivery
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.runtime import Runtime
@@ -200,6 +202,27 @@ TYPED: list[tuple[str | None, str, dict[str, Any], Command, str]] = [
         "cohort remove spring-26 1004",
     ),
     ("cohort", "leave", {"name": "spring-26"}, LeaveCohort("spring-26"), "cohort leave spring-26"),
+    (
+        "cohort",
+        "set",
+        {"name": "spring-26", "deliver": "dm"},
+        SetCohort("spring-26", Delivery.DM),
+        "cohort set spring-26 deliver:dm",
+    ),
+    (
+        "cohort",
+        "create",
+        {"name": "winter", "deliver": "channel"},
+        CreateCohort("winter", delivery=Delivery.CHANNEL),
+        "cohort create winter deliver:channel",
+    ),
+    (
+        "schedule",
+        "add",
+        {"when": "weekdays 09:00", "cohort": "spring-26", "tz": "UTC"},
+        AddCohortSchedule(rule=parse_rule("weekdays 09:00"), name="spring-26", timezone="UTC"),
+        "schedule add weekdays 09:00 cohort:spring-26 tz:UTC",
+    ),
     ("cohort", "delete", {"name": "spring-26"}, DeleteCohort("spring-26"), "cohort delete spring-26"),
     ("season", "start", {"name": "q1"}, StartSeason("q1"), "season start q1"),
     (

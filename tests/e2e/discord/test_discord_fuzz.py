@@ -131,6 +131,7 @@ VALID_OPTION = {
     "when": "daily 10:00",
     "members": "<@1002>",
     "question": "data-parallelism/dp-gpu-holds",
+    "deliver": "dm",
 }
 """A valid value for each required string option, so one fuzzed option at a time is what is refused."""
 

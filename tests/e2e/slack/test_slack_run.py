@@ -187,6 +187,7 @@ def test_the_manifest_asks_for_what_the_adapter_uses() -> None:
         "chat:write.public",
         "users:read",
         "files:write",  # /quiz report's charts
+        "im:write",  # conversations.open: a cohort delivered by direct message
     }
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert manifest["features"]["app_home"]["home_tab_enabled"] is True
