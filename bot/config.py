@@ -109,10 +109,16 @@ class Settings(BaseSettings):
         default=1.5,
         gt=0.0,
         le=3600.0,
-        description="Seconds one statement may take (PostgreSQL), or wait for another writer (SQLite), before the "
-        "database counts as unavailable: short, so that a click is told to retry within the platform's "
-        "acknowledgement window and /healthz turns 503 within seconds of a network partition. Migrations have no "
-        "limit.",
+        description="Seconds one PostgreSQL statement may take before the database counts as unavailable: short, "
+        "so that a click is told to retry within the platform's acknowledgement window and /healthz turns 503 "
+        "within seconds of a network partition. Migrations have no limit.",
+    )
+    sqlite_busy_timeout: float = Field(
+        default=15.0,
+        gt=0.0,
+        le=3600.0,
+        description="Seconds a SQLite writer waits for another writer to finish before the database counts as "
+        "unavailable.",
     )
     database_pool_timeout: float = Field(
         default=1.0,
@@ -210,6 +216,7 @@ class Settings(BaseSettings):
             connect=self.database_connect_timeout,
             statement=self.database_statement_timeout,
             pool=self.database_pool_timeout,
+            sqlite_busy=self.sqlite_busy_timeout,
         )
 
     def adapter_settings(self) -> dict[str, AdapterSettings]:

@@ -78,8 +78,7 @@ def create_engine(url: str, *, echo: bool = False, timeouts: DatabaseTimeouts | 
     timeouts = timeouts or DatabaseTimeouts()
     if url.startswith("sqlite"):
         engine = create_async_engine(url, echo=echo)
-        # 0 would mean "fail at once"; no limit is a day, which is what SQLite's own default amounts to.
-        busy_ms = round((timeouts.statement if timeouts.statement is not None else 86400.0) * 1000)
+        busy_ms = round(timeouts.sqlite_busy * 1000)
         event.listen(engine.sync_engine, "connect", functools.partial(_sqlite_pragmas, busy_ms=busy_ms))
         event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
         return engine

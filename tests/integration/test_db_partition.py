@@ -27,7 +27,12 @@ from tests.conftest import SEED_CONTENT, _truncate, make_user
 from tests.fakes.fake_platform import FakePlatform
 from tests.fakes.tcp_proxy import CuttableProxy
 
-TIMEOUTS = {"database_connect_timeout": 0.5, "database_statement_timeout": 0.5, "database_pool_timeout": 0.5}
+TIMEOUTS = {
+    "database_connect_timeout": 0.5,
+    "database_statement_timeout": 0.5,
+    "database_pool_timeout": 0.5,
+    "sqlite_busy_timeout": 0.5,
+}
 GUARD = 20.0
 """Not a speed check (bench/partition.py measures that): the old driver defaults (a 30 s command timeout) never
 answered within it, so a test that waits this long for an answer fails where the bot would hang."""

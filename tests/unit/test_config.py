@@ -147,13 +147,16 @@ def test_unknown_variables_get_the_nearest_setting(tmp_path: object) -> None:
 def test_database_timeouts_are_short_by_default_and_settable(monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.timeouts import DatabaseTimeouts
 
-    assert load_settings().database_timeouts() == DatabaseTimeouts(connect=1.0, statement=1.5, pool=1.0)
+    assert load_settings().database_timeouts() == DatabaseTimeouts(
+        connect=1.0, statement=1.5, pool=1.0, sqlite_busy=15.0
+    )
     monkeypatch.setenv("QUIZBOT_DATABASE_CONNECT_TIMEOUT", "3")
     monkeypatch.setenv("QUIZBOT_DATABASE_STATEMENT_TIMEOUT", "10")
     monkeypatch.setenv("QUIZBOT_DATABASE_POOL_TIMEOUT", "2.5")
+    monkeypatch.setenv("QUIZBOT_SQLITE_BUSY_TIMEOUT", "4")
     timeouts = load_settings().database_timeouts()
-    assert timeouts == DatabaseTimeouts(connect=3.0, statement=10.0, pool=2.5)
-    assert timeouts.unbounded_statements() == DatabaseTimeouts(connect=3.0, statement=None, pool=2.5)  # migrations
+    assert timeouts == DatabaseTimeouts(connect=3.0, statement=10.0, pool=2.5, sqlite_busy=4.0)
+    assert timeouts.unbounded_statements() == DatabaseTimeouts(connect=3.0, statement=None, pool=2.5, sqlite_busy=4.0)
     monkeypatch.setenv("QUIZBOT_DATABASE_STATEMENT_TIMEOUT", "0")
     with pytest.raises(ConfigError, match="QUIZBOT_DATABASE_STATEMENT_TIMEOUT"):
         load_settings()
