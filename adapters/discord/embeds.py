@@ -105,7 +105,7 @@ class EmbedParagraph:
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
+class EmbedPage:
     """One embed's text: its title (first page only), description and continuation field values."""
 
     title: str | None
@@ -116,7 +116,7 @@ class Page:
 class Layout:
     """Pages, and whether anything had to be left out (never, for schema-legal content)."""
 
-    pages: tuple[Page, ...]
+    pages: tuple[EmbedPage, ...]
     clipped: bool
 
 
@@ -186,7 +186,7 @@ def layout(
     """
     queue = deque(p for p in paragraphs if p.text or p.bold)
     capacities = [limits.DESCRIPTION] + ([limits.FIELD_VALUE] * limits.FIELDS if fields else [])
-    built: list[Page] = []
+    built: list[EmbedPage] = []
     while True:
         first = not built
         page_title = title if first else None
@@ -195,7 +195,7 @@ def layout(
         texts, _ = _fill(queue, budget, capacities, leave=leave)
         if not texts and page_title is None:
             texts = [ELLIPSIS]  # more pages than paragraphs: keep the page (its message exists) but say little
-        built.append(Page(page_title, tuple(texts)))
+        built.append(EmbedPage(page_title, tuple(texts)))
         if pages is not None and len(built) == pages:
             break
         if pages is None and (not queue or len(built) >= 4 * MAX_PAGES):
@@ -206,11 +206,11 @@ def layout(
         texts = list(last.texts) or [ELLIPSIS]
         if not texts[-1].endswith((ELLIPSIS, f"{ELLIPSIS}**")):
             texts[-1] = clip(texts[-1], len(texts[-1]) - 1)
-        built[-1] = Page(last.title, tuple(texts))
+        built[-1] = EmbedPage(last.title, tuple(texts))
     return Layout(tuple(built), clipped)
 
 
-def _embed(page: Page, colour: discord.Colour, footer: str | None) -> discord.Embed:
+def _embed(page: EmbedPage, colour: discord.Colour, footer: str | None) -> discord.Embed:
     embed = discord.Embed(title=page.title, description=page.texts[0] if page.texts else None, colour=colour)
     for text in page.texts[1:]:
         embed.add_field(name=_FIELD_NAME, value=text, inline=False)

@@ -38,7 +38,7 @@ from bot.domain import ChannelRef, UserRef
 from bot.errors import QuizError, StorageUnavailable, UnknownPack
 from bot.ports import DirectDelivery, PlatformError, PlatformRegistry, direct_delivery_of
 from bot.scheduling.fanout import FanOut
-from bot.scheduling.fires import LOGGER_NAME, FireKey, FireStatus, TickReport
+from bot.scheduling.fires import LOGGER_NAME, FireKey, FireStatus, LostClaim, Stopping, TickReport
 from bot.scheduling.leases import RELEASE_MARGIN, RETRY_AFTER_FAILURE
 from bot.scheduling.posting import PostedFire, closing_time
 from bot.scheduling.rules import Rule, Slot, load_rule
@@ -120,14 +120,6 @@ class _Holding:
     claim: MemberClaim
     stage: _Stage = _Stage.WAITING
     task: asyncio.Task[None] | None = None
-
-
-class _LostClaim(Exception):
-    """Another replica took this member's slot over."""
-
-
-class _Stopping(Exception):
-    """This replica is stopping: the member's slot is handed back."""
 
 
 def member_zone(timezone: str | None, fallback: ZoneInfo) -> ZoneInfo:
@@ -395,10 +387,10 @@ class PrivateDelivery:
                 return
             try:
                 posted = await self.fanout.send(platform, claim.lane, lambda: self._attempt(holding, direct))
-            except _LostClaim:
+            except LostClaim:
                 log.info("member slot %s was taken over by another replica; not sending it here", claim)
                 return
-            except _Stopping:
+            except Stopping:
                 await self._release([claim])
                 return
             except PlatformError as exc:
@@ -435,10 +427,10 @@ class PrivateDelivery:
         assert self.send is not None
         async with self.working:
             if self.stopping:
-                raise _Stopping
+                raise Stopping
             renewed = await self._update(claim, {"claimed_at": self.clock.now()}, replica=self.replica)
             if not renewed:
-                raise _LostClaim
+                raise LostClaim
             holding.stage = _Stage.SENDING
             try:
                 channel = await direct.direct_channel(claim.member)

@@ -36,6 +36,14 @@ class FireStatus(enum.StrEnum):
     SKIPPED = "skipped"
 
 
+class LostClaim(Exception):
+    """Another replica took the slot over (its lease ran out here): this one must not post it."""
+
+
+class Stopping(Exception):
+    """This replica is stopping: a slot it holds is handed back rather than tried (again) now."""
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class FireKey:
     """Names one fire slot: a schedule and the local slot key its rule names (`2026-01-05T09:00`)."""

@@ -29,7 +29,7 @@ from bot.domain import ChannelRef, PostSource, QuestionCard
 from bot.errors import QuizError, StorageUnavailable, UnknownPack
 from bot.ports import PlatformError, PlatformRegistry
 from bot.scheduling.fanout import FanOut
-from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, TickReport, log_context
+from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, LostClaim, Stopping, TickReport, log_context
 from bot.scheduling.leases import Leases
 from bot.scheduling.rules import DEFAULT_CLOSE_CAP, Rule, Slot
 from bot.wording import schedules as schedule_words
@@ -63,7 +63,7 @@ class PostQuestion(Protocol):
         ...
 
 
-class PostCohortQuestion(Protocol):
+class PostCohortNext(Protocol):
     """Posts a cohort's next curriculum question in a channel, as `CohortService.post_next_question` does."""
 
     async def __call__(
@@ -123,14 +123,6 @@ class Holdings:
         return [holding for holding in self._held.values() if holding.stage is stage]
 
 
-class _LostClaim(Exception):
-    """Another replica took the slot over; this one must not post it."""
-
-
-class _Stopping(Exception):
-    """This replica is stopping: the slot is handed back rather than tried (again) now."""
-
-
 class _CurriculumDone(Exception):
     """A cohort schedule's fire found nothing left to post: the cohort has been asked its whole curriculum."""
 
@@ -149,7 +141,7 @@ class Poster:
         clock: Clock,
         working: asyncio.Semaphore,
         max_attempts: int,
-        post_cohort: PostCohortQuestion | None = None,
+        post_cohort: PostCohortNext | None = None,
     ) -> None:
         self.post_question = post_question
         self.post_cohort = post_cohort
@@ -175,10 +167,10 @@ class Poster:
                 return
             try:
                 posted = await self.fanout.send(platform, claim.channel, lambda: self._attempt(holding))
-            except _LostClaim:
+            except LostClaim:
                 log.info("slot %s was taken over by another replica; not posting it here", claim.slot.key, extra=extra)
                 return
-            except _Stopping:
+            except Stopping:
                 await self.leases.release([claim])
                 log.info("slot %s handed back: this replica is stopping", claim.slot.key, extra=extra)
                 return
@@ -219,9 +211,9 @@ class Poster:
         claim = holding.claim
         async with self.working:
             if self.stopping:  # e.g. the retry of a post refused with a 429 while the ticker stops
-                raise _Stopping
+                raise Stopping
             if not await self.leases.renew(claim):
-                raise _LostClaim
+                raise LostClaim
             holding.stage = Stage.SENDING
             try:
                 posted = await self._post(claim)

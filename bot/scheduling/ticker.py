@@ -37,7 +37,7 @@ from bot.scheduling.delivery import PrivateDelivery, SendPrivately
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import LOGGER_NAME, TickReport, replica_name
 from bot.scheduling.leases import Leases
-from bot.scheduling.posting import Holdings, PostCohortQuestion, Poster, PostQuestion, Stage
+from bot.scheduling.posting import Holdings, PostCohortNext, Poster, PostQuestion, Stage
 from bot.scheduling.recovery import Recovery
 from bot.scheduling.reveals import RevealPost, Reveals
 from bot.scheduling.season_ends import AnnounceSeason, SeasonEnds
@@ -67,7 +67,7 @@ class Ticker:
         batch: int = 500,
         max_attempts: int = 5,
         max_concurrent: int = 8,
-        post_cohort: PostCohortQuestion | None = None,
+        post_cohort: PostCohortNext | None = None,
         send_privately: SendPrivately | None = None,
     ) -> None:
         self.platforms = platforms
