@@ -168,7 +168,7 @@ _SUMMARY = "## Summary: targets met and missed"
 _HEAD = """# Benchmark results
 
 Each section below is written by one benchmark (`make bench` runs them all in quick mode, `make bench FULL=1` at
-full size; see README-bench.md). Every target is a ratio to a reference measured in the same run, on the same
+full size; see the Benchmarks section of README.md). Every target is a ratio to a reference measured in the same run, on the same
 database, with the same concurrency, or an absolute bound: the machine is shared and absolute rates move 3-4x
 between runs, while ratios hold. A missed target is reported here, not failed. The summary is regenerated from the
 sections each time one is written.

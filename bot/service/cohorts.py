@@ -25,6 +25,7 @@ from bot.db.models import (
     CohortMember,
     PackRow,
     Post,
+    PostRecipient,
     PostSnapshot,
     QuestionRow,
     QuestionVersion,
@@ -350,6 +351,14 @@ async def cohort_view(
             )
         ).scalars()
     )
+    # A privately delivered post was sent to one member: it counts for them only (a channel post, for everyone).
+    recipient_of = dict(
+        (
+            await session.execute(
+                select(PostRecipient.post_id, PostRecipient.user_id).where(PostRecipient.post_id.in_(posts))
+            )
+        ).all()
+    )
     rows = (
         await session.execute(
             select(User.id, User.external_id, User.display_name, CohortMember.points, CohortMember.joined_at)
@@ -379,6 +388,7 @@ async def cohort_view(
     for user_id, external_id, name, points, joined_at in rows:
         mine = answers.get(user_id, {})
         last = last_answers.get(user_id)
+        theirs = [post for post in posts if recipient_of.get(post, user_id) == user_id]
         progress.append(
             MemberProgress(
                 name=name,
@@ -387,7 +397,8 @@ async def cohort_view(
                 points=int(points),
                 cohort_points=sum(p for _, p in mine.values()),
                 last_active=local_date(last, timezone or "UTC") if last else None,
-                behind=rules.is_behind([post in mine for post in posts]),
+                behind=rules.is_behind([post in mine for post in theirs]),
+                sent=len(theirs),
                 inactive=rules.is_inactive(last, since=max(joined_at, cohort.starts_at), now=now),
                 user_id=external_id,
             )

@@ -48,6 +48,8 @@ class MemberProgress:
     last_active: date | None = None
     behind: bool = False
     inactive: bool = False
+    sent: int | None = None
+    """Cohort questions that reached this member (channel posts, and the direct messages sent to them); None: all."""
     user_id: str = ""
     """The member's id on the platform (a nudge goes there)."""
 

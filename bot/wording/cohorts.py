@@ -147,7 +147,7 @@ def member_line(member: MemberProgress, *, posts: int) -> str:
         "  {name} — {answered}/{posted} answered · {correct} right · {points} · {active}",
         name=shorten(member.name, NAME_WIDTH),
         answered=member.answered,
-        posted=posts,
+        posted=posts if member.sent is None else member.sent,
         correct=member.correct,
         points=points,
         active=last_active(member),
