@@ -20,7 +20,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.middleware.async_middleware import AsyncMiddleware
@@ -153,6 +153,25 @@ def _home_button(body: Mapping[str, Any]) -> bool:
     actions = body.get("actions")
     first = actions[0] if isinstance(actions, list) and actions and isinstance(actions[0], Mapping) else None
     return _text(first, "action_id") == REVIEW_ACTION and isinstance(body.get("view"), Mapping)
+
+
+_Carried = TypeVar("_Carried")
+
+
+def _read_button(
+    action: dict[str, Any], parse: Callable[[str], _Carried | None], kind: str, channel: ChannelRef
+) -> _Carried | None:
+    """What one of our buttons carries, read from its action_id (or its value); None, logged, when neither reads."""
+    found = parse(action["action_id"]) or parse(str(action.get("value") or ""))
+    if found is None:
+        log.warning(
+            "ignored %s button with a bad action_id %r / value %r",
+            kind,
+            action.get("action_id"),
+            action.get("value"),
+            extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
+        )
+    return found
 
 
 def _team_of_click(body: Mapping[str, Any]) -> str | None:
@@ -455,14 +474,8 @@ class QuizListeners:
     async def _record_click(self, body: dict[str, Any], action: dict[str, Any]) -> ClickReply:
         """Take a click apart and record it; a button we cannot read gets its polite reply. Never raises."""
         channel, user_ref = self._clicked_by(body)
-        parsed = parse_answer_action(action["action_id"]) or parse_answer_action(str(action.get("value") or ""))
+        parsed = _read_button(action, parse_answer_action, "an answer", channel)
         if parsed is None:
-            log.warning(
-                "ignored an answer button with a bad action_id %r / value %r",
-                action.get("action_id"),
-                action.get("value"),
-                extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
-            )
             return ClickReply(unknown_button())
         return await self.record(Click(channel=channel, user=user_ref, post_id=parsed[0], choice_id=parsed[1]))
 
@@ -499,13 +512,8 @@ class QuizListeners:
 
     async def _flag(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         channel, user_ref = self._clicked_by(body)
-        post_id = parse_flag_action(action["action_id"]) or parse_flag_action(str(action.get("value") or ""))
+        post_id = _read_button(action, parse_flag_action, "a flag", channel)
         if post_id is None:
-            log.warning(
-                "ignored a flag button with a bad action_id %r",
-                action.get("action_id"),
-                extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
-            )
             await self.reply_privately(channel, user_ref.user_id, unknown_button(), respond)
             return
         try:
@@ -529,13 +537,8 @@ class QuizListeners:
 
     async def _confirm(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         channel, user_ref = self._clicked_by(body)
-        parsed = parse_confirm_action(action["action_id"]) or parse_confirm_action(str(action.get("value") or ""))
+        parsed = _read_button(action, parse_confirm_action, "a confirmation", channel)
         if parsed is None:
-            log.warning(
-                "ignored a confirmation button with a bad action_id %r",
-                action.get("action_id"),
-                extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
-            )
             await self.reply_privately(channel, user_ref.user_id, unknown_button(), respond)
             return
         context = Context(
