@@ -13,7 +13,7 @@ import asyncio
 import io
 import logging
 import re
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -482,29 +482,26 @@ class DiscordAdapter:
     async def run_command(self, interaction: discord.Interaction[discord.Client], command: Command) -> None:
         """A `/quiz` subcommand, as the command object its typed options built: run by the core, then answered."""
         context = self.context_of(interaction)
-        charts: list[tuple[ReportChart, ...]] = []
-
-        async def run() -> Response:
-            try:
-                reply = await self.runtime.app.execute(command, context)
-            except Exception as exc:
-                reply = error_reply(exc)
-            if reply.ok and reply.charts:
-                charts.append(reply.charts)
-            return _reply_response(reply)
-
-        await self.respond(interaction, run())
-        if charts:
-            await self.post_charts(interaction, charts[0])
+        await self._answer_with(interaction, lambda: self.runtime.app.execute(command, context))
 
     async def quiz_command(self, interaction: discord.Interaction[discord.Client], text: str) -> None:
         """`/quiz <text>` typed as free text, parsed by the core's grammar (the typed subcommands do not use it)."""
         context = self.context_of(interaction)
         invocation = Invocation(channel=context.channel, user=context.user, text=text, is_admin=context.is_admin)
+        await self._answer_with(interaction, lambda: self.runtime.app.handle_command(invocation))
+
+    async def _answer_with(
+        self, interaction: discord.Interaction[discord.Client], reply_of: Callable[[], Awaitable[Reply]]
+    ) -> None:
+        """Answer the interaction with the core's reply (an error is its category's one line), then post the charts
+        the reply carries (a `/quiz report`) as a channel message of their own."""
         charts: list[tuple[ReportChart, ...]] = []
 
         async def run() -> Response:
-            reply = await self.runtime.app.handle_command(invocation)
+            try:
+                reply = await reply_of()
+            except Exception as exc:
+                reply = error_reply(exc)
             if reply.ok and reply.charts:
                 charts.append(reply.charts)
             return _reply_response(reply)
