@@ -73,12 +73,15 @@ async def main() -> None:
             fire += timedelta(minutes=1)
         admin = UserRef("slack", fake.team_id, "U0ADMIN", "admin")
         rule = parse_rule(f"daily {fire:%H:%M}")
-        for channel in channels:
-            await runtime.schedules.add(  # type: ignore[union-attr]
-                AddSchedule(rule=rule, timezone="UTC"),
-                channel=ChannelRef("slack", fake.team_id, channel),
-                user=admin,
-            )
+        async with runtime.uow() as uow:
+            for channel in channels:
+                await runtime.schedules.add(  # type: ignore[union-attr]
+                    uow,
+                    AddSchedule(rule=rule, timezone="UTC"),
+                    channel=ChannelRef("slack", fake.team_id, channel),
+                    user=admin,
+                )
+            await uow.commit()
         await runtime.aclose()
         env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
         env.update(

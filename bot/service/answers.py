@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from functools import lru_cache
+from typing import Any, cast
 
-from sqlalchemy import select, tuple_, update
+from sqlalchemy import Table, select, tuple_, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -61,6 +63,10 @@ class _PostInfo:
     choices: tuple[str, ...]
     correct_index: int
     explanation: str
+    place: ChannelRef
+    """Where it was posted: its platform, workspace and channel (platform ids)."""
+    timezone: str
+    """Its workspace's timezone, which the period rollups start their weeks and months in."""
     recipient: str | None = None
     """The platform user id of the one person a privately delivered post was sent to (None: a channel's post)."""
 
@@ -142,41 +148,38 @@ class AnswerRecorder:
         async with self.uow() as uow:  # one unit of work for the whole batch (group commit)
             session = uow.session
             posts = await self._posts(session, {c.post_id for c in batch})
-            places = await _places(session, set(posts))
-            live = _admit(batch, posts, places, results)
+            live = _admit(batch, posts, results)
             users = await self._user_ids(session, [batch[i].user for i in live], batch[0].at)
             first: dict[tuple[int, int], int] = {}
             rows: list[dict[str, Any]] = []
-            closed: list[int] = []
+            closed: set[int] = set()
             for index in live:
                 click, post = batch[index], posts[batch[index].post_id]
                 key = (click.post_id, users[_user_key(click.user)])
                 if post.is_closed(click.at):
-                    closed.append(index)
+                    closed.add(index)
                     continue
                 if key in first:
                     continue  # a second click in the same batch: answered below from the first one
                 first[key] = index
                 rows.append(_answer_row(click, post, key[1]))
-            inserted: set[tuple[int, int]] = set()
+            inserted: dict[tuple[int, int], int] = {}
             if rows:
-                statement = insert_ignoring_conflict(session, Answer, None, ["post_id", "user_id"])
-                returned = await session.execute(statement.returning(Answer.post_id, Answer.user_id), rows)
-                inserted = {(row[0], row[1]) for row in returned.all()}
+                returned = await session.execute(_insert_answers(session.get_bind().dialect.name), rows)
+                inserted = {(row.post_id, row.user_id): row.id for row in returned}
                 await record_answers_effects(
                     session,
                     [
                         RecordedAnswer(
+                            answer_id=inserted[key],
                             user_id=row["user_id"],
-                            workspace_id=row["workspace_id"],
-                            channel_id=row["channel_id"],
-                            question_id=posts[row["post_id"]].question_id,
                             correct=row["is_correct"],
                             points=row["points"],
                             answered_at=row["answered_at"],
+                            timezone=posts[row["post_id"]].timezone,
                         )
                         for row in rows
-                        if (row["post_id"], row["user_id"]) in inserted
+                        if (key := (row["post_id"], row["user_id"])) in inserted
                     ],
                 )
             earlier = await self._existing(
@@ -228,10 +231,15 @@ class AnswerRecorder:
                     QuestionVersion.correct_index,
                     QuestionVersion.explanation,
                     _Recipient.external_id.label("recipient"),
+                    Workspace.platform,
+                    Workspace.external_id.label("workspace"),
+                    Channel.external_id.label("channel"),
+                    Workspace.timezone,
                 )
                 .join(PostSnapshot, PostSnapshot.post_id == Post.id)
                 .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
                 .join(Channel, Channel.id == Post.channel_id)
+                .join(Workspace, Workspace.id == Channel.workspace_id)
                 .outerjoin(PostRecipient, PostRecipient.post_id == Post.id)
                 .outerjoin(_Recipient, _Recipient.id == PostRecipient.user_id)
                 .where(Post.id.in_(post_ids))
@@ -249,6 +257,8 @@ class AnswerRecorder:
                 choices=tuple(row.choices),
                 correct_index=row.correct_index,
                 explanation=row.explanation,
+                place=ChannelRef(row.platform, row.workspace, row.channel),
+                timezone=row.timezone or "UTC",
                 recipient=row.recipient,
             )
             for row in rows
@@ -326,7 +336,7 @@ async def _add_standing(
     results: list[AnswerResult | Exception | None],
     keys: dict[int, tuple[int, int]],
     rows: list[dict[str, Any]],
-    inserted: set[tuple[int, int]],
+    inserted: Container[tuple[int, int]],
 ) -> None:
     """Give each correct answer just recorded (click index -> (post, user) in `keys`) its points and the user's
     new rank on the channel's board, read after this batch's rollup updates."""
@@ -343,31 +353,16 @@ async def _add_standing(
             results[index] = replace(result, points=row["points"], rank=rank)
 
 
-async def _places(session: AsyncSession, post_ids: set[int]) -> dict[int, ChannelRef]:
-    """Where each post was posted: its platform, workspace and channel (platform ids)."""
-    if not post_ids:
-        return {}
-    rows = await session.execute(
-        select(Post.id, Workspace.platform, Workspace.external_id, Channel.external_id.label("channel"))
-        .join(Channel, Channel.id == Post.channel_id)
-        .join(Workspace, Workspace.id == Channel.workspace_id)
-        .where(Post.id.in_(post_ids))
-    )
-    return {row.id: ChannelRef(row.platform, row.external_id, row.channel) for row in rows}
-
-
 def _admit(
-    batch: list[_Click],
-    posts: dict[int, _PostInfo],
-    places: dict[int, ChannelRef],
-    results: list[AnswerResult | Exception | None],
+    batch: list[_Click], posts: dict[int, _PostInfo], results: list[AnswerResult | Exception | None]
 ) -> list[int]:
     """The indexes of clicks on an existing post of their own place with a valid choice; the others get their
     refusal in `results`. A click on a private post is attributed to its recipient's row in the post's workspace,
     wherever the platform says it came from (a Discord direct message has no guild)."""
     live: list[int] = []
     for index, click in enumerate(batch):
-        post, place = posts.get(click.post_id), places.get(click.post_id)
+        post = posts.get(click.post_id)
+        place = post.place if post is not None else None
         refused = _refusal(click, post, place)
         if refused is not None:
             results[index] = refused
@@ -414,6 +409,15 @@ def _private_refusal(click: _Click, post: _PostInfo, place: ChannelRef, recipien
     if not 0 <= click.choice_index < len(post.choices):
         return InvalidChoice(f"That button does not match a choice of this question ({click.choice_index}).")
     return None
+
+
+@lru_cache(maxsize=4)
+def _insert_answers(dialect: str) -> Any:
+    """The batch's INSERT of answer rows, built once per dialect: a (post, user) pair already answered is skipped,
+    and the rows inserted come back with their ids (an executemany, batched into multi-row INSERTs)."""
+    insert_into = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert_into(cast(Table, Answer.__table__)).on_conflict_do_nothing(index_elements=["post_id", "user_id"])
+    return statement.returning(Answer.id, Answer.post_id, Answer.user_id)
 
 
 def _user_key(ref: UserRef) -> UserKey:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import ColumnElement, Row, Select, Table, case, delete, func, select, update
+from sqlalchemy import ColumnElement, Row, Select, case, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import (
@@ -36,7 +36,6 @@ from bot.db.models import (
     Workspace,
 )
 from bot.domain import ChannelRef, Delivery, PostSource, UserRef
-from bot.domain.leitner import BOX_INTERVALS
 from bot.domain.versions import content_digest
 from bot.scheduling.fires import FireKey
 from bot.service.directory import Directory, dialect_insert, insert_ignoring_conflict
@@ -677,37 +676,6 @@ def _live(user_row: int) -> Select[ReviewItem]:
 
 class Review(_Repository):
     """A user's review items (Leitner boxes), the version a review question showed, and review answers."""
-
-    async def put_many(self, misses: Sequence[tuple[int, int, datetime]]) -> None:
-        """Questions answered wrong in a channel, as (user, question, when): into box 1 (back to box 1,
-        un-retired, if already there). One executemany; each (user, question) may appear once."""
-        if not misses:
-            return
-        table = cast(Table, ReviewItem.__table__)
-        statement = dialect_insert(self._session, ReviewItem)
-        again = {
-            "box": 1,
-            "due_at": statement.excluded.due_at,
-            "retired_at": None,
-            "updated_at": statement.excluded.updated_at,
-            "lapses": table.c.lapses + 1,
-        }
-        rows = [
-            {
-                "user_id": user,
-                "question_id": question,
-                "box": 1,
-                "due_at": at + BOX_INTERVALS[0],
-                "reviews": 0,
-                "lapses": 0,
-                "created_at": at,
-                "updated_at": at,
-            }
-            for user, question, at in misses
-        ]
-        await self._session.execute(
-            statement.on_conflict_do_update(index_elements=["user_id", "question_id"], set_=again), rows
-        )
 
     async def out(self, user_row: int, *, lock: bool = False) -> ReviewItem | None:
         """The item whose question is out (asked and not answered yet), newest first."""

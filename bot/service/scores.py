@@ -8,20 +8,47 @@ bench/leaderboard_queries.py measures both against the plain GROUP BY over answe
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import Table, and_, bindparam, func, or_, select, tuple_, update
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    String,
+    Table,
+    any_,
+    bindparam,
+    case,
+    func,
+    literal,
+    select,
+    tuple_,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
 
-from bot.db.models import ChannelScore, Cohort, CohortMember, PeriodScore, UserScore, Workspace
+from bot.db.models import (
+    Answer,
+    Base,
+    ChannelScore,
+    Cohort,
+    CohortMember,
+    PeriodScore,
+    Post,
+    ReviewItem,
+    UserScore,
+    UTCDateTime,
+)
+from bot.domain.leitner import BOX_INTERVALS
 from bot.domain.windows import Window, window_start
-from bot.service.repositories import Review
-from bot.service.upserts import COUNTERS, add_to_totals_many
+
+COUNTERS = ("points", "correct", "answered")
+"""The totals every rollup row keeps."""
 
 ROLLUP_WINDOWS: tuple[Window, ...] = (Window.WEEK, Window.MONTH)
 """Windows whose boards read period rollups. A window added to bot.domain.windows is summed from answers until it
@@ -44,138 +71,192 @@ def period_start(window: Window, at: datetime, timezone: str) -> datetime:
 
 @dataclass(frozen=True, slots=True)
 class RecordedAnswer:
-    """What the rollups need to know about an answer that was just inserted."""
+    """What the rollups need to know about an answer that was just inserted (the rest they read from its row)."""
 
+    answer_id: int
     user_id: int
-    workspace_id: int
-    channel_id: int
-    question_id: int
     correct: bool
     points: int
     answered_at: datetime
+    timezone: str
+    """The IANA timezone of the answer's workspace, which its week and month start in."""
+
+
+def _sums(answer: type[Answer] | Any) -> tuple[ColumnElement[Any], ...]:
+    """The counters of a group of answer rows, in COUNTERS order."""
+    return (
+        func.sum(answer.points),
+        func.sum(case((answer.is_correct, 1), else_=0)),
+        func.count(),
+    )
+
+
+def _in_batch(dialect: str) -> ColumnElement[bool]:
+    """Answer rows whose id is in the `ids` parameter (this batch's, or part of it): one array parameter on
+    PostgreSQL, so a statement is prepared once whatever the batch's size; a list of parameters on SQLite."""
+    if dialect == "postgresql":
+        return Answer.id == any_(bindparam("ids", type_=postgresql.ARRAY(BigInteger())))
+    return Answer.id.in_(bindparam("ids", expanding=True))
+
+
+@lru_cache(maxsize=4)
+def _statements(dialect: str) -> dict[str, Any]:
+    """The batch's rollup statements, built once per dialect (SQLAlchemy then reuses their compiled form).
+
+    Each reads the batch's new answer rows by id and adds their sums per key in one INSERT .. SELECT .. ON
+    CONFLICT DO UPDATE: no row of parameters goes through Python, and the rows are grouped by key (one INSERT
+    may not update the same row twice) in key order (so concurrent batches lock rows in the same order).
+    """
+    insert_into = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    in_batch = _in_batch(dialect)
+
+    def add_to(model: type[Base], keys: list[str], columns: Sequence[Any], group: Sequence[Any]) -> Any:
+        table = cast(Table, model.__table__)
+        grouped = select(*columns, *_sums(Answer)).where(in_batch).group_by(*group).order_by(*group)
+        names = [column.key for column in columns]
+        statement = insert_into(table).from_select([*names, *COUNTERS], grouped)
+        changes = {name: table.c[name] + statement.excluded[name] for name in COUNTERS}
+        return statement.on_conflict_do_update(index_elements=keys, set_=changes)
+
+    user_workspace, user_channel = [Answer.user_id, Answer.workspace_id], [Answer.user_id, Answer.channel_id]
+    period = bindparam("period", type_=String()).label("period")
+    start = bindparam("start", type_=UTCDateTime()).label("period_start")
+    reviews = cast(Table, ReviewItem.__table__)
+    missed = (
+        select(
+            Answer.user_id,
+            Post.question_id,
+            literal(1).label("box"),
+            bindparam("due", type_=UTCDateTime()).label("due_at"),
+            literal(0).label("reviews"),
+            literal(0).label("lapses"),
+            func.max(Answer.answered_at).label("created_at"),
+            func.max(Answer.answered_at).label("updated_at"),
+        )
+        .join(Post, Post.id == Answer.post_id)
+        .where(in_batch)
+        .group_by(Answer.user_id, Post.question_id)
+        .order_by(Answer.user_id, Post.question_id)
+    )
+    review = insert_into(reviews).from_select(
+        ["user_id", "question_id", "box", "due_at", "reviews", "lapses", "created_at", "updated_at"], missed
+    )
+    review = review.on_conflict_do_update(
+        index_elements=["user_id", "question_id"],
+        set_={
+            "box": 1,
+            "due_at": review.excluded.due_at,
+            "retired_at": None,
+            "updated_at": review.excluded.updated_at,
+            "lapses": reviews.c.lapses + 1,
+        },
+    )
+    return {
+        "users": add_to(UserScore, ["user_id"], user_workspace, user_workspace),
+        "channels": add_to(ChannelScore, ["user_id", "channel_id"], user_channel, user_channel),
+        "periods": add_to(
+            PeriodScore,
+            ["user_id", "period", "period_start"],
+            [Answer.user_id, period, start, Answer.workspace_id],
+            user_workspace,
+        ),
+        "review": review,
+    }
 
 
 async def record_answers_effects(session: AsyncSession, answers: Sequence[RecordedAnswer]) -> None:
     """Everything a batch of inserted answers changes besides their own rows: score rollups, cohort totals, review.
 
-    One statement per table for the whole batch (executemany), with rows summed per key first: one INSERT may
-    not touch the same row twice, and keys are sorted so concurrent batches lock rows in the same order.
+    The rollups are set-based statements over the batch's answer rows (`_statements`): one for the user totals,
+    one for the channel totals, one per period (usually one a window) and one for the review boxes of the wrong
+    answers, whatever the batch's size.
     """
     if not answers:
         return
-    by_user: dict[int, dict[str, int]] = {}
-    by_channel: dict[tuple[int, int], dict[str, int]] = {}
-    by_member: dict[tuple[int, datetime], dict[str, int]] = {}
+    statements = _statements(session.get_bind().dialect.name)
+    ids = [answer.answer_id for answer in answers]
+    await session.execute(statements["users"], {"ids": ids})
+    await session.execute(statements["channels"], {"ids": ids})
+    periods: dict[tuple[str, datetime], list[int]] = defaultdict(list)
     for answer in answers:
-        add = {"points": answer.points, "correct": int(answer.correct), "answered": 1}
-        for totals in (
-            by_user.setdefault(answer.user_id, dict.fromkeys(COUNTERS, 0)),
-            by_channel.setdefault((answer.user_id, answer.channel_id), dict.fromkeys(COUNTERS, 0)),
-            by_member.setdefault((answer.user_id, answer.answered_at), dict.fromkeys(COUNTERS, 0)),
-        ):
-            for name, value in add.items():
-                totals[name] += value
-    workspace_of = {answer.user_id: answer.workspace_id for answer in answers}
-    await add_to_totals_many(
-        session,
-        UserScore,
-        [{"user_id": user, "workspace_id": workspace_of[user], **by_user[user]} for user in sorted(by_user)],
-        ["user_id"],
-        COUNTERS,
-    )
-    await add_to_totals_many(
-        session,
-        ChannelScore,
-        [
-            {"user_id": user, "channel_id": channel, **by_channel[(user, channel)]}
-            for user, channel in sorted(by_channel)
-        ],
-        ["user_id", "channel_id"],
-        COUNTERS,
-    )
-    await _add_to_periods(session, answers)
-    # Most answerers are in no cohort: find the ones who are, and update only their memberships.
+        for window in ROLLUP_WINDOWS:
+            periods[(window.value, period_start(window, answer.answered_at, answer.timezone))].append(answer.answer_id)
+    for (period, start), of_period in sorted(periods.items()):
+        await session.execute(statements["periods"], {"ids": of_period, "period": period, "start": start})
+    await _add_to_cohorts(session, answers)
+    wrong = [answer for answer in answers if not answer.correct]
+    if wrong:
+        # Into box 1 (back to box 1, un-retired, if already there), due one interval after the batch's last miss.
+        due = max(answer.answered_at for answer in wrong) + BOX_INTERVALS[0]
+        await session.execute(statements["review"], {"ids": [answer.answer_id for answer in wrong], "due": due})
+
+
+async def _add_to_cohorts(session: AsyncSession, answers: Sequence[RecordedAnswer]) -> None:
+    """Add each answer to the totals of its user's cohorts that had started when it was given.
+
+    Most answerers are in no cohort: find the ones who are, and update only their memberships.
+    """
+    users = sorted({answer.user_id for answer in answers})
     in_cohorts = set(
         (
-            await session.execute(
-                select(CohortMember.user_id).where(CohortMember.user_id.in_(sorted(by_user))).distinct()
-            )
+            await session.execute(select(CohortMember.user_id).where(CohortMember.user_id.in_(users)).distinct())
         ).scalars()
     )
-    member_rows = [
-        {"member": user, "at": at, **{f"add_{name}": value for name, value in totals.items()}}
-        for (user, at), totals in sorted(by_member.items())
-        if user in in_cohorts
-    ]
-    if member_rows:
-        members = cast(Table, CohortMember.__table__)
-        await session.execute(
-            update(members)
-            .where(
-                members.c.user_id == bindparam("member"),
-                members.c.cohort_id.in_(select(Cohort.id).where(Cohort.starts_at <= bindparam("at"))),
-            )
-            .values(
-                points=members.c.points + bindparam("add_points"),
-                correct=members.c.correct + bindparam("add_correct"),
-                answered=members.c.answered + bindparam("add_answered"),
-            ),
-            member_rows,
+    by_member: dict[tuple[int, datetime], dict[str, int]] = {}
+    for answer in answers:
+        if answer.user_id in in_cohorts:
+            totals = by_member.setdefault((answer.user_id, answer.answered_at), dict.fromkeys(COUNTERS, 0))
+            totals["points"] += answer.points
+            totals["correct"] += int(answer.correct)
+            totals["answered"] += 1
+    if not by_member:
+        return
+    members = cast(Table, CohortMember.__table__)
+    await session.execute(
+        update(members)
+        .where(
+            members.c.user_id == bindparam("member"),
+            members.c.cohort_id.in_(select(Cohort.id).where(Cohort.starts_at <= bindparam("at"))),
         )
-    wrong = sorted({(a.user_id, a.question_id): a.answered_at for a in answers if not a.correct}.items())
-    if wrong:
-        await Review(session).put_many([(user, question, at) for (user, question), at in wrong])
+        .values(
+            points=members.c.points + bindparam("add_points"),
+            correct=members.c.correct + bindparam("add_correct"),
+            answered=members.c.answered + bindparam("add_answered"),
+        ),
+        [
+            {"member": user, "at": at, **{f"add_{name}": value for name, value in totals.items()}}
+            for (user, at), totals in sorted(by_member.items())
+        ],
+    )
 
 
 async def channel_ranks(session: AsyncSession, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
     """Rank of each (user, channel) on the channel's all-time board, as the board ranks (ties share a rank).
 
-    One statement for the pairs: 1 + how many of the channel's rollup rows are ahead, counted through the board
-    index (points, then correct answers, then fewer answers).
+    One statement for the pairs: RANK() over each of their channels' rollup rows in the board's order (points,
+    then correct answers, then fewer answers). That is one sorted pass over each channel, however many of its
+    users are asking; counting the rows ahead of each pair instead costs a pass per pair.
     """
     if not pairs:
         return {}
-    me, other = aliased(ChannelScore), aliased(ChannelScore)
-    ahead = or_(
-        other.points > me.points,
-        and_(other.points == me.points, other.correct > me.correct),
-        and_(other.points == me.points, other.correct == me.correct, other.answered < me.answered),
+    wanted = sorted(set(pairs))
+    ranked = (
+        select(
+            ChannelScore.user_id,
+            ChannelScore.channel_id,
+            func.rank()
+            .over(
+                partition_by=ChannelScore.channel_id,
+                order_by=(ChannelScore.points.desc(), ChannelScore.correct.desc(), ChannelScore.answered),
+            )
+            .label("rank"),
+        )
+        .where(ChannelScore.channel_id.in_(sorted({channel for _, channel in wanted})))
+        .subquery()
     )
     rows = await session.execute(
-        select(me.user_id, me.channel_id, func.count(other.user_id))
-        .select_from(me)
-        .outerjoin(other, and_(other.channel_id == me.channel_id, ahead))
-        .where(tuple_(me.user_id, me.channel_id).in_(sorted(set(pairs))))
-        .group_by(me.user_id, me.channel_id)
+        select(ranked.c.user_id, ranked.c.channel_id, ranked.c.rank).where(
+            tuple_(ranked.c.user_id, ranked.c.channel_id).in_(wanted)
+        )
     )
-    return {(int(user), int(channel)): int(count) + 1 for user, channel, count in rows}
-
-
-async def _add_to_periods(session: AsyncSession, answers: Sequence[RecordedAnswer]) -> None:
-    """Add the answers to the period rollups of their workspace (one statement)."""
-    workspaces = sorted({answer.workspace_id for answer in answers})
-    zones = dict(
-        (await session.execute(select(Workspace.id, Workspace.timezone).where(Workspace.id.in_(workspaces)))).all()
-    )
-    by_user: dict[tuple[int, str, datetime], dict[str, int]] = {}
-    workspace_of: dict[int, int] = {}
-    for answer in answers:
-        workspace_of[answer.user_id] = answer.workspace_id
-        timezone = zones.get(answer.workspace_id) or "UTC"
-        for window in ROLLUP_WINDOWS:
-            start = period_start(window, answer.answered_at, timezone)
-            totals = by_user.setdefault((answer.user_id, window.value, start), dict.fromkeys(COUNTERS, 0))
-            totals["points"] += answer.points
-            totals["correct"] += int(answer.correct)
-            totals["answered"] += 1
-    await add_to_totals_many(
-        session,
-        PeriodScore,
-        [
-            {"user_id": user, "period": period, "period_start": start, "workspace_id": workspace_of[user]}
-            | by_user[(user, period, start)]
-            for user, period, start in sorted(by_user)
-        ],
-        ["user_id", "period", "period_start"],
-        COUNTERS,
-    )
+    return {(int(user), int(channel)): int(rank) for user, channel, rank in rows}
