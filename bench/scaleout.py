@@ -8,9 +8,9 @@ Reported: clicks/s (acked) of each, the ratio (target >= 1.6x on this 2-core mac
 the cores used: the CPU seconds the bot processes, the balancer, PostgreSQL and this load generator spent during
 the run, divided by its length (from /proc). --quick: 3,000 clicks.
 
-Each replica has its own loopback fake Slack Web API in its process, as in bench.slack_path; the first replica
-posts the cards, and card count edits are off in every replica (a replica's fake does not know the cards the other
-posted, which would make its edits fail where in production they would not).
+Every replica calls the one loopback fake Slack Web API, which this process serves (it plays Slack, as in
+bench.slack_path); the first replica posts the cards, and card count edits are off in every replica, so that
+the figure is the click path's.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from bench.common import Check, child_env, quick_or_full, run, scratch_database, summary_ms, write_section
-from bench.slack_path import _bodies, _child, _load, _stop, _warm_bodies
+from bench.slack_path import _bodies, _child, _load, _stop, _warm_bodies, fake_slack
 from bot.db import Database
 from bot.db.models import Answer
 
@@ -83,13 +83,15 @@ async def _count(url: str) -> int:
 
 async def bench(replicas: int, clicks: int, concurrency: int, workdir: Path) -> dict[str, object]:
     """One run: `replicas` bot processes behind the balancer on a fresh PostgreSQL database."""
-    async with scratch_database("postgresql", workdir) as url:
+    async with scratch_database("postgresql", workdir) as url, fake_slack() as fake:
         children = []
         try:
-            first, info = await _child("quiz", workdir, url, f"r{replicas}-0", "--no-card-updates")
+            first, info = await _child("quiz", workdir, url, f"r{replicas}-0", "--no-card-updates", fake=fake)
             children.append((first, info))
             for n in range(1, replicas):
-                children.append(await _child("replica", workdir, url, f"r{replicas}-{n}", "--no-card-updates"))
+                children.append(
+                    await _child("replica", workdir, url, f"r{replicas}-{n}", "--no-card-updates", fake=fake)
+                )
             lb, port = await _balancer(workdir, [i["port"] for _, i in children], str(replicas))
             try:
                 bodies = _bodies(info["messages"], clicks)

@@ -6,14 +6,16 @@ served the same way and sent the same requests, measured in the same run.
 
 Targets (issue 16): clicks/s >= 90% of the bare Bolt app's, p99 <= the bare app's p99 + 50 ms. --quick: 2,000 clicks.
 
-The bot (with its loopback fake Slack Web API) runs in a child process; this process plays Slack, signing each
-request, so the load generator does not share the bot's event loop.
+The bot runs in a child process; this process plays Slack: it signs each request, and it serves the loopback fake
+Slack Web API that the bot's private replies and card edits go to. So the bot's process pays for making its Web API
+calls but not for Slack answering them, and the load generator does not share the bot's event loop.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import re
@@ -21,6 +23,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -41,32 +44,49 @@ from bench.common import (
 )
 from bot.db import Database
 from bot.db.models import Answer
-from tests.fakes.slack_api import SIGNING_SECRET, block_actions_body, signed_headers
+from tests.fakes.slack_api import SIGNING_SECRET, TEAM_ID, FakeSlack, block_actions_body, signed_headers
 
 POSTS = 20
 
 
-async def serve_quiz(db_url: str, ready_file: Path, *, post: bool = True, card_updates: bool = True) -> None:
-    """Child: the quiz bot's Slack adapter in HTTP mode on a free port, with a fake Slack Web API; it posts the
-    cards to click unless `post` is false (a second replica on the same database)."""
+async def start_fake() -> FakeSlack:
+    """The loopback fake Slack Web API, with the users who click. It runs in the process that plays Slack (this
+    one), not in the bot's: the bot's process pays for its own calls to the Web API, not for Slack serving them."""
+    fake = FakeSlack()
+    await fake.start()
+    for n in range(1000):
+        fake.add_user(f"U{n:05d}", f"user{n}", join_channels=True)
+    return fake
+
+
+@contextlib.asynccontextmanager
+async def fake_slack() -> AsyncIterator[FakeSlack]:
+    """The fake Slack Web API of start_fake, for the length of a run."""
+    fake = await start_fake()
+    try:
+        yield fake
+    finally:
+        await fake.stop()
+
+
+async def serve_quiz(
+    db_url: str, ready_file: Path, *, api_url: str, bot_token: str, post: bool = True, card_updates: bool = True
+) -> None:
+    """Child: the quiz bot's Slack adapter in HTTP mode on a free port, calling the fake Slack Web API at
+    `api_url`; it posts the cards to click unless `post` is false (a second replica on the same database)."""
     from pydantic import SecretStr
 
     from adapters.slack import SlackAdapter
     from bot.config import Settings
     from bot.domain import ChannelRef
     from bot.runtime import build_runtime
-    from tests.fakes.slack_api import FakeSlack
 
-    fake = FakeSlack()
-    await fake.start()
-    for n in range(1000):
-        fake.add_user(f"U{n:05d}", f"user{n}", join_channels=True)
     settings = Settings(  # type: ignore[call-arg]
         database_url=db_url,
         **({} if card_updates else {"card_update_interval": 60.0}),
-        slack_bot_token=SecretStr(fake.bot_token),
+        slack_bot_token=SecretStr(bot_token),
         slack_signing_secret=SecretStr(SIGNING_SECRET),
-        slack_api_url=fake.api_url,
+        slack_api_url=api_url,
         slack_host="127.0.0.1",
         slack_port=0,
         _env_file=None,
@@ -75,11 +95,11 @@ async def serve_quiz(db_url: str, ready_file: Path, *, post: bool = True, card_u
     adapter = SlackAdapter(runtime)
     task = asyncio.create_task(adapter.run())
     await adapter.ready.wait()
-    messages = []
-    for _ in range(POSTS if post else 0):
-        posted = await runtime.quiz.post_question(ChannelRef("slack", fake.team_id, "C0001"))
-        messages.append(fake.message("C0001", posted.message_ref))
-    ready_file.write_text(json.dumps({"port": adapter.http_port, "messages": messages}), encoding="utf-8")
+    posted = [
+        (await runtime.quiz.post_question(ChannelRef("slack", TEAM_ID, "C0001"))).message_ref
+        for _ in range(POSTS if post else 0)
+    ]
+    ready_file.write_text(json.dumps({"port": adapter.http_port, "posted": posted}), encoding="utf-8")
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     await stop.wait()
@@ -87,20 +107,18 @@ async def serve_quiz(db_url: str, ready_file: Path, *, post: bool = True, card_u
     runtime.stopping.set()
     await task
     await runtime.aclose()
-    await fake.stop()
 
 
-async def serve_bare(ready_file: Path) -> None:
-    """Child: a bare Bolt app that verifies the signature and only acks, served by aiohttp the same way."""
+async def serve_bare(ready_file: Path, *, api_url: str, bot_token: str) -> None:
+    """Child: a bare Bolt app that verifies the signature and only acks, served by aiohttp the same way; the fake
+    Slack Web API at `api_url` answers the one auth.test Bolt makes, as it does for the quiz bot."""
     from aiohttp import web
     from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
     from slack_bolt.async_app import AsyncApp
+    from slack_sdk.web.async_client import AsyncWebClient
 
-    from tests.fakes.slack_api import FakeSlack
-
-    fake = FakeSlack()  # answers the one auth.test Bolt makes, as it does for the quiz bot
-    await fake.start()
-    app = AsyncApp(signing_secret=SIGNING_SECRET, client=fake.web_client(), request_verification_enabled=True)
+    client = AsyncWebClient(token=bot_token, base_url=api_url)
+    app = AsyncApp(signing_secret=SIGNING_SECRET, client=client, request_verification_enabled=True)
 
     @app.action(re.compile(r"quiz:answer:.*"))
     async def only_ack(ack: Any) -> None:
@@ -122,7 +140,6 @@ async def serve_bare(ready_file: Path) -> None:
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     await stop.wait()
     await runner.cleanup()
-    await fake.stop()
 
 
 def _bodies(messages: list[dict[str, Any]], clicks: int) -> list[str]:
@@ -194,9 +211,13 @@ async def _load(port: int, bodies: list[str], concurrency: int) -> tuple[float, 
 
 
 async def _child(
-    mode: str, workdir: Path, db_url: str = "", name: str = "", *extra: str
+    mode: str, workdir: Path, db_url: str = "", name: str = "", *extra: str, fake: FakeSlack | None = None
 ) -> tuple[asyncio.subprocess.Process, dict[str, Any]]:
+    """Start a server child (`quiz`, `replica` or `bare`); returns it and what it wrote to its ready file, with
+    the cards it posted (as the fake Slack stores them) under "messages" when `fake` is the fake it calls."""
     ready = workdir / f"{name or mode}.json"
+    if fake is not None:
+        extra = (*extra, "--api-url", fake.api_url, "--bot-token", fake.bot_token)
     ready.unlink(missing_ok=True)
     env = child_env()
     process = await asyncio.create_subprocess_exec(
@@ -214,7 +235,10 @@ async def _child(
     )
     for _ in range(600):
         if ready.exists() and ready.stat().st_size:
-            return process, json.loads(ready.read_text(encoding="utf-8"))
+            info = json.loads(ready.read_text(encoding="utf-8"))
+            if fake is not None:
+                info["messages"] = [fake.message("C0001", ref) for ref in info.get("posted", [])]
+            return process, info
         await asyncio.sleep(0.05)
     if process.returncode is None:
         process.kill()
@@ -237,19 +261,28 @@ async def main() -> None:
     parser.add_argument("--db-url", default="", help=argparse.SUPPRESS)
     parser.add_argument("--no-card-updates", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--ready", type=Path)
+    parser.add_argument("--api-url", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--bot-token", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve in ("quiz", "replica"):
-        await serve_quiz(args.db_url, args.ready, post=args.serve == "quiz", card_updates=not args.no_card_updates)
+        await serve_quiz(
+            args.db_url,
+            args.ready,
+            api_url=args.api_url,
+            bot_token=args.bot_token,
+            post=args.serve == "quiz",
+            card_updates=not args.no_card_updates,
+        )
         return
     if args.serve == "bare":
-        await serve_bare(args.ready)
+        await serve_bare(args.ready, api_url=args.api_url, bot_token=args.bot_token)
         return
 
     args.clicks = args.clicks or (2000 if args.quick else 4000)
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        async with scratch_database(args.db, workdir) as url:
-            quiz, info = await _child("quiz", workdir, url)
+        async with scratch_database(args.db, workdir) as url, fake_slack() as fake:
+            quiz, info = await _child("quiz", workdir, url, fake=fake)
             try:
                 bodies = _bodies(info["messages"], args.clicks)
                 warm = _warm_bodies(info["messages"])
@@ -268,12 +301,12 @@ async def main() -> None:
                 await db.dispose()
             finally:
                 await _stop(quiz)
-        bare, bare_info = await _child("bare", workdir)
-        try:
-            await _load(bare_info["port"], warm, 1)
-            bare_elapsed, bare_latencies, bare_failures = await _load(bare_info["port"], bodies, args.concurrency)
-        finally:
-            await _stop(bare)
+            bare, bare_info = await _child("bare", workdir, fake=fake)
+            try:
+                await _load(bare_info["port"], warm, 1)
+                bare_elapsed, bare_latencies, bare_failures = await _load(bare_info["port"], bodies, args.concurrency)
+            finally:
+                await _stop(bare)
     clicks = len(bodies)
     stored -= len(warm)
     rows = [
