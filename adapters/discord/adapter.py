@@ -13,7 +13,7 @@ import asyncio
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -213,16 +213,29 @@ class QuizClient(discord.AutoShardedClient):
 
 
 def _on_its_message(interaction: discord.Interaction[discord.Client], custom_id: str) -> bool:
-    """Whether the clicked message has a component with this custom_id (the test discord.py's dispatch makes)."""
+    """Whether the clicked message has a component of the clicked type with this custom_id: the test discord.py's
+    dispatch makes, read off the message's components as discord.py parsed them (building a throwaway View of the
+    message, as discord.py does, would cost a second one per click)."""
     message = interaction.message
-    if message is None:
+    if message is None or not isinstance(interaction.data, dict):
         return False
-    view_cls = discord.ui.LayoutView if message.flags.components_v2 else discord.ui.View
-    try:
-        view = view_cls.from_message(message, timeout=None)
-    except Exception:  # a message discord.py cannot read back as a view: it will not dispatch the click either
-        return False
-    return any(getattr(item, "custom_id", None) == custom_id for item in view.walk_children())
+    kind = interaction.data.get("component_type")
+    return any(
+        getattr(component, "custom_id", None) == custom_id and component.type.value == kind
+        for component in _components(message.components)
+    )
+
+
+def _components(components: Sequence[discord.Component]) -> Iterator[discord.Component]:
+    """Every component of a message, inside action rows, containers and sections too."""
+    for component in components:
+        if isinstance(component, discord.ActionRow | discord.Container):
+            yield from _components(component.children)
+        elif isinstance(component, discord.SectionComponent):
+            yield from _components(component.children)
+            yield component.accessory
+        else:
+            yield component
 
 
 async def _immediate(response: Response) -> Response:
