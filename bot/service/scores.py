@@ -91,12 +91,12 @@ def _sums(answer: type[Answer] | Any) -> tuple[ColumnElement[Any], ...]:
     )
 
 
-def _in_batch(dialect: str) -> ColumnElement[bool]:
-    """Answer rows whose id is in the `ids` parameter (this batch's, or part of it): one array parameter on
-    PostgreSQL, so a statement is prepared once whatever the batch's size; a list of parameters on SQLite."""
+def _one_of(column: Any, dialect: str) -> ColumnElement[bool]:
+    """Rows whose `column` is one of the `ids` parameter: one array parameter on PostgreSQL, so a statement is
+    prepared once whatever the batch's size; a list of parameters on SQLite."""
     if dialect == "postgresql":
-        return Answer.id == any_(bindparam("ids", type_=postgresql.ARRAY(BigInteger())))
-    return Answer.id.in_(bindparam("ids", expanding=True))
+        return cast(ColumnElement[bool], column == any_(bindparam("ids", type_=postgresql.ARRAY(BigInteger()))))
+    return cast(ColumnElement[bool], column.in_(bindparam("ids", expanding=True)))
 
 
 @lru_cache(maxsize=4)
@@ -108,7 +108,7 @@ def _statements(dialect: str) -> dict[str, Any]:
     may not update the same row twice) in key order (so concurrent batches lock rows in the same order).
     """
     insert_into = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    in_batch = _in_batch(dialect)
+    in_batch = _one_of(Answer.id, dialect)  # the answer rows of this batch (or of part of it)
 
     def add_to(model: type[Base], keys: list[str], columns: Sequence[Any], group: Sequence[Any]) -> Any:
         table = cast(Table, model.__table__)
@@ -152,6 +152,7 @@ def _statements(dialect: str) -> dict[str, Any]:
         },
     )
     return {
+        "in_cohorts": select(CohortMember.user_id).where(_one_of(CohortMember.user_id, dialect)).distinct(),
         "users": add_to(UserScore, ["user_id"], user_workspace, user_workspace),
         "channels": add_to(ChannelScore, ["user_id", "channel_id"], user_channel, user_channel),
         "periods": add_to(
@@ -183,7 +184,7 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
             periods[(window.value, period_start(window, answer.answered_at, answer.timezone))].append(answer.answer_id)
     for (period, start), of_period in sorted(periods.items()):
         await session.execute(statements["periods"], {"ids": of_period, "period": period, "start": start})
-    await _add_to_cohorts(session, answers)
+    await _add_to_cohorts(session, statements["in_cohorts"], answers)
     wrong = [answer for answer in answers if not answer.correct]
     if wrong:
         # Into box 1 (back to box 1, un-retired, if already there), due one interval after the batch's last miss.
@@ -191,17 +192,13 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
         await session.execute(statements["review"], {"ids": [answer.answer_id for answer in wrong], "due": due})
 
 
-async def _add_to_cohorts(session: AsyncSession, answers: Sequence[RecordedAnswer]) -> None:
+async def _add_to_cohorts(session: AsyncSession, members_of: Any, answers: Sequence[RecordedAnswer]) -> None:
     """Add each answer to the totals of its user's cohorts that had started when it was given.
 
-    Most answerers are in no cohort: find the ones who are, and update only their memberships.
+    Most answerers are in no cohort: find the ones who are (`members_of`), and update only their memberships.
     """
     users = sorted({answer.user_id for answer in answers})
-    in_cohorts = set(
-        (
-            await session.execute(select(CohortMember.user_id).where(CohortMember.user_id.in_(users)).distinct())
-        ).scalars()
-    )
+    in_cohorts = set((await session.execute(members_of, {"ids": users})).scalars())
     by_member: dict[tuple[int, datetime], dict[str, int]] = {}
     for answer in answers:
         if answer.user_id in in_cohorts:
