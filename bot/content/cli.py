@@ -12,15 +12,19 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.content.check import check_paths
-from bot.content.drafts import draft_from_model, to_yaml
-from bot.content.formats import EXPORT_FORMATS, IMPORT_FORMATS, export_text, import_file
+from bot.content.format_names import EXPORT_FORMATS, IMPORT_FORMATS
 from bot.content.loader import PACK_SUFFIXES, load_pack_model, validate_pack_files
 from bot.content.output import write_new_file
-from bot.content.quality import plural
-from bot.content.schema import PackModel, pack_json_schema
+from bot.content.schema import pack_json_schema
 from bot.errors import ConfigError, QuizError
+
+if TYPE_CHECKING:
+    from bot.content.schema import PackModel
+
+# The checker, the formats and the drafts are imported by the command that uses them: every `quizbot` command
+# (`run` included) builds this parser, and only `content` commands need them.
 
 ContentDir = Callable[[], Path]
 
@@ -83,6 +87,9 @@ def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> in
 
 def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, against: list[Path] | None) -> int:
     """`content check`: `ok` lines on stdout; FAIL and WARN lines and the counts on stderr; 1 if it fails."""
+    from bot.content.check import check_paths
+    from bot.content.quality import plural
+
     if not paths:
         targets, references = [content_dir()], against or []
     else:
@@ -109,6 +116,10 @@ def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, a
 
 def content_import(source: Path, fmt: str | None, output: Path | None, *, pack_id: str | None, force: bool) -> int:
     """`content import`: the YAML skeleton to OUT (or stdout); skipped questions and what to do on stderr."""
+    from bot.content.drafts import to_yaml
+    from bot.content.formats import import_file
+    from bot.content.quality import plural
+
     result = import_file(source, fmt, pack_id=pack_id)
     skeleton = to_yaml(result.pack, origin=source.name, fmt=result.format)
     for skipped in result.skipped:
@@ -130,6 +141,9 @@ def content_import(source: Path, fmt: str | None, output: Path | None, *, pack_i
 
 def content_export(pack: str, fmt: str | None, output: Path | None, content_dir: ContentDir, *, force: bool) -> int:
     """`content export`: a pack (by id from the content folder, or a YAML file) as GIFT or CSV."""
+    from bot.content.drafts import draft_from_model
+    from bot.content.formats import export_text
+
     if fmt is None:
         suffix = output.suffix.casefold() if output is not None else ""
         fmt = {".gift": "gift", ".csv": "csv"}.get(suffix)

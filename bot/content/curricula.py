@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bot.content.encoding import load_yaml
 from bot.content.schema import Slug, Text
 
 CURRICULA_FOLDER = "curricula"
@@ -53,7 +54,7 @@ def load_curricula(directory: Path, pack_ids: set[str]) -> tuple[tuple[Curriculu
     problems: list[str] = []
     for path in sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()):
         try:
-            model = CurriculumModel.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+            model = CurriculumModel.model_validate(load_yaml(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, yaml.YAMLError, ValidationError) as exc:
             first = exc.errors()[0] if isinstance(exc, ValidationError) else None
             where = ".".join(str(part) for part in first["loc"]) + ": " + first["msg"] if first else str(exc)

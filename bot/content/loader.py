@@ -12,7 +12,7 @@ import yaml
 from pydantic import ValidationError
 
 from bot.content.curricula import Curriculum, load_curricula
-from bot.content.encoding import read_utf8
+from bot.content.encoding import load_yaml, read_utf8
 from bot.content.schema import PackModel
 from bot.domain import Pack, Question
 from bot.domain.names import match_name
@@ -48,7 +48,7 @@ def parse_pack_model(text: str, *, source: str) -> PackModel:
     """Validate the YAML text of one pack into the schema model (which keeps pack-level flags such as
     `verbatim_seed` that the domain pack does not carry)."""
     try:
-        raw = yaml.safe_load(text)
+        raw = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -24,13 +24,13 @@ from bot.content.drafts import (
     tag_list,
 )
 from bot.content.encoding import read_utf8
+from bot.content.format_names import EXPORT_FORMATS as EXPORT_FORMATS
+from bot.content.format_names import IMPORT_FORMATS as IMPORT_FORMATS
 from bot.content.formats import aiken, gift, opentdb, table
 from bot.content.importer import parse_plain_quiz, plain_draft
 from bot.content.schema import TODO_MARK
 from bot.errors import InvalidPack
 
-IMPORT_FORMATS = ("text", "gift", "aiken", "opentdb", "csv")
-EXPORT_FORMATS = ("gift", "csv")
 EXTENSIONS = {".gift": "gift", ".aiken": "aiken", ".json": "opentdb", ".csv": "csv", ".tsv": "csv"}
 """File extensions that name their format; anything else (.txt above all) is recognised by its content."""
 
