@@ -32,6 +32,7 @@ from sqlalchemy import (
     union_all,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from bot.db.models import (
     Answer,
@@ -43,6 +44,7 @@ from bot.db.models import (
     QuestionRow,
     User,
     UserScore,
+    Workspace,
     post_finish_time,
 )
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
@@ -59,7 +61,7 @@ from bot.domain.streaks import (
 )
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError
-from bot.service.lookups import channel_row, find_cohort, find_season, local_date, season_span, workspace_row
+from bot.service.lookups import channel_place, find_cohort, find_season, local_date, season_span, workspace_row
 from bot.service.review import review_summary
 from bot.service.scores import ROLLUP_WINDOWS
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
@@ -393,6 +395,43 @@ async def user_streaks(
     return result
 
 
+@functools.cache
+def _me_query() -> Select[Any, Any, Any, Any, Any, Any, Any]:
+    """A user's workspace (id, timezone), row id, all-time totals and how many of the workspace rank ahead of them,
+    in one statement (parameters: platform, workspace, user: the platform ids); None columns when unknown."""
+    others = aliased(UserScore)
+    ahead = (
+        select(func.count())
+        .select_from(others)
+        .where(
+            others.workspace_id == Workspace.id,
+            (others.points > UserScore.points)
+            | ((others.points == UserScore.points) & (others.correct > UserScore.correct))
+            | (
+                (others.points == UserScore.points)
+                & (others.correct == UserScore.correct)
+                & (others.answered < UserScore.answered)
+            ),
+        )
+        .correlate(Workspace, UserScore)
+        .scalar_subquery()
+    )
+    return (
+        select(
+            Workspace.id,
+            Workspace.timezone,
+            User.id.label("user_row"),
+            UserScore.points,
+            UserScore.correct,
+            UserScore.answered,
+            ahead.label("ahead"),
+        )
+        .outerjoin(User, and_(User.workspace_id == Workspace.id, User.external_id == bindparam("user")))
+        .outerjoin(UserScore, UserScore.user_id == User.id)
+        .where(Workspace.platform == bindparam("platform"), Workspace.external_id == bindparam("workspace"))
+    )
+
+
 class Stats:
     """Leaderboards, cohort boards and per-user stats."""
 
@@ -421,7 +460,8 @@ class Stats:
         found: Cohort | None = None
         async with reading(self.uow, within) as uow:
             session = uow.session
-            workspace = await workspace_row(session, channel.platform, channel.workspace_id)
+            place = await channel_place(session, channel)
+            workspace = place.workspace if place else None
             if scope is Scope.COHORT:
                 found = await find_cohort(session, workspace[0] if workspace else None, cohort or "")
                 label = f"cohort {found.name} from {found.start_date.isoformat()}"
@@ -430,18 +470,18 @@ class Stats:
             if window is Window.SEASON:
                 found_season = await find_season(session, workspace[0] if workspace else None, season)
                 season_label, season_bounds = found_season.name, season_span(found_season)
-            if workspace is None:
+            if place is None:
                 return Leaderboard(scope=label, window=window.value, rows=())
-            workspace_id, timezone = workspace
+            (workspace_id, timezone), streak_channel = place
             span = window_span(window, now, timezone, season=season_bounds)
             start = span.start
-            streak_channel: int | None = None
             rollup = start is None
             totals: Select[Any, Any, Any, Any]
+            if scope is not Scope.CHANNEL:
+                streak_channel = None  # question streaks: the best of the user's channels
+            elif streak_channel is None:
+                return Leaderboard(scope=label, window=window.value, rows=(), season=season_label)
             if scope is Scope.CHANNEL:
-                streak_channel = await channel_row(session, workspace_id, channel)
-                if streak_channel is None:
-                    return Leaderboard(scope=label, window=window.value, rows=(), season=season_label)
                 if start is None:
                     totals = select(
                         ChannelScore.user_id, ChannelScore.points, ChannelScore.correct, ChannelScore.answered
@@ -522,19 +562,17 @@ class Stats:
             workspace_id, timezone = workspace
             span = window_span(window, now, timezone, season=season_bounds)
             start = span.start
-            sizes = dict(
-                (
-                    await session.execute(
-                        select(Cohort.id, func.count(CohortMember.user_id))
-                        .outerjoin(CohortMember, CohortMember.cohort_id == Cohort.id)
-                        .where(Cohort.workspace_id == workspace_id)
-                        .group_by(Cohort.id)
-                    )
-                ).all()
-            )
-            names = dict(
-                (await session.execute(select(Cohort.id, Cohort.name).where(Cohort.workspace_id == workspace_id))).all()
-            )
+            conn = await session.connection()
+            cohorts = (
+                await conn.execute(
+                    select(Cohort.id, Cohort.name, func.count(CohortMember.user_id))
+                    .outerjoin(CohortMember, CohortMember.cohort_id == Cohort.id)
+                    .where(Cohort.workspace_id == workspace_id)
+                    .group_by(Cohort.id, Cohort.name)
+                )
+            ).all()
+            sizes = {cohort_id: size for cohort_id, _, size in cohorts}
+            names = {cohort_id: name for cohort_id, name, _ in cohorts}
             if start is None:
                 query = (
                     select(
@@ -555,14 +593,14 @@ class Stats:
                         func.count(func.distinct(Answer.user_id)),
                         func.sum(Answer.points),
                         _correct_count(),
-                        func.count(Answer.id),
+                        func.count(),  # not count(answers.id): the id is not in the user index, the rest is
                     )
                     .join(Answer, Answer.user_id == CohortMember.user_id)
                     .join(Cohort, Cohort.id == CohortMember.cohort_id)
                     .where(Cohort.workspace_id == workspace_id, *in_span(span), Answer.answered_at >= Cohort.starts_at)
                     .group_by(CohortMember.cohort_id)
                 )
-            rows = (await session.execute(query)).all()
+            rows = (await conn.execute(query)).all()
         standings = [
             CohortStanding(
                 rank=0,
@@ -582,21 +620,16 @@ class Stats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""
         async with reading(self.uow, within) as uow:
             session = uow.session
-            workspace = await workspace_row(session, user.platform, user.workspace_id)
+            conn = await session.connection()
+            params = {"platform": user.platform, "workspace": user.workspace_id, "user": user.user_id}
+            me = (await conn.execute(_me_query(), params)).first()
             empty = UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None)
-            if workspace is None:
+            if me is None or me.user_row is None:
                 return empty
-            workspace_id, timezone = workspace
-            user_row = (
-                await session.execute(
-                    select(User.id).where(User.workspace_id == workspace_id, User.external_id == user.user_id)
-                )
-            ).scalar()
-            if user_row is None:
-                return empty
+            timezone, user_row = me.timezone, int(me.user_row)
             cohorts = tuple(
                 (
-                    await session.execute(
+                    await conn.execute(
                         select(Cohort.name)
                         .join(CohortMember, CohortMember.cohort_id == Cohort.id)
                         .where(CohortMember.user_id == user_row)
@@ -604,25 +637,10 @@ class Stats:
                     )
                 ).scalars()
             )
-            mine = await session.get(UserScore, user_row)
-            if mine is None:
+            if me.points is None:
                 return UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None, cohorts=cohorts)
-            ahead = (
-                await session.execute(
-                    select(func.count()).where(
-                        UserScore.workspace_id == workspace_id,
-                        (UserScore.points > mine.points)
-                        | ((UserScore.points == mine.points) & (UserScore.correct > mine.correct))
-                        | (
-                            (UserScore.points == mine.points)
-                            & (UserScore.correct == mine.correct)
-                            & (UserScore.answered < mine.answered)
-                        ),
-                    )
-                )
-            ).scalar_one()
             missed = (
-                await session.execute(
+                await conn.execute(
                     select(QuestionRow.tags)
                     .join(Post, Post.question_id == QuestionRow.id)
                     .join(Answer, Answer.post_id == Post.id)
@@ -634,10 +652,10 @@ class Stats:
             review = await review_summary(uow, user_row, now)
         return UserStats(
             name=user.display_name,
-            answered=mine.answered,
-            correct=mine.correct,
-            points=mine.points,
-            rank=int(ahead) + 1,
+            answered=int(me.answered),
+            correct=int(me.correct),
+            points=int(me.points),
+            rank=int(me.ahead) + 1,
             missed_tags=tuple(sorted(tags.items(), key=lambda item: (-item[1], item[0]))[:3]),
             streak=streaks[0].current,
             best_streak=streaks[0].best,
