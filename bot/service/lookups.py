@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 from typing import Any, NamedTuple, TypeVarTuple
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, Select, select
+from sqlalchemy import ColumnElement, Select, and_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Channel, Cohort, Season, Workspace
@@ -44,6 +44,26 @@ async def workspace_row(session: AsyncSession, platform: str, external_id: str) 
         )
     ).first()
     return WorkspaceRow(int(row.id), row.timezone) if row else None
+
+
+class ChannelPlace(NamedTuple):
+    """A channel's workspace (row id and timezone) and the channel's row id (None if never seen)."""
+
+    workspace: WorkspaceRow
+    channel: int | None
+
+
+async def channel_place(session: AsyncSession, channel: ChannelRef) -> ChannelPlace | None:
+    """`workspace_row` and `channel_row` of a channel in one statement, or None if its workspace was never seen."""
+    query = (
+        select(Workspace.id, Workspace.timezone, Channel.id.label("channel"))
+        .outerjoin(Channel, and_(Channel.workspace_id == Workspace.id, Channel.external_id == channel.channel_id))
+        .where(Workspace.platform == channel.platform, Workspace.external_id == channel.workspace_id)
+    )
+    row = (await (await session.connection()).execute(query)).first()
+    if row is None:
+        return None
+    return ChannelPlace(WorkspaceRow(int(row.id), row.timezone), None if row.channel is None else int(row.channel))
 
 
 async def channel_row(session: AsyncSession, workspace: int, channel: ChannelRef) -> int | None:

@@ -9,13 +9,30 @@ season). Streaks are computed for the rows shown only.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    CompoundSelect,
+    Integer,
+    Select,
+    and_,
+    bindparam,
+    case,
+    func,
+    literal_column,
+    null,
+    or_,
+    select,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from bot.db.models import (
     Answer,
@@ -27,6 +44,7 @@ from bot.db.models import (
     QuestionRow,
     User,
     UserScore,
+    Workspace,
     post_finish_time,
 )
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
@@ -43,7 +61,7 @@ from bot.domain.streaks import (
 )
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError
-from bot.service.lookups import channel_row, find_cohort, find_season, local_date, season_span, workspace_row
+from bot.service.lookups import channel_place, find_cohort, find_season, local_date, season_span, workspace_row
 from bot.service.review import review_summary
 from bot.service.scores import ROLLUP_WINDOWS
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
@@ -111,37 +129,37 @@ async def top_entries(
     Ties at the cut are always fetched whole, so who makes the board never depends on the database's sort order.
     A rollup (`rollup=True`) is read in board order through its index, stopping after limit + 1 rows; a second
     query fetches a tie straddling the cut. An aggregate over answers is ranked in SQL instead (RANK() <= limit),
-    so the answers are summed once.
+    so the answers are summed once. Names are joined in the same statement (plain rows, no ORM entities).
     """
     sub = totals.subquery()
     key = (sub.c.points.desc(), sub.c.correct.desc(), sub.c.answered)
     columns = (sub.c.user_id, sub.c.points, sub.c.correct, sub.c.answered)
+    conn = await session.connection()
     if not rollup:
         ranked = select(*columns, func.rank().over(order_by=key).label("place")).subquery()
-        query = select(ranked.c.user_id, ranked.c.points, ranked.c.correct, ranked.c.answered).where(
-            ranked.c.place <= limit
-        )
-        rows = [tuple(int(v) for v in row) for row in (await session.execute(query)).all()]
+        query = _named(
+            select(ranked.c.user_id, ranked.c.points, ranked.c.correct, ranked.c.answered), ranked.c.user_id
+        ).where(ranked.c.place <= limit)
+        rows = [_entry(row) for row in await conn.execute(query)]
     else:
-        query = select(*columns).order_by(*key, sub.c.user_id).limit(limit + 1)
-        rows = [tuple(int(v) for v in row) for row in (await session.execute(query)).all()]
-        if len(rows) > limit and rows[limit][1:] == rows[limit - 1][1:]:
-            cut = rows[limit - 1][1:]
-            tied = (
-                await session.execute(
-                    select(*columns).where(sub.c.points == cut[0], sub.c.correct == cut[1], sub.c.answered == cut[2])
-                )
-            ).all()
-            rows = [row for row in rows[:limit] if row[1:] != cut] + [tuple(int(v) for v in row) for row in tied]
-    names = await _names(session, [row[0] for row in rows])
-    return [Entry(row[0], names.get(row[0], "?"), row[1], row[2], row[3]) for row in rows]
+        query = _named(select(*columns), sub.c.user_id).order_by(*key, sub.c.user_id).limit(limit + 1)
+        rows = [_entry(row) for row in await conn.execute(query)]
+        if len(rows) > limit and rows[limit].key == rows[limit - 1].key:
+            cut = rows[limit - 1].key
+            tied = _named(select(*columns), sub.c.user_id).where(
+                sub.c.points == cut[0], sub.c.correct == cut[1], sub.c.answered == cut[2]
+            )
+            rows = [row for row in rows[:limit] if row.key != cut] + [_entry(row) for row in await conn.execute(tied)]
+    return rows
 
 
-async def _names(session: AsyncSession, users: Sequence[int]) -> dict[int, str]:
-    if not users:
-        return {}
-    rows = (await session.execute(select(User.id, User.display_name).where(User.id.in_(users)))).all()
-    return {int(row.id): row.display_name or "?" for row in rows}
+def _named(query: Select[Any, Any, Any, Any], user_id: ColumnElement[Any]) -> Select[Any, Any, Any, Any, Any]:
+    """`query` with the user's display name as a fifth column."""
+    return query.add_columns(User.display_name).outerjoin(User, User.id == user_id)
+
+
+def _entry(row: Any) -> Entry:
+    return Entry(int(row[0]), row[4] or "?", int(row[1]), int(row[2]), int(row[3]))
 
 
 RECENT_DAYS = 62
@@ -155,7 +173,7 @@ async def _answer_days(
     if since is not None:
         query = query.where(Answer.answered_at >= since)
     days: dict[int, set[date]] = defaultdict(set)
-    for user_id, answered_at in await session.execute(query):
+    for user_id, answered_at in await (await session.connection()).execute(query):
         days[int(user_id)].add(local_date(answered_at, timezone))
     return days
 
@@ -163,8 +181,11 @@ async def _answer_days(
 Histories = dict[int, dict[int, list[Outcome]]]
 """Each user's outcomes on each channel's scheduled questions, in the order they were settled."""
 
+Days = dict[int, set[date]]
+"""Each user's local dates with an answer."""
 
-def _finished(now: datetime) -> ColumnElement[bool]:
+
+def _finished(now: datetime | ColumnElement[Any]) -> ColumnElement[bool]:
     return or_(Post.closed_at.is_not(None), and_(Post.closes_at.is_not(None), Post.closes_at <= now))
 
 
@@ -187,45 +208,65 @@ def _streak_post(row: Any) -> StreakPost:
 
 
 async def _whole_histories(
-    session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime
-) -> Histories:
-    """Every scheduled question of the channels where the users answered one, and their answers to them."""
-    scheduled = (
-        select(Answer.user_id, Answer.post_id, Answer.answered_at, Answer.is_correct, Post.channel_id)
+    session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime, timezone: str
+) -> tuple[Histories, Days]:
+    """Every scheduled question of the channels where the users answered one, and their answers to them; and the
+    local days of all their answers (read in the same statement: the scheduled answers are a subset of them)."""
+    conn = await session.connection()
+    everything = (
+        select(Answer.user_id, Answer.post_id, Answer.answered_at, Answer.is_correct, Post.channel_id, Post.source)
         .join(Post, Post.id == Answer.post_id)
-        .where(Answer.user_id.in_(users), Post.source.in_(STREAK_SOURCES))
+        .where(Answer.user_id.in_(users))
     )
-    if channel is not None:
-        scheduled = scheduled.where(Post.channel_id == channel)
     answered: dict[int, dict[int, tuple[datetime, bool]]] = defaultdict(dict)
     channels_of: dict[int, set[int]] = defaultdict(set)
-    for user_id, post_id, answered_at, is_correct, channel_id in await session.execute(scheduled):
-        answered[int(user_id)][int(post_id)] = (answered_at, bool(is_correct))
-        channels_of[int(user_id)].add(int(channel_id))
+    days: Days = defaultdict(set)
+    for user_id, post_id, answered_at, is_correct, channel_id, source in await conn.execute(everything):
+        days[int(user_id)].add(local_date(answered_at, timezone))
+        if source in STREAK_SOURCES and (channel is None or channel_id == channel):
+            answered[int(user_id)][int(post_id)] = (answered_at, bool(is_correct))
+            channels_of[int(user_id)].add(int(channel_id))
     channels = set().union(*channels_of.values()) if channels_of else set()
     posts: dict[int, list[StreakPost]] = defaultdict(list)
     if channels:
         query = select(*_POST_COLUMNS).where(Post.channel_id.in_(list(channels)), *_scheduled())
-        for row in await session.execute(query):
+        for row in await conn.execute(query):
             posts[int(row.channel_id)].append(_streak_post(row))
-    return {
+    histories = {
         user: {c: settled_outcomes(posts[c], answered[user], now) for c in user_channels}
         for user, user_channels in channels_of.items()
     }
+    return histories, days
 
 
-async def _tails(session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime) -> Histories:
-    """Just enough of each channel's scheduled questions for current streaks: their outcomes from the latest miss.
+EVER = datetime(1970, 1, 1, tzinfo=UTC)
+"""Earlier than any answer."""
 
-    A current streak runs from the user's latest miss in the channel (of the finished questions they did not
-    answer, the one that finished last): only answers are settled after it. So, per (user, channel) of the channel
-    rollup, the latest miss is found (one correlated subquery over the channel's scheduled questions, anti-joined
-    with the user's answers), then the user's scheduled answers there since it, through the user's answer index
-    (all of them in a channel where they never missed one). Only current values are exact.
+_TAIL, _DAY, _MISS = 0, 1, 2
+"""What a row of `_tails_and_days_query` is: an answer since the latest miss, an answer day, the latest miss."""
+
+
+@functools.cache
+def _tails_and_days_query(one_channel: bool) -> CompoundSelect[Any]:
+    """One statement for the current streaks of some users (parameters: users, now, since, and channel when
+    `one_channel`): per (user, channel) of the channel rollup the user's latest miss there, their scheduled answers
+    there since it, and the times of their answers since `since` (for day streaks).
+
+    The latest miss is the finished scheduled question they did not answer that finished last: a correlated
+    subquery over the channel's scheduled questions (the top of ix_posts_channel_finish), anti-joined with the
+    user's answers. A current streak runs from it: only answers are settled after it, read through the user's
+    answer index (all their scheduled answers in a channel where they never missed one). Built once, with bound
+    parameters, so each board compiles nothing.
     """
+    users: BindParameter[Any] = bindparam("users", expanding=True)
+    now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
+    since = bindparam("since", type_=Answer.answered_at.type)
+    # A pair that never missed reads all its answers; a bound (not `finished IS NULL OR ...`) keeps the range an
+    # index condition of the user index.
+    since_ever = bindparam("ever", EVER, type_=Answer.answered_at.type)
     pairs = select(ChannelScore.user_id, ChannelScore.channel_id).where(ChannelScore.user_id.in_(users))
-    if channel is not None:
-        pairs = pairs.where(ChannelScore.channel_id == channel)
+    if one_channel:
+        pairs = pairs.where(ChannelScore.channel_id == bindparam("channel"))
     answered_by_them = (
         select(Answer.id)
         .where(Answer.post_id == Post.id, Answer.user_id == ChannelScore.user_id)
@@ -240,42 +281,83 @@ async def _tails(session: AsyncSession, users: Sequence[int], channel: int | Non
         .correlate(ChannelScore)
         .scalar_subquery()
     )
-    misses: dict[tuple[int, int], int | None] = {
-        (int(user_id), int(channel_id)): None if miss is None else int(miss)
-        for user_id, channel_id, miss in await session.execute(pairs.add_columns(latest_miss.label("miss")))
-    }
-    if not misses:
-        return {}
-    missed = {
-        int(row.id): _streak_post(row)
-        for row in await session.execute(
-            select(*_POST_COLUMNS).where(Post.id.in_([miss for miss in misses.values() if miss is not None]))
+    found = pairs.add_columns(latest_miss.label("miss")).cte("latest_misses")
+    finish = _finish_time()
+    misses = (
+        select(
+            found.c.user_id,
+            found.c.channel_id,
+            *(column.label(column.key) for column in _POST_COLUMNS if column is not Post.channel_id),
+            case((finish <= now, finish), else_=null()).label("finished"),
         )
-    }
-    since = []
-    for (user_id, channel_id), miss in misses.items():
-        where = [Answer.user_id == user_id, Answer.channel_id == channel_id]
-        finished = missed[miss].finished_at(now) if miss is not None else None
-        if finished is not None:
-            where.append(Answer.answered_at >= finished)
-        since.append(and_(*where))
-    posts: dict[tuple[int, int], list[StreakPost]] = {
-        pair: [missed[miss]] if miss is not None else [] for pair, miss in misses.items()
-    }
-    answered: dict[tuple[int, int], dict[int, tuple[datetime, bool]]] = defaultdict(dict)
-    answers = (
-        select(Answer.user_id, Answer.answered_at, Answer.is_correct, *_POST_COLUMNS)
-        .join(Post, Post.id == Answer.post_id)
-        .where(*_scheduled(), or_(*since))
+        .select_from(found)
+        .outerjoin(Post, Post.id == found.c.miss)
+        .cte("misses")
     )
-    for row in await session.execute(answers):
-        pair = (int(row.user_id), int(row.channel_id))
-        posts[pair].append(_streak_post(row))
-        answered[pair][int(row.id)] = (row.answered_at, bool(row.is_correct))
+    no_answer = (null().cast(Answer.answered_at.type), null().cast(Answer.is_correct.type))
+    missed_rows = select(
+        misses.c.user_id,
+        misses.c.channel_id,
+        misses.c.id,
+        misses.c.opened_at,
+        misses.c.closes_at,
+        misses.c.closed_at,
+        *no_answer,
+        literal_column(str(_MISS), Integer),
+    )
+    tail_rows = (
+        select(
+            Answer.user_id,
+            Post.channel_id,
+            Post.id,
+            Post.opened_at,
+            Post.closes_at,
+            Post.closed_at,
+            Answer.answered_at,
+            Answer.is_correct,
+            literal_column(str(_TAIL), Integer),
+        )
+        .join(misses, and_(misses.c.user_id == Answer.user_id, misses.c.channel_id == Answer.channel_id))
+        .join(Post, Post.id == Answer.post_id)
+        .where(Answer.answered_at >= func.coalesce(misses.c.finished, since_ever), *_scheduled())
+    )
+    no_post = (null().cast(Post.channel_id.type), null().cast(Post.id.type))
+    no_times = (null().cast(Post.opened_at.type), null().cast(Post.closes_at.type), null().cast(Post.closed_at.type))
+    day_rows = select(
+        Answer.user_id, *no_post, *no_times, Answer.answered_at, no_answer[1], literal_column(str(_DAY), Integer)
+    ).where(Answer.user_id.in_(users), Answer.answered_at >= since)
+    return union_all(missed_rows, tail_rows, day_rows)
+
+
+async def _tails_and_days(
+    session: AsyncSession, users: Sequence[int], channel: int | None, now: datetime, *, timezone: str, since: datetime
+) -> tuple[Histories, Days]:
+    """Just enough of each channel's scheduled questions for current streaks (from each latest miss), and the days
+    of the answers since `since`, in one statement (`_tails_and_days_query`). Only current values are exact."""
+    params: dict[str, Any] = {"users": list(users), "now": now, "since": since}
+    if channel is not None:
+        params["channel"] = channel
+    posts: dict[tuple[int, int], list[StreakPost]] = defaultdict(list)
+    answered: dict[tuple[int, int], dict[int, tuple[datetime, bool]]] = defaultdict(dict)
+    days: Days = defaultdict(set)
+    query = _tails_and_days_query(channel is not None)
+    for user_id, channel_id, post_id, opened_at, closes_at, closed_at, answered_at, is_correct, kind in await (
+        await session.connection()
+    ).execute(query, params):
+        if kind == _DAY:
+            days[int(user_id)].add(local_date(answered_at, timezone))
+            continue
+        pair = (int(user_id), int(channel_id))
+        listed = posts[pair]  # a pair with no miss and no answer since still has its (empty) history
+        if post_id is None:
+            continue
+        listed.append(StreakPost(int(post_id), opened_at, closes_at, closed_at))
+        if kind == _TAIL:
+            answered[pair][int(post_id)] = (answered_at, bool(is_correct))
     histories: Histories = defaultdict(dict)
     for (user_id, channel_id), listed in posts.items():
         histories[user_id][channel_id] = settled_outcomes(listed, answered[(user_id, channel_id)], now)
-    return histories
+    return histories, days
 
 
 async def user_streaks(
@@ -295,10 +377,11 @@ async def user_streaks(
     """
     if not users:
         return {}
-    read = _whole_histories if history else _tails
-    histories = await read(session, users, channel, now)
     since = None if history else now - timedelta(days=RECENT_DAYS)
-    days = await _answer_days(session, users, timezone, since)
+    if since is None:
+        histories, days = await _whole_histories(session, users, channel, now, timezone)
+    else:
+        histories, days = await _tails_and_days(session, users, channel, now, timezone=timezone, since=since)
     today = local_date(now, timezone)
     long_runs = [
         u for u in users if since is not None and day_streak(days.get(u, ()), today).current >= RECENT_DAYS - 2
@@ -310,6 +393,43 @@ async def user_streaks(
         per_channel = [question_streak(outcomes) for outcomes in histories.get(user, {}).values()]
         result[user] = (best_of(per_channel), day_streak(days.get(user, ()), today))
     return result
+
+
+@functools.cache
+def _me_query() -> Select[Any, Any, Any, Any, Any, Any, Any]:
+    """A user's workspace (id, timezone), row id, all-time totals and how many of the workspace rank ahead of them,
+    in one statement (parameters: platform, workspace, user: the platform ids); None columns when unknown."""
+    others = aliased(UserScore)
+    ahead = (
+        select(func.count())
+        .select_from(others)
+        .where(
+            others.workspace_id == Workspace.id,
+            (others.points > UserScore.points)
+            | ((others.points == UserScore.points) & (others.correct > UserScore.correct))
+            | (
+                (others.points == UserScore.points)
+                & (others.correct == UserScore.correct)
+                & (others.answered < UserScore.answered)
+            ),
+        )
+        .correlate(Workspace, UserScore)
+        .scalar_subquery()
+    )
+    return (
+        select(
+            Workspace.id,
+            Workspace.timezone,
+            User.id.label("user_row"),
+            UserScore.points,
+            UserScore.correct,
+            UserScore.answered,
+            ahead.label("ahead"),
+        )
+        .outerjoin(User, and_(User.workspace_id == Workspace.id, User.external_id == bindparam("user")))
+        .outerjoin(UserScore, UserScore.user_id == User.id)
+        .where(Workspace.platform == bindparam("platform"), Workspace.external_id == bindparam("workspace"))
+    )
 
 
 class Stats:
@@ -340,7 +460,8 @@ class Stats:
         found: Cohort | None = None
         async with reading(self.uow, within) as uow:
             session = uow.session
-            workspace = await workspace_row(session, channel.platform, channel.workspace_id)
+            place = await channel_place(session, channel)
+            workspace = place.workspace if place else None
             if scope is Scope.COHORT:
                 found = await find_cohort(session, workspace[0] if workspace else None, cohort or "")
                 label = f"cohort {found.name} from {found.start_date.isoformat()}"
@@ -349,18 +470,18 @@ class Stats:
             if window is Window.SEASON:
                 found_season = await find_season(session, workspace[0] if workspace else None, season)
                 season_label, season_bounds = found_season.name, season_span(found_season)
-            if workspace is None:
+            if place is None:
                 return Leaderboard(scope=label, window=window.value, rows=())
-            workspace_id, timezone = workspace
+            (workspace_id, timezone), streak_channel = place
             span = window_span(window, now, timezone, season=season_bounds)
             start = span.start
-            streak_channel: int | None = None
             rollup = start is None
             totals: Select[Any, Any, Any, Any]
+            if scope is not Scope.CHANNEL:
+                streak_channel = None  # question streaks: the best of the user's channels
+            elif streak_channel is None:
+                return Leaderboard(scope=label, window=window.value, rows=(), season=season_label)
             if scope is Scope.CHANNEL:
-                streak_channel = await channel_row(session, workspace_id, channel)
-                if streak_channel is None:
-                    return Leaderboard(scope=label, window=window.value, rows=(), season=season_label)
                 if start is None:
                     totals = select(
                         ChannelScore.user_id, ChannelScore.points, ChannelScore.correct, ChannelScore.answered
@@ -441,19 +562,17 @@ class Stats:
             workspace_id, timezone = workspace
             span = window_span(window, now, timezone, season=season_bounds)
             start = span.start
-            sizes = dict(
-                (
-                    await session.execute(
-                        select(Cohort.id, func.count(CohortMember.user_id))
-                        .outerjoin(CohortMember, CohortMember.cohort_id == Cohort.id)
-                        .where(Cohort.workspace_id == workspace_id)
-                        .group_by(Cohort.id)
-                    )
-                ).all()
-            )
-            names = dict(
-                (await session.execute(select(Cohort.id, Cohort.name).where(Cohort.workspace_id == workspace_id))).all()
-            )
+            conn = await session.connection()
+            cohorts = (
+                await conn.execute(
+                    select(Cohort.id, Cohort.name, func.count(CohortMember.user_id))
+                    .outerjoin(CohortMember, CohortMember.cohort_id == Cohort.id)
+                    .where(Cohort.workspace_id == workspace_id)
+                    .group_by(Cohort.id, Cohort.name)
+                )
+            ).all()
+            sizes = {cohort_id: size for cohort_id, _, size in cohorts}
+            names = {cohort_id: name for cohort_id, name, _ in cohorts}
             if start is None:
                 query = (
                     select(
@@ -474,14 +593,14 @@ class Stats:
                         func.count(func.distinct(Answer.user_id)),
                         func.sum(Answer.points),
                         _correct_count(),
-                        func.count(Answer.id),
+                        func.count(),  # not count(answers.id): the id is not in the user index, the rest is
                     )
                     .join(Answer, Answer.user_id == CohortMember.user_id)
                     .join(Cohort, Cohort.id == CohortMember.cohort_id)
                     .where(Cohort.workspace_id == workspace_id, *in_span(span), Answer.answered_at >= Cohort.starts_at)
                     .group_by(CohortMember.cohort_id)
                 )
-            rows = (await session.execute(query)).all()
+            rows = (await conn.execute(query)).all()
         standings = [
             CohortStanding(
                 rank=0,
@@ -501,21 +620,16 @@ class Stats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""
         async with reading(self.uow, within) as uow:
             session = uow.session
-            workspace = await workspace_row(session, user.platform, user.workspace_id)
+            conn = await session.connection()
+            params = {"platform": user.platform, "workspace": user.workspace_id, "user": user.user_id}
+            me = (await conn.execute(_me_query(), params)).first()
             empty = UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None)
-            if workspace is None:
+            if me is None or me.user_row is None:
                 return empty
-            workspace_id, timezone = workspace
-            user_row = (
-                await session.execute(
-                    select(User.id).where(User.workspace_id == workspace_id, User.external_id == user.user_id)
-                )
-            ).scalar()
-            if user_row is None:
-                return empty
+            timezone, user_row = me.timezone, int(me.user_row)
             cohorts = tuple(
                 (
-                    await session.execute(
+                    await conn.execute(
                         select(Cohort.name)
                         .join(CohortMember, CohortMember.cohort_id == Cohort.id)
                         .where(CohortMember.user_id == user_row)
@@ -523,25 +637,10 @@ class Stats:
                     )
                 ).scalars()
             )
-            mine = await session.get(UserScore, user_row)
-            if mine is None:
+            if me.points is None:
                 return UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None, cohorts=cohorts)
-            ahead = (
-                await session.execute(
-                    select(func.count()).where(
-                        UserScore.workspace_id == workspace_id,
-                        (UserScore.points > mine.points)
-                        | ((UserScore.points == mine.points) & (UserScore.correct > mine.correct))
-                        | (
-                            (UserScore.points == mine.points)
-                            & (UserScore.correct == mine.correct)
-                            & (UserScore.answered < mine.answered)
-                        ),
-                    )
-                )
-            ).scalar_one()
             missed = (
-                await session.execute(
+                await conn.execute(
                     select(QuestionRow.tags)
                     .join(Post, Post.question_id == QuestionRow.id)
                     .join(Answer, Answer.post_id == Post.id)
@@ -553,10 +652,10 @@ class Stats:
             review = await review_summary(uow, user_row, now)
         return UserStats(
             name=user.display_name,
-            answered=mine.answered,
-            correct=mine.correct,
-            points=mine.points,
-            rank=int(ahead) + 1,
+            answered=int(me.answered),
+            correct=int(me.correct),
+            points=int(me.points),
+            rank=int(me.ahead) + 1,
             missed_tags=tuple(sorted(tags.items(), key=lambda item: (-item[1], item[0]))[:3]),
             streak=streaks[0].current,
             best_streak=streaks[0].best,
