@@ -9,7 +9,8 @@ parse, and write to its log, as much as they send. `SlackIntake` stands in front
 2. a missing or malformed `X-Slack-Request-Timestamp` (ASCII digits only) or `X-Slack-Signature` (`v0=` and 64 hex
    digits), or a timestamp more than five minutes away from now, is refused with 401, still before the body is read;
 3. the body is read up to the cap (a chunked body without Content-Length too: one byte more than the cap and it is
-   refused with 413) and within `BODY_TIMEOUT` seconds (408);
+   refused with 413) and within `BODY_TIMEOUT` seconds (408); a large body (over `LARGE_BODY_BYTES`) waits for one
+   of `LARGE_BODY_LANES` lanes first, so a flood of them cannot starve the small bodies genuine requests have;
 4. the signature, `v0=` + HMAC-SHA256(signing secret, `v0:{timestamp}:{raw body}`), is compared in constant time;
    a mismatch is refused with 401.
 
@@ -30,6 +31,7 @@ as Bolt's check does (they arrive over an authenticated WebSocket, not over HTTP
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -37,7 +39,7 @@ import re
 import time
 import urllib.parse
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +64,19 @@ non-Latin text, JSON-escaped and then percent-encoded). Even an arbitrary Slack 
 3,000 characters) makes a click body of ~160 KB of ASCII. Should the app ever open modals, their view_submission
 payloads (up to 100 blocks and the inputs' values) would be the thing to re-measure. At the cap, 20 concurrent
 bodies cost 20 MiB of memory and one HMAC each (~1 ms)."""
+
+LARGE_BODY_BYTES = 64 * 1024
+"""A body declared larger than this (or not declared: chunked) is read in one of `LARGE_BODY_LANES` lanes. What
+this app gets is nearly always smaller: a click on the largest card any pack can make is 44 KB at most (see
+`MAX_BODY_BYTES`), a typical click 3-10 KB, a slash command a few hundred bytes. A slash command with a very long
+text (Slack allows ~360 KB) takes a lane too, and waits only while a flood holds both."""
+
+LARGE_BODY_LANES = 2
+"""How many large bodies are read and verified at once. A forged request with a fresh timestamp cannot be refused
+before its body is read and hashed, so a flood of large ones would otherwise take the event loop from the genuine
+clicks (bench/slack_flood.py: 20 x 1 MB forged in flight raised a click's ack p50 to 0.6 s); in lanes, they wait
+their turn with their bodies unread (the sender is held back by TCP), while a small body never waits. The HMAC of
+a large body runs in a thread (hashlib lets go of the GIL over large buffers)."""
 
 MAX_SKEW_SECONDS = 300
 """Slack's rule: a request whose timestamp is more than five minutes from now is refused (a replay)."""
@@ -209,6 +224,35 @@ Handler = Callable[[web.Request, bytes], Awaitable[web.StreamResponse]]
 """What the intake hands a verified request to: the request and its raw body."""
 
 
+class Lanes:
+    """At most `size` holders at once, the others waiting their turn (asyncio.Semaphore, with counts to show)."""
+
+    def __init__(self, size: int) -> None:
+        self._free = asyncio.Semaphore(size)
+        self.busy = 0
+        self.waiting = 0
+
+    @contextlib.asynccontextmanager
+    async def held(self) -> AsyncIterator[None]:
+        """Hold a lane for the length of the block."""
+        self.waiting += 1
+        try:
+            await self._free.acquire()
+        finally:
+            self.waiting -= 1
+        self.busy += 1
+        try:
+            yield
+        finally:
+            self.busy -= 1
+            self._free.release()
+
+
+@contextlib.asynccontextmanager
+async def _no_lane() -> AsyncIterator[None]:
+    yield
+
+
 class SlackIntake:
     """Verifies Slack's requests before anything parses them (see the module's docstring)."""
 
@@ -224,6 +268,7 @@ class SlackIntake:
         self.check = SignatureCheck(signing_secret, clock=clock)
         self.max_body = max_body
         self.body_timeout = body_timeout
+        self.large_bodies = Lanes(LARGE_BODY_LANES)
         self.refusals = refusals or RefusalLog()
         self._marker = object()  # proof, in a Bolt request's context, that this intake verified it
         self.bolt_guard = IntakeVerified(self)
@@ -239,23 +284,31 @@ class SlackIntake:
                 if self._may_be_ssl_check(request) and await self._is_ssl_check(request):
                     return web.Response(status=200, text="")  # nothing else is done for it
                 return await self._refuse(request, refusal)
-            try:
-                async with asyncio.timeout(self.body_timeout):
+            large = request.content_length is None or request.content_length > LARGE_BODY_BYTES
+            try:  # the wait for a lane counts against the body's time: a flood cannot queue one for ever
+                async with asyncio.timeout(self.body_timeout), self.large_bodies.held() if large else _no_lane():
                     raw = await self._read_capped(request, self.max_body)
+                    if raw is not None:
+                        refusal = await self._verify(request, raw)
             except TimeoutError:
                 return await self._refuse(request, TOO_SLOW)
             except (HttpProcessingError, ConnectionError):  # a broken chunked encoding, a dropped connection
                 return await self._refuse(request, INCOMPLETE)
             if raw is None:
                 return await self._refuse(request, TOO_LARGE)
-            refusal = self.check.check(
-                request.headers.get("X-Slack-Request-Timestamp"), request.headers.get("X-Slack-Signature"), raw
-            )
             if refusal is not None:
                 return await self._refuse(request, refusal)
             return await handler(request, raw)
 
         return verified
+
+    async def _verify(self, request: web.Request, raw: bytes) -> Refusal | None:
+        """The signature check on the raw body; a large body is hashed in a thread, off the event loop."""
+        headers = request.headers
+        timestamp, signature = headers.get("X-Slack-Request-Timestamp"), headers.get("X-Slack-Signature")
+        if len(raw) > LARGE_BODY_BYTES:
+            return await asyncio.to_thread(self.check.check, timestamp, signature, raw)
+        return self.check.check(timestamp, signature, raw)
 
     async def expect(self, request: web.Request) -> web.StreamResponse | None:
         """aiohttp's `expect_handler`: with `Expect: 100-continue`, refuse before the client sends the body."""

@@ -20,6 +20,8 @@ from sqlalchemy import func, select
 
 from adapters.slack.intake import (
     BAD_SIGNATURE,
+    LARGE_BODY_BYTES,
+    LARGE_BODY_LANES,
     MAX_BODY_BYTES,
     STALE,
     RefusalLog,
@@ -232,6 +234,38 @@ async def test_a_body_that_stops_arriving_gets_408(runtime: Runtime, fake: FakeS
     status, _ = await _raw(slack.adapter.http_port, head, [body[:10].encode()])
     assert status == 408
     await _nothing_recorded(runtime, fake)
+
+
+async def test_large_bodies_wait_for_a_lane_while_a_genuine_click_goes_straight_through(
+    runtime: Runtime, fake: FakeSlack, slack: RunningSlack, port: int
+) -> None:
+    intake = slack.adapter.intake
+    assert intake is not None
+    big = "f=" + "x" * (2 * LARGE_BODY_BYTES)
+    head = _head("/slack/events", {**_headers(big, secret="wrong"), "Content-Length": str(len(big))})
+    stalled = []
+    try:
+        # Large forged bodies that stop arriving after their first bytes: two hold the lanes, the third waits.
+        for _ in range(LARGE_BODY_LANES + 1):
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(head.replace("\n", "\r\n").encode() + b"\r\n" + big[:100].encode())
+            await writer.drain()
+            stalled.append(writer)
+        for _ in range(500):
+            if (intake.large_bodies.busy, intake.large_bodies.waiting) == (LARGE_BODY_LANES, 1):
+                break
+            await asyncio.sleep(0.01)
+        assert (intake.large_bodies.busy, intake.large_bodies.waiting) == (LARGE_BODY_LANES, 1)
+        assert await slack.command("now") == (200, "")
+        card = await slack.posted_card()
+        click = fake.block_actions_body(card, choice_action(runtime, card, correct=True), user_id="U0BOB")
+        assert (await slack.post(click))[0] == 200
+        assert (await slack.ephemerals(1))[0]["text"].startswith("Correct!")
+        assert intake.large_bodies.waiting == 1  # the small ones never queued behind the large
+    finally:
+        for writer in stalled:
+            writer.close()
+    assert await _count(runtime, Answer) == 1
 
 
 # --- what still works --------------------------------------------------------------------------------
