@@ -27,6 +27,7 @@ from sqlalchemy import (
     literal,
     select,
     tuple_,
+    union_all,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -111,16 +112,28 @@ def _statements(dialect: str) -> dict[str, Any]:
     in_batch = _one_of(Answer.id, dialect)  # the answer rows of this batch (or of part of it)
 
     def add_to(model: type[Base], keys: list[str], columns: Sequence[Any], group: Sequence[Any]) -> Any:
+        return add_each(model, keys, [columns], group)
+
+    def add_each(model: type[Base], keys: list[str], columns: Sequence[Sequence[Any]], group: Sequence[Any]) -> Any:
+        """One INSERT of the sums of each of several column lists (UNION ALL), e.g. one per rollup window."""
         table = cast(Table, model.__table__)
-        grouped = select(*columns, *_sums(Answer)).where(in_batch).group_by(*group).order_by(*group)
-        names = [column.key for column in columns]
-        statement = insert_into(table).from_select([*names, *COUNTERS], grouped)
+        grouped = [select(*cols, *_sums(Answer)).where(in_batch).group_by(*group) for cols in columns]
+        rows = grouped[0].order_by(*group) if len(grouped) == 1 else union_all(*grouped).order_by(*keys)
+        names = [column.key for column in columns[0]]
+        statement = insert_into(table).from_select([*names, *COUNTERS], rows)
         changes = {name: table.c[name] + statement.excluded[name] for name in COUNTERS}
         return statement.on_conflict_do_update(index_elements=keys, set_=changes)
 
     user_workspace, user_channel = [Answer.user_id, Answer.workspace_id], [Answer.user_id, Answer.channel_id]
-    period = bindparam("period", type_=String()).label("period")
-    start = bindparam("start", type_=UTCDateTime()).label("period_start")
+    each_period = [
+        [
+            Answer.user_id,
+            bindparam(f"period_{n}", type_=String()).label("period"),
+            bindparam(f"start_{n}", type_=UTCDateTime()).label("period_start"),
+            Answer.workspace_id,
+        ]
+        for n in range(len(ROLLUP_WINDOWS))
+    ]
     reviews = cast(Table, ReviewItem.__table__)
     missed = (
         select(
@@ -155,12 +168,7 @@ def _statements(dialect: str) -> dict[str, Any]:
         "in_cohorts": select(CohortMember.user_id).where(_one_of(CohortMember.user_id, dialect)).distinct(),
         "users": add_to(UserScore, ["user_id"], user_workspace, user_workspace),
         "channels": add_to(ChannelScore, ["user_id", "channel_id"], user_channel, user_channel),
-        "periods": add_to(
-            PeriodScore,
-            ["user_id", "period", "period_start"],
-            [Answer.user_id, period, start, Answer.workspace_id],
-            user_workspace,
-        ),
+        "periods": add_each(PeriodScore, ["user_id", "period", "period_start"], each_period, user_workspace),
         "review": review,
     }
 
@@ -169,8 +177,8 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
     """Everything a batch of inserted answers changes besides their own rows: score rollups, cohort totals, review.
 
     The rollups are set-based statements over the batch's answer rows (`_statements`): one for the user totals,
-    one for the channel totals, one per period (usually one a window) and one for the review boxes of the wrong
-    answers, whatever the batch's size.
+    one for the channel totals, one for the periods of every rollup window (one per distinct set of periods:
+    usually one) and one for the review boxes of the wrong answers, whatever the batch's size.
     """
     if not answers:
         return
@@ -178,12 +186,17 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
     ids = [answer.answer_id for answer in answers]
     await session.execute(statements["users"], {"ids": ids})
     await session.execute(statements["channels"], {"ids": ids})
-    periods: dict[tuple[str, datetime], list[int]] = defaultdict(list)
+    # The answers of a batch are nearly always all in the same week and month: one statement for both windows.
+    periods: dict[tuple[datetime, ...], list[int]] = defaultdict(list)
     for answer in answers:
-        for window in ROLLUP_WINDOWS:
-            periods[(window.value, period_start(window, answer.answered_at, answer.timezone))].append(answer.answer_id)
-    for (period, start), of_period in sorted(periods.items()):
-        await session.execute(statements["periods"], {"ids": of_period, "period": period, "start": start})
+        starts = tuple(period_start(window, answer.answered_at, answer.timezone) for window in ROLLUP_WINDOWS)
+        periods[starts].append(answer.answer_id)
+    for starts, of_periods in sorted(periods.items()):
+        windows = {f"period_{n}": window.value for n, window in enumerate(ROLLUP_WINDOWS)}
+        await session.execute(
+            statements["periods"],
+            {"ids": of_periods, **windows, **{f"start_{n}": start for n, start in enumerate(starts)}},
+        )
     await _add_to_cohorts(session, statements["in_cohorts"], answers)
     wrong = [answer for answer in answers if not answer.correct]
     if wrong:
