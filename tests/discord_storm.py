@@ -14,6 +14,7 @@ A click's fate is read from what the person would see: the interaction response 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import time
@@ -102,7 +103,7 @@ class DiscordClick:
 
     @property
     def interaction_id(self) -> str:
-        return str(self.event["id"])
+        return str(self.event.get("id", ""))
 
     @property
     def deferred(self) -> bool:
@@ -216,8 +217,9 @@ async def storm(
             started = time.monotonic()
             try:
                 await fake.dispatch("INTERACTION_CREATE", click.event, timeout=1.0)
-            except TimeoutError:  # no live gateway connection: the bot is gone
+            except (TimeoutError, ConnectionError, RuntimeError):  # no live gateway connection: the bot is gone
                 callbacks.waiters.pop(click.interaction_id, None)
+                click.event = {}
                 continue
             click.sent_at = started
             deadline = started + response_timeout
@@ -238,6 +240,22 @@ async def storm(
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     result.elapsed = time.perf_counter() - started
     return result
+
+
+def settle(fake: FakeDiscord, result: DiscordStorm) -> None:
+    """Note the interaction responses that reached the fake after their sender gave up waiting (the bot was killed
+    meanwhile), and the deferred responses edited so far."""
+    by_id = {c.interaction_id: c for c in fake.interaction_callbacks}
+    for click in result.clicks:
+        if click.sent_at is None or click.response is not None or click.interaction_id not in by_id:
+            continue
+        click.response = by_id[click.interaction_id]
+        if click.response.type == 4:
+            click.final_text = _embed_text(click.response.embeds)
+            click.finished_at = click.response.request.at
+    for click in result.deferred():
+        if click.final_text is None:
+            _read_deferred_edit(fake, click)
 
 
 def _read_deferred_edit(fake: FakeDiscord, click: DiscordClick) -> bool:
@@ -330,12 +348,14 @@ async def audit(result: DiscordStorm, database_url: str) -> DiscordAudit:
 
 
 async def start_bot(
-    fake: FakeDiscord, database_url: str, log: Path, *, env: dict[str, str]
+    fake: FakeDiscord, database_url: str, log: Path, *, env: dict[str, str] | None = None
 ) -> asyncio.subprocess.Process:
     """`python -m tests.discord_storm DB_URL API GW`: the bot as `quizbot run` serves it (bot.runtime.serve:
     supervised adapter, the scheduler, SIGTERM drains), with discord.py pointed at the fake; returns once the
     client is connected."""
     identified = len(fake.identifies)
+    child_env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
+    child_env["PYTHONPATH"] = str(ROOT)
     with open(log, "wb") as stderr:  # noqa: ASYNC230 - the child writes it
         child = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -344,7 +364,7 @@ async def start_bot(
             database_url,
             fake.api_base,
             fake.gateway_url,
-            env={**env, "PYTHONPATH": str(ROOT)},
+            env={**child_env, **(env or {})},
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=stderr,
