@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import Check, quick_or_full, run, scratch_database, write_section
-from tests.click_storm import audit, post_cards, running_bot, storm
+from tests.click_storm import VERDICT_WORDS, audit, post_cards, running_bot, storm
 from tests.discord_storm import Outcome, plan_clicks, settle, start_bot, stop_bot
 from tests.discord_storm import audit as discord_audit
 from tests.discord_storm import storm as discord_storm
@@ -64,10 +64,20 @@ class KillRun:
     checks: list[Check]
 
 
-def _checks(label: str, untold: int, told_recorded: int) -> list[Check]:
+def _checks(label: str, untold: int, acknowledged: int, told_recorded: int, recorded: int) -> list[Check]:
     return [
-        Check(f"SIGKILL: acknowledged, not stored, not told to retry ({label})", "0", f"{untold:,}", untold == 0),
-        Check(f"SIGKILL: told recorded, not stored ({label})", "0", f"{told_recorded:,}", told_recorded == 0),
+        Check(
+            f"SIGKILL: acknowledged, not stored, not told to retry ({label})",
+            "0",
+            f"{untold:,} of {acknowledged:,} acknowledged",
+            untold == 0,
+        ),
+        Check(
+            f"SIGKILL: told recorded, not stored ({label})",
+            "0",
+            f"{told_recorded:,} of {recorded:,} told recorded",
+            told_recorded == 0,
+        ),
     ]
 
 
@@ -100,7 +110,8 @@ async def slack(kind: str, clicks: int, concurrency: int, kill_after: int) -> Ki
         f"- Slack, {kind}: killed after {kill_after:,} acks ({result.elapsed:.1f} s of clicking); "
         f"acked, not stored, not told to retry: {untold} (target 0); told recorded but not stored: {told} (target 0)"
     )
-    return KillRun(row, note, _checks(f"Slack, {kind}", untold, told))
+    told_recorded = sum(1 for r in fake.ephemeral if str(r["text"]).startswith(VERDICT_WORDS))
+    return KillRun(row, note, _checks(f"Slack, {kind}", untold, acked, told, told_recorded))
 
 
 async def discord(kind: str, clicks: int, concurrency: int, kill_after: int, deadline: float | None) -> KillRun:
@@ -138,8 +149,9 @@ async def discord(kind: str, clicks: int, concurrency: int, kill_after: int, dea
     setting = f"{deadline:g} s" if deadline is not None else "default"
     row = (
         f"| {kind} | {setting} | {clicks:,} | {len(result.acknowledged()):,} "
-        f"({outcomes[Outcome.RECORDED]:,} told recorded, {outcomes[Outcome.BUSY] + outcomes[Outcome.RETRY]} told to "
-        f"retry) | {sum(deferred.values()):,} ({deferred[Outcome.RECORDED]:,} then recorded, "
+        f"({outcomes[Outcome.RECORDED]:,} told recorded, {outcomes[Outcome.BUSY]:,} told busy, "
+        f"{outcomes[Outcome.RETRY]:,} told not recorded) | {sum(deferred.values()):,} "
+        f"({deferred[Outcome.RECORDED]:,} then recorded, {deferred[Outcome.BUSY]:,} then busy, "
         f"{deferred[Outcome.DEFERRED_UNFINISHED]:,} never edited) | {outcomes[Outcome.NO_RESPONSE]:,} | "
         f"{outcomes[Outcome.NOT_SENT]:,} | {stored:,} | **{untold}** | **{told}** | {len(found.stored_twice)} | "
         f"{len(found.stored_never_told)} | {len(found.stored_wrongly)} |"
@@ -149,7 +161,8 @@ async def discord(kind: str, clicks: int, concurrency: int, kill_after: int, dea
         f"({result.elapsed:.1f} s of clicking); acknowledged, not stored, not told to retry: {untold} (target 0); "
         f"told recorded but not stored: {told} (target 0)"
     )
-    return KillRun(row, note, _checks(f"Discord {setting}, {kind}", untold, told))
+    label = f"Discord {setting}, {kind}"
+    return KillRun(row, note, _checks(label, untold, len(result.acknowledged()), told, outcomes[Outcome.RECORDED]))
 
 
 SLACK_HEAD = [
@@ -210,11 +223,12 @@ async def main() -> None:
         parts += [
             "Discord: INTERACTION_CREATE events against the bot as `quizbot run` serves it (bot.runtime.serve, the "
             "Discord adapter, discord.py on the loopback fake), once at the default acknowledgement deadline and "
-            f'once at QUIZBOT_DISCORD_ACK_DEADLINE={DEFERRING:g} (nearly every click deferred first). "Sent, no '
-            'response" and "never edited" are shown by Discord as failed ("This interaction failed", "The '
-            'application did not respond"): told to retry. "Stored, never told": committed, then killed before '
-            "the response or the edit went out; clicking again tells them their first answer. The rule is in the "
-            "docstring of bench/kill_clicks.py.",
+            f"once at QUIZBOT_DISCORD_ACK_DEADLINE={DEFERRING:g} (most clicks deferred first; a defer frees its "
+            "sender for the next click, so the clicks pending in the bot reach QUIZBOT_MAX_PENDING_CLICKS and the "
+            'next ones are told busy at once). "Sent, no response" and "never edited" are shown by Discord as '
+            'failed ("This interaction failed", "The application did not respond"): told to retry. "Stored, never '
+            'told": committed, then killed before the response or the edit went out; clicking again tells them '
+            "their first answer. The rule is in the docstring of bench/kill_clicks.py.",
             "\n".join(discord_rows),
         ]
     parts += [
