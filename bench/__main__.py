@@ -27,6 +27,10 @@ BENCHMARKS = [
     "slack_flood",
     "startup",
     "scaleout",
+    "kill_clicks",
+    "click_memory",
+    "partition",
+    "gateway_fault",
 ]
 """In the order of their sections in RESULTS.md."""
 

@@ -1,11 +1,12 @@
 """Memory under a click burst: RSS of `quizbot run` (Slack HTTP mode) after 20,000 signed clicks, 200 in flight.
 
-    python -m bench.click_memory [--db sqlite|postgresql|both] [--clicks 20000] [--concurrency 200]
+    python -m bench.click_memory [--quick] [--db sqlite|postgresql|both] [--clicks 20000] [--concurrency 200]
 
 The bot is a child process; this one plays Slack (tests/click_storm.py). Idle RSS is taken after a warm-up of a
 few hundred clicks (every code path loaded, pools open), then the burst runs while RSS is sampled; "after" is
 two seconds after the last ack. Target: after - idle <= 50 MB. Acknowledge-after-commit keeps the clicks in
 flight at what the sender has outstanding; QUIZBOT_MAX_PENDING_CLICKS bounds the rest (late acks go on pending).
+--quick: 5,000 clicks (the figure's name says how many).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from bench.common import run, scratch_database, write_section
+from bench.common import Check, bound_check, quick_or_full, run, scratch_database, write_section
 from tests.click_storm import post_cards, rss_bytes, running_bot, storm
 from tests.fakes.slack_api import FakeSlack
 
@@ -35,8 +36,8 @@ def _counter(metrics: str, name: str) -> int:
     return int(sum(float(m) for m in re.findall(rf'^{name}\{{platform="slack"\}} (\S+)$', metrics, re.MULTILINE)))
 
 
-async def bench(kind: str, clicks: int, concurrency: int) -> tuple[str, str]:
-    """One run on one database; a table row and a note."""
+async def bench(kind: str, clicks: int, concurrency: int) -> tuple[str, str, Check]:
+    """One run on one database; a table row, a note and the check."""
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         async with scratch_database(kind, workdir) as url, FakeSlack() as fake, running_bot(fake, url, workdir) as bot:
@@ -70,16 +71,26 @@ async def bench(kind: str, clicks: int, concurrency: int) -> tuple[str, str]:
     )
     verdict = "met" if growth / 1024 / 1024 <= TARGET_MB else "missed"
     note = f"- {kind}: RSS growth {_mb(growth)} over idle (target <= {TARGET_MB:.0f} MB): {verdict}"
-    return row, note
+    check = bound_check(
+        f"RSS growth after {clicks:,} clicks at {concurrency} in flight ({kind})",
+        growth / 1024 / 1024,
+        TARGET_MB,
+        "MB",
+        note=f" (idle {_mb(idle)}, after {_mb(after)}, peak {_mb(peak)})",
+    )
+    return row, note, check
 
 
 async def main() -> None:
     """Run and record."""
     parser = argparse.ArgumentParser()
+    quick_or_full(parser)
     parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
-    parser.add_argument("--clicks", type=int, default=20000)
+    parser.add_argument("--clicks", type=int)
     parser.add_argument("--concurrency", type=int, default=200)
     args = parser.parse_args()
+    args.clicks = args.clicks or (5000 if args.quick else 20000)
+    checks: list[Check] = []
     load_before = os.getloadavg()[0]
     rows = [
         "| database | idle RSS | peak RSS | RSS after | growth over idle | clicks/s | acked recorded | late acks | "
@@ -88,7 +99,8 @@ async def main() -> None:
     ]
     notes = []
     for kind in ["sqlite", "postgresql"] if args.db == "both" else [args.db]:
-        row, note = await bench(kind, args.clicks, args.concurrency)
+        row, note, check = await bench(kind, args.clicks, args.concurrency)
+        checks.append(check)
         rows.append(row)
         notes.append(note)
         print("\n".join([*rows, *notes]), flush=True)
@@ -104,8 +116,9 @@ async def main() -> None:
     )
     write_section(
         "12. Memory after a click burst",
-        f"python -m bench.click_memory --db {args.db} --clicks {args.clicks}",
+        f"python -m bench.click_memory --db {args.db} --clicks {args.clicks} --concurrency {args.concurrency}",
         body,
+        checks,
     )
 
 

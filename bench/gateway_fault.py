@@ -2,10 +2,11 @@
 channel object, on which discord.py's parser raises) under the bot as `quizbot run` serves it; is the process alive
 and answering the next interaction?
 
-    python -m bench.gateway_fault [--db sqlite|postgresql|both]
+    python -m bench.gateway_fault [--quick] [--db sqlite|postgresql|both]
 
 The real discord.py client of the Discord adapter, run by bot.runtime.serve (supervised adapters, the scheduler),
 against the loopback fake Discord; the figure is yes/no, with the time the adapter took to be back.
+--quick changes nothing: one frame on each database takes seconds.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.discord.adapter import DiscordAdapter
-from bench.common import run, scratch_database, write_section
+from bench.common import Check, quick_or_full, run, scratch_database, write_section
 from bot.config import Settings
 from bot.runtime import build_runtime, serve
 from tests.discord_support import ANSWER_ID, answer_rows, card_messages, custom_ids, slash
@@ -73,6 +74,7 @@ async def _one(kind: str) -> dict[str, Any]:
 async def main() -> None:
     """Each database in turn."""
     parser = argparse.ArgumentParser()
+    quick_or_full(parser)
     parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
     args = parser.parse_args()
     kinds = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
@@ -81,10 +83,20 @@ async def main() -> None:
         "|---|---|---|---|---|",
     ]
     verdicts = []
+    checks = []
     for kind in kinds:
         r = await _one(kind)
         ok = r["alive"] and r["answered"]
         verdicts.append(ok)
+        checks.append(
+            Check(
+                f"bad gateway frame: process alive and answering the next interaction ({kind})",
+                "yes",
+                f"{'yes' if ok else 'no'} (alive: {'yes' if r['alive'] else 'no'}, next interaction answered and "
+                f"recorded: {'yes' if r['answered'] else 'no'}; adapter back after {r['back']:.2f} s)",
+                ok,
+            )
+        )
         yes = {True: "yes", False: "**no**"}
         rows.append(f"| {kind} | {yes[r['alive']]} | {yes[r['answered']]} | {r['back']:.2f} s | {r['restarts']} |")
     rows += [
@@ -94,7 +106,10 @@ async def main() -> None:
     ]
     print("\n".join(rows))
     write_section(
-        "14. Fault: one bad gateway frame (Discord)", f"python -m bench.gateway_fault --db {args.db}", "\n".join(rows)
+        "14. Fault: one bad gateway frame (Discord)",
+        f"python -m bench.gateway_fault --db {args.db}",
+        "\n".join(rows),
+        checks,
     )
 
 

@@ -1,13 +1,14 @@
 """Fault run: a silent network partition to PostgreSQL (sockets stay open, nothing is forwarded) under a running
 `quizbot run`; how long until /healthz says 503, and until a click made at the stall is told to retry.
 
-    python -m bench.partition [--rounds 3]
+    python -m bench.partition [--quick] [--rounds 5]
 
 The bot (Slack adapter in HTTP mode, against a loopback fake Slack in this process) reaches PostgreSQL through a
 proxy this process stalls (tests/fakes/tcp_proxy.py). /healthz is polled every 100 ms; at the stall one signed
 click is sent, and the time until its "please try again" reply reaches the fake is taken. Each round restores the
 link and waits for 200 again. Timeouts are the defaults (QUIZBOT_DATABASE_*_TIMEOUT). SQLite has no network to
 partition; its counterpart (a writer holding the lock) is in tests/integration/test_db_partition.py.
+--quick: 3 rounds.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 import aiohttp
 from sqlalchemy.engine import make_url
 
-from bench.common import run, scratch_database, write_section
+from bench.common import bound_check, quick_or_full, run, scratch_database, write_section
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, signed_headers
 from tests.fakes.tcp_proxy import CuttableProxy
 
@@ -102,8 +103,10 @@ async def _round(
 async def main() -> None:
     """Start the bot through the proxy, stall it `--rounds` times, measure."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=3)
+    quick_or_full(parser)
+    parser.add_argument("--rounds", type=int)
     args = parser.parse_args()
+    args.rounds = args.rounds or (3 if args.quick else 5)
     rows: list[tuple[float | None, float | None]] = []
     with tempfile.TemporaryDirectory() as tmp:
         async with scratch_database("postgresql", Path(tmp)) as url:
@@ -191,6 +194,15 @@ async def main() -> None:
         "13. Fault: silent partition to PostgreSQL",
         f"python -m bench.partition --rounds {args.rounds}",
         "\n".join(table),
+        [
+            bound_check(
+                f"/healthz 503 after a silent partition (PostgreSQL, worst of {len(rows)} rounds)",
+                worst_503,
+                TARGET,
+                "s",
+                note=f" (a click at the stall told to retry after {shown(worst_retry)})",
+            )
+        ],
     )
 
 
