@@ -44,7 +44,16 @@ from bench.common import (
     summary_ms,
     write_section,
 )
-from tests.discord_storm import DiscordStorm, Outcome, audit, follow_deferred, notify_callbacks, plan_clicks, storm
+from tests.discord_storm import (
+    DiscordStorm,
+    Outcome,
+    audit,
+    follow_deferred,
+    notify_callbacks,
+    plan_clicks,
+    stop_bot,
+    storm,
+)
 from tests.discord_support import card_messages, slash
 from tests.fakes.discord_api import FakeDiscord, patch_discord
 
@@ -110,16 +119,6 @@ async def _start_child(fake: FakeDiscord, *args: str) -> asyncio.subprocess.Proc
     return child
 
 
-async def _stop_child(child: asyncio.subprocess.Process) -> None:
-    if child.returncode is None:
-        child.send_signal(signal.SIGTERM)
-    try:
-        await asyncio.wait_for(child.wait(), 60)
-    except TimeoutError:
-        child.kill()
-        await child.wait()
-
-
 async def bench(kind: str, clicks: int, concurrency: int) -> tuple[list[str], list[str], list[Check]]:
     """Post cards, click them from many users at once through the bot, follow every deferred click to its edit,
     audit against the database; then the same clicks through the bare client."""
@@ -138,14 +137,14 @@ async def bench(kind: str, clicks: int, concurrency: int) -> tuple[list[str], li
                 unfinished = await follow_deferred(fake, quiz, timeout=FOLLOW_TIMEOUT)
                 follow_seconds = time.monotonic() - followed
             finally:
-                await _stop_child(child)
+                await stop_bot(child)
             found = await audit(quiz, url)
             bare_child = await _start_child(fake, "--serve-bare")
             try:
                 await _click_all(fake, cards[:1], 10, 1, first_user=9 * 10**6)
                 bare = await _click_all(fake, cards, clicks, concurrency)
             finally:
-                await _stop_child(bare_child)
+                await stop_bot(bare_child)
     quiz_latencies, bare_latencies = quiz.latencies(), bare.latencies()
     quiz_p99, bare_p99 = percentile(quiz_latencies, 99) * 1000, percentile(bare_latencies, 99) * 1000
     outcomes = quiz.outcomes()

@@ -32,6 +32,7 @@ from typing import Any
 import aiohttp
 
 from bench.common import Check, percentile, quick_or_full, run, write_section
+from tests.discord_storm import stop_bot
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, block_actions_body, signed_headers, slash_command_body
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -209,16 +210,6 @@ async def _wait_healthy(url: str, child: asyncio.subprocess.Process, log: Path, 
     raise RuntimeError(f"{url} never became healthy")
 
 
-async def _stop_child(child: asyncio.subprocess.Process) -> None:
-    if child.returncode is None:
-        child.send_signal(signal.SIGTERM)
-    try:
-        await asyncio.wait_for(child.wait(), 60)
-    except TimeoutError:
-        child.kill()
-        await child.wait()
-
-
 class Clicker:
     """Sends genuine signed clicks on one card, one at a time, each from a user who has not answered yet."""
 
@@ -347,7 +338,7 @@ async def bench_quiz(args: argparse.Namespace, fake: FakeSlack, workdir: Path) -
         await clicker.clicks(10, interval=0)  # warm-up: the first request makes Bolt call auth.test
         rows = await measure("quiz bot (`quizbot run`)", url, log, clicker, args, workdir)
     finally:
-        await _stop_child(child)
+        await stop_bot(child)
     return rows, card
 
 
@@ -366,7 +357,7 @@ async def bench_bare(args: argparse.Namespace, fake: FakeSlack, card: dict[str, 
         await clicker.clicks(10, interval=0)
         return await measure("reference: bare Bolt app, ack only", url, log, clicker, args, workdir)
     finally:
-        await _stop_child(child)
+        await stop_bot(child)
 
 
 async def main() -> None:
