@@ -29,6 +29,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from bot.domain import DISPLAY_NAME_MAX
+
 # BIGINT ids on PostgreSQL; INTEGER on SQLite, where only INTEGER PRIMARY KEY autoincrements.
 BigId = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -106,7 +108,7 @@ class User(Base):
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
     external_id: Mapped[str] = mapped_column(String(64))
-    display_name: Mapped[str] = mapped_column(String(200), default="")
+    display_name: Mapped[str] = mapped_column(String(DISPLAY_NAME_MAX), default="")
     created_at: Mapped[datetime]
     timezone: Mapped[str | None] = mapped_column(String(64))
     """The platform profile's IANA timezone (Slack `users.info` tz), cached for private delivery at the person's

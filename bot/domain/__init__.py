@@ -78,14 +78,23 @@ class ChannelRef:
     channel_id: str
 
 
+DISPLAY_NAME_MAX = 200
+"""The longest display name kept (the `users.display_name` column): a longer one is cut to it."""
+
+
 @dataclass(frozen=True, slots=True)
 class UserRef:
-    """Who acted: a user id on a platform and workspace, with the name to show on leaderboards."""
+    """Who acted: a user id on a platform and workspace, with the name to show on leaderboards (at most
+    DISPLAY_NAME_MAX characters: a longer one, say typed at the terminal, is cut to that, so it fits its column)."""
 
     platform: str
     workspace_id: str
     user_id: str
     display_name: str
+
+    def __post_init__(self) -> None:
+        if len(self.display_name) > DISPLAY_NAME_MAX:
+            object.__setattr__(self, "display_name", self.display_name[:DISPLAY_NAME_MAX])
 
 
 class PostSource(enum.StrEnum):

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from bot.db.models import Answer, User
-from bot.domain import AnswerOutcome, ChannelRef
+from bot.domain import DISPLAY_NAME_MAX, AnswerOutcome, ChannelRef, UserRef
 from bot.errors import Busy, InvalidChoice, UnknownPost
 from bot.ops.data import forget_user
 from bot.runtime import Runtime
@@ -134,3 +134,19 @@ async def test_past_the_pending_cap_a_click_is_refused_at_once_and_nothing_is_re
     async with runtime.db.transaction() as session:
         names = (await session.execute(select(User.external_id).join(Answer, Answer.user_id == User.id))).scalars()
         assert sorted(names) == ["U-alice", "U-bob", "U-carol"]
+
+
+async def test_a_name_longer_than_the_column_is_cut_to_fit_and_the_click_still_counts(
+    runtime: Runtime, channel: ChannelRef
+) -> None:
+    # A name as long as a terminal user may type: on PostgreSQL the 200-character column refused the whole batch
+    # ("database unavailable"), and SQLite stored it whole.
+    card = (await runtime.quiz.post_question(channel)).card
+    long_name = "n" * 150 + "é" * 150
+    user = UserRef("fake", "W1", "U-long", long_name)
+    result = await runtime.app.answer(post_id=card.post_id, user=user, choice_index=card.choice_ids[0])
+    assert result.outcome is AnswerOutcome.RECORDED
+    async with runtime.db.transaction() as session:
+        stored = (await session.execute(select(User.display_name).where(User.external_id == "U-long"))).scalar_one()
+    assert stored == long_name[:DISPLAY_NAME_MAX]
+    assert user.display_name == long_name[:DISPLAY_NAME_MAX]
