@@ -27,7 +27,10 @@ def channel_label(line: Line) -> str:
 def home_page(view: HomeView) -> Page:
     """The home: record, streaks, channels, weakest topics, review, cohorts and the next question."""
     stats = view.stats
-    record = me.stats_message(stats)  # what `/quiz me` always said: the page's text starts with it
+    weakest = _weakest(view)
+    # What `/quiz me` always said: the page's text starts with it (its most missed topics only when the page has
+    # no weakest topics to list instead).
+    record = me.stats_message(stats, missed_topics=weakest is None)
     sections: list[Section] = []
     if stats.answered == 0:
         sections.append(Section(_("Your record"), tuple(Line(text) for text in record.lines[:1])))
@@ -55,7 +58,6 @@ def home_page(view: HomeView) -> Page:
             )
         )
     channels = _channels(view)
-    weakest = _weakest(view)
     review, actions = _review(view)
     cohorts = _cohorts(view)
     upcoming = _next_question(view)

@@ -8,8 +8,9 @@ from bot.wording.i18n import percent, plural
 from bot.wording.i18n import translate as _
 
 
-def stats_message(stats: UserStats) -> Message:
-    """A user's own record."""
+def stats_message(stats: UserStats, *, missed_topics: bool = True) -> Message:
+    """A user's own record; with `missed_topics`, its most missed topics too (the home page lists its weakest
+    topics instead)."""
     cohorts = (_("Cohorts: {names}", names=", ".join(stats.cohorts)),) if stats.cohorts else ()
     if stats.answered == 0:
         return Message(
@@ -45,7 +46,7 @@ def stats_message(stats: UserStats) -> Message:
             )
         )
     lines.extend(cohorts)
-    if stats.missed_tags:
+    if missed_topics and stats.missed_tags:
         missed = ", ".join(f"{tag} ({n})" for tag, n in stats.missed_tags)
         lines.append(_("Most missed topics: {topics}", topics=missed))
     return Message(title=_("Your quiz record, {name}", name=stats.name), lines=tuple(lines))

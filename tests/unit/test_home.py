@@ -4,6 +4,7 @@ each platform's limits, and the Slack publisher's coalescing and rate limit (wit
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -86,6 +87,17 @@ def test_the_page_has_every_part_and_a_review_button_when_something_is_due() -> 
     )
     assert [(a.kind, a.label) for a in page.actions] == [(ActionKind.START_REVIEW, "Start a review")]
     assert "  #C0000: 60 points · rank 1 of 9 · 3 of 5 right" in page.message.lines
+
+
+def test_the_text_names_the_weakest_topics_once() -> None:
+    # `/quiz me` in the terminal printed "Most missed topics" (the record's line) and then "Weakest topics" (the
+    # page's section), two lists of nearly the same thing.
+    missed = replace(view(), stats=replace(view().stats, missed_tags=(("allreduce", 3),)))
+    text = home_page(missed).message.lines
+    assert "Weakest topics" in text
+    assert not any(line.startswith("Most missed topics") for line in text)
+    alone = replace(missed, weakest=())  # no weakest-topics section: the record keeps its line
+    assert "Most missed topics: allreduce (3)" in home_page(alone).message.lines
 
 
 def test_nothing_due_means_no_button_and_no_answers_means_no_streaks() -> None:
