@@ -3,6 +3,7 @@ an ephemeral answer reply (a DynamicItem, so it works after a restart), `/quiz f
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from sqlalchemy import select
@@ -86,3 +87,30 @@ async def test_report_a_problem_under_the_answer_reply_records_a_flag_ephemerall
         ("1002", "@everyone the explanation contradicts it"),
         ("1003", None),
     ]
+
+
+def _view_timers() -> list[asyncio.Task[Any]]:
+    """discord.py's timeout tasks of views it keeps listening to."""
+    return [t for t in asyncio.all_tasks() if "timeout_task_impl" in repr(t.get_coro()) and not t.done()]
+
+
+async def test_private_replies_leave_no_view_listening_and_their_buttons_still_work(
+    runtime: Runtime, fake: FakeDiscord
+) -> None:
+    # Each private reply's view was stored by discord.py with a 15-minute timeout task of its own (it gives every
+    # ephemeral view one): 20,000 clicks held ~63 MB for a quarter of an hour. Our buttons are dynamic items,
+    # dispatched by their custom_id's pattern, so no view needs to listen.
+    adapter = DiscordAdapter(runtime)
+    async with serving(adapter, fake):
+        await slash(fake, "now", {"pack": "data-parallelism"}, user_name="alice")
+        card = (await fake.wait_for(lambda: card_messages(fake), what="the card"))[0]
+        post_id = int(ANSWER_ID.fullmatch(custom_ids(card)[0]).group(1))  # type: ignore[union-attr]
+        replies = [await press(fake, card, custom_ids(card)[0], user_id=2000 + n, user_name=f"u{n}") for n in range(5)]
+        assert all(custom_ids({"components": r.components}) == [f"quiz:flag:{post_id}"] for r in replies)
+        me = await slash(fake, "me", {}, user_id=2000)
+        assert me.ephemeral
+        assert _view_timers() == []
+        reply = fake.original_response(replies[0].interaction_id)  # type: ignore[attr-defined]
+        assert reply is not None
+        flagged = await press(fake, reply, f"quiz:flag:{post_id}", user_id=2000, user_name="u0")
+        assert text_of(flagged).startswith("Thanks, your report is recorded.")
