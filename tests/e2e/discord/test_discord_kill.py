@@ -57,7 +57,10 @@ async def test_sigkill_mid_storm_loses_no_acknowledged_click(
     assert outcomes[Outcome.NOT_SENT] + outcomes[Outcome.NO_RESPONSE] > 0, outcomes  # the kill came midway
     assert len(result.acknowledged()) >= KILL_AFTER
     if deadline is not None:
-        assert len(result.deferred()) >= KILL_AFTER, outcomes  # the deferred path was under the kill
+        # The kill caught defers waiting for their commit. (Not "every click deferred": on a quiet machine some
+        # commits beat even 0.05 s and are answered directly; CI once saw 145 of 150 deferred.)
+        assert outcomes[Outcome.DEFERRED_UNFINISHED] > 0, outcomes
+        assert len(result.deferred()) > len(result.acknowledged()) // 2, outcomes
     assert found.acknowledged_not_stored_not_told_retry == []  # stored, or told to retry (by us or by Discord)
     assert found.told_recorded_not_stored == []
     assert found.stored_twice == []
