@@ -8,8 +8,8 @@ interaction ("ok", ephemeral), sent the same clicks by the same fake, measured i
 Targets (issue 16): clicks/s >= 80% of the bare client's, p99 <= the bare client's p99 + 50 ms.
 --quick: 2,000 clicks, SQLite only.
 
-The bot runs in a child process (`quizbot`'s runtime and Discord adapter, discord.py pointed at the loopback
-fake), and so does the bare client; this process plays Discord. Latency is from the event leaving the fake's
+The bot runs in a child process, served as `quizbot run` serves it (tests/discord_storm.py: bot.runtime.serve with
+the Discord adapter, discord.py pointed at the loopback fake), and so does the bare client; this process plays Discord. Latency is from the event leaving the fake's
 gateway to the callback request arriving at the fake's REST API.
 
 Every click is followed to the words its clicker finally sees (tests/discord_storm.py): the verdict sent as the
@@ -51,6 +51,7 @@ from tests.discord_storm import (
     follow_deferred,
     notify_callbacks,
     plan_clicks,
+    start_bot,
     stop_bot,
     storm,
 )
@@ -58,23 +59,6 @@ from tests.discord_support import card_messages, slash
 from tests.fakes.discord_api import FakeDiscord, patch_discord
 
 CARDS = 20
-
-
-async def serve(db_url: str, api_base: str, gateway_url: str) -> None:
-    """Child: the bot's runtime and Discord adapter, with discord.py pointed at the parent's fake."""
-    from adapters.discord.adapter import DiscordAdapter  # noqa: PLC0415 - the parent never loads the adapter
-    from bot.config import Settings  # noqa: PLC0415
-    from bot.runtime import build_runtime  # noqa: PLC0415
-
-    settings = Settings(database_url=db_url, discord_token="bench-token", _env_file=None)  # type: ignore[call-arg]
-    runtime = await build_runtime(settings, migrate=False)
-    with patch_discord(api_base, gateway_url):
-        adapter = DiscordAdapter(runtime)
-        adapter.client._connection.guild_ready_timeout = 0.05
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGTERM, runtime.stopping.set)
-        await adapter.run()
-    await runtime.aclose()
 
 
 async def serve_bare(api_base: str, gateway_url: str) -> None:
@@ -108,9 +92,9 @@ def _rate(result: DiscordStorm) -> float:
     return len(result.latencies()) / result.elapsed
 
 
-async def _start_child(fake: FakeDiscord, *args: str) -> asyncio.subprocess.Process:
+async def _start_bare(fake: FakeDiscord) -> asyncio.subprocess.Process:
     child = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bench.discord_path", *args, fake.api_base, fake.gateway_url, env=child_env()
+        sys.executable, "-m", "bench.discord_path", "--serve-bare", fake.api_base, fake.gateway_url, env=child_env()
     )
     identified = len(fake.identifies)
     await fake.wait_for(lambda: len(fake.identifies) > identified, timeout=60, what="the client's identify")
@@ -125,7 +109,7 @@ async def bench(kind: str, clicks: int, concurrency: int) -> tuple[list[str], li
     with tempfile.TemporaryDirectory() as tmp:
         async with scratch_database(kind, Path(tmp)) as url, FakeDiscord(validate_payloads=False) as fake:
             notify_callbacks(fake)
-            child = await _start_child(fake, "--serve", url)
+            child = await start_bot(fake, url, Path(tmp) / "bot.log")
             try:
                 for _ in range(CARDS):
                     await slash(fake, "now", {}, user_name="host")
@@ -139,7 +123,7 @@ async def bench(kind: str, clicks: int, concurrency: int) -> tuple[list[str], li
             finally:
                 await stop_bot(child)
             found = await audit(quiz, url)
-            bare_child = await _start_child(fake, "--serve-bare")
+            bare_child = await _start_bare(fake)
             try:
                 await _click_all(fake, cards[:1], 10, 1, first_user=9 * 10**6)
                 bare = await _click_all(fake, cards, clicks, concurrency)
@@ -201,12 +185,8 @@ async def main() -> None:
     parser.add_argument("--db", choices=["sqlite", "postgresql", "both"])
     parser.add_argument("--clicks", type=int)
     parser.add_argument("--concurrency", type=int, default=200)
-    parser.add_argument("--serve", nargs=3, metavar=("DB_URL", "API_BASE", "GATEWAY_URL"), help=argparse.SUPPRESS)
     parser.add_argument("--serve-bare", nargs=2, metavar=("API_BASE", "GATEWAY_URL"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.serve:
-        await serve(*args.serve)
-        return
     if args.serve_bare:
         await serve_bare(*args.serve_bare)
         return
