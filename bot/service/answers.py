@@ -15,10 +15,9 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, select, tuple_, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -29,7 +28,7 @@ from bot.db.models import Answer, Channel, Post, PostRecipient, PostSnapshot, Qu
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, UserRef
 from bot.domain.scoring import points_for
 from bot.errors import InvalidChoice, NotYourQuestion, PostedElsewhere, QuizError, UnknownPost
-from bot.service.directory import Directory, insert_ignoring_conflict
+from bot.service.directory import Directory, insert_for, insert_ignoring_conflict
 from bot.service.scores import RecordedAnswer, channel_ranks, record_answers_effects
 from bot.service.uow import UnitOfWorkFactory
 from bot.wording.errors import UNKNOWN_POST, not_your_question, posted_elsewhere
@@ -415,8 +414,7 @@ def _private_refusal(click: _Click, post: _PostInfo, place: ChannelRef, recipien
 def _insert_answers(dialect: str) -> Any:
     """The batch's INSERT of answer rows, built once per dialect: a (post, user) pair already answered is skipped,
     and the rows inserted come back with their ids (an executemany, batched into multi-row INSERTs)."""
-    insert_into = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert_into(cast(Table, Answer.__table__)).on_conflict_do_nothing(index_elements=["post_id", "user_id"])
+    statement = insert_for(dialect, Answer).on_conflict_do_nothing(index_elements=["post_id", "user_id"])
     return statement.returning(Answer.id, Answer.post_id, Answer.user_id)
 
 

@@ -14,10 +14,16 @@ from bot.db.models import Base, Channel, User, Workspace
 from bot.domain import ChannelRef, UserRef
 
 
+def insert_for(dialect: str, model: type[Base]) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT into the model's table in the named dialect (both have ON CONFLICT clauses): for a statement
+    built once per dialect."""
+    table = cast(Table, model.__table__)
+    return postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
+
+
 def dialect_insert(session: AsyncSession, model: type[Base]) -> postgresql.Insert | sqlite.Insert:
     """An INSERT into the model's table in the session's dialect (both have ON CONFLICT clauses)."""
-    table = cast(Table, model.__table__)
-    return postgresql.insert(table) if session.get_bind().dialect.name == "postgresql" else sqlite.insert(table)
+    return insert_for(session.get_bind().dialect.name, model)
 
 
 def insert_ignoring_conflict(

@@ -30,7 +30,7 @@ from sqlalchemy import (
     union_all,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import (
@@ -47,6 +47,7 @@ from bot.db.models import (
 )
 from bot.domain.leitner import BOX_INTERVALS
 from bot.domain.windows import Window, window_start
+from bot.service.directory import insert_for
 
 COUNTERS = ("points", "correct", "answered")
 """The totals every rollup row keeps."""
@@ -108,19 +109,16 @@ def _statements(dialect: str) -> dict[str, Any]:
     CONFLICT DO UPDATE: no row of parameters goes through Python, and the rows are grouped by key (one INSERT
     may not update the same row twice) in key order (so concurrent batches lock rows in the same order).
     """
-    insert_into = postgresql.insert if dialect == "postgresql" else sqlite.insert
     in_batch = _one_of(Answer.id, dialect)  # the answer rows of this batch (or of part of it)
 
-    def add_to(model: type[Base], keys: list[str], columns: Sequence[Any], group: Sequence[Any]) -> Any:
-        return add_each(model, keys, [columns], group)
-
-    def add_each(model: type[Base], keys: list[str], columns: Sequence[Sequence[Any]], group: Sequence[Any]) -> Any:
-        """One INSERT of the sums of each of several column lists (UNION ALL), e.g. one per rollup window."""
+    def add_sums(model: type[Base], keys: list[str], columns: Sequence[Sequence[Any]], group: Sequence[Any]) -> Any:
+        """One INSERT of the sums grouped by `group`, for each of the column lists (several: a UNION ALL, e.g. one
+        per rollup window)."""
         table = cast(Table, model.__table__)
         grouped = [select(*cols, *_sums(Answer)).where(in_batch).group_by(*group) for cols in columns]
         rows = grouped[0].order_by(*group) if len(grouped) == 1 else union_all(*grouped).order_by(*keys)
         names = [column.key for column in columns[0]]
-        statement = insert_into(table).from_select([*names, *COUNTERS], rows)
+        statement = insert_for(dialect, model).from_select([*names, *COUNTERS], rows)
         changes = {name: table.c[name] + statement.excluded[name] for name in COUNTERS}
         return statement.on_conflict_do_update(index_elements=keys, set_=changes)
 
@@ -151,7 +149,7 @@ def _statements(dialect: str) -> dict[str, Any]:
         .group_by(Answer.user_id, Post.question_id)
         .order_by(Answer.user_id, Post.question_id)
     )
-    review = insert_into(reviews).from_select(
+    review = insert_for(dialect, ReviewItem).from_select(
         ["user_id", "question_id", "box", "due_at", "reviews", "lapses", "created_at", "updated_at"], missed
     )
     review = review.on_conflict_do_update(
@@ -166,9 +164,9 @@ def _statements(dialect: str) -> dict[str, Any]:
     )
     return {
         "in_cohorts": select(CohortMember.user_id).where(_one_of(CohortMember.user_id, dialect)).distinct(),
-        "users": add_to(UserScore, ["user_id"], user_workspace, user_workspace),
-        "channels": add_to(ChannelScore, ["user_id", "channel_id"], user_channel, user_channel),
-        "periods": add_each(PeriodScore, ["user_id", "period", "period_start"], each_period, user_workspace),
+        "users": add_sums(UserScore, ["user_id"], [user_workspace], user_workspace),
+        "channels": add_sums(ChannelScore, ["user_id", "channel_id"], [user_channel], user_channel),
+        "periods": add_sums(PeriodScore, ["user_id", "period", "period_start"], each_period, user_workspace),
         "review": review,
     }
 
