@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import signal
 import sys
@@ -25,7 +24,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench.common import Check, quick_or_full, run, write_section
+from bench.common import Check, child_env, quick_or_full, run, write_section
 from bot.clock import SystemClock
 from bot.commands import AddSchedule
 from bot.config import Settings
@@ -83,9 +82,8 @@ async def main() -> None:
                 )
             await uow.commit()
         await runtime.aclose()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
+        env = child_env()
         env.update(
-            PYTHONPATH=str(Path(__file__).resolve().parent.parent),
             QUIZBOT_DATABASE_URL=url,
             QUIZBOT_SLACK_BOT_TOKEN=fake.bot_token,
             QUIZBOT_SLACK_SIGNING_SECRET=SIGNING_SECRET,

@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import os
 import signal
-import socket
 import sqlite3
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import aiohttp
 
-from bench.common import Check, bound_check, quick_or_full, run, write_section
+from bench.common import Check, bound_check, child_env, free_port, quick_or_full, run, write_section
 from bench.slack_path import _load
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, block_actions_body
@@ -36,12 +35,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmRSS")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def serve(api_base: str, gateway_url: str) -> None:
@@ -97,8 +90,8 @@ async def main() -> None:
         users = 5000
         for n in range(users):
             slack.add_user(f"U{n:05d}", f"user{n}", join_channels=True)
-        http_port, slack_port = _free_port(), _free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
+        http_port, slack_port = free_port(), free_port()
+        env = child_env()
         env.update(
             QUIZBOT_ADAPTERS=os.environ.get("BENCH_ADAPTERS", "console,slack,discord"),
             QUIZBOT_DATABASE_URL=f"sqlite+aiosqlite:///{tmp}/quizbot.db",
@@ -120,7 +113,7 @@ async def main() -> None:
             "--serve",
             discord_fake.api_base,
             discord_fake.gateway_url,
-            env={**env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+            env=env,
             cwd=tmp,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.DEVNULL,
@@ -137,7 +130,7 @@ async def main() -> None:
             if tracing:
                 child.send_signal(signal.SIGUSR1)
             # Cards to click: posted by `/quiz now` through Slack.
-            from tests.fakes.slack_api import slash_command_body, signed_headers
+            from tests.fakes.slack_api import signed_headers, slash_command_body
 
             cards = []
             async with aiohttp.ClientSession() as session:

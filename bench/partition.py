@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import socket
 import sys
 import tempfile
 import time
@@ -26,7 +24,7 @@ from typing import Any
 import aiohttp
 from sqlalchemy.engine import make_url
 
-from bench.common import bound_check, quick_or_full, run, scratch_database, write_section
+from bench.common import bound_check, child_env, free_port, quick_or_full, run, scratch_database, write_section
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, signed_headers
 from tests.fakes.tcp_proxy import CuttableProxy
 
@@ -34,12 +32,6 @@ TARGET = 5.0
 ROOT = Path(__file__).resolve().parent.parent
 RETRY = "try again"
 """In every "not recorded, please try again" reply (bot/wording/errors.py)."""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def _status(session: aiohttp.ClientSession, url: str) -> int:
@@ -115,10 +107,9 @@ async def main() -> None:
             await proxy.start()
             fake = FakeSlack()
             await fake.start()
-            slack_port, http_port = _free_port(), _free_port()
-            env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
+            slack_port, http_port = free_port(), free_port()
+            env = child_env()
             env.update(
-                PYTHONPATH=str(ROOT),
                 QUIZBOT_DATABASE_URL=target.set(host="127.0.0.1", port=proxy.port).render_as_string(
                     hide_password=False
                 ),

@@ -17,10 +17,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import re
 import signal
-import socket
 import sys
 import tempfile
 import time
@@ -31,7 +29,7 @@ from typing import Any
 
 import aiohttp
 
-from bench.common import Check, percentile, quick_or_full, run, write_section
+from bench.common import Check, child_env, free_port, percentile, quick_or_full, run, write_section
 from tests.discord_storm import stop_bot
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, block_actions_body, signed_headers, slash_command_body
 
@@ -43,12 +41,6 @@ WARMUP_SECONDS = 2.0
 """The flood runs this long before clicks are timed, so every flood connection is busy when they start."""
 PHASE_SECONDS = 60.0
 """Clicks in one situation stop after this long even if fewer than asked were sent (a slow server)."""
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def junk_body(size: int) -> bytes:
@@ -177,8 +169,7 @@ async def serve_bare(api_url: str, port: int) -> None:
 
 
 def _child_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
-    env["PYTHONPATH"] = str(ROOT)
+    env = child_env()
     return env
 
 
@@ -309,7 +300,7 @@ async def measure(
 
 async def bench_quiz(args: argparse.Namespace, fake: FakeSlack, workdir: Path) -> tuple[list[Row], dict[str, Any]]:
     """`quizbot run` (Slack HTTP mode, INFO logs): post a card, then click under each flood."""
-    port = _free_port()
+    port = free_port()
     env = _child_env()
     env.update(
         QUIZBOT_ADAPTERS="slack",
@@ -344,7 +335,7 @@ async def bench_quiz(args: argparse.Namespace, fake: FakeSlack, workdir: Path) -
 
 async def bench_bare(args: argparse.Namespace, fake: FakeSlack, card: dict[str, Any], workdir: Path) -> list[Row]:
     """The reference: the same clicks and floods against a bare Bolt app served the usual way."""
-    port = _free_port()
+    port = free_port()
     log = workdir / "bare.log"
     child = await _start_child(
         ["-m", "bench.slack_flood", "--serve-bare", fake.api_url, "--port", str(port)], _child_env(), str(workdir), log
