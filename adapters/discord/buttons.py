@@ -43,6 +43,11 @@ class AnswerHandler(Protocol):
         ...
 
 
+def _label_of(item: discord.ui.Item[Any]) -> str:
+    """The label of the clicked message's button a dynamic item is rebuilt from ("?" if it has none)."""
+    return (item.label if isinstance(item, discord.ui.Button) else None) or "?"
+
+
 class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=ANSWER_TEMPLATE):
     """One answer button of a question card."""
 
@@ -67,8 +72,7 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], t
         /,
     ) -> AnswerButton:
         """Rebuild the button from a clicked message's custom_id (the template guarantees the digits)."""
-        label = (item.label if isinstance(item, discord.ui.Button) else None) or "?"
-        return cls(int(match["post_id"]), int(match["choice"]), label=label)
+        return cls(int(match["post_id"]), int(match["choice"]), label=_label_of(item))
 
     async def callback(self, interaction: discord.Interaction[discord.Client]) -> None:
         """Hand the click to the adapter that owns this client."""
@@ -147,8 +151,7 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], 
         /,
     ) -> ConfirmButton:
         """Rebuild the button from a clicked message's custom_id (the template bounds the token)."""
-        label = (item.label if isinstance(item, discord.ui.Button) else None) or "?"
-        return cls(match["token"], match["answer"] == "yes", label=label)
+        return cls(match["token"], match["answer"] == "yes", label=_label_of(item))
 
     async def callback(self, interaction: discord.Interaction[discord.Client]) -> None:
         """Hand the click to the adapter that owns this client."""
@@ -219,7 +222,7 @@ class ReviewButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], t
         /,
     ) -> ReviewButton:
         """Rebuild the button from the clicked message."""
-        return cls(label=(item.label if isinstance(item, discord.ui.Button) else None) or "?")
+        return cls(label=_label_of(item))
 
     async def callback(self, interaction: discord.Interaction[discord.Client]) -> None:
         """Hand the click to the adapter that owns this client."""
