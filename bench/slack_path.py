@@ -150,17 +150,7 @@ def _bodies(messages: list[dict[str, Any]], clicks: int) -> list[str]:
     for n in range(users):
         for message in messages:
             buttons = [el for b in message["blocks"] if b["type"] == "actions" for el in b["elements"]]
-            button = rng.choice(buttons)
-            bodies.append(
-                block_actions_body(
-                    message=message,
-                    action_id=button["action_id"],
-                    user_id=f"U{n:05d}",
-                    user_name=f"user{n}",
-                    team_id="T0001",
-                    channel_id="C0001",
-                )
-            )
+            bodies.append(_click_body(message, rng.choice(buttons)["action_id"], n))
     return bodies[:clicks]
 
 
@@ -169,17 +159,19 @@ def _warm_bodies(messages: list[dict[str, Any]]) -> list[str]:
     request calls auth.test; each server gets the same warm-up)."""
     message = messages[0]
     button = next(el for b in message["blocks"] if b["type"] == "actions" for el in b["elements"])
-    return [
-        block_actions_body(
-            message=message,
-            action_id=button["action_id"],
-            user_id=f"U{n:05d}",
-            user_name=f"user{n}",
-            team_id="T0001",
-            channel_id="C0001",
-        )
-        for n in range(990, 1000)
-    ]
+    return [_click_body(message, button["action_id"], n) for n in range(990, 1000)]
+
+
+def _click_body(message: dict[str, Any], action_id: str, n: int) -> str:
+    """User n's click on one of the message's buttons, in channel C0001, as Slack posts it."""
+    return block_actions_body(
+        message=message,
+        action_id=action_id,
+        user_id=f"U{n:05d}",
+        user_name=f"user{n}",
+        team_id=TEAM_ID,
+        channel_id="C0001",
+    )
 
 
 async def _load(port: int, bodies: list[str], concurrency: int) -> tuple[float, list[float], int]:
