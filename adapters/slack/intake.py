@@ -248,11 +248,6 @@ class Lanes:
             self._free.release()
 
 
-@contextlib.asynccontextmanager
-async def _no_lane() -> AsyncIterator[None]:
-    yield
-
-
 class SlackIntake:
     """Verifies Slack's requests before anything parses them (see the module's docstring)."""
 
@@ -286,7 +281,10 @@ class SlackIntake:
                 return await self._refuse(request, refusal)
             large = request.content_length is None or request.content_length > LARGE_BODY_BYTES
             try:  # the wait for a lane counts against the body's time: a flood cannot queue one for ever
-                async with asyncio.timeout(self.body_timeout), self.large_bodies.held() if large else _no_lane():
+                async with (
+                    asyncio.timeout(self.body_timeout),
+                    self.large_bodies.held() if large else contextlib.nullcontext(),
+                ):
                     raw = await self._read_capped(request, self.max_body)
                     if raw is not None:
                         refusal = await self._verify(request, raw)
