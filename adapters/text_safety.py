@@ -1,10 +1,10 @@
 """Platform-neutral text safety: invisible characters out, and cutting escaped text only where it is safe.
 
 Every adapter neutralises names and pack text for its own markup (`adapters.discord.markup`,
-`adapters.slack.markup`); both first drop the characters that make one text look like another: zero-width
-characters ("a\u200bdmin" shows as "admin") and bidirectional controls (an RLO makes "evil.exe\u202etxt.js"
-read backwards). The neutralisers then mark up their own structure with a few zero-width spaces; since content
-can carry none, each of those is known to be ours.
+`adapters.slack.markup`); both first drop the characters that make one text look like another
+(`bot.domain.text.strip_invisible`: zero-width characters and bidirectional controls; a joiner is kept only
+inside a word or an emoji sequence). The neutralisers then mark up their own structure with a few zero-width
+spaces; since content can carry none, each of those is known to be ours.
 
 Escaped text is cut (to fit a platform limit) only between "atoms": an escape sequence such as `\\_` or `&amp;`,
 a kept code span or URL, is one atom, so a cut never leaves half of one in each piece.
@@ -12,27 +12,28 @@ a kept code span or URL, is one atom, so a cut never leaves half of one in each 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
-"""Zero-width space, non-joiner and joiner, word joiner, and the byte-order mark (zero-width no-break space)."""
-BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
-"""Embeddings and overrides (LRE, RLE, PDF, LRO, RLO), isolates (LRI, RLI, FSI, PDI), LRM, RLM and the Arabic
-letter mark: all reorder or disguise what is shown without showing themselves."""
-INVISIBLE = ZERO_WIDTH + BIDI_CONTROLS
+from bot.domain.text import BIDI_CONTROLS, INVISIBLE, ZERO_WIDTH, strip_invisible
+
+__all__ = [
+    "BIDI_CONTROLS",
+    "ELLIPSIS",
+    "INVISIBLE",
+    "ZERO_WIDTH",
+    "ZWSP",
+    "Cut",
+    "clip",
+    "cut",
+    "plain",
+    "strip_invisible",
+]
 
 ZWSP = "\u200b"
 """What the neutralisers insert to break markup (`@\u200beveryone`); never left in content by strip_invisible."""
 
-_INVISIBLE = re.compile(f"[{INVISIBLE}]")
 ELLIPSIS = "…"
-
-
-def strip_invisible(text: str) -> str:
-    """Drop zero-width and bidirectional control characters, so a name shows every character it has."""
-    return _INVISIBLE.sub("", text)
 
 
 def plain(text: str) -> str:

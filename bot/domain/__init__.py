@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
+from bot.domain.text import display_name as shown_name
+
 
 class Tally:
     """Something with `correct` of `answered` answers; its accuracy is written once, here."""
@@ -84,8 +86,9 @@ DISPLAY_NAME_MAX = 200
 
 @dataclass(frozen=True, slots=True)
 class UserRef:
-    """Who acted: a user id on a platform and workspace, with the name to show on leaderboards (at most
-    DISPLAY_NAME_MAX characters: a longer one, say typed at the terminal, is cut to that, so it fits its column)."""
+    """Who acted: a user id on a platform and workspace, with the name to show on leaderboards: on one line, without
+    invisible characters (`text.display_name`), and at most DISPLAY_NAME_MAX characters (a longer one, say typed at
+    the terminal, is cut to that, so it fits its column)."""
 
     platform: str
     workspace_id: str
@@ -93,8 +96,9 @@ class UserRef:
     display_name: str
 
     def __post_init__(self) -> None:
-        if len(self.display_name) > DISPLAY_NAME_MAX:
-            object.__setattr__(self, "display_name", self.display_name[:DISPLAY_NAME_MAX])
+        name = shown_name(self.display_name)[:DISPLAY_NAME_MAX]
+        if name != self.display_name:
+            object.__setattr__(self, "display_name", name)
 
 
 class PostSource(enum.StrEnum):
