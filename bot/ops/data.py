@@ -28,6 +28,7 @@ from bot.db.models import (
     Workspace,
 )
 from bot.domain.ranking import Entry, rank_entries
+from bot.domain.text import spreadsheet_cell
 from bot.errors import QuizError
 from bot.scheduling.service import paused_by
 from bot.service.lookups import CHANNEL_REF_COLUMNS, joined_to_channel
@@ -195,11 +196,15 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
 
 
 def to_csv(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> str:
-    """Rows as CSV text with a header line."""
+    """Rows as CSV text with a header line; every text cell made safe to open in a spreadsheet (names are chosen by
+    anyone: `=HYPERLINK(...)` must not become a live formula), see `bot.domain.text.spreadsheet_cell`."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(fields), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(
+        {key: spreadsheet_cell(value) if isinstance(value, str) else value for key, value in row.items()}
+        for row in rows
+    )
     return buffer.getvalue()
 
 

@@ -106,6 +106,75 @@ async def test_export_leaderboard_ids_come_from_the_rows_not_the_names(
     ]
 
 
+HOSTILE_NAMES = (
+    '=HYPERLINK("https://evil.example/x","click me")',
+    "+cmd|' /C calc'!A0",
+    "@SUM(1+1)",
+    "-2+3+cmd|' /C calc'!A0",
+    "\tTabbed",
+    "'quoted",
+)
+
+
+async def test_export_csv_cells_never_start_like_a_formula_and_names_stay_readable(
+    runtime: Runtime, channel: ChannelRef, cli_env: Path
+) -> None:
+    """Any Discord user can choose a name such as `=HYPERLINK(...)`: in every CSV the export writes, no cell starts
+    with `=`, `+`, `-`, `@`, a tab or a carriage return (OWASP), invisible characters are dropped, and the name is
+    still there after the apostrophe that keeps it text."""
+    card = (await runtime.quiz.post_question(channel)).card
+    for n, name in enumerate(HOSTILE_NAMES):
+        user = UserRef("fake", "W1", f"U-hostile-{n}", name)
+        await runtime.app.answer(post_id=card.post_id, user=user, choice_index=card.choice_ids[0])
+    async with runtime.db.transaction() as session:  # a name stored before names were cleaned on the way in
+        await session.execute(
+            update(User).where(User.external_id == "U-hostile-0").values(display_name="\r=1+1\u202e\u200b")
+        )
+    assert await _cli("export", "--format", "csv", "--out", "csv") == 0
+    seen_names: list[str] = []
+    for name in ("answers", "posts", "leaderboard"):
+        with (cli_env / "csv" / f"{name}.csv").open(encoding="utf-8", newline="") as handle:
+            rows = list(csv.reader(handle))
+        for row in rows:
+            for cell in row:
+                assert not cell.startswith(("=", "+", "-", "@", "\t", "\r", "\n")), (name, cell)
+                assert not any(ch in "\u202e\u200b" for ch in cell), (name, cell)
+        if name == "leaderboard":
+            header = rows[0]
+            seen_names = [row[header.index("user_name")] for row in rows[1:]]
+    assert sorted(seen_names) == sorted(
+        ["'\n=1+1", "'+cmd|' /C calc'!A0", "'@SUM(1+1)", "'-2+3+cmd|' /C calc'!A0", "Tabbed", "''quoted"]
+    )  # the tab went with the name's white space on the way in
+
+
+async def test_a_name_is_one_line_and_visible_wherever_it_is_shown(
+    runtime: Runtime, channel: ChannelRef, cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A newline in a display name rendered as a line of its own on a leaderboard: names are one line, without
+    invisible characters, from the moment they arrive; a joiner inside an emoji sequence or a word stays."""
+    card = (await runtime.quiz.post_question(channel)).card
+    names = [
+        "Eve\n1. Mallory — 9999 points",
+        "a\u200bdmin\u202e",
+        "Dev 👩\u200d💻",
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+    ]
+    for n, name in enumerate(names):
+        user = UserRef("fake", "W1", f"U-{n}", name)
+        await runtime.app.answer(post_id=card.post_id, user=user, choice_index=card.choice_ids[0])
+    assert await _cli("export", "--format", "json") == 0
+    shown = {row["user_name"] for row in json.loads(capsys.readouterr().out)["leaderboard"]}
+    assert shown == {
+        "Eve 1. Mallory — 9999 points",
+        "admin",
+        "Dev 👩\u200d💻",
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+    }
+    reply = await runtime.app.handle_command(Invocation(channel, make_user("alice"), "leaderboard all"))
+    text = "\n".join(reply.message.lines)
+    assert "Mallory" in text and not any(line.startswith("1. Mallory") for line in text.splitlines())
+
+
 async def test_forget_user_removes_every_row_of_that_user_and_nothing_else(
     runtime: Runtime, channel: ChannelRef, cli_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -3,6 +3,7 @@ or record), and the all-or-nothing writing of the output."""
 
 from __future__ import annotations
 
+import csv
 import string
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,43 @@ def test_cli_export_then_import_gives_the_same_pack(tmp_path: Path, capsys: pyte
         assert "now run `quizbot content check" in capsys.readouterr().err
         assert load_pack_model(imported) == original
         assert main(["content", "check", "--strict", str(imported), "--against", str(tmp_path / "none")]) == 0
+
+
+def test_cli_csv_export_writes_no_live_formula_and_reads_back_the_same_pack(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A choice such as `-1` or a prompt such as `=SUM(...)` would run as a formula in Excel or Sheets: the CSV
+    export writes it with an apostrophe in front, and the import takes the apostrophe off again."""
+    pack = tmp_path / "formulas.yaml"
+    pack.write_text(
+        yaml.safe_dump(
+            {
+                "id": "formulas",
+                "title": "Formulas",
+                "description": "Cells a spreadsheet would run",
+                "questions": [
+                    {
+                        "id": "signs",
+                        "prompt": "=SUM(A1:A2) is what?",
+                        "choices": ["-1", "+1", "@0", "'quoted"],
+                        "answer": 2,
+                        "explanation": "-1 and +1 differ in sign.",
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    exported = tmp_path / "formulas.csv"
+    assert main(["content", "export", str(pack), "--format", "csv", "-o", str(exported)]) == 0
+    with exported.open(encoding="utf-8", newline="") as handle:
+        cells = [cell for row in csv.reader(handle) for cell in row]
+    assert "'=SUM(A1:A2) is what?" in cells and "'-1" in cells and "'+1" in cells and "''quoted" in cells
+    assert not [cell for cell in cells if cell.startswith(("=", "+", "-", "@", "\t", "\r"))]
+    imported = tmp_path / "again.yaml"
+    assert main(["content", "import", str(exported), "-o", str(imported)]) == 0
+    assert load_pack_model(imported) == load_pack_model(pack)
+    capsys.readouterr()
 
 
 def test_export_by_path_to_stdout_and_format_from_the_extension(

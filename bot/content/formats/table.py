@@ -13,6 +13,10 @@ Columns (names are case-insensitive; spaces and hyphens count as underscores; an
   pack; filled in on one row (the export uses the first), the same or empty on the others.
 
 The delimiter is whichever of `,` `;` or tab the header uses most; a UTF-8 byte order mark is ignored.
+
+The export writes a cell that a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a
+line break, as a choice such as `-1` does) with an apostrophe in front, and the import takes it off again
+(`bot.domain.text.formula_safe`), so a pack opened in Excel or Sheets shows its text and still round-trips.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import NamedTuple
 
 from bot.content.drafts import DraftPack, DraftQuestion, build_question, refuse
 from bot.content.schema import TODO_MARK
+from bot.domain.text import formula_safe, spreadsheet_text
 from bot.wording.i18n import plural
 
 PACK_COLUMNS = ("pack_id", "pack_title", "pack_description", "pack_tags", "pack_verbatim_seed")
@@ -74,7 +79,7 @@ def parse(text: str, *, source: str) -> TableFile:
     previous = 0
     try:
         for row in reader:
-            rows.append((previous + 1, row))
+            rows.append((previous + 1, [spreadsheet_text(cell.strip()) for cell in row]))
             previous = reader.line_num
     except csv.Error as exc:
         raise refuse(source, f"line {previous + 1}", f"not valid CSV: {exc}") from exc
@@ -202,5 +207,5 @@ def dump(pack: DraftPack) -> str:
             row += ["true"] if pack.verbatim_seed else []
         else:
             row += [""] * (len(header) - len(row))
-        writer.writerow(row)
+        writer.writerow([formula_safe(cell) for cell in row])
     return out.getvalue()
