@@ -14,7 +14,7 @@ def stats_message(stats: UserStats, *, missed_topics: bool = True) -> Message:
     cohorts = (_("Cohorts: {names}", names=", ".join(stats.cohorts)),) if stats.cohorts else ()
     if stats.answered == 0:
         return Message(
-            title=_("{name}: no answers yet.", name=stats.name),
+            title=_("{name}: no answers yet.", name=stats.name) if stats.name else _("No answers yet."),
             lines=(_("Answer a question to get on the board."), *cohorts),
         )
     lines = [
@@ -49,4 +49,5 @@ def stats_message(stats: UserStats, *, missed_topics: bool = True) -> Message:
     if missed_topics and stats.missed_tags:
         missed = ", ".join(f"{tag} ({n})" for tag, n in stats.missed_tags)
         lines.append(_("Most missed topics: {topics}", topics=missed))
-    return Message(title=_("Your quiz record, {name}", name=stats.name), lines=tuple(lines))
+    title = _("Your quiz record, {name}", name=stats.name) if stats.name else _("Your quiz record")
+    return Message(title=title, lines=tuple(lines))

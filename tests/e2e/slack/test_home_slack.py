@@ -180,3 +180,14 @@ async def test_without_files_write_the_report_says_so_and_posts_the_text_alone(
         assert notice["text"].startswith("The report's charts were not posted: I need the files:write permission.")
         assert [m for m in fake.messages_in("C0001") if m["text"].startswith("Report: ")]
         assert fake.uploaded_files() == []
+
+
+async def test_a_person_the_bot_does_not_know_yet_sees_a_header_without_an_empty_name(
+    runtime: Runtime, fake: FakeSlack
+) -> None:
+    async with running_adapter(runtime, fake) as slack:
+        await open_home(slack, user_id="U0BOB")
+        await fake.wait_for_calls("views.publish", 1, ok=True)
+        header = fake.published_views[0]["blocks"][0]["text"]["text"]
+        assert not header.startswith(":") and not header.startswith(" ")
+        assert header == "No answers yet."
