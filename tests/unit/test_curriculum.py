@@ -113,7 +113,7 @@ CURRICULUM_ANSWER_KEY = {
             "PCIe time and host RAM: saved tensors move to CPU in forward and come back in backward",
         ),
         ("ckpt-sqrt-n-segments", "O(sqrt(n)) activation memory for about one extra forward pass per mini-batch"),
-        ("ckpt-quadratic-term", "Softmax output, its dropout mask and dropout output: a·s²·b terms, quadratic in s"),
+        ("ckpt-quadratic-term", "The softmax output, its dropout mask, and the dropout output fed to the V matmul"),
         (
             "ckpt-selective-targets",
             "Recomputes only QKᵀ, softmax, softmax dropout and attention over V; stores the rest",
