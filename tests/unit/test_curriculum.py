@@ -45,7 +45,7 @@ CURRICULUM_ANSWER_KEY = {
         ("ddp-vs-dataparallel", "DDP runs a process per GPU, avoiding the GIL contention of DataParallel threads"),
     ],
     "memory-accounting": [
-        ("mem-adam-bytes-per-param", "16 bytes: 2 weights, 2 gradients, 12 optimizer state"),
+        ("mem-adam-bytes-per-param", "16 bytes: fp16 weights and gradients, an fp32 master copy and two fp32 moments"),
         ("mem-adam-optimizer-state", "An fp32 master copy of the weights, fp32 momentum and fp32 variance"),
         ("mem-7b-on-80gb", "No: model states alone are about 112 GB per GPU (16 bytes x 7B)"),
         ("mem-fp32-vs-mixed-states", "They stay at about 16: fp32 uses 4+4+4+4, mixed uses 2+2+4+4+4"),
