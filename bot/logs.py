@@ -49,5 +49,5 @@ def configure_logging(level: str = "INFO", fmt: str = "text") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    for noisy in ("aiosqlite", "asyncio", "sqlalchemy.engine", "alembic", "apscheduler"):
+    for noisy in ("aiosqlite", "asyncio", "sqlalchemy.engine", "alembic"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
