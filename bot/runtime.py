@@ -176,6 +176,7 @@ async def build_runtime(
         grace=settings.schedule_grace,
         lease=timedelta(seconds=settings.schedule_lease_seconds),
         interval=settings.schedule_tick_seconds,
+        observe_lag=metrics.scheduler_lag.set,
     )
     return Runtime(
         settings=settings,

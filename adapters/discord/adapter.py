@@ -50,7 +50,7 @@ from bot.commands import Command, FlagQuestion, StartReview
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.errors import CommandError, ConfigError, StorageUnavailable
 from bot.ports import Message, PlatformError, PlatformLimits, Rate
-from bot.service.app import Context, Invocation, Reply, error_reply
+from bot.service.app import Context, Reply, error_reply
 from bot.service.facade import AdapterHost
 from bot.service.views import ReportChart
 from bot.wording import reports as report_words
@@ -496,12 +496,6 @@ class DiscordAdapter:
         """A `/quiz` subcommand, as the command object its typed options built: run by the core, then answered."""
         context = self.context_of(interaction)
         await self._answer_with(interaction, lambda: self.runtime.app.execute(command, context))
-
-    async def quiz_command(self, interaction: discord.Interaction[discord.Client], text: str) -> None:
-        """`/quiz <text>` typed as free text, parsed by the core's grammar (the typed subcommands do not use it)."""
-        context = self.context_of(interaction)
-        invocation = Invocation(channel=context.channel, user=context.user, text=text, is_admin=context.is_admin)
-        await self._answer_with(interaction, lambda: self.runtime.app.handle_command(invocation))
 
     async def _answer_with(
         self, interaction: discord.Interaction[discord.Client], reply_of: Callable[[], Awaitable[Reply]]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -142,8 +142,11 @@ class Poster:
         working: asyncio.Semaphore,
         max_attempts: int,
         post_cohort: PostCohortNext | None = None,
+        observe_lag: Callable[[float], None] | None = None,
     ) -> None:
         self.post_question = post_question
+        self.observe_lag = observe_lag
+        """Told how many seconds after its slot each scheduled post went out (the scheduler lag gauge)."""
         self.post_cohort = post_cohort
         self.platforms = platforms
         self.fanout = fanout
@@ -196,6 +199,8 @@ class Poster:
             async with self.working:
                 await self.leases.finish(claim, FireStatus.POSTED, post_id=posted.card.post_id)
             report.posted.append(posted.card.post_id)
+            if self.observe_lag is not None:
+                self.observe_lag(max(0.0, (self.clock.now() - claim.slot.due).total_seconds()))
             log.info(
                 "posted scheduled question for slot %s",
                 claim.slot.key,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from datetime import timedelta
 from typing import Any
 
@@ -69,6 +69,7 @@ class Ticker:
         max_concurrent: int = 8,
         post_cohort: PostCohortNext | None = None,
         send_privately: SendPrivately | None = None,
+        observe_lag: Callable[[float], None] | None = None,
     ) -> None:
         self.platforms = platforms
         self.clock = clock
@@ -102,6 +103,7 @@ class Ticker:
             working=working,
             max_attempts=max_attempts,
             post_cohort=post_cohort,
+            observe_lag=observe_lag,
         )
         self.delivery = PrivateDelivery(
             uow=uow,

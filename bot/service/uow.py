@@ -48,7 +48,6 @@ class UnitOfWork:
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
         self._directory = directory
-        self._committed = False
 
     @property
     def dialect(self) -> str:
@@ -65,7 +64,6 @@ class UnitOfWork:
         self.review = Review(self.session)
         self.flags = Flags(self.session)
         self.member_fires = MemberFires(self.session)
-        self._committed = False
         try:
             await self.session.begin()
         except Exception as exc:
@@ -96,7 +94,6 @@ class UnitOfWork:
         except Exception as exc:
             raise_if_unavailable(exc)
             raise
-        self._committed = True
         for callback in self.session.info.pop(ON_COMMIT, ()):
             callback()
 

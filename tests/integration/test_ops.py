@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 import aiohttp
 import pytest
 from sqlalchemy import select
 
+from bot.clock import ManualClock
 from bot.db.models import Answer
 from bot.domain import AnswerOutcome, ChannelRef
 from bot.errors import ShuttingDown
 from bot.ops.http import OpsServer
 from bot.runtime import Runtime
+from bot.service.handlers import Invocation
 from tests.conftest import make_user
+from tests.fakes.fake_platform import FakePlatform
 
 
 @pytest.fixture
@@ -85,3 +89,19 @@ async def test_drain_lets_in_flight_answers_commit_and_refuses_new_ones(runtime:
         await runtime.app.answer(post_id=card.post_id, user=make_user("late"), choice_index=card.choice_ids[0])
     async with runtime.db.transaction() as session:
         assert len((await session.execute(select(Answer.id))).all()) == 30
+
+
+async def test_metrics_show_how_late_the_last_scheduled_post_went_out(
+    runtime: Runtime, ops: OpsServer, channel: ChannelRef, clock: ManualClock, platform: FakePlatform
+) -> None:
+    """`quizbot_scheduler_lag_seconds`, documented for operators, is set by each scheduled post: seconds after its
+    slot (09:00 Helsinki is 07:00 UTC in winter; the tick that posts it runs at 07:00:04)."""
+    clock.set(datetime(2026, 1, 5, 5, 0, tzinfo=UTC))
+    reply = await runtime.app.handle_command(
+        Invocation(channel, make_user("admin"), "schedule add daily 09:00 data-parallelism tz:Europe/Helsinki", True)
+    )
+    assert reply.ok, reply.message
+    clock.set(datetime(2026, 1, 5, 7, 0, 4, tzinfo=UTC))
+    assert len((await runtime.ticker.tick()).posted) == 1
+    _, _, body = await _get(ops, "/metrics")
+    assert "quizbot_scheduler_lag_seconds 4.0" in body
