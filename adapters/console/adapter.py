@@ -19,6 +19,7 @@ from bot.ports import UNLIMITED, Message, PlatformError
 from bot.service.app import Context, Invocation, Reply, error_reply
 from bot.service.confirmations import ConfirmationRequest
 from bot.service.facade import AdapterHost
+from bot.wording import console as words
 from bot.wording.answers import answer_message
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_lines
 from bot.wording.confirmations import terminal_question
@@ -29,10 +30,6 @@ PLATFORM = "console"
 WORKSPACE = "local"
 CHANNEL = "terminal"
 RULE = "─" * 60
-INTRO = (
-    "quizbot in your terminal. `/quiz now` posts a question, a number answers it, `/quiz help` lists commands,\n"
-    "`/as NAME` switches who you are, `/quit` leaves."
-)
 
 
 def _user_id(name: str) -> str:
@@ -67,7 +64,7 @@ class ConsoleAdapter:
         lines = [RULE, f"❓ {card_footer(card)}  [post {card.post_id}]", card.prompt]
         lines += [f"  [{CHOICE_MARKS[i]}] {choice}" for i, choice in enumerate(card.choices)]
         lines.append(f"   {card_about(card)}")
-        lines.append("Type the number of your answer.")
+        lines.append(words.answer_prompt())
         self._print(*lines)
         self._open.pop(card.post_id, None)
         self._open[card.post_id] = card
@@ -79,17 +76,17 @@ class ConsoleAdapter:
         if card.reveal is not None:
             self._open.pop(card.post_id, None)
             self._print(
-                RULE, f"🔔 Closed: {card.prompt}", *reveal_lines(card), f"({card_footer(card)} · {card_about(card)})"
+                RULE, words.closed(card.prompt), *reveal_lines(card), f"({card_footer(card)} · {card_about(card)})"
             )
 
     async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
         """Print a message meant for one user, marked as private."""
         self._check_open()
-        self._print(f"(only {user_id} sees this) {message.title}", *message.lines)
+        self._print(words.only_for(user_id, message.title), *message.lines)
 
     async def send_direct(self, user: UserRef, message: Message) -> None:
         """The DirectMessages capability: print a message meant for one person, marked as a direct message."""
-        self._print(f"(direct message to {user.display_name or user.user_id}) {message.title}", *message.lines)
+        self._print(words.direct_to(user.display_name or user.user_id, message.title), *message.lines)
 
     async def direct_channel(self, user: UserRef) -> ChannelRef:
         """The terminal is everyone's direct channel: a privately delivered question is printed here too."""
@@ -106,14 +103,14 @@ class ConsoleAdapter:
 
     def _check_open(self) -> None:
         if self._closed:
-            raise PlatformError("The terminal session has ended.")
+            raise PlatformError(words.session_ended())
 
     # --- input -------------------------------------------------------------------------------------
 
     async def run(self) -> None:
         """Read commands until end of input, `/quit`, or a stop of the bot."""
         self.runtime.platforms.register(self)
-        self._print(INTRO)
+        self._print(words.intro())
         lines = self._start_reader()
         while not self.runtime.stopping.is_set():
             if self.interactive and self._pending is None:  # a y/N question is its own prompt
@@ -130,7 +127,7 @@ class ConsoleAdapter:
             if line is None or not await self.handle_line(line.strip()):
                 break
         self.close()
-        self._print("Bye.")
+        self._print(words.bye())
 
     def close(self) -> None:
         """The session is over: the scheduler no longer posts here, and a post already on its way prints nothing
@@ -170,10 +167,10 @@ class ConsoleAdapter:
         if line == "/as" or line.startswith("/as "):
             name = line[3:].strip()
             if not name:
-                self._print("Usage: /as NAME")
+                self._print(words.as_usage())
             else:
                 self.user = UserRef(PLATFORM, WORKSPACE, _user_id(name), name)
-                self._print(f"You are now {name}.")
+                self._print(words.now_you_are(name))
             return True
         if line.startswith("/quiz") and (len(line) == 5 or line[5].isspace()):
             reply = await self.runtime.app.handle_command(Invocation(self.channel, self.user, line[5:], is_admin=True))
@@ -185,20 +182,20 @@ class ConsoleAdapter:
         if line.isdigit():
             await self._answer(int(line))
             return True
-        self._print("Type a number to answer, `/quiz help` for commands, `/as NAME` to switch user, `/quit` to leave.")
+        self._print(words.what_to_type())
         return True
 
     async def _answer(self, number: int) -> None:
         """Answer the newest question shown in this session (never one printed before a restart)."""
         if not self._open:
-            self._print("There is no open question. Post one with `/quiz now`.")
+            self._print(words.no_open_question())
             return
         card = list(self._open.values())[-1]
         if not 1 <= number <= len(card.choices):
-            self._print(f"Pick a number from 1 to {len(card.choices)}.")
+            self._print(words.pick_a_number(len(card.choices)))
             return
         if len(self._open) > 1:
-            self._print(f"Answering the newest open question: {card_footer(card)}  [post {card.post_id}]")
+            self._print(words.answering_newest(card_footer(card), card.post_id))
         try:
             result = await self.runtime.app.answer(
                 post_id=card.post_id, user=self.user, choice_index=card.choice_ids[number - 1]
@@ -211,7 +208,7 @@ class ConsoleAdapter:
     def _show_result(self, result: AnswerResult) -> None:
         message = answer_message(result)
         # Where Slack and Discord put a "Report a problem" button under the reply, the terminal says what to type.
-        self._print(f"(only {self.user.display_name} sees this) {message.title}", *message.lines, report_hint())
+        self._print(words.only_for(self.user.display_name, message.title), *message.lines, report_hint())
 
     async def _confirm(self, line: str) -> None:
         """Answer the pending y/N question: `y` or `yes` runs the command, anything else (Enter too) cancels it."""

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from bot.content.curricula import load_curricula
 from bot.content.loader import validate_pack_files
-from bot.content.quality import QualityWarning, duplicate_warnings, pack_warnings, plural, prompt_entries
+from bot.content.quality import QualityWarning, duplicate_warnings, pack_warnings, prompt_entries
 from bot.content.schema import PackModel
+from bot.wording.i18n import plural
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,7 +88,7 @@ def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> in
 def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, against: list[Path] | None) -> int:
     """`content check`: `ok` lines on stdout; FAIL and WARN lines and the counts on stderr; 1 if it fails."""
     from bot.content.check import check_paths
-    from bot.content.quality import plural
+    from bot.wording.i18n import plural
 
     if not paths:
         targets, references = [content_dir()], against or []
@@ -118,7 +118,7 @@ def content_import(source: Path, fmt: str | None, output: Path | None, *, pack_i
     """`content import`: the YAML skeleton to OUT (or stdout); skipped questions and what to do on stderr."""
     from bot.content.drafts import to_yaml
     from bot.content.formats import import_file
-    from bot.content.quality import plural
+    from bot.wording.i18n import plural
 
     result = import_file(source, fmt, pack_id=pack_id)
     skeleton = to_yaml(result.pack, origin=source.name, fmt=result.format)

@@ -19,6 +19,7 @@ from fractions import Fraction
 from urllib.parse import urlsplit
 
 from bot.content.schema import TODO_MARK, PackModel, QuestionModel
+from bot.wording.i18n import plural
 
 RULES: dict[str, str] = {
     "longest-correct": "the correct choice is the unique longest choice in more than 40% of the questions "
@@ -317,8 +318,3 @@ def _placeholder_warnings_for_question(question: QuestionModel, source: str) -> 
 def _snippet(text: str, limit: int = 60) -> str:
     flat = " ".join(text.split())
     return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 warning`, `2 warnings`: the count and the noun, pluralised with an s."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

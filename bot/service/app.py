@@ -36,6 +36,7 @@ from bot.wording import errors as error_words
 from bot.wording import home as home_words
 from bot.wording.answers import busy
 from bot.wording.errors import RESTARTING, not_available_here
+from bot.wording.i18n import reading_in
 
 log = logging.getLogger(__name__)
 
@@ -119,23 +120,25 @@ class QuizApp:
         )
 
     async def handle_command(self, invocation: Invocation) -> Reply:
-        """Parse and run a `/quiz` command; every error becomes a friendly reply."""
-        try:
-            return await self.execute(parse_command(invocation.text), invocation.context)
-        except Exception as exc:
-            return error_reply(exc)
+        """Parse and run a `/quiz` command; every error becomes a friendly reply, in the caller's language."""
+        with reading_in(invocation.locale):
+            try:
+                return await self.execute(parse_command(invocation.text), invocation.context)
+            except Exception as exc:
+                return error_reply(exc)
 
     async def execute(self, command: Command, context: Context) -> Reply:
         """Run a command object (Discord builds them from typed options): permission, then its handler.
 
         One unit of work per command; the permission is checked inside it, before the handler runs.
         """
-        route = self.routes.get(type(command))
-        if route is None:
-            raise CommandError(not_available_here())
-        async with self.uow() as uow:
-            await check_permission(route, command, context, uow, self.clock)
-            return await route.handler(command, context, uow)
+        with reading_in(context.locale):
+            route = self.routes.get(type(command))
+            if route is None:
+                raise CommandError(not_available_here())
+            async with self.uow() as uow:
+                await check_permission(route, command, context, uow, self.clock)
+                return await route.handler(command, context, uow)
 
     async def confirm(self, *, token: str, context: Context, accept: bool) -> Reply:
         """A click on a confirmation's button (or `y`/`N` in the terminal): run the stored command, or cancel it.
@@ -145,16 +148,19 @@ class QuizApp:
         before the command runs in the usual one (permission checked again, as the clicker is now), so a command
         that then fails must be run again rather than confirmed twice. Every error becomes a friendly reply.
         """
-        try:
-            async with self.uow() as uow:
-                taken = await self.confirmations.take(uow, token, context.user, accept=accept)
-                await uow.commit()
-            if taken is None:
-                return Reply(confirm_words.cancelled())
-            here = Context(channel=taken.channel, user=context.user, is_admin=context.is_admin)
-            return await self.execute(taken.command, here)
-        except Exception as exc:
-            return error_reply(exc)
+        with reading_in(context.locale):
+            try:
+                async with self.uow() as uow:
+                    taken = await self.confirmations.take(uow, token, context.user, accept=accept)
+                    await uow.commit()
+                if taken is None:
+                    return Reply(confirm_words.cancelled())
+                here = Context(
+                    channel=taken.channel, user=context.user, is_admin=context.is_admin, locale=context.locale
+                )
+                return await self.execute(taken.command, here)
+            except Exception as exc:
+                return error_reply(exc)
 
     async def home(self, user: UserRef) -> Page:
         """A person's home page (Slack's App Home tab): the same page as `/quiz me`, read in one unit of work."""

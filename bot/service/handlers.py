@@ -88,17 +88,20 @@ from bot.wording import (
     seasons,
 )
 from bot.wording.errors import admins_only
+from bot.wording.i18n import DEFAULT_LOCALE
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """Who runs a command, and where. `is_admin` is decided by the adapter from its platform's roles."""
+    """Who runs a command, and where. `is_admin` is decided by the adapter from its platform's roles; `locale` is
+    the language the reply is worded in (the dispatcher sets it for the request, `bot.wording.i18n.reading_in`)."""
 
     channel: ChannelRef
     user: UserRef
     is_admin: bool = False
+    locale: str = DEFAULT_LOCALE
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,11 +116,12 @@ class Invocation:
     user: UserRef
     text: str
     is_admin: bool = False
+    locale: str = DEFAULT_LOCALE
 
     @property
     def context(self) -> Context:
         """Who runs the command, and where."""
-        return Context(channel=self.channel, user=self.user, is_admin=self.is_admin)
+        return Context(channel=self.channel, user=self.user, is_admin=self.is_admin, locale=self.locale)
 
 
 @dataclass(frozen=True, slots=True)

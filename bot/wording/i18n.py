@@ -1,36 +1,111 @@
-"""The one translation hook and the number words every wording module uses."""
+"""The one translation hook and the number words every wording module uses.
+
+Every sentence is built through `translate` (and every counted noun through `plural`), which look the English
+template up in the catalog of the request being answered: a context variable that the dispatcher sets from the
+caller's locale (`reading_in`, English today), so that two requests in two languages never see each other's words.
+A catalog is anything with gettext's two methods (`gettext.GNUTranslations` from a compiled `.mo` file plugs in as
+it is): `install_catalog("fi", catalog)` is all a translation needs; no call site changes. `plural` asks the
+catalog's `ngettext` with the count, so a language with several plural forms picks its own.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gettext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Protocol
+
+DEFAULT_LOCALE = "en"
+"""The language of the templates themselves, and of every reply until a catalog for another is installed."""
+
+
+class Catalog(Protocol):
+    """The words of one language: gettext's interface (`gettext.GNUTranslations` is one)."""
+
+    def gettext(self, message: str, /) -> str:
+        """The translation of an English template."""
+        ...
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str:
+        """The translation of a counted noun, in the plural form that `n` takes in this language."""
+        ...
+
 
 Translator = Callable[[str], str]
-"""Maps an English template (with `{name}` fields) to the template in the reader's language."""
+"""A plain function from an English template to another language's (what `use_translator` takes)."""
+
+ENGLISH: Catalog = gettext.NullTranslations()
+"""The templates as written: `ngettext` picks the singular for 1 and the plural otherwise."""
 
 
-def _identity(template: str) -> str:
-    return template
+class _FunctionCatalog:
+    """A `Translator` function as a catalog: both forms go through the function."""
+
+    def __init__(self, translator: Translator) -> None:
+        self.translator = translator
+
+    def gettext(self, message: str, /) -> str:
+        return self.translator(message)
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str:
+        return self.translator(singular if n == 1 else plural)
 
 
-_translator: Translator = _identity
+_catalogs: dict[str, Catalog] = {DEFAULT_LOCALE: ENGLISH}
+_default: list[Catalog] = [ENGLISH]  # what a context that never chose a language reads (use_translator sets it)
+_current: ContextVar[Catalog | None] = ContextVar("quizbot_catalog", default=None)
+
+
+def install_catalog(locale: str, catalog: Catalog) -> None:
+    """Make `catalog` the words of `locale` (`fi`, `pt-BR`) for every request in that language from now on."""
+    _catalogs[_normal(locale)] = catalog
+
+
+def _normal(locale: str) -> str:
+    return locale.replace("_", "-").lower()
+
+
+def catalog_for(locale: str | None) -> Catalog:
+    """The catalog of `locale`: the exact one, else its language's (`pt` for `pt-BR`), else the default."""
+    if locale:
+        wanted = _normal(locale)
+        found = _catalogs.get(wanted) or _catalogs.get(wanted.split("-")[0])
+        if found is not None:
+            return found
+    return _default[0]
+
+
+@contextmanager
+def reading_in(locale: str | None) -> Iterator[None]:
+    """Word everything built inside the block (in this task and the tasks it starts) in `locale`."""
+    token = _current.set(catalog_for(locale))
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+def _catalog() -> Catalog:
+    return _current.get() or _default[0]
 
 
 def use_translator(translator: Translator | None) -> None:
-    """Install a translator for every message built from now on (None restores English)."""
-    global _translator  # noqa: PLW0603 - one process-wide hook, set once at start-up
-    _translator = translator or _identity
+    """Install a translator for every message built from now on where no request chose a language (None restores
+    English); the tests use it to see that every sentence goes through the hook."""
+    _default[0] = ENGLISH if translator is None else _FunctionCatalog(translator)
+    _catalogs[DEFAULT_LOCALE] = _default[0]
 
 
 def translate(template: str, /, **values: object) -> str:
     """The template in the reader's language, with `values` filled in (`translate("{n} pts", n=3)`)."""
-    text = _translator(template)
+    text = _catalog().gettext(template)
     return text.format(**values) if values else text
 
 
 def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
-    """`1 day`, `3 days`; `plural(2, "person", "people")` -> `2 people`."""
-    word = noun if count == 1 else (plural_noun or noun + "s")
-    return f"{count} {_translator(word)}"
+    """`1 day`, `3 days`; `plural(2, "person", "people")` -> `2 people`; the catalog picks the form for `count`."""
+    return f"{count} {_catalog().ngettext(noun, plural_noun or noun + 's', count)}"
 
 
 ECHO_LIMIT = 40
@@ -47,9 +122,9 @@ def echo(text: str, limit: int = ECHO_LIMIT) -> str:
 def how_often(count: int) -> str:
     """How often: `once`, `twice`, `3 times` (`1 person answered once`)."""
     if count == 1:
-        return _translator("once")
+        return translate("once")
     if count == 2:
-        return _translator("twice")
+        return translate("twice")
     return plural(count, "time")
 
 

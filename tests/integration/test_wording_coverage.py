@@ -8,6 +8,8 @@ service, keeps its lower-case letters and fails here.
 
 from __future__ import annotations
 
+import asyncio
+import re
 import string
 from collections.abc import Iterable, Iterator
 
@@ -214,3 +216,53 @@ async def test_season_and_confirmation_replies_go_through_the_hook(
     assert question.confirm.confirm_label == "END THE SEASON" and question.confirm.note.startswith("ONLY YOU")
     for reply in asked + clicked:
         assert untranslated(reply, values) == [], reply.message.text
+
+
+class _Counted:
+    """A catalog of a made-up language: upper-case sentences, and three plural forms, as Polish or Russian have."""
+
+    def gettext(self, message: str, /) -> str:
+        return shout(message)
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str:
+        if n == 1:
+            return singular.upper()
+        return (plural.upper() + "-FEW") if n % 10 in (2, 3, 4) else (plural.upper() + "-MANY")
+
+
+async def test_each_request_is_worded_in_its_callers_language_and_plurals_take_the_count(
+    runtime: Runtime, channel: ChannelRef
+) -> None:
+    """The hook is per request: two commands running at once, one in a language with its own catalog and one in
+    English, each get their own words; a counted noun asks the catalog with its count (no `noun + "s"`)."""
+    from bot.wording.i18n import _catalogs, install_catalog, plural, reading_in
+
+    install_catalog("xx", _Counted())
+    try:
+        english, other = await asyncio.gather(
+            runtime.app.handle_command(Invocation(channel, make_user("ann"), "help")),
+            runtime.app.handle_command(Invocation(channel, make_user("ann"), "help", locale="xx-YY")),
+        )
+        assert untranslated(other, ()) == [] and untranslated(english, ()) != []
+        with reading_in("xx"):
+            assert [plural(n, "day") for n in (1, 3, 5)] == ["1 DAY", "3 DAYS-FEW", "5 DAYS-MANY"]
+        assert plural(3, "day") == "3 days"  # outside the request: English
+    finally:
+        _catalogs.pop("xx", None)
+
+
+async def test_the_terminals_own_sentences_go_through_the_hook(runtime: Runtime, shouting: None) -> None:
+    """The console's greeting, prompts and marks are wording too, not text in the adapter."""
+    import io
+
+    from adapters.console import ConsoleAdapter
+
+    out = io.StringIO()
+    console = ConsoleAdapter(runtime, stdin=io.StringIO("hello\n9\n/as\n/as Bob\n"), stdout=out)
+    runtime.platforms.register(console)
+    await console.run()
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    spoken = [line for line in lines if not re.match(r"\S+> ", line)]  # the echo of what was typed
+    assert len(spoken) >= 5 and [line for line in spoken if (rest := line.replace("Bob", "")) != rest.upper()] == [], (
+        spoken
+    )

@@ -1,0 +1,73 @@
+"""The terminal adapter's own sentences: its greeting, its prompts and how it marks private and direct lines."""
+
+from __future__ import annotations
+
+from bot.wording.i18n import translate as _
+
+
+def intro() -> str:
+    """What the terminal says first."""
+    return _(
+        "quizbot in your terminal. `/quiz now` posts a question, a number answers it, `/quiz help` lists commands,\n"
+        "`/as NAME` switches who you are, `/quit` leaves."
+    )
+
+
+def answer_prompt() -> str:
+    """Under a question: how to answer it."""
+    return _("Type the number of your answer.")
+
+
+def closed(prompt: str) -> str:
+    """The first line of a reveal."""
+    return _("🔔 Closed: {prompt}", prompt=prompt)
+
+
+def only_for(name: str, title: str) -> str:
+    """A line only one person is meant to see, marked as such."""
+    return _("(only {name} sees this) {title}", name=name, title=title)
+
+
+def direct_to(name: str, title: str) -> str:
+    """A direct message to one person, marked as such."""
+    return _("(direct message to {name}) {title}", name=name, title=title)
+
+
+def session_ended() -> str:
+    """Why nothing more can be printed."""
+    return _("The terminal session has ended.")
+
+
+def as_usage() -> str:
+    """`/as` without a name."""
+    return _("Usage: /as NAME")
+
+
+def now_you_are(name: str) -> str:
+    """After `/as NAME`."""
+    return _("You are now {name}.", name=name)
+
+
+def what_to_type() -> str:
+    """A line the terminal does not understand."""
+    return _("Type a number to answer, `/quiz help` for commands, `/as NAME` to switch user, `/quit` to leave.")
+
+
+def no_open_question() -> str:
+    """A number typed with no question open."""
+    return _("There is no open question. Post one with `/quiz now`.")
+
+
+def pick_a_number(count: int) -> str:
+    """A number out of range."""
+    return _("Pick a number from 1 to {count}.", count=count)
+
+
+def answering_newest(footer: str, post_id: int) -> str:
+    """A number typed while several questions are open."""
+    return _("Answering the newest open question: {footer}  [post {post_id}]", footer=footer, post_id=post_id)
+
+
+def bye() -> str:
+    """The last line."""
+    return _("Bye.")
