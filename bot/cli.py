@@ -14,20 +14,23 @@ import gc
 import json
 import logging
 import os
+import re
 import sys
 import traceback
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from bot import __version__
 from bot.config import Settings, load_settings, unknown_variables
 from bot.content.cli import add_content_commands, run_content_command
+from bot.domain.names import nearest
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
-from bot.plugins import one_line, start_failure
+from bot.plugins import installed_plugins, one_line, start_failure
+from bot.wording import operator as operator_words
 from bot.wording.i18n import plural
 
 CLI_GROUP = "quizbot.cli"
@@ -39,10 +42,24 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a did-you-mean for a mistyped command (`quizbot runn`) instead of the list of choices."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage and one line, and exit 2 (as argparse does)."""
+        invalid = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if invalid is not None:
+            word, choices = invalid.group(1), re.findall(r"'([^']*)'", invalid.group(2))
+            message = operator_words.unknown_command(self.prog, word, nearest(word, choices), choices)
+        super().error(message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="quizbot", description="A quiz bot for team chat.")
+    parser = _Parser(prog="quizbot", description="A quiz bot for team chat.")
     parser.add_argument("--version", action="version", version=f"quizbot {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=_Parser
+    )
 
     commands.add_parser("run", help="run the bot (the terminal adapter unless a platform is configured)")
 
@@ -103,11 +120,14 @@ def _settings() -> Settings:
     return load_settings()
 
 
-def _write(text: str, output: Path | None) -> int:
+def _write(text: str, output: Path | None, flag: str = "--out") -> int:
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise QuizError(operator_words.cannot_write(str(output), exc.strerror or str(exc), flag)) from exc
     return 0
 
 
@@ -230,7 +250,11 @@ async def _export(settings: Settings, fmt: str, since: datetime | None, out: Pat
         await db.dispose()
     if fmt == "csv":
         assert out is not None
-        for path in write_csv_folder(data, out):
+        try:
+            written = write_csv_folder(data, out)
+        except OSError as exc:
+            raise QuizError(operator_words.cannot_write(str(out), exc.strerror or str(exc), "--out")) from exc
+        for path in written:
             print(f"wrote {path}", file=sys.stderr)
         return 0
     return _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n", out)
@@ -252,7 +276,9 @@ async def _forget(settings: Settings, platform: str, user_id: str, workspace: st
     try:
         with database_errors(settings.database_url):
             # The user is looked up first: an unknown one, or a database problem, is said before anything is asked.
-            await known_user(db, platform=platform, user_id=user_id, workspace=workspace)
+            await known_user(
+                db, platform=platform, user_id=user_id, workspace=workspace, installed=list(installed_plugins())
+            )
             if not yes:
                 if not sys.stdin.isatty():
                     print(f"quizbot: {confirmations.not_a_terminal()}", file=sys.stderr)

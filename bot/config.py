@@ -164,6 +164,12 @@ class Settings(BaseSettings):
 
     _split_adapters = field_validator("adapters", mode="before")(split_commas)
 
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _any_case(cls, value: object) -> object:
+        """`debug`, `Info`: a level is a level in any case (and without surrounding spaces)."""
+        return value.strip().upper() if isinstance(value, str) else value
+
     @field_validator("schedule_grace", mode="before")
     @classmethod
     def _duration(cls, value: object) -> object:

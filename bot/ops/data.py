@@ -32,6 +32,7 @@ from bot.domain.text import spreadsheet_cell
 from bot.errors import QuizError
 from bot.scheduling.service import paused_by
 from bot.service.lookups import CHANNEL_REF_COLUMNS, joined_to_channel
+from bot.wording import operator as operator_words
 
 ANSWER_FIELDS = (
     "answer_id",
@@ -258,11 +259,19 @@ def _unknown_user(platform: str, user_id: str, workspace: str | None) -> QuizErr
     return QuizError(f"No {platform} user {user_id}{where} is known; nothing was deleted.")
 
 
-async def known_user(db: Database, *, platform: str, user_id: str, workspace: str | None = None) -> int:
-    """How many identity rows (one per workspace) `forget_user` would delete; QuizError if there are none."""
+async def known_user(
+    db: Database, *, platform: str, user_id: str, workspace: str | None = None, installed: Sequence[str] = ()
+) -> int:
+    """How many identity rows (one per workspace) `forget_user` would delete; QuizError if there are none, which
+    says so of the platform itself when it is neither `installed` (an adapter's name) nor in the database."""
     async with db.transaction() as session:
         found = len(list((await session.execute(_user_rows(platform, user_id, workspace))).scalars()))
+        if not found:
+            stored = set((await session.execute(select(Workspace.platform).distinct())).scalars())
     if not found:
+        platforms = {*installed, *stored}
+        if platform not in platforms:
+            raise QuizError(operator_words.not_a_platform(platform, sorted(platforms)))
         raise _unknown_user(platform, user_id, workspace)
     return found
 

@@ -12,10 +12,11 @@ from aiohttp import web
 from bot.db import Database
 from bot.db.database import describe_failure, is_unavailable
 from bot.db.migrate import current_revision, head_revision
-from bot.errors import StorageUnavailable
+from bot.errors import ConfigError, StorageUnavailable
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.ports import PlatformRegistry
 from bot.supervision import AdapterStatus
+from bot.wording import operator as ops_words
 
 
 class RunningBot(Protocol):
@@ -123,7 +124,12 @@ class OpsServer:
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            await self._runner.cleanup()
+            self._runner = None
+            raise ConfigError(ops_words.cannot_listen(self.host, self.port, exc.strerror or str(exc))) from exc
         server = getattr(site, "_server", None)
         sockets = getattr(server, "sockets", None) or []
         if sockets:

@@ -632,3 +632,80 @@ async def test_slack_socket_mode_refusing_the_app_token_at_start(fake: FakeSlack
     )
     assert done.returncode == 2, done.stderr
     one_line(done.stderr, "quizbot: Slack refused QUIZBOT_SLACK_APP_TOKEN: invalid_auth")
+
+
+# --- an operator's first hour: errors that name the fix (issue 25) -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["export", "--out", "/sys/quizbot-export.json"], ["export", "--format", "csv", "--out", "/sys/quizbot-export"]],
+    ids=["json", "csv"],
+)
+def test_export_to_a_place_it_may_not_write(
+    args: list[str],
+    database_url: str,
+    operator_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """/sys refuses new files even to root: the export says which path and what to do, not `PermissionError: ...`."""
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
+    assert cli(capsys, "db", "upgrade")[0] == 0
+    status, _, err = cli(capsys, *args)
+    assert status == 2
+    one_line(err, f"quizbot: cannot write {args[-1]}", "choose a place you may write with --out")
+    assert "PermissionError" not in err
+
+
+def test_forget_user_on_something_that_is_no_platform(
+    database_url: str, operator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
+    assert cli(capsys, "db", "upgrade")[0] == 0
+    status, _, err = cli(capsys, "forget-user", "irc", "zed", "--yes")
+    assert status == 2
+    one_line(err, "quizbot: 'irc' is not a platform; give one of:", "console", "discord", "slack")
+    status, _, err = cli(capsys, "forget-user", "slack", "U0NOBODY", "--yes")  # a platform: the user is unknown
+    assert status == 2
+    one_line(err, "No slack user U0NOBODY is known; nothing was deleted.")
+
+
+def test_a_mistyped_command_gets_the_nearest_one(operator_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["runn"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "quizbot: error: unknown command 'runn'; did you mean `quizbot run`?" in err
+    assert "choose from" not in err
+    with pytest.raises(SystemExit):
+        main(["db", "upgarde"])
+    assert "unknown command 'upgarde'; did you mean `quizbot db upgrade`?" in capsys.readouterr().err
+
+
+def test_the_log_level_is_read_in_any_case(operator_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.config import load_settings
+
+    monkeypatch.setenv("QUIZBOT_LOG_LEVEL", "debug")
+    assert load_settings().log_level == "DEBUG"
+    monkeypatch.setenv("QUIZBOT_LOG_LEVEL", " Warning ")
+    assert load_settings().log_level == "WARNING"
+
+
+def test_the_health_port_in_use_names_the_setting(operator_env: Path) -> None:
+    """Another process holds QUIZBOT_HTTP_PORT: one line naming the setting, not `OSError: [Errno 98] ...`."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = quizbot_process(
+            operator_env,
+            "run",
+            QUIZBOT_DATABASE_URL=f"sqlite+aiosqlite:///{operator_env / 'q.db'}",
+            QUIZBOT_HTTP_HOST="127.0.0.1",
+            QUIZBOT_HTTP_PORT=str(port),
+            QUIZBOT_ADAPTERS="console",
+        )
+    assert done.returncode == 2, done.stderr
+    line = one_line(done.stderr, f"127.0.0.1:{port}", "set QUIZBOT_HTTP_PORT to a free one")
+    assert "Errno" not in line

@@ -181,7 +181,9 @@ def test_the_manifest_asks_for_what_the_adapter_uses() -> None:
     assert command["command"] == "/quiz"
     hinted = {part.split()[0] for part in command["usage_hint"].split(" | ")}
     assert hinted <= {sub.name for sub in SUBCOMMANDS}  # the hint names only real subcommands of the shared parser
-    assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
+    scopes = manifest["oauth_config"]["scopes"]["bot"]
+    assert len(scopes) == len(set(scopes)), "a scope listed twice"
+    assert set(scopes) == {
         "commands",
         "chat:write",
         "chat:write.public",
