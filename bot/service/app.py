@@ -15,9 +15,7 @@ from bot.clock import Clock
 from bot.commands import Command, parse_command
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
 from bot.errors import Busy, CommandError, QuizError, ShuttingDown, StorageUnavailable
-from bot.ops.metrics import Metrics
-from bot.ports import Message, Page, PlatformError
-from bot.scheduling.service import ScheduleService
+from bot.ports import Message, Page, PlatformError, ServiceMetrics
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
@@ -28,6 +26,7 @@ from bot.service.home import HomeReader
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
+from bot.service.schedules import ScheduleService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
@@ -75,7 +74,7 @@ class QuizApp:
         flags: FlagService,
         seasons: SeasonService,
         confirmations: Confirmations,
-        metrics: Metrics | None = None,
+        metrics: ServiceMetrics | None = None,
         max_pending_clicks: int = 1000,
     ) -> None:
         self.uow = uow
@@ -178,11 +177,11 @@ class QuizApp:
         if not self.accepting:
             raise ShuttingDown(RESTARTING)
         if self._inflight >= self.max_pending_clicks:
-            self.metrics.busy_refusals.labels(user.platform).inc()
+            self.metrics.busy_refused(user.platform)
             raise Busy(busy())
         self._inflight += 1
         self._idle.clear()
-        self.metrics.inflight.inc()
+        self.metrics.recording(1)
         started = time.perf_counter()
         outcome = "failed"
         try:
@@ -190,7 +189,7 @@ class QuizApp:
             outcome = result.outcome.value
         finally:
             self.metrics.answered(user.platform, outcome, time.perf_counter() - started)
-            self.metrics.inflight.dec()
+            self.metrics.recording(-1)
             self._inflight -= 1
             if self._inflight == 0:
                 self._idle.set()
@@ -200,7 +199,7 @@ class QuizApp:
 
     def acknowledged_late(self, platform: str) -> None:
         """Count a click the adapter acknowledged before its answer was committed (its deadline passed)."""
-        self.metrics.late_acks.labels(platform).inc()
+        self.metrics.late_ack(platform)
 
     async def drain(self, grace_seconds: float = 10.0) -> bool:
         """Stop taking clicks and wait for those in flight to commit; False if some were still running."""

@@ -27,9 +27,9 @@ from sqlalchemy import delete, update
 from bot.clock import Clock
 from bot.commands import Command, DeleteCohort, EndSeason, RemoveSchedule
 from bot.db.models import PendingConfirmation
+from bot.db.rows import rows_changed
 from bot.domain import ChannelRef, UserRef
 from bot.errors import NotAllowed, NotFound, UserInputError
-from bot.scheduling.fires import rows_changed
 from bot.service.uow import UnitOfWork
 from bot.wording import confirmations as words
 

@@ -57,10 +57,10 @@ from bot.commands import (
 )
 from bot.content import Catalog
 from bot.domain import ChannelRef, PostSource, QuestionCard, UserRef
+from bot.domain.views import NothingDue, ReportChart
 from bot.domain.windows import Scope
 from bot.errors import NotAllowed, UnknownWorkspace
 from bot.ports import DirectMessages, Message, Page, PlatformError, PlatformRegistry
-from bot.scheduling.service import ScheduleService
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import ConfirmationRequest, Confirmations
 from bot.service.flags import FlagService
@@ -69,10 +69,10 @@ from bot.service.lookups import local_date
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
+from bot.service.schedules import ScheduleService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
-from bot.service.views import NothingDue, ReportChart
 from bot.wording import (
     boards,
     cards,

@@ -13,7 +13,7 @@ from bot.clock import ManualClock
 from bot.commands import AddSchedule, Command, ListPacks, RemoveSchedule, parse_command
 from bot.domain import ChannelRef, UserRef
 from bot.errors import NotAllowed
-from bot.scheduling.rules import parse_rule
+from bot.schedule_rules import parse_rule
 from bot.service.handlers import COMMAND_HANDLERS, Context, Permission, Reply, Route, bind_routes, check_permission
 
 CHANNEL = ChannelRef("fake", "W1", "C1")
