@@ -51,8 +51,7 @@ from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.domain.views import ReportChart
 from bot.errors import CommandError, ConfigError, StorageUnavailable
 from bot.ports import Message, PlatformError, PlatformLimits, Rate
-from bot.service.app import Context, Invocation, Reply, error_reply
-from bot.service.facade import AdapterHost
+from bot.service.facade import AdapterHost, Context, Invocation, Reply, error_reply
 from bot.wording import reports as report_words
 from bot.wording import translate
 from bot.wording.errors import (

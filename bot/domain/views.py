@@ -366,3 +366,22 @@ class SeasonEnded:
     name: str
     posted: int
     failed: int = 0
+
+
+# --- confirmations ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationRequest:
+    """A destructive command waiting for its asker: the platform-neutral shape adapters render as buttons.
+
+    `token` goes into the buttons (Slack action ids, Discord custom ids) and back to `QuizApp.confirm`; it is 22
+    URL-safe characters. The Reply's message is the prompt; `note` says who may confirm and for how long.
+    """
+
+    token: str
+    confirm_label: str
+    cancel_label: str
+    note: str
+    asked_by: str
+    expires_at: datetime

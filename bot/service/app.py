@@ -14,14 +14,15 @@ from typing import Any
 from bot.clock import Clock
 from bot.commands import Command, parse_command
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
-from bot.errors import Busy, CommandError, QuizError, ShuttingDown, StorageUnavailable
-from bot.ports import Message, Page, PlatformError, ServiceMetrics
+from bot.errors import Busy, CommandError, ShuttingDown
+from bot.ports import Page, ServiceMetrics
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
+from bot.service.facade import Context, Invocation, Reply, error_reply
 from bot.service.flags import FlagService
-from bot.service.handlers import COMMAND_HANDLERS, Context, Invocation, Reply, Route, bind_routes, check_permission
+from bot.service.handlers import COMMAND_HANDLERS, Route, bind_routes, check_permission
 from bot.service.home import HomeReader
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
@@ -31,28 +32,11 @@ from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
 from bot.wording import confirmations as confirm_words
-from bot.wording import errors as error_words
 from bot.wording import home as home_words
 from bot.wording.answers import busy
 from bot.wording.errors import RESTARTING, not_available_here
 
 log = logging.getLogger(__name__)
-
-__all__ = ["Context", "Invocation", "QuizApp", "Reply", "error_reply"]
-
-
-def error_reply(exc: BaseException) -> Reply:
-    """The friendly reply for an error, by category; unexpected errors are logged with their traceback."""
-    if isinstance(exc, CommandError):
-        return Reply(Message(str(exc), exc.lines), ok=False)
-    if isinstance(exc, StorageUnavailable):
-        return Reply(error_words.database_down(), ok=False)
-    if isinstance(exc, QuizError):
-        return Reply(Message(str(exc)), ok=False)
-    if isinstance(exc, PlatformError):
-        return Reply(error_words.platform_refused(str(exc)), ok=False)
-    log.error("unexpected error", exc_info=exc)
-    return Reply(error_words.unexpected(), ok=False)
 
 
 class QuizApp:

@@ -23,7 +23,7 @@ from bot.domain import ChannelRef, UserRef
 from bot.errors import CommandError
 from bot.runtime import Runtime
 from bot.schedule_rules import parse_rule
-from bot.service.app import Invocation, Reply
+from bot.service.facade import Invocation, Reply
 from tests.conftest import make_user
 from tests.scoring_helpers import confirm
 

@@ -14,7 +14,8 @@ from bot.commands import AddSchedule, Command, ListPacks, RemoveSchedule, parse_
 from bot.domain import ChannelRef, UserRef
 from bot.errors import NotAllowed
 from bot.schedule_rules import parse_rule
-from bot.service.handlers import COMMAND_HANDLERS, Context, Permission, Reply, Route, bind_routes, check_permission
+from bot.service.facade import Context, Reply
+from bot.service.handlers import COMMAND_HANDLERS, Permission, Route, bind_routes, check_permission
 
 CHANNEL = ChannelRef("fake", "W1", "C1")
 ALICE = UserRef("fake", "W1", "U1", "Alice")

@@ -57,7 +57,7 @@ from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.runtime import Runtime
 from bot.schedule_rules import parse_rule
-from bot.service.app import Context, Invocation, Reply, error_reply
+from bot.service.facade import Context, Invocation, Reply, error_reply
 from bot.wording.errors import unexpected
 from tests.conftest import CONTENT, REPO
 from tests.discord_support import serving, slash, text_of
