@@ -10,12 +10,12 @@ DEV_LOCK := requirements/dev-lock.txt
 PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
 	--index-url https://pypi.org/simple --no-emit-index-url --no-emit-find-links
 
-.PHONY: run test lint typecheck content pytest install lock clean bench
+.PHONY: run test lint layers typecheck content pytest install lock clean bench
 
 run: $(INSTALLED)
 	$(BIN)/quizbot run
 
-test: $(DEV_INSTALLED) lint typecheck content pytest
+test: $(DEV_INSTALLED) lint layers typecheck content pytest
 
 install: $(INSTALLED)
 
@@ -42,6 +42,11 @@ lock: $(INSTALLED)
 lint: $(DEV_INSTALLED)
 	$(BIN)/ruff check bot adapters migrations tests
 	$(BIN)/ruff format --check bot adapters migrations tests
+
+# The import graph's contracts (.importlinter): the layers of bot/, adapters behind the facade, who may import
+# sqlalchemy and the platform libraries; TYPE_CHECKING imports included.
+layers: $(DEV_INSTALLED)
+	$(BIN)/lint-imports
 
 typecheck: $(DEV_INSTALLED)
 	$(BIN)/mypy

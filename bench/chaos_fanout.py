@@ -30,7 +30,7 @@ from bot.commands import AddSchedule
 from bot.config import Settings
 from bot.domain import ChannelRef, UserRef
 from bot.runtime import build_runtime
-from bot.scheduling.rules import parse_rule
+from bot.schedule_rules import parse_rule
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack
 
 

@@ -19,7 +19,7 @@ from bot import charts as drawing
 from bot.chart_images import render_charts
 from bot.domain import Leaderboard
 from bot.service.report import tag_results
-from bot.service.views import DayActivity, QuestionResult, Report
+from bot.domain.views import DayActivity, QuestionResult, Report
 from bot.wording.reports import charts
 
 COLD = """

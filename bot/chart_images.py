@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from bot.service.views import ReportChart
+from bot.domain.views import ReportChart
 
 log = logging.getLogger(__name__)
 

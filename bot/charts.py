@@ -18,7 +18,7 @@ matplotlib.use("Agg")  # no display: figures are only ever written to strings an
 
 from matplotlib.figure import Figure
 
-from bot.service.views import ChartKind, DayActivity, QuestionResult, ReportChart, TagResult
+from bot.domain.views import ChartKind, DayActivity, QuestionResult, ReportChart, TagResult
 from bot.wording.reports import chart_title, chart_words
 
 EPOCH = date(1970, 1, 1).toordinal()

@@ -36,8 +36,8 @@ from bot.wording.i18n import plural
 CLI_GROUP = "quizbot.cli"
 if TYPE_CHECKING:
     from bot.db import Database
+    from bot.domain.views import Report
     from bot.plugins import Adapter
-    from bot.service.views import Report
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,11 @@ from datetime import date, timedelta
 from bot.domain import Delivery, QuestionKey
 from bot.domain.flags import flag_reason
 from bot.domain.names import nearest
+from bot.domain.schedules import Rule, is_timezone
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.ports import Message
-from bot.scheduling.rules import Rule, is_timezone, parse_duration, parse_timezone, split_rule
+from bot.schedule_rules import parse_duration, parse_timezone, split_rule
 from bot.wording import cohorts as cohort_words
 from bot.wording import commands as words
 from bot.wording import flags as flag_words

@@ -18,7 +18,7 @@ from bot.domain.attention import DEFAULT_BEHIND_AFTER, DEFAULT_INACTIVE_DAYS
 from bot.errors import ConfigError, QuizError
 from bot.plugins import AdapterSettings, adapter_settings_fields, installed_plugins, names_phrase, split_commas
 from bot.resources import bundled_content_dir
-from bot.scheduling.rules import parse_duration
+from bot.schedule_rules import parse_duration
 from bot.timeouts import DatabaseTimeouts
 
 PREFIX = "QUIZBOT_"

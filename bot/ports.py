@@ -10,9 +10,9 @@ answers in the way its platform expects (an ephemeral response, an interaction c
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from bot.domain import ChannelRef, QuestionCard, UserRef
 
@@ -204,3 +204,59 @@ class PlatformRegistry:
     def names(self) -> list[str]:
         """The names of the running platforms."""
         return list(self._platforms)
+
+
+class ServiceMetrics(Protocol):
+    """What the application counts (the port; bot/ops/metrics.py `Metrics` exports it, bot/runtime.py wires it)."""
+
+    def answered(self, platform: str, outcome: str, seconds: float) -> None:
+        """One click handled, its outcome and how long recording it took."""
+
+    def recording(self, delta: int) -> None:
+        """Clicks being recorded right now went up (+1) or down (-1)."""
+
+    def busy_refused(self, platform: str) -> None:
+        """One click refused at once because too many were waiting to be committed."""
+
+    def late_ack(self, platform: str) -> None:
+        """One click acknowledged to its platform before its answer was committed."""
+
+    def posted(self, platform: str, source: str) -> None:
+        """One question posted."""
+
+    def platform_error(self, platform: str, kind: str) -> None:
+        """One platform API failure (rate_limited, permanent, error)."""
+
+
+class NoMetrics:
+    """ServiceMetrics that counts nothing: for a service built without a runtime (tests, tools)."""
+
+    def answered(self, platform: str, outcome: str, seconds: float) -> None:
+        """Counts nothing."""
+
+    def recording(self, delta: int) -> None:
+        """Counts nothing."""
+
+    def busy_refused(self, platform: str) -> None:
+        """Counts nothing."""
+
+    def late_ack(self, platform: str) -> None:
+        """Counts nothing."""
+
+    def posted(self, platform: str, source: str) -> None:
+        """Counts nothing."""
+
+    def platform_error(self, platform: str, kind: str) -> None:
+        """Counts nothing."""
+
+
+T = TypeVar("T")
+
+
+class Sender(Protocol):
+    """Platform calls through the per-platform rate limits (the port; bot/scheduling/fanout.py `FanOut` is it,
+    bot/runtime.py wires it): the service sends its announcements through it."""
+
+    async def send(self, platform: ChatPlatform, channel: ChannelRef, call: Callable[[], Awaitable[T]]) -> T:
+        """Run `call` (one platform request for `channel`) once a slot is free; retry what is retryable."""
+        ...

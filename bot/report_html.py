@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from bot.charts import is_weekly, participation_figure, question_figure, svg, tag_figure
 from bot.domain.flags import FlaggedQuestion
-from bot.service.views import DayActivity, QuestionResult, Report, TagResult
+from bot.domain.views import DayActivity, QuestionResult, Report, TagResult
 from bot.wording import percent
 from bot.wording.cohorts import attention_flags, attention_lines, last_active
 from bot.wording.reports import short_name

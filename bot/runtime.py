@@ -29,7 +29,6 @@ from bot.ops.metrics import Metrics
 from bot.plugins import Adapter, installed_plugins
 from bot.ports import PlatformRegistry
 from bot.scheduling.fanout import FanOut
-from bot.scheduling.service import ScheduleService
 from bot.scheduling.ticker import Ticker
 from bot.service.answers import AnswerRecorder
 from bot.service.app import QuizApp
@@ -42,6 +41,7 @@ from bot.service.flags import FlagService
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
+from bot.service.schedules import ScheduleService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory

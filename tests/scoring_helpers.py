@@ -9,7 +9,7 @@ from sqlalchemy import update
 from bot.db.models import Workspace
 from bot.domain import AnswerResult, ChannelRef, PostSource, QuestionCard, UserRef
 from bot.runtime import Runtime
-from bot.service.app import Context, Reply
+from bot.service.facade import Context, Reply
 from tests.conftest import make_user
 
 

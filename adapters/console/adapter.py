@@ -14,11 +14,10 @@ from typing import TextIO
 from adapters.console.settings import ConsoleSettings
 from bot.commands import ShowHelp, parse_command
 from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
+from bot.domain.views import ConfirmationRequest
 from bot.errors import CommandError
 from bot.ports import UNLIMITED, Message, PlatformError
-from bot.service.app import Context, Invocation, Reply, error_reply
-from bot.service.confirmations import ConfirmationRequest
-from bot.service.facade import AdapterHost
+from bot.service.facade import AdapterHost, Context, Invocation, Reply, error_reply
 from bot.wording import console as words
 from bot.wording.answers import answer_message
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_lines

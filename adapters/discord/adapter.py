@@ -48,11 +48,10 @@ from adapters.text_safety import plain
 from bot.chart_images import render_charts
 from bot.commands import Command, FlagQuestion, StartReview
 from bot.domain import ChannelRef, QuestionCard, UserRef
+from bot.domain.views import ReportChart
 from bot.errors import CommandError, ConfigError, StorageUnavailable
 from bot.ports import Message, PlatformError, PlatformLimits, Rate
-from bot.service.app import Context, Reply, error_reply
-from bot.service.facade import AdapterHost
-from bot.service.views import ReportChart
+from bot.service.facade import AdapterHost, Context, Reply, error_reply
 from bot.wording import reports as report_words
 from bot.wording import translate
 from bot.wording.errors import (

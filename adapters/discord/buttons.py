@@ -28,8 +28,8 @@ from adapters.discord.embeds import (
 )
 from adapters.text_safety import plain
 from bot.domain import QuestionCard
+from bot.domain.views import ConfirmationRequest
 from bot.ports import ActionKind, Page
-from bot.service.confirmations import ConfirmationRequest
 from bot.wording.flags import report_button
 
 MAX_ROWS = 5

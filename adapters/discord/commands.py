@@ -73,9 +73,10 @@ from bot.commands import (
 )
 from bot.domain import Delivery, QuestionKey
 from bot.domain.flags import REASON_MAX, flag_reason
+from bot.domain.schedules import Rule
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
-from bot.scheduling.rules import Rule, parse_rule, parse_timezone
+from bot.schedule_rules import parse_rule, parse_timezone
 from bot.wording import help as help_words
 from bot.wording.boards import window_words
 

@@ -21,8 +21,8 @@ from adapters.slack.markup import atoms, escape, guard_line_starts, neutralise
 from adapters.text_safety import ELLIPSIS, cut, plain, strip_invisible
 from adapters.text_safety import clip as _clip
 from bot.domain import QuestionCard
+from bot.domain.views import ConfirmationRequest
 from bot.ports import Message
-from bot.service.confirmations import ConfirmationRequest
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_text
 from bot.wording.flags import report_button
 

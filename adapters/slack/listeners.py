@@ -49,8 +49,7 @@ from bot.commands import FlagQuestion, StartReview
 from bot.domain import ChannelRef, UserRef
 from bot.errors import Busy, QuizError, StorageUnavailable
 from bot.ports import Message, MissingPermission, PlatformError
-from bot.service.app import Context, Invocation, Reply, error_reply
-from bot.service.facade import AdapterHost
+from bot.service.facade import AdapterHost, Context, Invocation, Reply, error_reply
 from bot.wording import reports as report_words
 from bot.wording.answers import answer_message
 from bot.wording.errors import click_not_recorded, unknown_button

@@ -439,7 +439,7 @@ class ReviewAnswer(Base):
 class Schedule(Base):
     """A channel's rule for posting questions (`weekdays 09:30` in Europe/Helsinki), and when it fires next.
 
-    `rule` holds five cron fields (see bot.scheduling.rules). `next_fire_at` is the UTC instant of the next fire and
+    `rule` holds five cron fields (see bot.domain.schedules). `next_fire_at` is the UTC instant of the next fire and
     `next_slot` its local slot key; the ticker advances both with a conditional update, so replicas agree.
     """
 

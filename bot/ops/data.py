@@ -30,8 +30,8 @@ from bot.db.models import (
 from bot.domain.ranking import Entry, rank_entries
 from bot.domain.text import spreadsheet_cell
 from bot.errors import QuizError
-from bot.scheduling.service import paused_by
 from bot.service.lookups import CHANNEL_REF_COLUMNS, joined_to_channel
+from bot.service.schedules import paused_by
 from bot.wording import operator as operator_words
 
 ANSWER_FIELDS = (

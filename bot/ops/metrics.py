@@ -85,6 +85,26 @@ class Metrics:
         counter.inc()
         histogram.observe(seconds)
 
+    def recording(self, delta: int) -> None:
+        """Clicks being recorded right now went up (+1) or down (-1)."""
+        self.inflight.inc(delta)
+
+    def busy_refused(self, platform: str) -> None:
+        """One click refused at once because too many were waiting to be committed."""
+        self.busy_refusals.labels(platform).inc()
+
+    def late_ack(self, platform: str) -> None:
+        """One click acknowledged to its platform before its answer was committed."""
+        self.late_acks.labels(platform).inc()
+
+    def posted(self, platform: str, source: str) -> None:
+        """One question posted."""
+        self.posts.labels(platform, source).inc()
+
+    def platform_error(self, platform: str, kind: str) -> None:
+        """One platform API failure (rate_limited, permanent, error)."""
+        self.platform_errors.labels(platform, kind).inc()
+
     def adapter_restarted(self, adapter: str) -> None:
         """Count one restart of an adapter."""
         self.adapter_restarts.labels(adapter).inc()

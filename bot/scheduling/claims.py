@@ -18,9 +18,11 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Cohort, Schedule, ScheduleFire, Workspace
+from bot.db.rows import rows_changed
 from bot.domain import ChannelRef, Delivery
-from bot.scheduling.fires import LOGGER_NAME, Claim, FireKey, FireStatus, TickReport, log_context, rows_changed
-from bot.scheduling.rules import Rule, Slot, load_rule
+from bot.domain.schedules import FireKey, Rule, Slot
+from bot.schedule_rules import load_rule
+from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, TickReport, log_context
 from bot.service.directory import insert_ignoring_conflict
 from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
 from bot.service.uow import UnitOfWorkFactory, committed

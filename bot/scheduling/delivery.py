@@ -35,13 +35,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.clock import Clock
 from bot.domain import ChannelRef, UserRef
+from bot.domain.schedules import FireKey, Rule, Slot
 from bot.errors import QuizError, StorageUnavailable, UnknownPack
 from bot.ports import DirectDelivery, PlatformError, PlatformRegistry, direct_delivery_of
+from bot.schedule_rules import load_rule
 from bot.scheduling.fanout import FanOut
-from bot.scheduling.fires import LOGGER_NAME, FireKey, FireStatus, LostClaim, Stopping, TickReport
+from bot.scheduling.fires import LOGGER_NAME, FireStatus, LostClaim, Stopping, TickReport
 from bot.scheduling.leases import RELEASE_MARGIN, RETRY_AFTER_FAILURE
 from bot.scheduling.posting import PostedFire, closing_time
-from bot.scheduling.rules import Rule, Slot, load_rule
 from bot.service.repositories import DeliveryMember
 from bot.service.uow import UnitOfWorkFactory, committed, reading
 from bot.wording import cohorts as cohort_words

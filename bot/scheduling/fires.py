@@ -13,14 +13,12 @@ import secrets
 import socket
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, cast
 from zoneinfo import ZoneInfo
-
-from sqlalchemy import CursorResult
 
 from bot.db.models import Schedule
 from bot.domain import ChannelRef
-from bot.scheduling.rules import Rule, Slot, load_rule
+from bot.domain.schedules import FireKey, Rule, Slot
+from bot.schedule_rules import load_rule
 
 LOGGER_NAME = "bot.scheduling.ticker"
 """Every part of the scheduler logs under the name the one-module ticker had, so operators' log filters keep working:
@@ -42,26 +40,6 @@ class LostClaim(Exception):
 
 class Stopping(Exception):
     """This replica is stopping: a slot it holds is handed back rather than tried (again) now."""
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class FireKey:
-    """Names one fire slot: a schedule and the local slot key its rule names (`2026-01-05T09:00`)."""
-
-    schedule_id: int
-    slot_key: str
-
-    def __str__(self) -> str:
-        """`12:2026-01-05T09:00`: the slot's post's `source_ref`, and how reports and logs name the slot."""
-        return f"{self.schedule_id}:{self.slot_key}"
-
-    @classmethod
-    def parse(cls, text: str) -> FireKey:
-        """The key written by `str(key)`; ValueError if `text` is not one."""
-        schedule, separator, slot_key = text.partition(":")
-        if not separator or not schedule.isdigit() or not slot_key:
-            raise ValueError(f"not a fire key: {text!r}")
-        return cls(schedule_id=int(schedule), slot_key=slot_key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +104,6 @@ class TickReport:
 def replica_name() -> str:
     """This process's name in claims: host, pid and a random suffix."""
     return f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(3)}"
-
-
-def rows_changed(result: Any) -> int:
-    """How many rows an UPDATE or DELETE matched: the outcome of a conditional (fenced) update."""
-    return int(cast(CursorResult[Any], result).rowcount)
 
 
 def log_context(

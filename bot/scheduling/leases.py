@@ -17,7 +17,8 @@ from sqlalchemy import ColumnElement, Update, update
 
 from bot.clock import Clock
 from bot.db.models import Schedule, ScheduleFire
-from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, log_context, rows_changed
+from bot.db.rows import rows_changed
+from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, log_context
 from bot.service.uow import UnitOfWorkFactory, committed
 
 log = logging.getLogger(LOGGER_NAME)

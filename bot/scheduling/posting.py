@@ -26,12 +26,12 @@ from zoneinfo import ZoneInfo
 
 from bot.clock import Clock
 from bot.domain import ChannelRef, PostSource, QuestionCard
+from bot.domain.schedules import DEFAULT_CLOSE_CAP, Rule, Slot
 from bot.errors import QuizError, StorageUnavailable, UnknownPack
 from bot.ports import PlatformError, PlatformRegistry
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, LostClaim, Stopping, TickReport, log_context
 from bot.scheduling.leases import Leases
-from bot.scheduling.rules import DEFAULT_CLOSE_CAP, Rule, Slot
 from bot.wording import schedules as schedule_words
 
 log = logging.getLogger(LOGGER_NAME)

@@ -18,9 +18,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 
 from bot.db.models import Schedule, ScheduleFire, Workspace
+from bot.db.rows import rows_changed
+from bot.domain.schedules import FireKey, Slot
 from bot.scheduling.claims import load_schedule
-from bot.scheduling.fires import LOGGER_NAME, Claim, FireKey, FireStatus, TickReport, log_context, rows_changed
-from bot.scheduling.rules import Slot
+from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, TickReport, log_context
 from bot.service.uow import UnitOfWorkFactory, committed
 from bot.wording.i18n import plural
 

@@ -16,11 +16,12 @@ from datetime import datetime
 from sqlalchemy import select, update
 
 from bot.db.models import Post, Workspace
+from bot.db.rows import rows_changed
 from bot.domain import ChannelRef
 from bot.errors import QuizError
 from bot.ports import PlatformError, PlatformRegistry
 from bot.scheduling.fanout import FanOut
-from bot.scheduling.fires import LOGGER_NAME, TickReport, log_context, rows_changed
+from bot.scheduling.fires import LOGGER_NAME, TickReport, log_context
 from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
 from bot.service.uow import UnitOfWorkFactory, committed
 

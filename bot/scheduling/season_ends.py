@@ -15,9 +15,10 @@ from datetime import datetime
 from sqlalchemy import select, update
 
 from bot.db.models import Season, Workspace
+from bot.db.rows import rows_changed
 from bot.errors import QuizError
 from bot.ports import PlatformError
-from bot.scheduling.fires import LOGGER_NAME, TickReport, rows_changed
+from bot.scheduling.fires import LOGGER_NAME, TickReport
 from bot.service.uow import UnitOfWorkFactory, committed
 
 log = logging.getLogger(LOGGER_NAME)

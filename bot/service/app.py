@@ -14,47 +14,30 @@ from typing import Any
 from bot.clock import Clock
 from bot.commands import Command, parse_command
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
-from bot.errors import Busy, CommandError, QuizError, ShuttingDown, StorageUnavailable
-from bot.ops.metrics import Metrics
-from bot.ports import Message, Page, PlatformError
-from bot.scheduling.service import ScheduleService
+from bot.errors import Busy, CommandError, ShuttingDown
+from bot.ports import Page, ServiceMetrics
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
+from bot.service.facade import Context, Invocation, Reply, error_reply
 from bot.service.flags import FlagService
-from bot.service.handlers import COMMAND_HANDLERS, Context, Invocation, Reply, Route, bind_routes, check_permission
+from bot.service.handlers import COMMAND_HANDLERS, Route, bind_routes, check_permission
 from bot.service.home import HomeReader
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
+from bot.service.schedules import ScheduleService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
 from bot.wording import confirmations as confirm_words
-from bot.wording import errors as error_words
 from bot.wording import home as home_words
 from bot.wording.answers import busy
 from bot.wording.errors import RESTARTING, not_available_here
 from bot.wording.i18n import reading_in
 
 log = logging.getLogger(__name__)
-
-__all__ = ["Context", "Invocation", "QuizApp", "Reply", "error_reply"]
-
-
-def error_reply(exc: BaseException) -> Reply:
-    """The friendly reply for an error, by category; unexpected errors are logged with their traceback."""
-    if isinstance(exc, CommandError):
-        return Reply(Message(str(exc), exc.lines), ok=False)
-    if isinstance(exc, StorageUnavailable):
-        return Reply(error_words.database_down(), ok=False)
-    if isinstance(exc, QuizError):
-        return Reply(Message(str(exc)), ok=False)
-    if isinstance(exc, PlatformError):
-        return Reply(error_words.platform_refused(str(exc)), ok=False)
-    log.error("unexpected error", exc_info=exc)
-    return Reply(error_words.unexpected(), ok=False)
 
 
 class QuizApp:
@@ -76,7 +59,7 @@ class QuizApp:
         flags: FlagService,
         seasons: SeasonService,
         confirmations: Confirmations,
-        metrics: Metrics | None = None,
+        metrics: ServiceMetrics | None = None,
         max_pending_clicks: int = 1000,
     ) -> None:
         self.uow = uow
@@ -184,11 +167,11 @@ class QuizApp:
         if not self.accepting:
             raise ShuttingDown(RESTARTING)
         if self._inflight >= self.max_pending_clicks:
-            self.metrics.busy_refusals.labels(user.platform).inc()
+            self.metrics.busy_refused(user.platform)
             raise Busy(busy())
         self._inflight += 1
         self._idle.clear()
-        self.metrics.inflight.inc()
+        self.metrics.recording(1)
         started = time.perf_counter()
         outcome = "failed"
         try:
@@ -196,7 +179,7 @@ class QuizApp:
             outcome = result.outcome.value
         finally:
             self.metrics.answered(user.platform, outcome, time.perf_counter() - started)
-            self.metrics.inflight.dec()
+            self.metrics.recording(-1)
             self._inflight -= 1
             if self._inflight == 0:
                 self._idle.set()
@@ -206,7 +189,7 @@ class QuizApp:
 
     def acknowledged_late(self, platform: str) -> None:
         """Count a click the adapter acknowledged before its answer was committed (its deadline passed)."""
-        self.metrics.late_acks.labels(platform).inc()
+        self.metrics.late_ack(platform)
 
     async def drain(self, grace_seconds: float = 10.0) -> bool:
         """Stop taking clicks and wait for those in flight to commit; False if some were still running."""

@@ -34,6 +34,7 @@ from bot.db.models import (
 )
 from bot.domain import ChannelRef, Delivery, PostSource, QuestionKey, UserRef
 from bot.domain.attention import DEFAULT_RULES, AttentionRules
+from bot.domain.views import CohortView, CurriculumPack, DueQuestion, MemberProgress, Nudge
 from bot.errors import NotFound, QuizError
 from bot.service.lookups import (
     CHANNEL_REF_COLUMNS,
@@ -43,7 +44,6 @@ from bot.service.lookups import (
 )
 from bot.service.quiz import PostedQuestion, QuizService
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
-from bot.service.views import CohortView, CurriculumPack, DueQuestion, MemberProgress, Nudge
 from bot.wording import cohorts as cohort_words
 from bot.wording.flags import curriculum_paused
 

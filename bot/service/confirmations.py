@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import delete, update
@@ -27,9 +27,10 @@ from sqlalchemy import delete, update
 from bot.clock import Clock
 from bot.commands import Command, DeleteCohort, EndSeason, RemoveSchedule
 from bot.db.models import PendingConfirmation
+from bot.db.rows import rows_changed
 from bot.domain import ChannelRef, UserRef
+from bot.domain.views import ConfirmationRequest
 from bot.errors import NotAllowed, NotFound, UserInputError
-from bot.scheduling.fires import rows_changed
 from bot.service.uow import UnitOfWork
 from bot.wording import confirmations as words
 
@@ -57,22 +58,6 @@ class UnknownConfirmation(NotFound):
 
 class NotTheirConfirmation(NotAllowed):
     """Someone other than the asker clicked a confirmation's button."""
-
-
-@dataclass(frozen=True, slots=True)
-class ConfirmationRequest:
-    """A destructive command waiting for its asker: the platform-neutral shape adapters render as buttons.
-
-    `token` goes into the buttons (Slack action ids, Discord custom ids) and back to `QuizApp.confirm`; it is 22
-    URL-safe characters. The Reply's message is the prompt; `note` says who may confirm and for how long.
-    """
-
-    token: str
-    confirm_label: str
-    cancel_label: str
-    note: str
-    asked_by: str
-    expires_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,17 @@
 """What an adapter sees of the bot: a narrow facade of the core and the bot's lifecycle, never the Runtime.
 
 Adapters (adapters/<platform>/) are built from an `AdapterHost`. They turn platform payloads into `Invocation`s
-and command objects, clicks into `answer` calls, and the returned `Reply` / `AnswerResult` into platform messages;
-they register their `ChatPlatform` so the core can post and edit cards there. Nothing else of the core is theirs.
+and command objects, clicks into `answer` calls, and the returned `Reply` / `AnswerResult` into platform messages
+(an error they catch becomes one through `error_reply`); they register their `ChatPlatform` so the core can post
+and edit cards there. Nothing else of the core is theirs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from aiohttp import web
@@ -16,8 +19,79 @@ from aiohttp import web
 from bot.commands import Command
 from bot.config import Settings
 from bot.domain import AnswerResult, ChannelRef, Pack, UserRef
-from bot.ports import ChatPlatform, Page
-from bot.service.handlers import Context, Invocation, Reply
+from bot.domain.views import ConfirmationRequest, ReportChart
+from bot.errors import CommandError, QuizError, StorageUnavailable
+from bot.ports import ChatPlatform, Message, Page, PlatformError
+from bot.wording import errors as error_words
+from bot.wording.i18n import DEFAULT_LOCALE
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Who runs a command, and where. `is_admin` is decided by the adapter from its platform's roles; `locale` is
+    the language the reply is worded in (the dispatcher sets it for the request, `bot.wording.i18n.reading_in`)."""
+
+    channel: ChannelRef
+    user: UserRef
+    is_admin: bool = False
+    locale: str = DEFAULT_LOCALE
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """A `/quiz ...` typed by a user in a channel.
+
+    `is_admin` is decided by the adapter from its platform's roles (Slack workspace admins and owners,
+    Discord members with Manage Server, everyone in the terminal) and gates commands that change settings.
+    """
+
+    channel: ChannelRef
+    user: UserRef
+    text: str
+    is_admin: bool = False
+    locale: str = DEFAULT_LOCALE
+
+    @property
+    def context(self) -> Context:
+        """Who runs the command, and where."""
+        return Context(channel=self.channel, user=self.user, is_admin=self.is_admin, locale=self.locale)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What to tell the user who ran a command, the one reply shape of every handler.
+
+    `private`: only they should see it. `quiet`: the command's effect is already visible (a card was posted),
+    so an adapter that must answer anyway (a Discord interaction) may answer briefly and others may stay silent.
+    `confirm`: the command did nothing yet and asks them to confirm (the message is the question); the adapter
+    shows its buttons (or asks `y/N`) and sends the answer to `QuizApp.confirm` with the request's token.
+    `page`: the same content in sections with buttons, for an adapter that can show them (`message` is its text).
+    `charts`: images to post beside the message (`/quiz report`), for an adapter that can upload files.
+    """
+
+    message: Message
+    private: bool = True
+    quiet: bool = False
+    ok: bool = True
+    confirm: ConfirmationRequest | None = None
+    page: Page | None = None
+    charts: tuple[ReportChart, ...] = ()
+
+
+def error_reply(exc: BaseException) -> Reply:
+    """The friendly reply for an error, by category; unexpected errors are logged with their traceback."""
+    if isinstance(exc, CommandError):
+        return Reply(Message(str(exc), exc.lines), ok=False)
+    if isinstance(exc, StorageUnavailable):
+        return Reply(error_words.database_down(), ok=False)
+    if isinstance(exc, QuizError):
+        return Reply(Message(str(exc)), ok=False)
+    if isinstance(exc, PlatformError):
+        return Reply(error_words.platform_refused(str(exc)), ok=False)
+    log.error("unexpected error", exc_info=exc)
+    return Reply(error_words.unexpected(), ok=False)
 
 
 class QuizCore(Protocol):

@@ -56,23 +56,24 @@ from bot.commands import (
     help_message,
 )
 from bot.content import Catalog
-from bot.domain import ChannelRef, PostSource, QuestionCard, UserRef
+from bot.domain import PostSource, QuestionCard, UserRef
+from bot.domain.views import NothingDue
 from bot.domain.windows import Scope
 from bot.errors import NotAllowed, UnknownWorkspace
-from bot.ports import DirectMessages, Message, Page, PlatformError, PlatformRegistry
-from bot.scheduling.service import ScheduleService
+from bot.ports import DirectMessages, Message, PlatformError, PlatformRegistry
 from bot.service.cohorts import CohortService
-from bot.service.confirmations import ConfirmationRequest, Confirmations
+from bot.service.confirmations import Confirmations
+from bot.service.facade import Context, Reply
 from bot.service.flags import FlagService
 from bot.service.home import HomeReader
 from bot.service.lookups import local_date
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
+from bot.service.schedules import ScheduleService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
-from bot.service.views import NothingDue, ReportChart
 from bot.wording import (
     boards,
     cards,
@@ -88,61 +89,8 @@ from bot.wording import (
     seasons,
 )
 from bot.wording.errors import admins_only
-from bot.wording.i18n import DEFAULT_LOCALE
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Context:
-    """Who runs a command, and where. `is_admin` is decided by the adapter from its platform's roles; `locale` is
-    the language the reply is worded in (the dispatcher sets it for the request, `bot.wording.i18n.reading_in`)."""
-
-    channel: ChannelRef
-    user: UserRef
-    is_admin: bool = False
-    locale: str = DEFAULT_LOCALE
-
-
-@dataclass(frozen=True, slots=True)
-class Invocation:
-    """A `/quiz ...` typed by a user in a channel.
-
-    `is_admin` is decided by the adapter from its platform's roles (Slack workspace admins and owners,
-    Discord members with Manage Server, everyone in the terminal) and gates commands that change settings.
-    """
-
-    channel: ChannelRef
-    user: UserRef
-    text: str
-    is_admin: bool = False
-    locale: str = DEFAULT_LOCALE
-
-    @property
-    def context(self) -> Context:
-        """Who runs the command, and where."""
-        return Context(channel=self.channel, user=self.user, is_admin=self.is_admin, locale=self.locale)
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """What to tell the user who ran a command, the one reply shape of every handler.
-
-    `private`: only they should see it. `quiet`: the command's effect is already visible (a card was posted),
-    so an adapter that must answer anyway (a Discord interaction) may answer briefly and others may stay silent.
-    `confirm`: the command did nothing yet and asks them to confirm (the message is the question); the adapter
-    shows its buttons (or asks `y/N`) and sends the answer to `QuizApp.confirm` with the request's token.
-    `page`: the same content in sections with buttons, for an adapter that can show them (`message` is its text).
-    `charts`: images to post beside the message (`/quiz report`), for an adapter that can upload files.
-    """
-
-    message: Message
-    private: bool = True
-    quiet: bool = False
-    ok: bool = True
-    confirm: ConfirmationRequest | None = None
-    page: Page | None = None
-    charts: tuple[ReportChart, ...] = ()
 
 
 class Permission(enum.Enum):

@@ -17,11 +17,11 @@ from sqlalchemy.orm import aliased
 
 from bot.db.models import Answer, Channel, ChannelScore, Cohort, CohortMember, Post, QuestionRow, Schedule, User
 from bot.domain import ChannelRef, PostSource, UserRef
+from bot.domain.views import ChannelStanding, CohortProgress, HomeView, NextQuestion, TagResult
 from bot.service.cohorts import curriculum_questions
 from bot.service.lookups import workspace_row
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
-from bot.service.views import ChannelStanding, CohortProgress, HomeView, NextQuestion, TagResult
 
 CHANNELS_SHOWN = 10
 """The home lists a person's channels with the most points first, at most this many."""

@@ -29,8 +29,7 @@ from bot.domain import (
 )
 from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
-from bot.ops.metrics import Metrics
-from bot.ports import PlatformError, PlatformRegistry
+from bot.ports import NoMetrics, PlatformError, PlatformRegistry, ServiceMetrics
 from bot.service.repositories import Shown
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
 from bot.wording import cards as card_words
@@ -67,10 +66,10 @@ class QuizService:
         platforms: PlatformRegistry,
         clock: Clock,
         rng: random.Random | None = None,
-        metrics: Metrics | None = None,
+        metrics: ServiceMetrics | None = None,
         pause_threshold: int = DEFAULT_PAUSE_THRESHOLD,
     ) -> None:
-        self.metrics = metrics or Metrics()
+        self.metrics: ServiceMetrics = metrics or NoMetrics()
         self.pause_threshold = pause_threshold  # questions this many people flagged are out of rotation
         self.uow = uow
         self.catalog = catalog
@@ -232,14 +231,14 @@ class QuizService:
             )
             if isinstance(exc, PlatformError):
                 kind = "rate_limited" if exc.retry_after is not None else "permanent" if exc.permanent else "error"
-                self.metrics.platform_errors.labels(channel.platform, kind).inc()
+                self.metrics.platform_error(channel.platform, kind)
                 raise
-            self.metrics.platform_errors.labels(channel.platform, "error").inc()
+            self.metrics.platform_error(channel.platform, "error")
             raise QuizError(card_words.could_not_post(exc)) from exc
         async with self.uow() as uow:
             await uow.posts.record_message(card.post_id, message_ref)
             await uow.commit()
-        self.metrics.posts.labels(channel.platform, source.value).inc()
+        self.metrics.posted(channel.platform, source.value)
         log.info(
             "posted question",
             extra={

@@ -40,6 +40,7 @@ from bot.db.models import (
 from bot.domain import ChannelRef
 from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
+from bot.domain.views import DayActivity, QuestionResult, Report, TagResult
 from bot.domain.windows import Scope, Window
 from bot.errors import QuizError, UnknownWorkspace
 from bot.service.cohorts import cohort_view
@@ -47,7 +48,6 @@ from bot.service.flags import flagged_questions
 from bot.service.lookups import find_cohort, local_date
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
-from bot.service.views import DayActivity, QuestionResult, Report, TagResult
 from bot.wording import reports as report_words
 
 

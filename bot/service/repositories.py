@@ -36,8 +36,8 @@ from bot.db.models import (
     Workspace,
 )
 from bot.domain import ChannelRef, Delivery, PostSource, UserRef
+from bot.domain.schedules import FireKey
 from bot.domain.versions import content_digest
-from bot.scheduling.fires import FireKey
 from bot.service.directory import Directory, dialect_insert, insert_ignoring_conflict
 from bot.service.lookups import (
     CHANNEL_REF_COLUMNS,

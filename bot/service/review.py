@@ -19,9 +19,9 @@ from bot.clock import Clock
 from bot.db.models import ReviewAnswer
 from bot.domain import UserRef
 from bot.domain.leitner import place_after_review
+from bot.domain.views import NothingDue, ReviewQuestion, ReviewResult, ReviewSummary
 from bot.errors import InvalidChoice, NoReviewPending
 from bot.service.uow import UnitOfWork
-from bot.service.views import NothingDue, ReviewQuestion, ReviewResult, ReviewSummary
 from bot.wording import review as review_words
 
 log = logging.getLogger(__name__)

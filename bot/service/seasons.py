@@ -20,12 +20,12 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.clock import Clock
 from bot.db.models import Answer, Channel, Season
+from bot.db.rows import rows_changed
 from bot.domain import ChannelRef, UserRef
+from bot.domain.views import SeasonEnded, SeasonView
 from bot.domain.windows import Scope, Window
 from bot.errors import NoSeasonRunning, QuizError, UserInputError
-from bot.ports import PlatformError, PlatformRegistry
-from bot.scheduling.fanout import FanOut
-from bot.scheduling.fires import rows_changed
+from bot.ports import PlatformError, PlatformRegistry, Sender
 from bot.service.lookups import (
     CHANNEL_REF_COLUMNS,
     channel_ref_of,
@@ -38,7 +38,6 @@ from bot.service.lookups import (
 )
 from bot.service.stats import Stats, in_span
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
-from bot.service.views import SeasonEnded, SeasonView
 from bot.wording import seasons as season_words
 
 log = logging.getLogger(__name__)
@@ -68,7 +67,7 @@ class SeasonService:
         clock: Clock,
         stats: Stats,
         platforms: PlatformRegistry,
-        fanout: FanOut,
+        fanout: Sender,
     ) -> None:
         self.uow = uow
         self.clock = clock

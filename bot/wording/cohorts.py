@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.domain import Delivery
 from bot.domain.attention import AttentionRules
+from bot.domain.views import CohortView, DueQuestion, MemberProgress, Nudge
 from bot.ports import Message
-from bot.service.views import CohortView, DueQuestion, MemberProgress, Nudge
 from bot.wording.i18n import plural, shorten
 from bot.wording.i18n import translate as _
 from bot.wording.times import local_time

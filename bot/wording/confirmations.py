@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from bot.domain.views import ScheduleView
 from bot.ports import Message
-from bot.service.views import ScheduleView
 from bot.wording.i18n import plural
 from bot.wording.i18n import translate as _
+from bot.wording.times import rule_words
 
 
 def expires_in(ttl: timedelta) -> str:
@@ -36,7 +37,7 @@ def remove_schedule_prompt(view: ScheduleView) -> Message:
         _(
             "Remove schedule #{id} ({rule}, {timezone})?",
             id=view.id,
-            rule=view.rule.describe(),
+            rule=rule_words(view.rule),
             timezone=view.timezone,
         ),
         (_("Questions already posted stay; no more are posted by it."),),

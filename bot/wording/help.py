@@ -8,15 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from bot.domain import Pack
 from bot.ports import Message
 from bot.wording.commands import did_you_mean
 from bot.wording.i18n import echo, plural
 from bot.wording.i18n import translate as _
 
-if TYPE_CHECKING:  # the catalog raises with the words below, so the words import it for annotations only
-    from bot.content import Catalog
+
+class Packs(Protocol):
+    """What the pack list needs of a catalog (bot/content `Catalog` has it; wording imports no content)."""
+
+    @property
+    def packs(self) -> Sequence[Pack]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +204,7 @@ def terminal_lines() -> tuple[str, ...]:
     )
 
 
-def packs_message(catalog: Catalog, *, left_out: Sequence[str] = ()) -> Message:
+def packs_message(catalog: Packs, *, left_out: Sequence[str] = ()) -> Message:
     """The loaded packs and, for admins (`left_out`), the pack files that did not load and why."""
     lines = [
         _(

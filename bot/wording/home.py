@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from bot.domain.views import HomeView
 from bot.ports import Action, ActionKind, Line, Message, Page, Section
-from bot.service.views import HomeView
 from bot.wording import me
 from bot.wording.i18n import percent, plural
 from bot.wording.i18n import translate as _

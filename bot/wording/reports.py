@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.domain.views import ChartKind, Report, ReportChart
 from bot.ports import Message
-from bot.service.views import ChartKind, Report, ReportChart
 from bot.wording.cohorts import attention_lines, member_lines
 from bot.wording.flags import report_lines
 from bot.wording.i18n import how_often, percent, plural, shorten

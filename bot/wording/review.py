@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bot.domain.leitner import BOX_INTERVALS, LAST_BOX
+from bot.domain.views import NothingDue, ReviewQuestion, ReviewResult
 from bot.ports import Message
-from bot.service.views import NothingDue, ReviewQuestion, ReviewResult
 from bot.wording.answers import verdict
 from bot.wording.cards import CHOICE_MARKS
 from bot.wording.i18n import plural

@@ -1,4 +1,4 @@
-"""What the schedule-rule grammar (bot/scheduling/rules.py) says when a rule, timezone or duration cannot be used.
+"""What the schedule-rule grammar (bot/schedule_rules.py) says when a rule, timezone or duration cannot be used.
 
 Every rule, option or command suggested here is one the grammar accepts as written (tests/unit/test_schedule_rules.py
 parses each); typed text is quoted through `echo` (capped).

@@ -6,11 +6,14 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from bot.domain import ChannelRef, Delivery, UserRef
+from bot.domain.schedules import DEFAULT_CLOSE_CAP, Slot
+from bot.domain.views import ScheduleView
 from bot.ports import Message
-from bot.scheduling.rules import DEFAULT_CLOSE_CAP, Slot, format_duration, format_local
-from bot.service.views import ScheduleView
 from bot.wording.i18n import plural
 from bot.wording.i18n import translate as _
+from bot.wording.times import duration as format_duration
+from bot.wording.times import local_time as format_local
+from bot.wording.times import rule_words
 
 
 def _packs(view: ScheduleView) -> str:
@@ -54,7 +57,7 @@ def summary(view: ScheduleView, *, with_channel: bool = False) -> str:
     parts = [_("#{id}", id=view.id)]
     if with_channel:
         parts.append(_("channel {channel}", channel=view.channel.channel_id))
-    parts += [view.rule.describe(), view.timezone, packs_text(view)]
+    parts += [rule_words(view.rule), view.timezone, packs_text(view)]
     if not view.enabled:
         reason = paused_by_whom(view.paused_by) if view.paused_by_user else view.paused_reason
         parts.append(_("paused ({reason})", reason=reason) if reason else _("paused"))
@@ -68,7 +71,7 @@ def added(view: ScheduleView, upcoming: Sequence[Slot]) -> Message:
     title = _(
         "Scheduled #{id}: a question {rule}, {timezone} time.",
         id=view.id,
-        rule=view.rule.describe(),
+        rule=rule_words(view.rule),
         timezone=view.timezone,
     )
     if view.cohort is not None:
@@ -103,7 +106,7 @@ def removed(view: ScheduleView, user: UserRef) -> Message:
         title=_(
             "Removed schedule #{id} ({rule}, {timezone}).",
             id=view.id,
-            rule=view.rule.describe(),
+            rule=rule_words(view.rule),
             timezone=view.timezone,
         ),
         lines=(_("Removed by {name}. Questions already posted stay.", name=user.display_name or user.user_id),),
@@ -115,7 +118,7 @@ def paused(view: ScheduleView, user: UserRef, *, changed: bool) -> Message:
     if not changed:
         return Message(title=_("Schedule #{id} is already paused.", id=view.id), lines=(summary(view),))
     return Message(
-        title=_("Paused schedule #{id} ({rule}).", id=view.id, rule=view.rule.describe()),
+        title=_("Paused schedule #{id} ({rule}).", id=view.id, rule=rule_words(view.rule)),
         lines=(_("`/quiz schedule resume {id}` starts it again.", id=view.id),),
     )
 
@@ -128,7 +131,7 @@ def resumed(view: ScheduleView, user: UserRef, *, changed: bool) -> Message:
     if view.next_slot is not None:
         lines.append(_("Next: {when}", when=format_local(view.next_slot.due, view.zone)))
     return Message(
-        title=_("Resumed schedule #{id} ({rule}).", id=view.id, rule=view.rule.describe()), lines=tuple(lines)
+        title=_("Resumed schedule #{id} ({rule}).", id=view.id, rule=rule_words(view.rule)), lines=tuple(lines)
     )
 
 

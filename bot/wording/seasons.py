@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import date
 
 from bot.domain import Leaderboard
+from bot.domain.views import SeasonEnded, SeasonView
 from bot.ports import Message
-from bot.service.views import SeasonEnded, SeasonView
 from bot.wording.i18n import percent, plural
 from bot.wording.i18n import translate as _
 

@@ -11,7 +11,7 @@ from bot.wording.i18n import translate as _
 
 
 class RuleFields(Protocol):
-    """What the words need of a schedule rule (bot/scheduling/rules.py `Rule` has it; this module imports none)."""
+    """What the words need of a schedule rule (bot/domain/schedules.py `Rule` has it; this module imports none)."""
 
     @property
     def cron(self) -> str: ...

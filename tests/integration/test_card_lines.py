@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from bot.clock import ManualClock
 from bot.domain import ChannelRef, PostSource
 from bot.runtime import Runtime
-from bot.service.app import Invocation
+from bot.service.facade import Invocation
 from bot.wording.cards import card_about, card_footer
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform

@@ -9,10 +9,10 @@ from datetime import UTC, datetime, timedelta
 from bot.clock import ManualClock
 from bot.domain import ChannelRef, QuestionCard
 from bot.domain.attention import AttentionRules
+from bot.domain.views import CohortView
 from bot.report_html import render_html
 from bot.runtime import Runtime
-from bot.service.app import Invocation, Reply
-from bot.service.views import CohortView
+from bot.service.facade import Invocation, Reply
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
 from tests.integration.test_report import read

@@ -16,7 +16,7 @@ async def test_a_cohort_walks_the_curriculum_in_order(database_url: str) -> None
     from bot.clock import ManualClock
     from bot.config import Settings
     from bot.runtime import build_runtime
-    from bot.service.app import Invocation
+    from bot.service.facade import Invocation
     from tests.conftest import make_user
     from tests.fakes.fake_platform import FakePlatform
 

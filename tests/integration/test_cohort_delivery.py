@@ -25,7 +25,7 @@ from bot.runtime import Runtime, build_runtime
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.leases import Leases
 from bot.scheduling.ticker import Ticker
-from bot.service.app import Invocation, Reply
+from bot.service.facade import Invocation, Reply
 from tests.conftest import make_user
 from tests.fakes.fake_platform import DirectFakePlatform, FakePlatform
 from tests.fakes.rate_limited import VirtualTime

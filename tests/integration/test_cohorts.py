@@ -13,7 +13,7 @@ from bot.db.models import Cohort, Post
 from bot.domain import ChannelRef, PostSource
 from bot.errors import CommandError
 from bot.runtime import Runtime
-from bot.service.app import Invocation, Reply
+from bot.service.facade import Invocation, Reply
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
 from tests.scoring_helpers import answer, confirm, post, set_timezone

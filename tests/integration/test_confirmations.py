@@ -10,7 +10,7 @@ from bot.clock import ManualClock
 from bot.db.models import Cohort, PendingConfirmation, Schedule
 from bot.domain import ChannelRef
 from bot.runtime import Runtime
-from bot.service.app import Context, Invocation, Reply
+from bot.service.facade import Context, Invocation, Reply
 from tests.conftest import make_user
 from tests.scoring_helpers import confirm
 

@@ -17,7 +17,7 @@ from bot.db.models import Answer, Base, Post, Schedule, User
 from bot.domain import ChannelRef, UserRef
 from bot.ops.data import _tables_referencing_users
 from bot.runtime import Runtime
-from bot.service.app import Invocation
+from bot.service.facade import Invocation
 from tests.conftest import SEED_CONTENT, make_user
 
 

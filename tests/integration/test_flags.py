@@ -22,7 +22,7 @@ from bot.domain.flags import REASON_MAX
 from bot.errors import UnknownPost
 from bot.report_html import render_html
 from bot.runtime import Runtime
-from bot.service.app import Context, Invocation, Reply
+from bot.service.facade import Context, Invocation, Reply
 from tests.conftest import SEED_CONTENT, make_user
 from tests.scoring_helpers import answer, post
 

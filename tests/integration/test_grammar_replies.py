@@ -10,7 +10,7 @@ from bot.db.models import Cohort, Schedule
 from bot.domain import ChannelRef, UserRef
 from bot.errors import CommandError
 from bot.runtime import Runtime
-from bot.service.app import Context, Invocation, Reply
+from bot.service.facade import Context, Invocation, Reply
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
 

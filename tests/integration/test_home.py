@@ -11,7 +11,7 @@ from bot.db.models import User
 from bot.domain import ChannelRef
 from bot.ports import ActionKind, Message
 from bot.runtime import Runtime
-from bot.service.app import Invocation, Reply
+from bot.service.facade import Invocation, Reply
 from bot.wording import use_translator
 from tests.conftest import make_user
 from tests.integration.test_wording_coverage import content_values, shout, untranslated

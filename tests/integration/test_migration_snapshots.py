@@ -42,7 +42,7 @@ from bot.domain import AnswerOutcome, ChannelRef, QuestionKey
 from bot.domain.versions import content_digest
 from bot.ops.data import export_data
 from bot.runtime import build_runtime
-from bot.service.app import Invocation
+from bot.service.facade import Invocation
 from tests.conftest import _create_pg_database, _drop_pg_database, _pg_url, make_user
 from tests.fakes.fake_platform import FakePlatform
 

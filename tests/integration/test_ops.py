@@ -15,7 +15,7 @@ from bot.domain import AnswerOutcome, ChannelRef
 from bot.errors import ShuttingDown
 from bot.ops.http import OpsServer
 from bot.runtime import Runtime
-from bot.service.handlers import Invocation
+from bot.service.facade import Invocation
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
 

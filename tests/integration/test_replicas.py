@@ -62,7 +62,7 @@ async def test_a_season_due_to_end_is_ended_and_announced_once_across_replicas(
 ) -> None:
     from datetime import timedelta
 
-    from bot.service.app import Invocation
+    from bot.service.facade import Invocation
 
     first, second = replicas
     channel = ChannelRef("fake", "W1", "C1")

@@ -11,10 +11,10 @@ import pytest
 
 from bot.clock import ManualClock
 from bot.domain import ChannelRef, QuestionCard, UserRef
+from bot.domain.views import TagResult
 from bot.report_html import render_html, tag_chart
 from bot.runtime import Runtime
-from bot.service.app import Invocation
-from bot.service.views import TagResult
+from bot.service.facade import Invocation
 from tests.conftest import make_user
 from tests.scoring_helpers import answer, post
 

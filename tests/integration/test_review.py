@@ -14,7 +14,7 @@ from bot.db.models import Answer, ReviewAnswer, ReviewItem
 from bot.domain import ChannelRef, QuestionCard
 from bot.domain.leitner import BOX_INTERVALS, LAST_BOX, place_after_review
 from bot.runtime import Runtime
-from bot.service.app import Invocation, Reply
+from bot.service.facade import Invocation, Reply
 from tests.conftest import make_user
 from tests.scoring_helpers import answer, post
 

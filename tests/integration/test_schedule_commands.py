@@ -22,8 +22,8 @@ from bot.db.models import Schedule, Workspace
 from bot.domain import ChannelRef, UserRef
 from bot.errors import CommandError
 from bot.runtime import Runtime
-from bot.scheduling.rules import parse_rule
-from bot.service.app import Invocation, Reply
+from bot.schedule_rules import parse_rule
+from bot.service.facade import Invocation, Reply
 from tests.conftest import make_user
 from tests.scoring_helpers import confirm
 

@@ -26,7 +26,7 @@ from bot.scheduling.fires import TickReport
 from bot.scheduling.leases import Leases
 from bot.scheduling.posting import Stage
 from bot.scheduling.ticker import Ticker
-from bot.service.app import Invocation
+from bot.service.facade import Invocation
 from bot.wording.cards import reveal_lines
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform

@@ -19,7 +19,7 @@ from bot.domain import AnswerOutcome, ChannelRef, PostSource
 from bot.domain.scoring import points_for
 from bot.domain.streaks import Outcome, Streak, best_of, day_streak, question_streak
 from bot.runtime import Runtime
-from bot.service.app import Invocation
+from bot.service.facade import Invocation
 from tests.conftest import make_user
 from tests.scoring_helpers import answer, post, set_timezone
 

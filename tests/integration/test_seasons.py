@@ -12,7 +12,7 @@ from bot.db.models import Season
 from bot.domain import ChannelRef
 from bot.domain.windows import Scope, Window
 from bot.runtime import Runtime
-from bot.service.app import Invocation, Reply
+from bot.service.facade import Invocation, Reply
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
 from tests.scoring_helpers import answer, confirm, post

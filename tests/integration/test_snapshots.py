@@ -24,7 +24,7 @@ from bot.content import Catalog
 from bot.db.models import Answer, PostSnapshot, QuestionRow, QuestionVersion, ReviewAnswer
 from bot.domain import AnswerOutcome, ChannelRef, Question, QuestionCard, QuestionKey
 from bot.runtime import Runtime
-from bot.service.app import Invocation, Reply
+from bot.service.facade import Invocation, Reply
 from bot.wording.cards import card_footer
 from tests.conftest import SEED_CONTENT, make_user
 

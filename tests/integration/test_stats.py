@@ -10,7 +10,7 @@ from bot.domain import ChannelRef
 from bot.domain.ranking import rank_rows
 from bot.domain.windows import window_start
 from bot.runtime import Runtime
-from bot.service.app import Invocation
+from bot.service.facade import Invocation
 from tests.conftest import make_user
 
 

@@ -14,7 +14,7 @@ from bot.db.models import Base
 from bot.domain import ChannelRef
 from bot.errors import StorageUnavailable
 from bot.runtime import Runtime
-from bot.service.app import Invocation
+from bot.service.facade import Invocation
 from tests.conftest import make_user
 
 

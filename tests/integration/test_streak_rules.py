@@ -14,7 +14,7 @@ from bot.commands import Scope, Window
 from bot.domain import AnswerOutcome, ChannelRef, PostSource, QuestionCard
 from bot.domain.streaks import Outcome, question_streak
 from bot.runtime import Runtime
-from bot.service.app import Invocation, Reply
+from bot.service.facade import Invocation, Reply
 from tests.conftest import make_user
 from tests.scoring_helpers import answer, post
 

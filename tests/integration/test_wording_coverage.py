@@ -17,7 +17,7 @@ import pytest
 
 from bot.domain import ChannelRef
 from bot.runtime import Runtime
-from bot.service.app import Invocation, Reply
+from bot.service.facade import Invocation, Reply
 from bot.wording import use_translator
 from bot.wording.cards import card_about, card_footer
 from tests.conftest import make_user
@@ -185,7 +185,7 @@ async def test_the_lead_view_remind_nudges_and_card_lines_go_through_the_hook(
 async def test_season_and_confirmation_replies_go_through_the_hook(
     runtime: Runtime, channel: ChannelRef, shouting: None
 ) -> None:
-    from bot.service.app import Context
+    from bot.service.facade import Context
 
     values = content_values(runtime) | {"Ada", "q1", "zz", "2026-01-05", "2026-03-31", "2026-01-04", "channel"}
     asked = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import configparser
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +40,13 @@ def test_importing_the_core_loads_no_platform_library_and_connects_nothing() -> 
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "[]"
+
+
+def test_import_contracts_count_type_checking_imports() -> None:
+    """`make layers` checks .importlinter's contracts; an import under TYPE_CHECKING is an import for them too (a
+    circle through an annotation is still a circle), so the option that would drop those stays unset."""
+    config = configparser.ConfigParser()
+    config.read(REPO / ".importlinter", encoding="utf-8")
+    assert config.has_section("importlinter")
+    assert not config.getboolean("importlinter", "exclude_type_checking_imports", fallback=False)
+    assert any(config.get(name, "type", fallback="") == "layers" for name in config.sections())

@@ -11,7 +11,7 @@ from PIL import Image
 
 from bot.chart_images import render_charts
 from bot.domain import Leaderboard
-from bot.service.views import ChartKind, DayActivity, QuestionResult, Report, TagResult
+from bot.domain.views import ChartKind, DayActivity, QuestionResult, Report, TagResult
 from bot.wording.reports import ALT_TEXT_MAX, charts
 
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 from adapters.discord.embeds import CONFIRM_TEMPLATE, confirm_custom_id
 from adapters.slack.blocks import confirm_action_id, confirm_blocks, parse_confirm_action
+from bot.domain.views import ConfirmationRequest
 from bot.ports import Message
-from bot.service.confirmations import ConfirmationRequest
 from tests.fakes.slack_api import validate_blocks
 
 TOKEN = "AbC-_0123456789xyzXYZ1"

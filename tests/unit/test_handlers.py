@@ -13,8 +13,9 @@ from bot.clock import ManualClock
 from bot.commands import AddSchedule, Command, ListPacks, RemoveSchedule, parse_command
 from bot.domain import ChannelRef, UserRef
 from bot.errors import NotAllowed
-from bot.scheduling.rules import parse_rule
-from bot.service.handlers import COMMAND_HANDLERS, Context, Permission, Reply, Route, bind_routes, check_permission
+from bot.schedule_rules import parse_rule
+from bot.service.facade import Context, Reply
+from bot.service.handlers import COMMAND_HANDLERS, Permission, Route, bind_routes, check_permission
 
 CHANNEL = ChannelRef("fake", "W1", "C1")
 ALICE = UserRef("fake", "W1", "U1", "Alice")

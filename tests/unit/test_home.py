@@ -14,8 +14,8 @@ from adapters.discord import limits as discord_limits
 from adapters.discord.embeds import page_embed
 from adapters.slack.home import REVIEW_ACTION, HomePublisher, home_view, page_blocks
 from bot.domain import ChannelRef, UserRef, UserStats
+from bot.domain.views import ChannelStanding, CohortProgress, HomeView, NextQuestion, TagResult
 from bot.ports import Action, ActionKind, Line, Message, Page, Section
-from bot.service.views import ChannelStanding, CohortProgress, HomeView, NextQuestion, TagResult
 from bot.wording.home import home_page
 from tests.fakes.slack_api import validate_blocks
 

@@ -9,11 +9,11 @@ import pytest
 
 from bot.commands import AddCohortSchedule, AddSchedule, CreateCohort, SetCohort, parse_command
 from bot.domain import ChannelRef, Delivery
+from bot.domain.views import CohortView, ScheduleView
 from bot.errors import CommandError
 from bot.ports import direct_delivery_of
+from bot.schedule_rules import parse_rule
 from bot.scheduling.delivery import member_zone
-from bot.scheduling.rules import parse_rule
-from bot.service.views import CohortView, ScheduleView
 from bot.wording import cohorts as cohort_words
 from bot.wording import schedules as schedule_words
 from tests.fakes.fake_platform import DirectFakePlatform, FakePlatform

@@ -43,8 +43,8 @@ from bot.domain import (
     UserRef,
     UserStats,
 )
+from bot.domain.views import CohortView, CurriculumPack, DueQuestion, MemberProgress, Nudge
 from bot.ports import Message
-from bot.service.views import CohortView, CurriculumPack, DueQuestion, MemberProgress, Nudge
 from bot.wording.answers import answer_message
 from bot.wording.boards import leaderboard_message
 from bot.wording.cohorts import MAX_MEMBER_LINES, nudge_message, reminded, show_message

@@ -12,15 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.errors import CommandError
-from bot.scheduling.rules import (
-    format_duration,
-    format_local,
-    load_rule,
-    parse_duration,
-    parse_rule,
-    parse_timezone,
-    split_rule,
-)
+from bot.schedule_rules import load_rule, parse_duration, parse_rule, parse_timezone, split_rule
+from bot.wording.times import duration as format_duration
+from bot.wording.times import local_time as format_local
+from bot.wording.times import rule_words
 
 HELSINKI = ZoneInfo("Europe/Helsinki")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -55,7 +50,7 @@ def utc(*args: int) -> datetime:
 def test_rules_parse_to_cron_and_read_back_in_words(text: str, cron: str, words: str) -> None:
     rule = parse_rule(text)
     assert rule.cron == cron
-    assert rule.describe() == words
+    assert rule_words(rule) == words
     assert load_rule(rule.cron) == rule  # what is stored parses back to the same rule
 
 

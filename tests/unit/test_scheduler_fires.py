@@ -9,8 +9,8 @@ import pytest
 
 from bot.db.models import Schedule
 from bot.domain import ChannelRef
-from bot.scheduling.fires import Claim, FireKey
-from bot.scheduling.rules import Slot
+from bot.domain.schedules import FireKey, Slot
+from bot.scheduling.fires import Claim
 
 
 def test_a_fire_key_is_the_schedule_and_the_local_slot_and_reads_back() -> None:

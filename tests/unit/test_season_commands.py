@@ -17,9 +17,9 @@ from bot.commands import (
     parse_command,
 )
 from bot.domain import Leaderboard, LeaderboardRow
+from bot.domain.views import SeasonEnded, SeasonView
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import CommandError
-from bot.service.views import SeasonEnded, SeasonView
 from bot.wording import boards, confirmations, seasons
 
 

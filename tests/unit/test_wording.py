@@ -22,8 +22,8 @@ from bot.domain import (
     RevealView,
     Tally,
 )
+from bot.domain.views import CohortView, CurriculumPack, MemberProgress, Report
 from bot.domain.windows import Window
-from bot.service.views import CohortView, CurriculumPack, MemberProgress, Report
 from bot.wording import cohorts as cohort_words
 from bot.wording import echo, how_often, plural, use_translator
 from bot.wording import reports as report_words

@@ -15,7 +15,7 @@ from bot.commands import Command
 from bot.domain import AnswerResult, ChannelRef
 from bot.ports import Message, PlatformError
 from bot.runtime import Runtime
-from bot.service.app import Context, Reply
+from bot.service.facade import Context, Reply
 from bot.wording.errors import POSTED_ELSEWHERE
 from tests.discord_support import (
     ANSWER_ID,

@@ -56,8 +56,8 @@ from bot.domain import ChannelRef, Delivery
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.runtime import Runtime
-from bot.scheduling.rules import parse_rule
-from bot.service.app import Context, Invocation, Reply, error_reply
+from bot.schedule_rules import parse_rule
+from bot.service.facade import Context, Invocation, Reply, error_reply
 from bot.wording.errors import unexpected
 from tests.conftest import CONTENT, REPO
 from tests.discord_support import serving, slash, text_of

@@ -21,7 +21,7 @@ from bot.db import Database
 from bot.db.models import Answer, User
 from bot.errors import ConfigError
 from bot.runtime import Runtime, build_adapters, build_runtime, serve
-from bot.service.app import Invocation, Reply
+from bot.service.facade import Invocation, Reply
 from tests.conftest import REPO, SEED_CONTENT
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, poll_until
 from tests.slack_harness import (

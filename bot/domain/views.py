@@ -1,7 +1,7 @@
 """The read models' view types: what cohorts, reports, review and schedules hand to the wording package.
 
-A leaf module (it imports only the domain and the rule types), so services can raise with the wording package's
-words while the wording package reads these types: no import circle, not even a TYPE_CHECKING one.
+Part of the domain (it imports only the domain), so services can raise with the wording package's words while the
+wording package reads these types: no import circle, not even a TYPE_CHECKING one.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from bot.domain import ChannelRef, Delivery, Leaderboard, Tally, UserRef, UserSt
 from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.domain.flags import FlaggedQuestion
 from bot.domain.leitner import Placement
-from bot.scheduling.rules import Rule, Slot
+from bot.domain.schedules import Rule, Slot
 
 # --- cohorts -------------------------------------------------------------------------------------------------
 
@@ -366,3 +366,22 @@ class SeasonEnded:
     name: str
     posted: int
     failed: int = 0
+
+
+# --- confirmations ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationRequest:
+    """A destructive command waiting for its asker: the platform-neutral shape adapters render as buttons.
+
+    `token` goes into the buttons (Slack action ids, Discord custom ids) and back to `QuizApp.confirm`; it is 22
+    URL-safe characters. The Reply's message is the prompt; `note` says who may confirm and for how long.
+    """
+
+    token: str
+    confirm_label: str
+    cancel_label: str
+    note: str
+    asked_by: str
+    expires_at: datetime

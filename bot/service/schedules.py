@@ -19,12 +19,14 @@ from bot.commands import AddCohortSchedule, AddSchedule
 from bot.content import Catalog
 from bot.db.models import Channel, Cohort, Schedule, User
 from bot.domain import ChannelRef, Delivery, UserRef
+from bot.domain.schedules import Slot
+from bot.domain.views import ScheduleView
 from bot.errors import QuizError, UnknownSchedule
-from bot.scheduling.rules import Slot, load_rule
+from bot.schedule_rules import load_rule
 from bot.service.lookups import in_channel, in_workspace, joined_to_channel
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
-from bot.service.views import ScheduleView
 from bot.wording import schedules as schedule_words
+from bot.wording.times import rule_words
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +107,7 @@ class ScheduleService:
                     sorted(packs),
                 )
             ):
-                raise QuizError(schedule_words.already_posts_here(other.id, command.rule.describe(), timezone))
+                raise QuizError(schedule_words.already_posts_here(other.id, rule_words(command.rule), timezone))
         if len(existing) >= MAX_PER_CHANNEL:
             raise QuizError(schedule_words.too_many(len(existing)))
         upcoming = command.rule.upcoming(now, zone, 3)

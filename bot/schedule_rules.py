@@ -1,18 +1,6 @@
-"""Schedule rules: what people type (`daily 09:00`, `weekdays 09:30`, `mon,wed,fri 14:00`, or a five-field cron),
-the rule in words, and when it fires in an IANA timezone, daylight-saving changes included.
-
-Rules are evaluated here rather than with APScheduler's CronTrigger, on purpose. CronTrigger 3.11.3 returns the
-fall-back hour's second occurrence over and over (and a rule would post twice that day), and its
-`from_crontab` reads day-of-week 1 as Tuesday where cron means Monday. The semantics here:
-
-- Each fire has a *slot*: the rule's local calendar date and wall time (`2026-03-29T03:30`). Slots are what the
-  database claims, so one slot posts once whatever the clocks do.
-- On the day clocks go back, a wall time that happens twice fires at its first occurrence only.
-- On the day clocks go forward, a wall time in the skipped hour fires once, shifted forward by the gap
-  (03:30 in a 03:00->04:00 jump fires at 04:30). If that lands on the instant of another slot of the same rule,
-  the two are one fire.
-- Cron fields follow Vixie cron: day-of-week 0 or 7 is Sunday; when both day-of-month and day-of-week are
-  restricted (neither starts with `*`) a day matches if either does.
+"""The schedule-rule grammar: what people type (`daily 09:00`, `weekdays 09:30`, `mon,wed,fri 14:00`, or a five-field
+cron), timezones and durations, read into the domain's values (bot/domain/schedules.py `Rule`, timedelta); a rule,
+timezone or duration that cannot be used is refused with the words of bot/wording/rules.py.
 """
 
 from __future__ import annotations
@@ -20,24 +8,16 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import NamedTuple
-from zoneinfo import ZoneInfo, available_timezones
+from zoneinfo import ZoneInfo
 
 from bot.domain.names import nearest
+from bot.domain.schedules import MIN_INTERVAL, NeverFires, Rule, timezone_names
 from bot.errors import CommandError
 from bot.wording import rules as rule_words
-from bot.wording import times
-
-MIN_INTERVAL = timedelta(minutes=10)
-"""A rule may not fire more often than this (a question every minute is a typo, not a quiz)."""
-
-MAX_SEARCH_DAYS = 366 * 8 + 2
-"""How far ahead a next fire is looked for (covers 29 February across a non-leap century year)."""
-
-SLOT_FORMAT = "%Y-%m-%dT%H:%M"
+from bot.wording.times import duration as format_duration
 
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _DAY_WORDS: dict[str, int] = {}
@@ -60,111 +40,6 @@ _TIME = re.compile(r"^([0-9]{1,2})(?::([0-9]{2}))?(am|pm)?$")
 _CRONISH = re.compile(r"^[0-9*]")
 _TIMEISH = re.compile(r"^[0-9]{1,2}(:[0-9]{2})?(am|pm)?$")
 _DURATION = re.compile(r"^(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m(?:in)?)?(?:([0-9]+)s)?$")
-
-EXAMPLES = rule_words.EXAMPLES
-
-
-DEFAULT_CLOSE_CAP = timedelta(hours=24)
-"""A scheduled question with no `close:` closes when the next one is due, but never later than this."""
-
-
-@dataclass(frozen=True, slots=True)
-class Slot:
-    """One fire of a rule: `key` is the local date and wall time the rule names, `due` the UTC instant it fires."""
-
-    key: str
-    due: datetime
-    shifted: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """A parsed rule. `cron` (five standard cron fields) is what is stored; everything else derives from it."""
-
-    cron: str
-    minutes: tuple[int, ...]
-    hours: tuple[int, ...]
-    days: frozenset[int]
-    months: frozenset[int]
-    weekdays: frozenset[int]  # Python numbering: 0 = Monday
-    day_star: bool
-    weekday_star: bool
-
-    # --- evaluation ------------------------------------------------------------------------------
-
-    def matches(self, day: date) -> bool:
-        """Whether the rule fires at all on this local calendar date."""
-        if day.month not in self.months:
-            return False
-        dom = day.day in self.days
-        dow = day.weekday() in self.weekdays
-        if self.day_star or self.weekday_star:
-            return dom and dow
-        return dom or dow
-
-    def slots_on(self, day: date, tz: ZoneInfo) -> list[Slot]:
-        """The rule's fires on one local date, earliest first (DST gaps shifted, duplicates merged)."""
-        if not self.matches(day):
-            return []
-        by_instant: dict[datetime, Slot] = {}
-        for hour in self.hours:
-            for minute in self.minutes:
-                wall = datetime.combine(day, time(hour, minute))
-                # fold=0: an ambiguous time is its first occurrence; a skipped time keeps the offset from before
-                # the jump, which lands it after the jump by the size of the gap.
-                due = wall.replace(tzinfo=tz).astimezone(UTC)
-                shifted = due.astimezone(tz).replace(tzinfo=None) != wall
-                slot = Slot(key=wall.strftime(SLOT_FORMAT), due=due, shifted=shifted)
-                existing = by_instant.get(due)
-                if existing is None or (existing.shifted and not shifted):
-                    by_instant[due] = slot
-        return sorted(by_instant.values(), key=lambda s: s.due)
-
-    def next_slot(self, after: datetime, tz: ZoneInfo) -> Slot:
-        """The first fire strictly after the instant `after`."""
-        start = after.astimezone(tz).date() - timedelta(days=1)
-        best: Slot | None = None
-        last_day: date | None = None
-        for offset in range(MAX_SEARCH_DAYS):
-            day = start + timedelta(days=offset)
-            if last_day is not None and day > last_day:
-                break
-            for slot in self.slots_on(day, tz):
-                if slot.due > after and (best is None or slot.due < best.due):
-                    best = slot
-                    # A DST shift moves a fire by hours, never past the next day: one more day settles it.
-                    last_day = day + timedelta(days=1)
-        if best is None:
-            raise CommandError(rule_words.never_fires(self.cron))
-        return best
-
-    def last_slot(self, at_or_before: datetime, tz: ZoneInfo) -> Slot | None:
-        """The latest fire at or before the instant `at_or_before` (None if there is none within the search span)."""
-        start = at_or_before.astimezone(tz).date() + timedelta(days=1)
-        best: Slot | None = None
-        first_day: date | None = None
-        for offset in range(MAX_SEARCH_DAYS):
-            day = start - timedelta(days=offset)
-            if first_day is not None and day < first_day:
-                break
-            for slot in self.slots_on(day, tz):
-                if slot.due <= at_or_before and (best is None or slot.due > best.due):
-                    best = slot
-                    first_day = day - timedelta(days=1)
-        return best
-
-    def upcoming(self, after: datetime, tz: ZoneInfo, count: int) -> list[Slot]:
-        """The next `count` fires after `after`."""
-        slots: list[Slot] = []
-        for _ in range(count):
-            slots.append(self.next_slot(slots[-1].due if slots else after, tz))
-        return slots
-
-    # --- words -----------------------------------------------------------------------------------
-
-    def describe(self) -> str:
-        """The rule in words: `every weekday (Mon–Fri) at 09:30` (bot/wording/times.py)."""
-        return times.rule_words(self)
 
 
 # --- parsing ---------------------------------------------------------------------------------------
@@ -213,7 +88,10 @@ def _check_interval(rule: Rule) -> None:
     if within_day < limit:
         raise CommandError(rule_words.too_often(rule.cron, within_day, limit))
     reference = datetime(2001, 1, 1, tzinfo=UTC)
-    first = rule.next_slot(reference, ZoneInfo("UTC"))  # raises if it never fires
+    try:
+        first = rule.next_slot(reference, ZoneInfo("UTC"))
+    except NeverFires:
+        raise CommandError(rule_words.never_fires(rule.cron)) from None
     if times[0] + 24 * 60 - times[-1] < limit:  # late one day and early the next: look at real fires
         fires = rule.upcoming(first.due - timedelta(microseconds=1), ZoneInfo("UTC"), 48)
         smallest = min(later.due - earlier.due for earlier, later in itertools.pairwise(fires))
@@ -425,19 +303,9 @@ def _cron_value(word: str, *, lo: int, hi: int, names: dict[str, int] | None, la
 # --- timezones and durations -----------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _zone_names() -> dict[str, str]:
-    return {name.casefold(): name for name in available_timezones()} | {"utc": "UTC"}
-
-
-def is_timezone(text: str) -> bool:
-    """Whether `text` is an IANA timezone name (any case)."""
-    return text.strip().casefold() in _zone_names()
-
-
 def parse_timezone(text: str) -> str:
     """The canonical IANA name for `text` (case-insensitive), or a CommandError suggesting the closest names."""
-    names = _zone_names()
+    names = timezone_names()
     canonical = names.get(text.strip().casefold())
     if canonical is not None:
         try:
@@ -465,10 +333,3 @@ def parse_duration(text: str, *, minimum: timedelta | None = None, maximum: time
     if maximum is not None and value > maximum:
         raise CommandError(rule_words.too_long(text, format_duration(maximum)))
     return value
-
-
-format_duration = times.duration
-"""timedelta -> `1 h 30 min`, `24 h`, `2 d`, `45 s` (the words are bot/wording/times.py's)."""
-
-format_local = times.local_time
-"""An instant as the schedule's local time: `Mon 5 Jan 2026 09:30 EET` (the words are bot/wording/times.py's)."""
