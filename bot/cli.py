@@ -37,7 +37,6 @@ CLI_GROUP = "quizbot.cli"
 if TYPE_CHECKING:
     from bot.db import Database
     from bot.domain.views import Report
-    from bot.plugins import Adapter
 
 log = logging.getLogger(__name__)
 
@@ -358,25 +357,6 @@ def _report(
 # --- `quizbot run`, and what an operator reads when a platform will not let the bot in ----------------------
 
 
-class _Watched:
-    """An adapter whose failure is kept for the command line to explain in one line (serve would log a traceback).
-
-    `run` returns instead of raising, so `serve` stops the others and closes the database as when an adapter
-    ends on its own.
-    """
-
-    def __init__(self, adapter: Adapter) -> None:
-        self.adapter = adapter
-        self.name = adapter.name
-        self.failure: Exception | None = None
-
-    async def run(self) -> None:
-        try:
-            await self.adapter.run()
-        except Exception as exc:
-            self.failure = exc
-
-
 async def _run(settings: Settings) -> None:
     """`quizbot run`: `bot.runtime.run`, with the database's and the adapters' failures turned into one line."""
     # Start-up imports and builds some hundred thousand objects that live as long as the process; the cyclic
@@ -385,6 +365,7 @@ async def _run(settings: Settings) -> None:
     try:
         from bot.db.problems import database_errors, require_sqlite_folder
         from bot.runtime import build_adapters, build_runtime, serve
+        from bot.supervision import AdapterFailed
 
         require_sqlite_folder(settings.database_url)
         try:
@@ -394,23 +375,24 @@ async def _run(settings: Settings) -> None:
             fix = f"fix it (QUIZBOT_CONTENT_DIR={settings.content_dir}), then check with `quizbot content check`"
             raise InvalidPack(f"{exc}; {fix}", problems=exc.problems) from exc
         try:
-            adapters = [_Watched(adapter) for adapter in build_adapters(runtime)]
+            adapters = build_adapters(runtime)
         except BaseException:
             await runtime.aclose()
             raise
     finally:
         gc.enable()
     log.info("quizbot running with %s", ", ".join(a.name for a in adapters))
-    await serve(runtime, list(adapters))
-    for adapter in adapters:
-        if adapter.failure is not None:
-            failure = adapter.failure
-            explained = start_failure(adapter.name, failure)
-            if explained is None:
-                explained = QuizError(
-                    f"the {adapter.name} adapter stopped: {type(failure).__name__}: {one_line(failure)}"
-                )
-            raise explained from failure
+    try:
+        await serve(runtime, adapters)
+    except AdapterFailed as stopped:  # a process-level failure (bot/supervision.py); one that served is restarted
+        failure = stopped.error
+        explained = start_failure(stopped.adapter, failure)
+        if explained is None:  # not the platform's refusal nor a setting: log it too, for whoever reads only logs
+            explained = QuizError(
+                f"the {stopped.adapter} adapter stopped: {type(failure).__name__}: {one_line(failure)}"
+            )
+            log.error("%s", explained)
+        raise explained from failure
 
 
 # --- the edge: every error an operator can cause ends here as one line ---------------------------------------

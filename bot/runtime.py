@@ -45,7 +45,7 @@ from bot.service.schedules import ScheduleService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory
-from bot.supervision import AdapterStatus, supervise
+from bot.supervision import AdapterFailed, AdapterStatus, supervise
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +216,8 @@ async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
     """Run adapters until one ends on its own or SIGINT/SIGTERM arrives, then shut down gracefully.
 
     Each adapter runs supervised (bot/supervision.py): one that fails while serving is restarted with backoff and
-    the others go on; one that cannot start at all, or whose credentials are refused, ends the process non-zero.
+    the others go on; one that cannot start at all, or whose credentials are refused, ends the process: serve
+    raises AdapterFailed once everything has stopped.
 
     Shutdown order: stop taking clicks and let those in flight commit (adapters are still connected, so
     their replies go out), then stop the adapters, flush pending card edits and close the database.
@@ -259,7 +260,7 @@ async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
         done, _ = await asyncio.wait([*tasks, stop_wait], return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             if task is not stop_wait and not task.cancelled() and (exc := task.exception()) is not None:
-                log.error("adapter %s failed: %s", task.get_name(), exc, exc_info=exc)
+                log.debug("%s failed", task.get_name(), exc_info=exc)  # raised below as AdapterFailed
         await runtime.ticker.stop()  # no new scheduled posts; claims cut short are recovered by any replica
         await runtime.app.drain()
         runtime.stopping.set()
@@ -277,9 +278,9 @@ async def serve(runtime: Runtime, adapters: list[Adapter]) -> None:
         if ops is not None:
             await ops.stop()
         await runtime.aclose()
-    failures = [t for t in tasks if t.done() and not t.cancelled() and t.exception() is not None]
-    if failures:
-        raise SystemExit(1)
+    for adapter, task in zip(adapters, tasks, strict=True):
+        if task.done() and not task.cancelled() and isinstance(error := task.exception(), Exception):
+            raise AdapterFailed(adapter.name, error) from error
 
 
 async def run(settings: Settings) -> None:

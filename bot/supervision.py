@@ -5,6 +5,9 @@ The rule for telling the two apart: an adapter that fails before it was ever up 
 ConfigError failed for a reason of the process (credentials, settings, the platform unreachable from here), which
 `quizbot run` reports as one line and exits on, so that whoever runs it sees it; an adapter that was up and then
 fails (a bad frame its library choked on, a dropped connection the library gave up on) is restarted.
+
+Each restart is one line at ERROR (the traceback at DEBUG); a process-level failure ends `serve` with
+`AdapterFailed`, which `quizbot run` turns into its one explained line.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -62,6 +66,26 @@ class AdapterStatus:
         return data
 
 
+class AdapterFailed(Exception):
+    """An adapter's process-level failure, raised by `bot.runtime.serve` once everything else has stopped."""
+
+    def __init__(self, adapter: str, error: Exception) -> None:
+        super().__init__(f"the {adapter} adapter failed: {type(error).__name__}")
+        self.adapter = adapter
+        self.error = error
+
+
+def overall_state(statuses: Mapping[str, AdapterStatus]) -> str:
+    """The bot's state from its adapters' for /healthz: `failed` or `stopped` once one ended for good,
+    `restarting` while one is down after a failure, `starting` until every adapter has been up once, then
+    `running`."""
+    states = {status.state for status in statuses.values()}
+    for state in ("failed", "stopped", "restarting", "starting"):
+        if state in states:
+            return state
+    return "running"
+
+
 def _ready(adapter: Supervised) -> asyncio.Event | None:
     ready = getattr(adapter, "ready", None)
     return ready if isinstance(ready, asyncio.Event) else None
@@ -104,15 +128,15 @@ async def supervise(
             status.restarts += 1
             metrics.adapter_restarted(adapter.name)
             wait = min(delay, max_delay) * random.uniform(0.8, 1.2)
-            log.error(
+            log.error(  # one line: the operator's log reader sees it whole; the traceback is for DEBUG
                 "adapter %s failed (%s: %s); restarting it in %.1f s (restart %d)",
                 adapter.name,
                 type(exc).__name__,
                 " ".join(str(exc).split())[:300],
                 wait,
                 status.restarts,
-                exc_info=exc,
             )
+            log.debug("adapter %s failed", adapter.name, exc_info=exc)
             delay = min(delay * 2, max_delay)
             try:
                 await asyncio.wait_for(stopping.wait(), wait)

@@ -43,6 +43,7 @@ from adapters.discord.embeds import (
     page_embed,
     problem_embed,
 )
+from adapters.discord.partial import tolerate_partial_channels
 from adapters.discord.settings import DiscordSettings
 from adapters.text_safety import plain
 from bot.chart_images import render_charts
@@ -180,6 +181,7 @@ class QuizClient(discord.AutoShardedClient):
         self.adapter = adapter  # AnswerButton finds its handler here
         self.tree: app_commands.CommandTree[QuizClient] = app_commands.CommandTree(self)
         self.tree.error(adapter.on_command_error)
+        tolerate_partial_channels(self._connection)  # a click from an uncached channel is answered, not fatal
 
     async def setup_hook(self) -> None:
         """Register the answer and "Report a problem" buttons and `/quiz` before the gateway connects."""

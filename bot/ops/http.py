@@ -15,7 +15,7 @@ from bot.db.migrate import current_revision, head_revision
 from bot.errors import ConfigError, StorageUnavailable
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.ports import PlatformRegistry
-from bot.supervision import AdapterStatus
+from bot.supervision import AdapterStatus, overall_state
 from bot.wording import operator as ops_words
 
 
@@ -61,6 +61,7 @@ async def health(runtime: RunningBot) -> Health:
         # An adapter restarting does not make the process unhealthy: the others serve, and restarting the process
         # would take them down too. It is shown, and counted in quizbot_adapter_restarts_total.
         report["supervision"] = {name: status.report() for name, status in runtime.adapter_status.items()}
+        report["state"] = overall_state(runtime.adapter_status)  # `starting` until every adapter has been up
     problems: list[str] = []
     try:
         await runtime.db.ping()

@@ -385,27 +385,40 @@ def _adapter_start_error() -> Exception:
 
 
 @pytest.mark.parametrize(
-    ("error", "expected"),
+    ("error", "expected", "logged"),
     [
-        (_adapter_start_error, "quizbot: Acme refused QUIZBOT_ACME_TOKEN; copy it again"),
-        (lambda: RuntimeError("no luck\ntoday"), "quizbot: the console adapter stopped: RuntimeError: no luck today"),
+        (_adapter_start_error, "quizbot: Acme refused QUIZBOT_ACME_TOKEN; copy it again", None),
+        (
+            lambda: RuntimeError("no luck\ntoday"),
+            "quizbot: the console adapter stopped: RuntimeError: no luck today",
+            " ERROR   bot.cli: the console adapter stopped: RuntimeError: no luck today",
+        ),
     ],
     ids=["AdapterStartError", "anything else"],
 )
 def test_an_adapter_failing_at_start_is_one_line(
     error: Callable[[], Exception],
     expected: str,
+    logged: str | None,
     operator_env: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """The explained line on stderr; an unexpected failure is also one line at ERROR in the log (whoever reads
+    only the logs sees it), never a traceback."""
     import bot.runtime
 
     monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite:///{operator_env}/quizbot.db")
     monkeypatch.setattr(bot.runtime, "adapter_factories", lambda: {"console": lambda runtime: _Failing(error())})
     status, _, err = cli(capsys, "run")
     assert status == 2
-    assert one_line(err) == expected
+    if logged is None:
+        assert one_line(err) == expected
+    else:
+        assert "Traceback" not in err
+        log_line, line = [line for line in err.splitlines() if line.strip()]
+        assert line == expected
+        assert log_line.endswith(logged)
 
 
 def test_the_traceback_is_kept_for_debug(

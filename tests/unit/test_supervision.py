@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 
 from bot.errors import ConfigError
-from bot.supervision import AdapterStatus, supervise
+from bot.supervision import AdapterStatus, overall_state, supervise
 
 
 class Counts:
@@ -89,3 +90,36 @@ async def test_a_stop_during_the_backoff_ends_the_supervisor_without_a_restart()
     stopping.set()
     await asyncio.wait_for(task, 5)
     assert adapter.runs == 1 and status.state == "stopped"
+
+
+async def test_each_restart_is_one_line_at_error_without_a_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    adapter, status, counts = Scripted("crash", "crash", "end"), AdapterStatus(), Counts()
+    with caplog.at_level(logging.DEBUG, logger="bot.supervision"):
+        await _supervise(adapter, status, counts)
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 2
+    for record in errors:
+        assert record.exc_info is None  # the traceback is a DEBUG record of its own
+        assert "\n" not in record.getMessage()
+        assert record.getMessage().startswith("adapter scripted failed (KeyError: 'name'); restarting it in")
+    assert any(r.levelno == logging.DEBUG and r.exc_info for r in caplog.records)
+
+
+def _statuses(*states: str) -> dict[str, AdapterStatus]:
+    return {f"a{n}": AdapterStatus(state=state) for n, state in enumerate(states)}
+
+
+@pytest.mark.parametrize(
+    ("states", "overall"),
+    [
+        (("starting", "starting"), "starting"),
+        (("running", "starting"), "starting"),  # not every adapter is up yet
+        (("running", "running"), "running"),
+        (("running", "restarting"), "restarting"),
+        (("restarting", "starting"), "restarting"),
+        (("running", "failed"), "failed"),
+        (("stopped", "running"), "stopped"),
+    ],
+)
+def test_the_overall_state_is_the_least_ready_adapters(states: tuple[str, ...], overall: str) -> None:
+    assert overall_state(_statuses(*states)) == overall
