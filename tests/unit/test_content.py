@@ -19,6 +19,7 @@ from bot.domain import Pack, Question
 from bot.errors import InvalidPack, UnknownPack
 from tests.conftest import CONTENT, REPO
 from tests.unit.test_curriculum import CURRICULUM_ANSWER_KEY
+from tests.unit.test_inference_curriculum import INFERENCE_ANSWER_KEY
 
 SEEDS = REPO / "tests" / "data" / "seeds"  # copies of ../shared/seeds, the source texts of the packs
 SHIPPED = sorted(CONTENT.glob("*.yaml"))
@@ -77,9 +78,10 @@ def _write(tmp_path: Path, data: object, name: str = "pack.yaml") -> Path:
 
 def test_every_shipped_pack_loads() -> None:
     catalog = load_catalog(CONTENT)
-    assert {p.id for p in catalog.packs} == set(ANSWER_KEY) | set(CURRICULUM_ANSWER_KEY)
+    keys = CURRICULUM_ANSWER_KEY | INFERENCE_ANSWER_KEY
+    assert {p.id for p in catalog.packs} == set(ANSWER_KEY) | set(keys)
     for pack in catalog.packs:
-        assert len(pack.questions) == (8 if pack.id in ANSWER_KEY else len(CURRICULUM_ANSWER_KEY[pack.id]))
+        assert len(pack.questions) == (8 if pack.id in ANSWER_KEY else len(keys[pack.id]))
         for question in pack.questions:
             assert 2 <= len(question.choices) <= 10
             assert len(re.findall(r"[.!?](\s|$)", question.explanation)) >= 2, question.key

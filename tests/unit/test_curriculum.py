@@ -13,6 +13,7 @@ from bot.content import load_catalog
 from tests.conftest import CONTENT
 
 CURRICULUM = CONTENT / "curricula" / "ml-infrastructure-onboarding.yaml"
+INFERENCE_CURRICULUM = CONTENT / "curricula" / "llm-inference-onboarding.yaml"
 SEED_PACKS = ("data-parallelism", "model-pipeline-parallelism")
 
 CURRICULUM_ANSWER_KEY = {
@@ -292,8 +293,10 @@ CURRICULUM_ANSWER_KEY = {
 def test_the_curriculum_lists_every_shipped_pack_once_in_teaching_order() -> None:
     curriculum = yaml.safe_load(CURRICULUM.read_text(encoding="utf-8"))
     packs = curriculum["packs"]
+    inference = yaml.safe_load(INFERENCE_CURRICULUM.read_text(encoding="utf-8"))["packs"]
     assert len(packs) == len(set(packs))
-    assert set(packs) == {p.id for p in load_catalog(CONTENT).packs}
+    # every shipped pack is in one of the two curricula: this one (training) or the inference track
+    assert set(packs) == {p.id for p in load_catalog(CONTENT).packs} - set(inference)
     assert packs[0] == "data-parallelism"  # the seed packs open it
     assert [p for p in packs if p not in SEED_PACKS] == list(CURRICULUM_ANSWER_KEY)
 
@@ -319,6 +322,6 @@ def test_curriculum_questions_teach(pack_id: str) -> None:
 def test_a_curriculum_id_expands_to_its_packs_in_order() -> None:
     catalog = load_catalog(CONTENT)
     curriculum = yaml.safe_load(CURRICULUM.read_text(encoding="utf-8"))
-    assert [c.id for c in catalog.curricula] == ["ml-infrastructure-onboarding"]
+    assert [c.id for c in catalog.curricula] == ["llm-inference-onboarding", "ml-infrastructure-onboarding"]
     assert catalog.expand(["ml-infrastructure-onboarding"]) == curriculum["packs"]
     assert catalog.expand(["fsdp", "ml-infrastructure-onboarding"])[0] == "fsdp"  # named packs keep their place
