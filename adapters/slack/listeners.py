@@ -10,7 +10,9 @@ the person that the click failed and they click again. When the commit outlasts 
 the ack (chat.postEphemeral, else the response_url): a block_actions ack cannot carry a message.
 
 Requests are checked for shape before any listener sees them, so a malformed payload gets a log line and a
-polite reply instead of a 500, and Slack's retries (X-Slack-Retry-Num) are acked without running anything twice.
+polite reply instead of a 500, and Slack's retries (X-Slack-Retry-Num) are acked without running anything twice;
+so is a replayed slash command (a byte-identical signed copy, inside the signature's five minutes): its trigger_id
+was seen already.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -211,6 +215,65 @@ class SkipRetries(AsyncMiddleware):
         return resp
 
 
+REPLAY_WINDOW = 360.0
+"""Seconds a slash command's trigger_id is remembered: Slack's five-minute signature window, plus a minute for the
+clocks of Slack and this host to disagree. A copy older than the window fails the signature check instead."""
+REPLAY_MEMORY = 20_000
+"""At most this many trigger_ids are remembered (the oldest forgotten first): a few MB whatever the traffic."""
+
+
+class SeenTriggers:
+    """The trigger_ids of the slash commands run lately (within `window` seconds, at most `size` of them).
+
+    In this process only: a replay that a load balancer sends to another replica is not caught here.
+    """
+
+    def __init__(
+        self, *, window: float = REPLAY_WINDOW, size: int = REPLAY_MEMORY, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.window = window
+        self.size = size
+        self.clock = clock
+        self._seen: OrderedDict[str, float] = OrderedDict()
+
+    def first_sight(self, trigger_id: str) -> bool:
+        """True the first time a trigger_id is offered (remembering it), False for a repeat within the window."""
+        now = self.clock()
+        while self._seen and (len(self._seen) >= self.size or next(iter(self._seen.values())) <= now - self.window):
+            self._seen.popitem(last=False)
+        if trigger_id in self._seen:
+            return False
+        self._seen[trigger_id] = now
+        return True
+
+
+class SkipReplays(AsyncMiddleware):
+    """Acks a slash command whose trigger_id was already run, without running it again.
+
+    Slack gives every invocation its own trigger_id, and a signature stays valid for five minutes, so a second
+    delivery of one (a byte-identical signed copy, a proxy that resends) would otherwise post a second card. Its
+    sender gets the empty ack, which Slack shows as nothing; the first delivery answered already.
+    """
+
+    def __init__(self, seen: SeenTriggers | None = None) -> None:
+        self.seen = seen or SeenTriggers()
+
+    async def async_process(
+        self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Callable[[], Awaitable[BoltResponse]]
+    ) -> BoltResponse | None:
+        """Stop repeated slash commands here; pass everything else on."""
+        body: Any = req.body
+        trigger_id = _text(body, "trigger_id") if isinstance(body, dict) and _is_slash_command(body) else None
+        if trigger_id is not None and not self.seen.first_sight(trigger_id):
+            log.warning(
+                "acked a repeated slash command (trigger_id seen already) without running it again",
+                extra={"platform": PLATFORM, "workspace": req.context.team_id, "channel": req.context.channel_id},
+            )
+            return BoltResponse(status=200, body="")
+        await next()
+        return resp
+
+
 class RejectMalformed(AsyncMiddleware):
     """Answers a command or click that lacks what it needs with a log line and a polite reply, never a 500.
 
@@ -287,6 +350,7 @@ class QuizListeners:
         """Register the middleware and listeners on a Bolt app."""
         app.middleware(SkipRetries())
         app.middleware(RejectMalformed(proxy=self.platform.client.proxy))
+        app.middleware(SkipReplays())
         # Any slash command of this app is `/quiz` (a workspace that already has a /quiz may rename it).
         app.command(re.compile(r".+"))(self.on_command)
         app.action(re.compile(rf"^{ACTION_PREFIX}(:|$)"))(self.on_answer)
