@@ -182,6 +182,11 @@ def _team_of_click(body: Mapping[str, Any]) -> str | None:
     return _text(body.get("team"), "id") or _text(body.get("user"), "team_id")
 
 
+def _enterprise_of_click(body: Mapping[str, Any]) -> str | None:
+    """The Enterprise Grid organisation of the workspace a click came from (None outside Enterprise Grid)."""
+    return _text(body.get("team"), "enterprise_id") or _text(body.get("enterprise"), "id")
+
+
 def _channel_of_click(body: Mapping[str, Any]) -> str | None:
     return _text(body.get("channel"), "id") or _text(body.get("container"), "channel_id")
 
@@ -396,7 +401,8 @@ class QuizListeners:
     async def _run_command(self, command: dict[str, Any], respond: Respond) -> None:
         team_id, channel_id, user_id = command["team_id"], command["channel_id"], command["user_id"]
         invocation = Invocation(
-            channel=ChannelRef(PLATFORM, team_id, channel_id),
+            # the command's organisation is recorded on its workspace: clicks from the org's other workspaces count
+            channel=ChannelRef(PLATFORM, team_id, channel_id, enterprise_id=_text(command, "enterprise_id")),
             user=UserRef(PLATFORM, team_id, user_id, _text(command, "user_name") or user_id),
             text=_text(command, "text") or "",
             is_admin=await self.admins.is_admin(team_id, user_id),
@@ -533,7 +539,7 @@ class QuizListeners:
         assert channel_id is not None
         user = body["user"]
         user_ref = UserRef(PLATFORM, team_id, user["id"], _text(user, "username") or _text(user, "name") or user["id"])
-        return ChannelRef(PLATFORM, team_id, channel_id), user_ref
+        return ChannelRef(PLATFORM, team_id, channel_id, enterprise_id=_enterprise_of_click(body)), user_ref
 
     async def _record_click(self, body: dict[str, Any], action: dict[str, Any]) -> ClickReply:
         """Take a click apart and record it; a button we cannot read gets its polite reply. Never raises."""

@@ -83,6 +83,8 @@ class Workspace(Base):
     name: Mapped[str] = mapped_column(String(200), default="")
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
     created_at: Mapped[datetime]
+    enterprise_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The Slack Enterprise Grid organisation of the team, as its commands last said (None: none, or not known)."""
 
 
 class Channel(Base):

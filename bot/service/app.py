@@ -170,7 +170,8 @@ class QuizApp:
         Returns only once the answer is committed, so an adapter that acknowledges the result never
         acknowledges a click the database does not have. During shutdown new clicks are refused (retryable).
         A click counts only on a post of the user's own platform and workspace, and of `channel` (where the click
-        happened) when the adapter knows it; otherwise PostedElsewhere, and nothing is recorded.
+        happened) when the adapter knows it, or from another workspace of the post's organisation in the post's
+        own channel (it then counts on the post's boards); otherwise PostedElsewhere, and nothing is recorded.
 
         Bounded intake: with `max_pending_clicks` clicks already accepted and not yet committed, the click is
         refused at once (Busy, retryable) and nothing is recorded, so a burst cannot grow memory without bound.

@@ -44,7 +44,8 @@ class QuizCore(Protocol):
         self, *, post_id: int, user: UserRef, choice_index: int, channel: ChannelRef | None = None
     ) -> AnswerResult:
         """Record a click; returns once it is committed. Pass `channel` when the platform says where the click
-        happened: a click on a post of another workspace or channel is refused (PostedElsewhere)."""
+        happened: a click on a post of another workspace or channel is refused (PostedElsewhere), except one from
+        another workspace of the post's organisation in the post's own channel (`ChannelRef.enterprise_id`)."""
         ...
 
     def acknowledged_late(self, platform: str) -> None:
