@@ -230,7 +230,8 @@ REPLAY_MEMORY = 20_000
 class SeenTriggers:
     """The trigger_ids of the slash commands run lately (within `window` seconds, at most `size` of them).
 
-    In this process only: a replay that a load balancer sends to another replica is not caught here.
+    In this process only, and before the ack: a replay that a load balancer sends to another replica is caught
+    after its ack by the core, which keeps the same ids in the database (`Invocation.delivery_id`).
     """
 
     def __init__(
@@ -406,6 +407,7 @@ class QuizListeners:
             user=UserRef(PLATFORM, team_id, user_id, _text(command, "user_name") or user_id),
             text=_text(command, "text") or "",
             is_admin=await self.admins.is_admin(team_id, user_id),
+            delivery_id=_text(command, "trigger_id"),  # a replay that reached another replica is not run twice
         )
         reply = await self.runtime.app.handle_command(invocation)
         if reply.quiet:

@@ -22,6 +22,7 @@ from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
+from bot.service.deliveries import delivery_key
 from bot.service.flags import FlagService
 from bot.service.handlers import COMMAND_HANDLERS, Context, Invocation, Reply, Route, bind_routes, check_permission
 from bot.service.home import HomeReader
@@ -31,6 +32,7 @@ from bot.service.review import ReviewService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
+from bot.wording import commands as command_words
 from bot.wording import confirmations as confirm_words
 from bot.wording import errors as error_words
 from bot.wording import home as home_words
@@ -119,11 +121,31 @@ class QuizApp:
         )
 
     async def handle_command(self, invocation: Invocation) -> Reply:
-        """Parse and run a `/quiz` command; every error becomes a friendly reply."""
+        """Parse and run a `/quiz` command; every error becomes a friendly reply. A repeated delivery (the same
+        `delivery_id` within a few minutes, on any replica) is not run: its reply is quiet."""
         try:
+            if invocation.delivery_id is not None and not await self._first_delivery(invocation):
+                return Reply(Message(command_words.repeated_delivery()), quiet=True)
             return await self.execute(parse_command(invocation.text), invocation.context)
         except Exception as exc:
             return error_reply(exc)
+
+    async def _first_delivery(self, invocation: Invocation) -> bool:
+        assert invocation.delivery_id is not None
+        key = delivery_key(invocation.channel.platform, invocation.delivery_id)
+        async with self.uow() as uow:
+            first = await uow.deliveries.first_sight(key, self.clock.now())
+            await uow.commit()
+        if not first:
+            log.warning(
+                "a repeated delivery of a command was not run again",
+                extra={
+                    "platform": invocation.channel.platform,
+                    "workspace": invocation.channel.workspace_id,
+                    "channel": invocation.channel.channel_id,
+                },
+            )
+        return first
 
     async def execute(self, command: Command, context: Context) -> Reply:
         """Run a command object (Discord builds them from typed options): permission, then its handler.

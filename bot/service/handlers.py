@@ -113,6 +113,9 @@ class Invocation:
     user: UserRef
     text: str
     is_admin: bool = False
+    delivery_id: str | None = None
+    """The platform's own id of this request (a Slack slash command's trigger_id), when it has one: a second
+    delivery of the same id is acknowledged and not run (service/deliveries.py)."""
 
     @property
     def context(self) -> Context:

@@ -49,6 +49,22 @@ async def test_a_replayed_slash_command_is_acked_and_not_run_again(runtime: Runt
         assert await _post_count(runtime) == 2
 
 
+async def test_a_replay_that_reaches_another_replica_is_not_run_again(runtime: Runtime, fake: FakeSlack) -> None:
+    # Two adapters on one database, each with its own memory of trigger_ids: two replicas behind a load balancer.
+    async with running_adapter(runtime, fake) as first, running_adapter(runtime, fake) as second:
+        assert first.url != second.url
+        body = fake.slash_command_body("now data-parallelism")
+        headers = signed_headers(SIGNING_SECRET, body)
+        assert await first.post(body, sign=False, headers=headers) == (200, "")
+        await first.posted_card()
+        await first.idle()
+        assert await second.post(body, sign=False, headers=headers) == (200, "")
+        await second.idle()
+        assert len(fake.calls_to("chat.postMessage")) == 1
+        assert await _post_count(runtime) == 1
+        assert fake.responses == []  # the replay's sender is told nothing
+
+
 class _Lengths:
     """The longest text the grammar's splitter and difflib were handed."""
 
