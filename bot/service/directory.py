@@ -97,12 +97,10 @@ class Directory:
         self, session: AsyncSession, key: tuple[str, str], row_id: int, enterprise_id: str
     ) -> None:
         """Keep a workspace's organisation as its platform last named it: read first, written only when it
-        changed (once per workspace, in practice), and cached once it is known to be stored."""
+        changed (once per workspace, in practice), and cached once committed (never from a rolled-back one)."""
         stored = (await session.execute(select(Workspace.enterprise_id).where(Workspace.id == row_id))).scalar()
-        if stored == enterprise_id:
-            self._enterprises[key] = enterprise_id
-            return
-        await session.execute(update(Workspace).where(Workspace.id == row_id).values(enterprise_id=enterprise_id))
+        if stored != enterprise_id:
+            await session.execute(update(Workspace).where(Workspace.id == row_id).values(enterprise_id=enterprise_id))
         Database.after_commit(session, lambda: self._enterprises.__setitem__(key, enterprise_id))
 
     async def channel_id(self, session: AsyncSession, ref: ChannelRef, now: datetime) -> int:
