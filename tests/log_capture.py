@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+from _pytest.logging import LogCaptureHandler
 
 from bot.logs import configure_logging
 
@@ -23,10 +24,14 @@ def debug_log(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.StringIO]:
     buffer = io.StringIO()
     monkeypatch.setattr(sys, "stderr", buffer)
     configure_logging("DEBUG", "text")
+    [ours] = root.handlers
     try:
         yield buffer
     finally:
-        root.handlers[:] = handlers
+        # pytest adds and removes a capturing handler around each phase: keep the one it holds now, never bring
+        # back the setup phase's (already retired) one, and put back every other handler that was there before.
+        now = [handler for handler in root.handlers if handler is not ours]
+        root.handlers[:] = now + [h for h in handlers if not isinstance(h, LogCaptureHandler) and h not in now]
         root.setLevel(level)
         for name, old in quieted.items():
             logging.getLogger(name).setLevel(old)
