@@ -829,6 +829,10 @@ def _split(text: str) -> list[str]:
         raise CommandError(words.unreadable(str(exc))) from exc
 
 
+COMMAND_TEXT_MAX = 8000
+"""The longest `/quiz` text the grammar reads (every real command is far shorter): splitting a 900 KB text once held
+the event loop for seconds, and every click waited behind it."""
+
 _FIRST_WORD = re.compile(r"\s*(\S+)(.*)", re.DOTALL)
 
 
@@ -851,8 +855,11 @@ def parse_command(text: str, *, subcommands: Sequence[Subcommand] = SUBCOMMANDS)
     """Parse the text after `/quiz` (a leading `/quiz` is accepted too) into a Command.
 
     Empty text means help. Unknown or malformed input raises CommandError whose message says what to type; only a
-    command the grammar cannot place at all (no near name either) carries the command list as its lines.
+    command the grammar cannot place at all (no near name either) carries the command list as its lines. A text
+    longer than COMMAND_TEXT_MAX is refused before anything reads it.
     """
+    if len(text) > COMMAND_TEXT_MAX:
+        raise CommandError(words.command_too_long(COMMAND_TEXT_MAX))
     free = _free_text(text, subcommands)
     if free is not None:
         return free

@@ -10,7 +10,9 @@ the person that the click failed and they click again. When the commit outlasts 
 the ack (chat.postEphemeral, else the response_url): a block_actions ack cannot carry a message.
 
 Requests are checked for shape before any listener sees them, so a malformed payload gets a log line and a
-polite reply instead of a 500, and Slack's retries (X-Slack-Retry-Num) are acked without running anything twice.
+polite reply instead of a 500, and Slack's retries (X-Slack-Retry-Num) are acked without running anything twice;
+so is a replayed slash command (a byte-identical signed copy, inside the signature's five minutes): its trigger_id
+was seen already.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -177,6 +181,11 @@ def _team_of_click(body: Mapping[str, Any]) -> str | None:
     return _text(body.get("team"), "id") or _text(body.get("user"), "team_id")
 
 
+def _enterprise_of_click(body: Mapping[str, Any]) -> str | None:
+    """The Enterprise Grid organisation of the workspace a click came from (None outside Enterprise Grid)."""
+    return _text(body.get("team"), "enterprise_id") or _text(body.get("enterprise"), "id")
+
+
 def _channel_of_click(body: Mapping[str, Any]) -> str | None:
     return _text(body.get("channel"), "id") or _text(body.get("container"), "channel_id")
 
@@ -203,6 +212,66 @@ class SkipRetries(AsyncMiddleware):
                 "acked Slack retry %s (%s) without running it again",
                 number,
                 reason or "no reason given",
+                extra={"platform": PLATFORM, "workspace": req.context.team_id, "channel": req.context.channel_id},
+            )
+            return BoltResponse(status=200, body="")
+        await next()
+        return resp
+
+
+REPLAY_WINDOW = 360.0
+"""Seconds a slash command's trigger_id is remembered: Slack's five-minute signature window, plus a minute for the
+clocks of Slack and this host to disagree. A copy older than the window fails the signature check instead."""
+REPLAY_MEMORY = 20_000
+"""At most this many trigger_ids are remembered (the oldest forgotten first): a few MB whatever the traffic."""
+
+
+class SeenTriggers:
+    """The trigger_ids of the slash commands run lately (within `window` seconds, at most `size` of them).
+
+    In this process only, and before the ack: a replay that a load balancer sends to another replica is caught
+    after its ack by the core, which keeps the same ids in the database (`Invocation.delivery_id`).
+    """
+
+    def __init__(
+        self, *, window: float = REPLAY_WINDOW, size: int = REPLAY_MEMORY, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.window = window
+        self.size = size
+        self.clock = clock
+        self._seen: OrderedDict[str, float] = OrderedDict()
+
+    def first_sight(self, trigger_id: str) -> bool:
+        """True the first time a trigger_id is offered (remembering it), False for a repeat within the window."""
+        now = self.clock()
+        while self._seen and (len(self._seen) >= self.size or next(iter(self._seen.values())) <= now - self.window):
+            self._seen.popitem(last=False)
+        if trigger_id in self._seen:
+            return False
+        self._seen[trigger_id] = now
+        return True
+
+
+class SkipReplays(AsyncMiddleware):
+    """Acks a slash command whose trigger_id was already run, without running it again.
+
+    Slack gives every invocation its own trigger_id, and a signature stays valid for five minutes, so a second
+    delivery of one (a byte-identical signed copy, a proxy that resends) would otherwise post a second card. Its
+    sender gets the empty ack, which Slack shows as nothing; the first delivery answered already.
+    """
+
+    def __init__(self, seen: SeenTriggers | None = None) -> None:
+        self.seen = seen or SeenTriggers()
+
+    async def async_process(
+        self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Callable[[], Awaitable[BoltResponse]]
+    ) -> BoltResponse | None:
+        """Stop repeated slash commands here; pass everything else on."""
+        body: Any = req.body
+        trigger_id = _text(body, "trigger_id") if isinstance(body, dict) and _is_slash_command(body) else None
+        if trigger_id is not None and not self.seen.first_sight(trigger_id):
+            log.warning(
+                "acked a repeated slash command (trigger_id seen already) without running it again",
                 extra={"platform": PLATFORM, "workspace": req.context.team_id, "channel": req.context.channel_id},
             )
             return BoltResponse(status=200, body="")
@@ -286,6 +355,7 @@ class QuizListeners:
         """Register the middleware and listeners on a Bolt app."""
         app.middleware(SkipRetries())
         app.middleware(RejectMalformed(proxy=self.platform.client.proxy))
+        app.middleware(SkipReplays())
         # Any slash command of this app is `/quiz` (a workspace that already has a /quiz may rename it).
         app.command(re.compile(r".+"))(self.on_command)
         app.action(re.compile(rf"^{ACTION_PREFIX}(:|$)"))(self.on_answer)
@@ -331,10 +401,12 @@ class QuizListeners:
     async def _run_command(self, command: dict[str, Any], respond: Respond) -> None:
         team_id, channel_id, user_id = command["team_id"], command["channel_id"], command["user_id"]
         invocation = Invocation(
-            channel=ChannelRef(PLATFORM, team_id, channel_id),
+            # the command's organisation is recorded on its workspace: clicks from the org's other workspaces count
+            channel=ChannelRef(PLATFORM, team_id, channel_id, enterprise_id=_text(command, "enterprise_id")),
             user=UserRef(PLATFORM, team_id, user_id, _text(command, "user_name") or user_id),
             text=_text(command, "text") or "",
             is_admin=await self.admins.is_admin(team_id, user_id),
+            delivery_id=_text(command, "trigger_id"),  # a replay that reached another replica is not run twice
         )
         reply = await self.runtime.app.handle_command(invocation)
         if reply.quiet:
@@ -468,7 +540,7 @@ class QuizListeners:
         assert channel_id is not None
         user = body["user"]
         user_ref = UserRef(PLATFORM, team_id, user["id"], _text(user, "username") or _text(user, "name") or user["id"])
-        return ChannelRef(PLATFORM, team_id, channel_id), user_ref
+        return ChannelRef(PLATFORM, team_id, channel_id, enterprise_id=_enterprise_of_click(body)), user_ref
 
     async def _record_click(self, body: dict[str, Any], action: dict[str, Any]) -> ClickReply:
         """Take a click apart and record it; a button we cannot read gets its polite reply. Never raises."""

@@ -83,6 +83,19 @@ class Workspace(Base):
     name: Mapped[str] = mapped_column(String(200), default="")
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
     created_at: Mapped[datetime]
+    enterprise_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The Slack Enterprise Grid organisation of the team, as its commands last said (None: none, or not known)."""
+
+
+class SeenDelivery(Base):
+    """A platform request that was run (a Slack slash command, by its trigger_id, hashed), kept for a few minutes:
+    a byte-identical copy, replayed to any replica while its signature is still valid, is not run again."""
+
+    __tablename__ = "seen_deliveries"
+    __table_args__ = (Index("ix_seen_deliveries_seen_at", "seen_at"),)
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seen_at: Mapped[datetime]
 
 
 class Channel(Base):

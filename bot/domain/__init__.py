@@ -78,6 +78,10 @@ class ChannelRef:
     platform: str
     workspace_id: str
     channel_id: str
+    enterprise_id: str | None = field(default=None, compare=False)
+    """The organisation the workspace belongs to, when the platform says (a Slack Enterprise Grid org id, from the
+    signed request); not part of the channel's identity. A post's workspace records it, so that a click from
+    another workspace of the same organisation, in a channel they share, counts (service/answers.py)."""
 
 
 DISPLAY_NAME_MAX = 200

@@ -17,6 +17,10 @@ SUGGESTIONS = 3
 MARGIN = 0.1
 """A suggestion must be about as close as the closest one: a clear best match is suggested alone."""
 
+WORD_MAX = 200
+"""The longest word compared at all: a longer one is near no name (difflib's work grows with the word's length, and
+a 900 KB word once held the event loop for seconds), so it gets no suggestion and costs nothing."""
+
 
 def nearest(word: str, names: Iterable[str], *, n: int = SUGGESTIONS, cutoff: float = 0.6) -> list[str]:
     """The names closest to `word` (case-insensitive, difflib's ratio), closest first; [] when none is close.
@@ -24,6 +28,8 @@ def nearest(word: str, names: Iterable[str], *, n: int = SUGGESTIONS, cutoff: fl
     Only names within MARGIN of the closest are kept, so `modle-pipeline-parallelism` suggests
     `model-pipeline-parallelism` and not every other `...-parallelism`.
     """
+    if len(word) > WORD_MAX:
+        return []
     by_fold = {name.casefold(): name for name in names}
     folded = word.casefold()
     matcher = difflib.SequenceMatcher(b=folded)

@@ -234,6 +234,7 @@ class AnswerRecorder:
                     Workspace.external_id.label("workspace"),
                     Channel.external_id.label("channel"),
                     Workspace.timezone,
+                    Workspace.enterprise_id,
                 )
                 .join(PostSnapshot, PostSnapshot.post_id == Post.id)
                 .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
@@ -256,7 +257,7 @@ class AnswerRecorder:
                 choices=tuple(row.choices),
                 correct_index=row.correct_index,
                 explanation=row.explanation,
-                place=ChannelRef(row.platform, row.workspace, row.channel),
+                place=ChannelRef(row.platform, row.workspace, row.channel, enterprise_id=row.enterprise_id),
                 timezone=row.timezone or "UTC",
                 recipient=row.recipient,
             )
@@ -357,7 +358,8 @@ def _admit(
 ) -> list[int]:
     """The indexes of clicks on an existing post of their own place with a valid choice; the others get their
     refusal in `results`. A click on a private post is attributed to its recipient's row in the post's workspace,
-    wherever the platform says it came from (a Discord direct message has no guild)."""
+    wherever the platform says it came from (a Discord direct message has no guild); so is a click from another
+    workspace of the post's organisation (`_same_organisation`): it counts on the post's boards."""
     live: list[int] = []
     for index, click in enumerate(batch):
         post = posts.get(click.post_id)
@@ -366,7 +368,7 @@ def _admit(
         if refused is not None:
             results[index] = refused
             continue
-        if post is not None and place is not None and post.recipient is not None:
+        if place is not None and click.user.workspace_id != place.workspace_id:
             click.user = replace(click.user, workspace_id=place.workspace_id)
         live.append(index)
     return live
@@ -376,20 +378,37 @@ def _refusal(click: _Click, post: _PostInfo | None, place: ChannelRef | None) ->
     """Why a click cannot count (None when it can): no such post, a post of another place, or a bad choice.
 
     A click counts only on a post of the clicking user's own platform and workspace, and of the click's channel
-    when the platform says where the click happened (Slack and Discord do).
+    when the platform says where the click happened (Slack and Discord do); or, in that same channel, from another
+    workspace of the post's organisation (`_same_organisation`).
     """
     if post is None or place is None:
         return UnknownPost(UNKNOWN_POST)
     user = click.user
     if post.recipient is not None:
         return _private_refusal(click, post, place, post.recipient)
-    if (user.platform, user.workspace_id) != (place.platform, place.workspace_id) or (
+    elsewhere = (user.platform, user.workspace_id) != (place.platform, place.workspace_id) or (
         click.channel is not None and click.channel != place
-    ):
+    )
+    if elsewhere and not _same_organisation(click, place):
         return PostedElsewhere(posted_elsewhere())
     if not 0 <= click.choice_index < len(post.choices):
         return InvalidChoice(f"That button does not match a choice of this question ({click.choice_index}).")
     return None
+
+
+def _same_organisation(click: _Click, place: ChannelRef) -> bool:
+    """A click in the post's own channel, from a workspace of the same organisation as the post's (a Slack channel
+    shared between the workspaces of one Enterprise Grid org has one id in all of them). Both organisation ids
+    come from signed platform requests; a click from another organisation (Slack Connect) or from a workspace that
+    names none never matches."""
+    channel = click.channel
+    return (
+        channel is not None
+        and place.enterprise_id is not None
+        and channel.enterprise_id == place.enterprise_id
+        and click.user.platform == place.platform
+        and (channel.platform, channel.channel_id) == (place.platform, place.channel_id)
+    )
 
 
 def _private_refusal(click: _Click, post: _PostInfo, place: ChannelRef, recipient: str) -> QuizError | None:

@@ -15,11 +15,12 @@ from bot.clock import Clock
 from bot.commands import Command, parse_command
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
 from bot.errors import Busy, CommandError, ShuttingDown
-from bot.ports import Page, ServiceMetrics
+from bot.ports import Message, Page, ServiceMetrics
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
+from bot.service.deliveries import delivery_key
 from bot.service.facade import Context, Invocation, Reply, error_reply
 from bot.service.flags import FlagService
 from bot.service.handlers import COMMAND_HANDLERS, Route, bind_routes, check_permission
@@ -31,6 +32,7 @@ from bot.service.schedules import ScheduleService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory
+from bot.wording import commands as command_words
 from bot.wording import confirmations as confirm_words
 from bot.wording import home as home_words
 from bot.wording.answers import busy
@@ -103,12 +105,33 @@ class QuizApp:
         )
 
     async def handle_command(self, invocation: Invocation) -> Reply:
-        """Parse and run a `/quiz` command; every error becomes a friendly reply, in the caller's language."""
+        """Parse and run a `/quiz` command; every error becomes a friendly reply, in the caller's language. A
+        repeated delivery (the same `delivery_id` within a few minutes, on any replica) is not run: its reply is
+        quiet."""
         with reading_in(invocation.locale):
             try:
+                if invocation.delivery_id is not None and not await self._first_delivery(invocation):
+                    return Reply(Message(command_words.repeated_delivery()), quiet=True)
                 return await self.execute(parse_command(invocation.text), invocation.context)
             except Exception as exc:
                 return error_reply(exc)
+
+    async def _first_delivery(self, invocation: Invocation) -> bool:
+        assert invocation.delivery_id is not None
+        key = delivery_key(invocation.channel.platform, invocation.delivery_id)
+        async with self.uow() as uow:
+            first = await uow.deliveries.first_sight(key, self.clock.now())
+            await uow.commit()
+        if not first:
+            log.warning(
+                "a repeated delivery of a command was not run again",
+                extra={
+                    "platform": invocation.channel.platform,
+                    "workspace": invocation.channel.workspace_id,
+                    "channel": invocation.channel.channel_id,
+                },
+            )
+        return first
 
     async def execute(self, command: Command, context: Context) -> Reply:
         """Run a command object (Discord builds them from typed options): permission, then its handler.
@@ -159,7 +182,8 @@ class QuizApp:
         Returns only once the answer is committed, so an adapter that acknowledges the result never
         acknowledges a click the database does not have. During shutdown new clicks are refused (retryable).
         A click counts only on a post of the user's own platform and workspace, and of `channel` (where the click
-        happened) when the adapter knows it; otherwise PostedElsewhere, and nothing is recorded.
+        happened) when the adapter knows it, or from another workspace of the post's organisation in the post's
+        own channel (it then counts on the post's boards); otherwise PostedElsewhere, and nothing is recorded.
 
         Bounded intake: with `max_pending_clicks` clicks already accepted and not yet committed, the click is
         refused at once (Busy, retryable) and nothing is recorded, so a burst cannot grow memory without bound.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Table, select
+from sqlalchemy import ColumnElement, Table, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -63,34 +63,57 @@ class Directory:
         self.default_timezone = default_timezone
         self._workspaces: dict[tuple[str, str], int] = {}
         self._channels: dict[tuple[str, str, str], int] = {}
+        self._enterprises: dict[tuple[str, str], str] = {}
 
     def forget(self) -> None:
         """Drop the cache (after rows were deleted)."""
         self._workspaces.clear()
         self._channels.clear()
+        self._enterprises.clear()
 
-    async def workspace_id(self, session: AsyncSession, platform: str, external_id: str, now: datetime) -> int:
-        """The row id of a workspace, created on first sight."""
+    async def workspace_id(
+        self, session: AsyncSession, platform: str, external_id: str, now: datetime, *, enterprise_id: str | None = None
+    ) -> int:
+        """The row id of a workspace, created on first sight; `enterprise_id` (when the platform names one) is
+        recorded on it."""
         key = (platform, external_id)
-        if key in self._workspaces:
-            return self._workspaces[key]
-        values = {
-            "platform": platform,
-            "external_id": external_id,
-            "name": "",
-            "timezone": self.default_timezone,
-            "created_at": now,
-        }
-        row_id = await find_or_insert(session, Workspace, values, ["platform", "external_id"])
-        Database.after_commit(session, lambda: self._workspaces.__setitem__(key, row_id))
+        row_id = self._workspaces.get(key)
+        if row_id is None:
+            values = {
+                "platform": platform,
+                "external_id": external_id,
+                "name": "",
+                "timezone": self.default_timezone,
+                "created_at": now,
+                "enterprise_id": enterprise_id,
+            }
+            found = row_id = await find_or_insert(session, Workspace, values, ["platform", "external_id"])
+            Database.after_commit(session, lambda: self._workspaces.__setitem__(key, found))
+        if enterprise_id is not None and self._enterprises.get(key) != enterprise_id:
+            await self._record_enterprise(session, key, row_id, enterprise_id)
         return row_id
 
+    async def _record_enterprise(
+        self, session: AsyncSession, key: tuple[str, str], row_id: int, enterprise_id: str
+    ) -> None:
+        """Keep a workspace's organisation as its platform last named it: read first, written only when it
+        changed (once per workspace, in practice), and cached once committed (never from a rolled-back one)."""
+        stored = (await session.execute(select(Workspace.enterprise_id).where(Workspace.id == row_id))).scalar()
+        if stored != enterprise_id:
+            await session.execute(update(Workspace).where(Workspace.id == row_id).values(enterprise_id=enterprise_id))
+        Database.after_commit(session, lambda: self._enterprises.__setitem__(key, enterprise_id))
+
     async def channel_id(self, session: AsyncSession, ref: ChannelRef, now: datetime) -> int:
-        """The row id of a channel, created on first sight."""
+        """The row id of a channel, created on first sight (its workspace's organisation recorded, when known)."""
         key = (ref.platform, ref.workspace_id, ref.channel_id)
+        known = ref.enterprise_id is None or self._enterprises.get(key[:2]) == ref.enterprise_id
+        if key in self._channels and known:
+            return self._channels[key]
+        workspace = await self.workspace_id(
+            session, ref.platform, ref.workspace_id, now, enterprise_id=ref.enterprise_id
+        )
         if key in self._channels:
             return self._channels[key]
-        workspace = await self.workspace_id(session, ref.platform, ref.workspace_id, now)
         values = {"workspace_id": workspace, "external_id": ref.channel_id, "name": "", "created_at": now}
         row_id = await find_or_insert(session, Channel, values, ["workspace_id", "external_id"])
         Database.after_commit(session, lambda: self._channels.__setitem__(key, row_id))

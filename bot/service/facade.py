@@ -52,6 +52,9 @@ class Invocation:
     text: str
     is_admin: bool = False
     locale: str = DEFAULT_LOCALE
+    delivery_id: str | None = None
+    """The platform's own id of this request (a Slack slash command's trigger_id), when it has one: a second
+    delivery of the same id is acknowledged and not run (service/deliveries.py)."""
 
     @property
     def context(self) -> Context:
@@ -118,7 +121,8 @@ class QuizCore(Protocol):
         self, *, post_id: int, user: UserRef, choice_index: int, channel: ChannelRef | None = None
     ) -> AnswerResult:
         """Record a click; returns once it is committed. Pass `channel` when the platform says where the click
-        happened: a click on a post of another workspace or channel is refused (PostedElsewhere)."""
+        happened: a click on a post of another workspace or channel is refused (PostedElsewhere), except one from
+        another workspace of the post's organisation in the post's own channel (`ChannelRef.enterprise_id`)."""
         ...
 
     def acknowledged_late(self, platform: str) -> None:

@@ -26,6 +26,7 @@ from typing import Self
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
+from bot.service.deliveries import Deliveries
 from bot.service.directory import Directory
 from bot.service.repositories import Cohorts, Flags, MemberFires, Places, Posts, Questions, Review, Schedules
 
@@ -64,6 +65,7 @@ class UnitOfWork:
         self.review = Review(self.session)
         self.flags = Flags(self.session)
         self.member_fires = MemberFires(self.session)
+        self.deliveries = Deliveries(self.session)
         try:
             await self.session.begin()
         except Exception as exc:

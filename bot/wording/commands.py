@@ -52,6 +52,19 @@ def unknown_command(word: str, known: Sequence[str], nearest: Sequence[str]) -> 
     )
 
 
+def repeated_delivery() -> str:
+    """A command that arrived twice (the platform's same request id): it ran once (rarely shown: the reply is quiet)."""
+    return _("That command arrived twice; it ran once.")
+
+
+def command_too_long(limit: int) -> str:
+    """A command text too long to read at all (not quoted back: it is the problem)."""
+    return _(
+        "That command is too long to read (more than {limit} characters). `/quiz help` lists the commands.",
+        limit=f"{limit:,}",
+    )
+
+
 def unknown_help_topic(word: str, nearest: Sequence[str]) -> str:
     """`/quiz help WORD` for a word that is no command."""
     return _(

@@ -5,8 +5,8 @@ bidirectional characters could look like another person's. New names are cleaned
 (`bot.domain.UserRef`); this cleans the names stored before, the same way (`bot.domain.text.display_name`).
 Data only: no column changes. Nothing to undo on downgrade (the old names are not kept).
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-01 23:30:00.000000
 """
 
@@ -17,8 +17,8 @@ from alembic import op
 
 from bot.domain.text import display_name
 
-revision: str = "0010"
-down_revision: str | None = "0009"
+revision: str = "0011"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
