@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
 
+from bot.commandspec import (
+    Access,
+    Autocomplete,
+    Choice,
+    CommandSpec,
+    Example,
+    Option,
+    OptionKind,
+    Permission,
+    by_type,
+)
 from bot.domain import Delivery, QuestionKey
-from bot.domain.flags import flag_reason
+from bot.domain.flags import REASON_MAX, flag_reason
 from bot.domain.names import nearest
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.ports import Message
-from bot.scheduling.rules import Rule, is_timezone, parse_duration, parse_timezone, split_rule
+from bot.scheduling.rules import Rule, is_timezone, parse_duration, parse_rule, parse_timezone, split_rule
+from bot.wording import boards as board_words
 from bot.wording import cohorts as cohort_words
 from bot.wording import commands as words
 from bot.wording import flags as flag_words
@@ -516,41 +530,6 @@ def _parse_members(action: str, args: list[str]) -> tuple[str, tuple[str, ...]]:
     return cohort_name(args[0]), user_ids(args[1:])
 
 
-_COHORT_ACTIONS = ("create", "join", "leave", "add", "remove", "list", "show", "next", "remind", "set", "delete")
-
-
-def _parse_cohort(args: list[str]) -> Command:
-    if not args:
-        return ListCohorts()
-    action, rest = args[0].casefold(), args[1:]
-    match action:
-        case "create" | "new":
-            return _parse_create(rest)
-        case "join":
-            return JoinCohort(_one_name(action, rest))
-        case "leave":
-            return LeaveCohort(_one_name(action, rest))
-        case "add":
-            return AddToCohort(*_parse_members(action, rest))
-        case "remove" | "kick":
-            return RemoveFromCohort(*_parse_members("remove", rest))
-        case "list" | "ls":
-            if rest:
-                raise CommandError(words.cohort_list_takes_nothing())
-            return ListCohorts()
-        case "show" | "info":
-            return ShowCohort(_one_name("show", rest))
-        case "next":
-            return PostCohortQuestion(_one_name(action, rest))
-        case "remind" | "nudge":
-            return RemindCohort(_one_name("remind", rest))
-        case "set":
-            return _parse_set(rest)
-        case "delete":
-            return DeleteCohort(_one_name(action, rest))
-    raise CommandError(words.not_a_cohort_command(args[0], nearest(args[0], _COHORT_ACTIONS)))
-
-
 def _parse_review(args: list[str]) -> Command:
     given = args[1:] if args and args[0].casefold() == "answer" else args
     if not given and not args:
@@ -570,47 +549,6 @@ def _parse_report(args: list[str]) -> Command:
 
 CLOSE_MIN = timedelta(minutes=1)
 CLOSE_MAX = timedelta(days=7)
-_SCHEDULE_ACTIONS = {
-    "add": "add",
-    "new": "add",
-    "list": "list",
-    "ls": "list",
-    "show": "list",
-    "remove": "remove",
-    "rm": "remove",
-    "delete": "remove",
-    "del": "remove",
-    "pause": "pause",
-    "resume": "resume",
-    "unpause": "resume",
-    "next": "next",
-}
-
-
-def _parse_schedule(args: list[str]) -> Command:
-    if not args:
-        raise CommandError(words.schedule_needs_action())
-    action = _SCHEDULE_ACTIONS.get(args[0].casefold())
-    rest = args[1:]
-    if action is None:
-        suggestions = nearest(args[0], dict.fromkeys(_SCHEDULE_ACTIONS.values()))
-        raise CommandError(words.not_a_schedule_action(args[0], suggestions))
-    if action == "add":
-        return _parse_schedule_add(rest)
-    if action == "list":
-        if rest and [word.casefold() for word in rest] != ["all"]:
-            raise CommandError(words.schedule_list_usage())
-        return ListSchedules(everywhere=bool(rest))
-    if action == "next":
-        if rest:
-            raise CommandError(words.schedule_next_takes_nothing())
-        return NextSchedule()
-    if len(rest) != 1:
-        raise CommandError(words.takes_one_schedule_id(action))
-    ident = schedule_id(rest[0])
-    if action == "remove":
-        return RemoveSchedule(ident)
-    return PauseSchedule(ident) if action == "pause" else ResumeSchedule(ident)
 
 
 def schedule_id(word: str) -> int:
@@ -683,7 +621,6 @@ def close_after(text: str) -> timedelta:
 
 
 _QUESTION_PART = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # pack and question ids (bot/content/schema.py SLUG)
-_CLEAR = {"clear", "resolve", "unflag"}
 
 
 def question_ref(text: str) -> QuestionKey:
@@ -698,17 +635,6 @@ def _parse_flag(args: list[str]) -> Command:
     return FlagQuestion(reason=flag_reason(" ".join(args)) if args else None)
 
 
-def _parse_flags(args: list[str]) -> Command:
-    if not args or (len(args) == 1 and args[0].casefold() in {"list", "ls", "show"}):
-        return ListFlags()
-    if args[0].casefold() not in _CLEAR:
-        raise CommandError(flag_words.not_a_flags_action(args[0], nearest(args[0], ["list", "clear"])))
-    if not 2 <= len(args) <= 3:
-        raise CommandError(flag_words.which_question_to_clear())
-    pack, key = question_ref(" ".join(args[1:]))
-    return ClearFlags(pack_id=pack, question_key=key)
-
-
 def help_topic(word: str) -> str:
     """The command `/quiz help WORD` explains (aliases resolved), or CommandError suggesting the nearest one."""
     folded = word.casefold()
@@ -718,9 +644,6 @@ def help_topic(word: str) -> str:
         return name
     close = nearest(word, [*names, *_ALIASES])
     raise CommandError(words.unknown_help_topic(word, list(dict.fromkeys(_ALIASES.get(n, n) for n in close))))
-
-
-_SEASON_USAGE = help_words.usage("season")
 
 
 def season_name(text: str) -> str:
@@ -738,69 +661,547 @@ def season_until(text: str) -> date:
         raise CommandError(season_words.not_a_date(text)) from None
 
 
-def _parse_season(args: list[str]) -> Command:
-    if not args:
-        return ListSeasons()
-    action, rest = args[0].casefold(), args[1:]
-    if action in {"start", "new", "begin"}:
-        if not rest:
-            raise CommandError(season_words.name_the_season())
-        name, until = season_name(rest[0]), None
-        for arg in rest[1:]:
-            option, _, value = arg.replace("=", ":", 1).partition(":")
-            if option.casefold() in {"until", "end", "ends"} and value:
-                until = season_until(value)
-            else:
-                raise CommandError(season_words.not_a_season_option(arg))
-        return StartSeason(name=name, until=until)
-    if action in {"end", "stop", "finish"}:
-        if rest:
-            raise CommandError(season_words.end_takes_nothing())
-        return EndSeason()
-    if action in {"list", "ls", "show"}:
-        if rest:
-            raise CommandError(season_words.list_takes_nothing())
-        return ListSeasons()
-    raise CommandError(season_words.not_a_season_action(args[0], _SEASON_USAGE))
-
-
 def _parse_help(args: list[str]) -> Command:
     if len(args) > 1:
         raise CommandError(words.help_takes_one())
     return ShowHelp(topic=help_topic(args[0]) if args else None)
 
 
-def _sub(name: str, parse: Callable[[list[str]], Command], *, free_text: bool = False) -> Subcommand:
-    """A subcommand with its usage line and summary from bot/wording/help.py."""
-    return Subcommand(name, help_words.usage(name), help_words.summary(name), parse, free_text=free_text)
+# --- the specs: one declaration per command ---------------------------------------------------------------------
+# Each `/quiz` command is declared once, below: its path and other words, the command types it builds (with who may
+# run them and whether they ask to confirm), its typed options and how its text and its typed options become its
+# command. The grammar's dispatch tables, `/quiz help`, the permission check, confirmations and the Discord tree
+# are all read from SPECS and GROUPS (bot/commandspec.py says how).
 
 
-SUBCOMMANDS: tuple[Subcommand, ...] = (
-    _sub("now", _parse_now),
-    _sub("reveal", _no_args("reveal", Reveal())),
-    _sub("leaderboard", _parse_leaderboard),
-    _sub("me", _no_args("me", ShowMe())),
-    _sub("cohort", _parse_cohort),
-    _sub("review", _parse_review),
-    _sub("report", _parse_report),
-    _sub("packs", _no_args("packs", ListPacks())),
-    _sub("schedule", _parse_schedule),
-    _sub("flag", _parse_flag, free_text=True),
-    _sub("flags", _parse_flags),
-    _sub("season", _parse_season),
-    _sub("help", _parse_help),
+def _takes_nothing(command: Command, refusal: Callable[[], str]) -> Callable[[list[str]], Command]:
+    """A group action that takes no arguments: its command, or the refusal's message for any extra word."""
+
+    def parse(args: list[str]) -> Command:
+        if args:
+            raise CommandError(refusal())
+        return command
+
+    return parse
+
+
+def _cohort_named(kind: Callable[[str], Command], action: str) -> Callable[[list[str]], Command]:
+    """A cohort action that takes one cohort name (`join NAME`)."""
+    return lambda args: kind(_one_name(action, args))
+
+
+def _parse_list_schedules(args: list[str]) -> Command:
+    if args and [word.casefold() for word in args] != ["all"]:
+        raise CommandError(words.schedule_list_usage())
+    return ListSchedules(everywhere=bool(args))
+
+
+def _schedule_by_id(kind: Callable[[int], Command], action: str) -> Callable[[list[str]], Command]:
+    """A schedule action that takes one schedule id (`pause 3`)."""
+
+    def parse(args: list[str]) -> Command:
+        if len(args) != 1:
+            raise CommandError(words.takes_one_schedule_id(action))
+        return kind(schedule_id(args[0]))
+
+    return parse
+
+
+def _parse_list_flags(args: list[str]) -> Command:
+    if args:
+        raise CommandError(flag_words.not_a_flags_action("list", nearest("list", _actions_of("flags"))))
+    return ListFlags()
+
+
+def _parse_clear_flags(args: list[str]) -> Command:
+    if not 1 <= len(args) <= 2:
+        raise CommandError(flag_words.which_question_to_clear())
+    pack, key = question_ref(" ".join(args))
+    return ClearFlags(pack_id=pack, question_key=key)
+
+
+def _parse_start_season(args: list[str]) -> Command:
+    if not args:
+        raise CommandError(season_words.name_the_season())
+    name, until = season_name(args[0]), None
+    for arg in args[1:]:
+        option, _, value = arg.replace("=", ":", 1).partition(":")
+        if option.casefold() in {"until", "end", "ends"} and value:
+            until = season_until(value)
+        else:
+            raise CommandError(season_words.not_a_season_option(arg))
+    return StartSeason(name=name, until=until)
+
+
+_ITEM_SEPARATORS = re.compile(r"[,\s]+")
+
+
+def _items(text: str) -> list[str]:
+    """A typed list option (`a, b c`) as its items: commas and spaces both separate."""
+    return [item for item in _ITEM_SEPARATORS.split(text) if item]
+
+
+def _members(action: str) -> Callable[[str], tuple[str, ...]]:
+    """The validator of a typed `members` option of `cohort add|remove`: mentions or ids, at least one."""
+
+    def members(text: str) -> tuple[str, ...]:
+        users = user_ids(text.split())
+        if not users:
+            raise CommandError(members_usage(action))
+        return users
+
+    return members
+
+
+def _typed_leaderboard(
+    window: Window | None, scope: Scope | None, cohort: str | None, season: str | None
+) -> ShowLeaderboard:
+    """A leaderboard from typed options: a season named picks its window, a cohort named (or the one-cohort scope)
+    picks the one-cohort scope and asks which cohort when none is named."""
+    window = Window.SEASON if season is not None else (window or Window.ALL)
+    if cohort is not None or scope is Scope.COHORT:
+        return ShowLeaderboard(window=window, scope=Scope.COHORT, cohort=leaderboard_cohort(cohort), season=season)
+    return ShowLeaderboard(window=window, scope=scope or Scope.CHANNEL, season=season)
+
+
+def _window_choices() -> list[Choice]:
+    return [Choice(board_words.window_words(window.value), window.value) for window in Window]
+
+
+def _scope_choices() -> list[Choice]:
+    return [Choice(words.scope_choice(scope.value), scope.value) for scope in Scope]
+
+
+def _delivery_choices() -> list[Choice]:
+    return [Choice(words.delivery_choice(mode.value), mode.value) for mode in (Delivery.CHANNEL, Delivery.DM)]
+
+
+def _help_choices() -> list[Choice]:
+    return [Choice(sub.name, sub.name) for sub in SUBCOMMANDS]
+
+
+_COHORT_OPTION = Option("name", words.OPTION_COHORT, cohort_name, required=True)
+_SCHEDULE_ID = Option("id", words.OPTION_SCHEDULE_ID, schedule_id, kind=OptionKind.INTEGER, required=True, min_value=1)
+_DELIVER = Option("deliver", words.OPTION_DELIVER, delivery_mode, choices=_delivery_choices)
+_ADMIN = Permission.ADMIN
+_LEAD = Permission.CREATOR_OR_ADMIN
+
+SPECS: tuple[CommandSpec, ...] = (
+    CommandSpec(
+        ("now",),
+        (Access(PostNow),),
+        help_words.summary("now"),
+        _parse_now,
+        lambda pack: PostNow(pack=pack or None),
+        options=(Option("pack", words.OPTION_PACK, autocomplete=Autocomplete.PACK),),
+        aliases=("question",),
+        example=Example("now data-parallelism", {"pack": "data-parallelism"}),
+    ),
+    CommandSpec(
+        ("reveal",),
+        (Access(Reveal),),
+        help_words.summary("reveal"),
+        _no_args("reveal", Reveal()),
+        Reveal,
+        example=Example("reveal"),
+    ),
+    CommandSpec(
+        ("leaderboard",),
+        (Access(ShowLeaderboard),),
+        help_words.summary("leaderboard"),
+        _parse_leaderboard,
+        _typed_leaderboard,
+        options=(
+            Option("window", words.OPTION_WINDOW, leaderboard_window, choices=_window_choices),
+            Option("scope", words.OPTION_SCOPE, leaderboard_scope, choices=_scope_choices),
+            Option("cohort", words.OPTION_BOARD_COHORT, cohort_name),
+            Option("season", words.OPTION_BOARD_SEASON, season_name),
+        ),
+        aliases=("lb", "top"),
+        example=Example("leaderboard month workspace", {"window": "month", "scope": "workspace"}),
+    ),
+    CommandSpec(
+        ("me",),
+        (Access(ShowMe),),
+        help_words.summary("me"),
+        _no_args("me", ShowMe()),
+        ShowMe,
+        aliases=("stats",),
+        example=Example("me"),
+    ),
+    CommandSpec(
+        ("packs",),
+        (Access(ListPacks),),
+        help_words.summary("packs"),
+        _no_args("packs", ListPacks()),
+        ListPacks,
+        example=Example("packs"),
+    ),
+    CommandSpec(
+        ("review",),
+        (Access(StartReview), Access(AnswerReview)),
+        words.DESCRIBE_REVIEW,
+        _parse_review,
+        lambda answer: StartReview() if answer is None else AnswerReview(answer),
+        options=(Option("answer", words.OPTION_ANSWER, int, kind=OptionKind.INTEGER, min_value=1, max_value=99),),
+        example=Example("review 2", {"answer": 2}),
+    ),
+    CommandSpec(
+        ("report",),
+        (Access(ShowReport),),
+        help_words.summary("report"),
+        _parse_report,
+        lambda cohort: ShowReport(cohort=cohort),
+        options=(Option("cohort", words.OPTION_REPORT_COHORT, cohort_name),),
+        example=Example("report cohort spring-26", {"cohort": "spring-26"}),
+    ),
+    CommandSpec(
+        ("flag",),
+        (Access(FlagQuestion),),
+        help_words.summary("flag"),
+        _parse_flag,
+        lambda reason: FlagQuestion(reason=reason or None),
+        options=(Option("reason", words.OPTION_REASON, flag_reason, values={"limit": REASON_MAX}),),
+        free_text=True,
+        example=Example("flag two choices are right", {"reason": "two choices are right"}),
+    ),
+    CommandSpec(
+        ("help",),
+        (Access(ShowHelp),),
+        help_words.summary("help"),
+        _parse_help,
+        lambda command: ShowHelp(topic=command),
+        options=(Option("command", words.OPTION_HELP, help_topic, choices=_help_choices),),
+        aliases=("?",),
+        example=Example("help schedule", {"command": "schedule"}),
+    ),
+    CommandSpec(
+        ("schedule", "add"),
+        (Access(AddSchedule, _ADMIN, "add schedules"), Access(AddCohortSchedule, _LEAD, "add schedules")),
+        words.DESCRIBE_SCHEDULE_ADD,
+        _parse_schedule_add,
+        lambda when, packs, tz, close, cohort: (
+            AddCohortSchedule(rule=when, name=cohort, timezone=tz, close_after=close)
+            if cohort is not None
+            else AddSchedule(rule=when, packs=packs or (), timezone=tz, close_after=close)
+        ),
+        options=(
+            Option("when", words.OPTION_WHEN, parse_rule, required=True),
+            Option(
+                "packs",
+                words.OPTION_PACKS,
+                lambda text: schedule_packs(_items(text)),
+                autocomplete=Autocomplete.PACK_LIST,
+            ),
+            Option("tz", words.OPTION_TZ, parse_timezone),
+            Option("close", words.OPTION_CLOSE, close_after),
+            Option("cohort", words.OPTION_SCHEDULE_COHORT, cohort_name),
+        ),
+        aliases=("new",),
+        example=Example(
+            "schedule add weekdays 09:30 data-parallelism", {"when": "weekdays 09:30", "packs": "data-parallelism"}
+        ),
+    ),
+    CommandSpec(
+        ("schedule", "list"),
+        (Access(ListSchedules),),
+        words.DESCRIBE_SCHEDULE_LIST,
+        _parse_list_schedules,
+        lambda all: ListSchedules(everywhere=bool(all)),
+        options=(Option("all", words.OPTION_ALL, lambda text: text == "True", kind=OptionKind.BOOLEAN),),
+        aliases=("ls", "show"),
+        example=Example("schedule list all", {"all": True}),
+    ),
+    CommandSpec(
+        ("schedule", "remove"),
+        (Access(RemoveSchedule, _ADMIN, "remove schedules", confirm=True),),
+        words.DESCRIBE_SCHEDULE_REMOVE,
+        _schedule_by_id(RemoveSchedule, "remove"),
+        lambda id: RemoveSchedule(schedule_id=id),
+        options=(_SCHEDULE_ID,),
+        aliases=("rm", "delete", "del"),
+        example=Example("schedule remove 3", {"id": 3}),
+    ),
+    CommandSpec(
+        ("schedule", "pause"),
+        (Access(PauseSchedule, _ADMIN, "pause and resume schedules"),),
+        words.DESCRIBE_SCHEDULE_PAUSE,
+        _schedule_by_id(PauseSchedule, "pause"),
+        lambda id: PauseSchedule(schedule_id=id),
+        options=(_SCHEDULE_ID,),
+        example=Example("schedule pause 3", {"id": 3}),
+    ),
+    CommandSpec(
+        ("schedule", "resume"),
+        (Access(ResumeSchedule, _ADMIN, "pause and resume schedules"),),
+        words.DESCRIBE_SCHEDULE_RESUME,
+        _schedule_by_id(ResumeSchedule, "resume"),
+        lambda id: ResumeSchedule(schedule_id=id),
+        options=(_SCHEDULE_ID,),
+        aliases=("unpause",),
+        example=Example("schedule resume 3", {"id": 3}),
+    ),
+    CommandSpec(
+        ("schedule", "next"),
+        (Access(NextSchedule),),
+        words.DESCRIBE_SCHEDULE_NEXT,
+        _takes_nothing(NextSchedule(), words.schedule_next_takes_nothing),
+        NextSchedule,
+        example=Example("schedule next"),
+    ),
+    CommandSpec(
+        ("flags", "list"),
+        (Access(ListFlags, _ADMIN, "see flagged questions"),),
+        words.DESCRIBE_FLAGS_LIST,
+        _parse_list_flags,
+        ListFlags,
+        aliases=("ls", "show"),
+        example=Example("flags list"),
+    ),
+    CommandSpec(
+        ("flags", "clear"),
+        (Access(ClearFlags, _ADMIN, "clear flags"),),
+        words.DESCRIBE_FLAGS_CLEAR,
+        _parse_clear_flags,
+        lambda question: ClearFlags(pack_id=question.pack_id, question_key=question.key),
+        options=(Option("question", words.OPTION_QUESTION, question_ref, required=True),),
+        aliases=("resolve", "unflag"),
+        example=Example("flags clear data-parallelism/dp-gpu-holds", {"question": "data-parallelism/dp-gpu-holds"}),
+    ),
+    CommandSpec(
+        ("cohort", "create"),
+        (Access(CreateCohort),),
+        words.DESCRIBE_COHORT_CREATE,
+        _parse_create,
+        lambda name, start, packs, deliver: CreateCohort(
+            name=name, start=start, packs=packs or (), delivery=deliver or Delivery.CHANNEL
+        ),
+        options=(
+            _COHORT_OPTION,
+            Option("start", words.OPTION_START, start_date),
+            Option(
+                "packs",
+                words.OPTION_CURRICULUM,
+                lambda text: curriculum(_items(text)),
+                autocomplete=Autocomplete.PACK_LIST,
+            ),
+            _DELIVER,
+        ),
+        aliases=("new",),
+        example=Example("cohort create spring-26 start:2026-03-02", {"name": "spring-26", "start": "2026-03-02"}),
+    ),
+    CommandSpec(
+        ("cohort", "join"),
+        (Access(JoinCohort),),
+        words.DESCRIBE_COHORT_JOIN,
+        _cohort_named(JoinCohort, "join"),
+        JoinCohort,
+        options=(_COHORT_OPTION,),
+        example=Example("cohort join spring-26", {"name": "spring-26"}),
+    ),
+    CommandSpec(
+        ("cohort", "leave"),
+        (Access(LeaveCohort),),
+        words.DESCRIBE_COHORT_LEAVE,
+        _cohort_named(LeaveCohort, "leave"),
+        LeaveCohort,
+        options=(_COHORT_OPTION,),
+        example=Example("cohort leave spring-26", {"name": "spring-26"}),
+    ),
+    CommandSpec(
+        ("cohort", "add"),
+        (Access(AddToCohort, _LEAD, "add members"),),
+        words.DESCRIBE_COHORT_ADD,
+        lambda args: AddToCohort(*_parse_members("add", args)),
+        lambda name, members: AddToCohort(name=name, users=members),
+        options=(_COHORT_OPTION, Option("members", words.OPTION_MEMBERS, _members("add"), required=True)),
+        example=Example("cohort add spring-26 <@1002>", {"name": "spring-26", "members": "<@1002>"}),
+    ),
+    CommandSpec(
+        ("cohort", "remove"),
+        (Access(RemoveFromCohort, _LEAD, "remove members"),),
+        words.DESCRIBE_COHORT_REMOVE,
+        lambda args: RemoveFromCohort(*_parse_members("remove", args)),
+        lambda name, members: RemoveFromCohort(name=name, users=members),
+        options=(_COHORT_OPTION, Option("members", words.OPTION_MEMBERS, _members("remove"), required=True)),
+        aliases=("kick",),
+        example=Example("cohort remove spring-26 1004", {"name": "spring-26", "members": "1004"}),
+    ),
+    CommandSpec(
+        ("cohort", "list"),
+        (Access(ListCohorts),),
+        words.DESCRIBE_COHORT_LIST,
+        _takes_nothing(ListCohorts(), words.cohort_list_takes_nothing),
+        ListCohorts,
+        aliases=("ls",),
+        example=Example("cohort list"),
+    ),
+    CommandSpec(
+        ("cohort", "show"),
+        (Access(ShowCohort),),
+        words.DESCRIBE_COHORT_SHOW,
+        _cohort_named(ShowCohort, "show"),
+        ShowCohort,
+        options=(_COHORT_OPTION,),
+        aliases=("info",),
+        example=Example("cohort show spring-26", {"name": "spring-26"}),
+    ),
+    CommandSpec(
+        ("cohort", "next"),
+        (Access(PostCohortQuestion, _LEAD, "post for it"),),
+        words.DESCRIBE_COHORT_NEXT,
+        _cohort_named(PostCohortQuestion, "next"),
+        PostCohortQuestion,
+        options=(_COHORT_OPTION,),
+        example=Example("cohort next spring-26", {"name": "spring-26"}),
+    ),
+    CommandSpec(
+        ("cohort", "remind"),
+        (Access(RemindCohort, _LEAD, "remind its members"),),
+        words.DESCRIBE_COHORT_REMIND,
+        _cohort_named(RemindCohort, "remind"),
+        RemindCohort,
+        options=(_COHORT_OPTION,),
+        aliases=("nudge",),
+        example=Example("cohort remind spring-26", {"name": "spring-26"}),
+    ),
+    CommandSpec(
+        ("cohort", "set"),
+        (Access(SetCohort, _LEAD, "change how it is delivered"),),
+        words.DESCRIBE_COHORT_SET,
+        _parse_set,
+        lambda name, deliver: SetCohort(name=name, delivery=deliver),
+        options=(_COHORT_OPTION, dataclasses.replace(_DELIVER, required=True)),
+        example=Example("cohort set spring-26 deliver:dm", {"name": "spring-26", "deliver": "dm"}),
+    ),
+    CommandSpec(
+        ("cohort", "delete"),
+        (Access(DeleteCohort, _LEAD, "delete it", confirm=True),),
+        words.DESCRIBE_COHORT_DELETE,
+        _cohort_named(DeleteCohort, "delete"),
+        DeleteCohort,
+        options=(_COHORT_OPTION,),
+        example=Example("cohort delete spring-26", {"name": "spring-26"}),
+    ),
+    CommandSpec(
+        ("season", "start"),
+        (Access(StartSeason, _ADMIN, "start seasons"),),
+        words.DESCRIBE_SEASON_START,
+        _parse_start_season,
+        lambda name, until: StartSeason(name=name, until=until),
+        options=(
+            Option("name", words.OPTION_SEASON, season_name, required=True),
+            Option("until", words.OPTION_UNTIL, season_until),
+        ),
+        aliases=("new", "begin"),
+        example=Example("season start q1", {"name": "q1"}),
+    ),
+    CommandSpec(
+        ("season", "end"),
+        (Access(EndSeason, _ADMIN, "end seasons", confirm=True),),
+        words.DESCRIBE_SEASON_END,
+        _takes_nothing(EndSeason(), season_words.end_takes_nothing),
+        EndSeason,
+        aliases=("stop", "finish"),
+        example=Example("season end"),
+    ),
+    CommandSpec(
+        ("season", "list"),
+        (Access(ListSeasons),),
+        words.DESCRIBE_SEASON_LIST,
+        _takes_nothing(ListSeasons(), season_words.list_takes_nothing),
+        ListSeasons,
+        aliases=("ls", "show"),
+        example=Example("season list"),
+    ),
 )
-_ALIASES = {
-    "lb": "leaderboard",
-    "top": "leaderboard",
-    "stats": "me",
-    "question": "now",
-    "?": "help",
-    "cohorts": "cohort",
-    "schedules": "schedule",
-    "sched": "schedule",
-    "seasons": "season",
-}
+"""Every `/quiz` command, once; top-level commands first, then each group's actions, in the order Discord shows."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSpec:
+    """A group of actions (`/quiz cohort ...`): its other names, what it means alone, and its refusal for a word
+    that is none of its actions (given the word and the actions, from the specs)."""
+
+    name: str
+    bare: Callable[[], Command]
+    unknown: Callable[[str, Sequence[str]], str]
+    aliases: tuple[str, ...] = ()
+
+
+def _schedule_needs_action() -> Command:
+    raise CommandError(words.schedule_needs_action())
+
+
+GROUPS: tuple[GroupSpec, ...] = (
+    GroupSpec(
+        "schedule",
+        _schedule_needs_action,
+        lambda word, actions: words.not_a_schedule_action(word, nearest(word, actions)),
+        aliases=("schedules", "sched"),
+    ),
+    GroupSpec("flags", ListFlags, lambda word, actions: flag_words.not_a_flags_action(word, nearest(word, actions))),
+    GroupSpec(
+        "cohort",
+        ListCohorts,
+        lambda word, actions: words.not_a_cohort_command(word, nearest(word, actions), actions),
+        aliases=("cohorts",),
+    ),
+    GroupSpec(
+        "season",
+        ListSeasons,
+        lambda word, actions: season_words.not_a_season_action(word, help_words.usage("season")),
+        aliases=("seasons",),
+    ),
+)
+"""The groups of actions; a group's actions are the specs whose path starts with its name."""
+
+ACCESS: dict[type[Any], Access] = by_type(SPECS)
+"""Each command type's permission, refusal words and confirmation, from SPECS."""
+
+
+def _actions_of(group: str) -> list[str]:
+    """A group's actions, by their main word, in the specs' order."""
+    return [spec.name for spec in SPECS if spec.group == group]
+
+
+def _group_parser(group: GroupSpec) -> Callable[[list[str]], Command]:
+    """The text grammar of a group: its bare meaning, an action by any of its words, or the group's refusal."""
+    actions = {word: spec for spec in SPECS if spec.group == group.name for word in (spec.name, *spec.aliases)}
+
+    def parse(args: list[str]) -> Command:
+        if not args:
+            return group.bare()
+        spec = actions.get(args[0].casefold())
+        if spec is None:
+            raise CommandError(group.unknown(args[0], _actions_of(group.name)))
+        command: Command = spec.parse(args[1:])
+        return command
+
+    return parse
+
+
+def _top_level() -> dict[str, tuple[Callable[[list[str]], Command], tuple[str, ...]]]:
+    """Each top-level word's parser and other names: a command's own, or its group's dispatcher."""
+    found: dict[str, tuple[Callable[[list[str]], Command], tuple[str, ...]]] = {
+        spec.name: (spec.parse, spec.aliases) for spec in SPECS if spec.group is None
+    }
+    for group in GROUPS:
+        found[group.name] = (_group_parser(group), group.aliases)
+    return found
+
+
+_PARSERS = _top_level()
+_FREE_TEXT = {spec.name: spec.free_text for spec in SPECS if spec.group is None}
+SUBCOMMANDS: tuple[Subcommand, ...] = tuple(
+    Subcommand(
+        name, help_words.usage(name), help_words.summary(name), _PARSERS[name][0], free_text=_FREE_TEXT.get(name, False)
+    )
+    for name in help_words.COMMANDS
+    if name in _PARSERS
+)
+"""The text grammar's first words, in `/quiz help`'s order, from SPECS and GROUPS (and their help words)."""
+_ALIASES = {alias: name for name, (_, aliases) in _PARSERS.items() for alias in aliases}
 
 
 def help_lines(topic: str | None = None) -> list[str]:
