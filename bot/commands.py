@@ -1271,3 +1271,18 @@ def parse_command(text: str, *, subcommands: Sequence[Subcommand] = SUBCOMMANDS)
     if suggestions:
         raise CommandError(words.unknown_command(given[0], names, suggestions))
     raise CommandError(words.unknown_command(given[0], names, ()), lines=tuple(help_lines()))
+
+
+HINT_LIMIT = 30
+"""A command's syntax longer than this is hinted by its name and `...`."""
+
+
+def usage_hint() -> str:
+    """A one-line hint of every `/quiz` command (the Slack manifest's `usage_hint`): each command's syntax when it
+    is short, else its name and `...`, in `/quiz help`'s order."""
+    hints = []
+    for sub in SUBCOMMANDS:
+        syntax = sub.usage.removeprefix("/quiz ")
+        short = len(syntax) <= HINT_LIMIT and " | " not in syntax and sub.name not in {g.name for g in GROUPS}
+        hints.append(syntax if short else f"{sub.name} ...")
+    return " | ".join(hints)
