@@ -347,7 +347,7 @@ class Subcommand:
 def _no_args(name: str, command: Command) -> Callable[[list[str]], Command]:
     def parse(args: list[str]) -> Command:
         if args:
-            raise CommandError(words.takes_no_arguments(name, args))
+            raise CommandError(words.takes_no_arguments, name=name, got=args)
         return command
 
     return parse
@@ -355,7 +355,7 @@ def _no_args(name: str, command: Command) -> Callable[[list[str]], Command]:
 
 def _parse_now(args: list[str]) -> Command:
     if len(args) > 1:
-        raise CommandError(words.now_takes_one_pack())
+        raise CommandError(words.now_takes_one_pack)
     return PostNow(pack=args[0] if args else None)
 
 
@@ -367,7 +367,7 @@ _LEADERBOARD_USAGE = words.LEADERBOARD_USAGE
 def cohort_name(text: str) -> str:
     """A valid cohort name, or CommandError saying what names look like."""
     if not _COHORT_NAME.fullmatch(text):
-        raise CommandError(words.not_a_cohort_name(text))
+        raise CommandError(words.not_a_cohort_name, text=text)
     return text
 
 
@@ -383,7 +383,7 @@ def user_ids(parts: Sequence[str]) -> tuple[str, ...]:
             mention = _MENTION.fullmatch(part)
             user = mention.group(1) if mention else part.removeprefix("@")
             if not user or not re.fullmatch(r"[^\s<>@|\x00-\x1f\x7f]{1,64}", user):  # no control characters
-                raise CommandError(words.not_a_user(part))
+                raise CommandError(words.not_a_user, part=part)
             found.append(user)
     return tuple(dict.fromkeys(found))
 
@@ -393,7 +393,7 @@ _SCOPES = {scope.value: scope for scope in Scope}
 
 
 def _not_a_leaderboard_option(word: str) -> CommandError:
-    return CommandError(words.not_a_leaderboard_option(word, nearest(word, [*_WINDOWS, *_SCOPES])))
+    return CommandError(words.not_a_leaderboard_option, word=word, nearest=nearest(word, [*_WINDOWS, *_SCOPES]))
 
 
 def leaderboard_window(word: str) -> Window:
@@ -415,14 +415,14 @@ def leaderboard_scope(word: str) -> Scope:
 def leaderboard_cohort(name: str | None) -> str:
     """The cohort a one-cohort leaderboard ranks: a valid name, or CommandError asking which cohort."""
     if name is None:
-        raise CommandError(words.which_cohort())
+        raise CommandError(words.which_cohort)
     return cohort_name(name)
 
 
 def _once(kind: str, first: str | None, second: str, example: str) -> None:
     """Refuse a second value where one is meant (`week month`, two `tz:`), naming both and how to give one."""
     if first is not None:
-        raise CommandError(words.two_of(kind, first, second, example))
+        raise CommandError(words.two_of, kind=kind, first=first, second=second, example=example)
 
 
 def _parse_leaderboard(args: list[str]) -> Command:
@@ -458,7 +458,7 @@ def _parse_leaderboard(args: list[str]) -> Command:
 
 def _one_name(action: str, args: list[str]) -> str:
     if len(args) != 1:
-        raise CommandError(words.takes_one_cohort_name(action))
+        raise CommandError(words.takes_one_cohort_name, action=action)
     return cohort_name(args[0])
 
 
@@ -467,7 +467,7 @@ def start_date(text: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise CommandError(words.not_a_date(text)) from None
+        raise CommandError(words.not_a_date, text=text) from None
 
 
 def curriculum(pack_ids: Iterable[str]) -> tuple[str, ...]:
@@ -477,7 +477,7 @@ def curriculum(pack_ids: Iterable[str]) -> tuple[str, ...]:
 
 def _parse_create(args: list[str]) -> Command:
     if not args:
-        raise CommandError(words.name_the_cohort())
+        raise CommandError(words.name_the_cohort)
     name = cohort_name(args[0])
     start: date | None = None
     packs: tuple[str, ...] = ()
@@ -489,7 +489,7 @@ def _parse_create(args: list[str]) -> Command:
         option = option.casefold()
         if sep and option == "start":
             if not value:
-                raise CommandError(words.start_needs_date())
+                raise CommandError(words.start_needs_date)
             _once("start", start_word, arg, f"/quiz cohort create {name} {start_word}")
             start, start_word = start_date(value), arg
         elif sep and option in {"deliver", "delivery"}:
@@ -497,11 +497,11 @@ def _parse_create(args: list[str]) -> Command:
         elif sep and option in {"packs", "curriculum"}:  # a curriculum's id expands to its packs (the catalog's)
             packs = curriculum(value.split(","))
             if not packs:
-                raise CommandError(words.packs_needs_ids())
+                raise CommandError(words.packs_needs_ids)
             _once("packs", packs_word, arg, f"/quiz cohort create {name} {packs_word}")
             packs_word = arg
         else:
-            raise CommandError(words.not_a_cohort_option(arg))
+            raise CommandError(words.not_a_cohort_option, arg=arg)
     return CreateCohort(name=name, start=start, packs=packs, delivery=delivery)
 
 
@@ -510,13 +510,13 @@ def delivery_mode(word: str) -> Delivery:
     aliases = {"dm": Delivery.DM, "dms": Delivery.DM, "private": Delivery.DM, "channel": Delivery.CHANNEL}
     found = aliases.get(word.strip().casefold())
     if found is None:
-        raise CommandError(cohort_words.unknown_delivery(word))
+        raise CommandError(cohort_words.unknown_delivery, word=word)
     return found
 
 
 def _parse_set(args: list[str]) -> Command:
     if len(args) != 2 or args[1].partition(":")[0].casefold() not in {"deliver", "delivery"}:
-        raise CommandError(cohort_words.set_usage())
+        raise CommandError(cohort_words.set_usage)
     return SetCohort(name=cohort_name(args[0]), delivery=delivery_mode(args[1].partition(":")[2]))
 
 
@@ -526,7 +526,7 @@ members_usage = words.members_usage
 
 def _parse_members(action: str, args: list[str]) -> tuple[str, tuple[str, ...]]:
     if len(args) < 2:
-        raise CommandError(members_usage(action))
+        raise CommandError(members_usage, action=action)
     return cohort_name(args[0]), user_ids(args[1:])
 
 
@@ -536,7 +536,7 @@ def _parse_review(args: list[str]) -> Command:
         return StartReview()
     if len(given) == 1 and given[0].isdigit():
         return AnswerReview(int(given[0]))
-    raise CommandError(words.review_usage())
+    raise CommandError(words.review_usage)
 
 
 def _parse_report(args: list[str]) -> Command:
@@ -544,7 +544,7 @@ def _parse_report(args: list[str]) -> Command:
         return ShowReport()
     if len(args) == 2 and args[0].casefold() == "cohort":
         return ShowReport(cohort=cohort_name(args[1]))
-    raise CommandError(words.report_usage())
+    raise CommandError(words.report_usage)
 
 
 CLOSE_MIN = timedelta(minutes=1)
@@ -555,7 +555,7 @@ def schedule_id(word: str) -> int:
     """A schedule id as typed (`3` or `#3`), or CommandError pointing at `/quiz schedule list`."""
     digits = word.removeprefix("#")
     if not digits.isascii() or not digits.isdigit() or len(digits) > 18:
-        raise CommandError(words.not_a_schedule_id(word))
+        raise CommandError(words.not_a_schedule_id, word=word)
     return int(digits)
 
 
@@ -571,7 +571,7 @@ def _looks_like_a_timezone(word: str) -> bool:
 
 def _parse_schedule_add(args: list[str]) -> AddSchedule | AddCohortSchedule:
     if not args:
-        raise CommandError(words.say_when())
+        raise CommandError(words.say_when)
     rule, rest = split_rule(args)
     when = " ".join(args[: len(args) - len(rest)])  # the rule as typed, for a hint that repeats it
     packs: list[str] = []
@@ -585,27 +585,27 @@ def _parse_schedule_add(args: list[str]) -> AddSchedule | AddCohortSchedule:
         key = key.casefold()
         if sep and key in {"tz", "timezone", "zone"}:
             if not value:
-                raise CommandError(words.timezone_needs_name())
+                raise CommandError(words.timezone_needs_name)
             _once("timezone", tz_word, word, f"/quiz schedule add {when} {tz_word}")
             timezone, tz_word = parse_timezone(value), word
         elif sep and key in {"close", "closes", "close-after"}:
             if not value:
-                raise CommandError(words.close_needs_duration())
+                raise CommandError(words.close_needs_duration)
             _once("close", close_word, word, f"/quiz schedule add {when} {close_word}")
             closes, close_word = close_after(value), word
         elif sep and key in {"packs", "pack", "curriculum"}:
-            raise CommandError(words.schedule_packs_are_words())
+            raise CommandError(words.schedule_packs_are_words)
         elif sep and key == "cohort":
             cohort = cohort_name(value)
         elif sep:
-            raise CommandError(words.unknown_schedule_option(key))
+            raise CommandError(words.unknown_schedule_option, key=key)
         elif _looks_like_a_timezone(word):
-            raise CommandError(words.looks_like_a_timezone(word))
+            raise CommandError(words.looks_like_a_timezone, word=word)
         else:
             packs.append(word)
     if cohort is not None:
         if packs:
-            raise CommandError(schedule_words.cohort_takes_no_packs(cohort))
+            raise CommandError(schedule_words.cohort_takes_no_packs, cohort=cohort)
         return AddCohortSchedule(rule=rule, name=cohort, timezone=timezone, close_after=closes)
     return AddSchedule(rule=rule, packs=schedule_packs(packs), timezone=timezone, close_after=closes)
 
@@ -627,7 +627,7 @@ def question_ref(text: str) -> QuestionKey:
     """(pack id, question id) from `PACK/QUESTION` (or `PACK QUESTION`), or CommandError saying how to write it."""
     parts = [part.casefold() for part in re.split(r"[\s/]+", text) if part]
     if len(parts) != 2 or not all(_QUESTION_PART.fullmatch(part) for part in parts):
-        raise CommandError(flag_words.not_a_question(text))
+        raise CommandError(flag_words.not_a_question, text=text)
     return QuestionKey(parts[0], parts[1])
 
 
@@ -643,13 +643,15 @@ def help_topic(word: str) -> str:
     if name in names:
         return name
     close = nearest(word, [*names, *_ALIASES])
-    raise CommandError(words.unknown_help_topic(word, list(dict.fromkeys(_ALIASES.get(n, n) for n in close))))
+    raise CommandError(
+        words.unknown_help_topic, word=word, nearest=list(dict.fromkeys(_ALIASES.get(n, n) for n in close))
+    )
 
 
 def season_name(text: str) -> str:
     """A valid season name (the same shape as a cohort name), or CommandError saying what names look like."""
     if not _COHORT_NAME.fullmatch(text):
-        raise CommandError(season_words.not_a_season_name(text))
+        raise CommandError(season_words.not_a_season_name, text=text)
     return text
 
 
@@ -658,12 +660,12 @@ def season_until(text: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise CommandError(season_words.not_a_date(text)) from None
+        raise CommandError(season_words.not_a_date, text=text) from None
 
 
 def _parse_help(args: list[str]) -> Command:
     if len(args) > 1:
-        raise CommandError(words.help_takes_one())
+        raise CommandError(words.help_takes_one)
     return ShowHelp(topic=help_topic(args[0]) if args else None)
 
 
@@ -679,7 +681,7 @@ def _takes_nothing(command: Command, refusal: Callable[[], str]) -> Callable[[li
 
     def parse(args: list[str]) -> Command:
         if args:
-            raise CommandError(refusal())
+            raise CommandError(refusal)
         return command
 
     return parse
@@ -692,7 +694,7 @@ def _cohort_named(kind: Callable[[str], Command], action: str) -> Callable[[list
 
 def _parse_list_schedules(args: list[str]) -> Command:
     if args and [word.casefold() for word in args] != ["all"]:
-        raise CommandError(words.schedule_list_usage())
+        raise CommandError(words.schedule_list_usage)
     return ListSchedules(everywhere=bool(args))
 
 
@@ -701,7 +703,7 @@ def _schedule_by_id(kind: Callable[[int], Command], action: str) -> Callable[[li
 
     def parse(args: list[str]) -> Command:
         if len(args) != 1:
-            raise CommandError(words.takes_one_schedule_id(action))
+            raise CommandError(words.takes_one_schedule_id, action=action)
         return kind(schedule_id(args[0]))
 
     return parse
@@ -709,27 +711,27 @@ def _schedule_by_id(kind: Callable[[int], Command], action: str) -> Callable[[li
 
 def _parse_list_flags(args: list[str]) -> Command:
     if args:
-        raise CommandError(flag_words.not_a_flags_action("list", nearest("list", _actions_of("flags"))))
+        raise CommandError(flag_words.not_a_flags_action, word="list", nearest=nearest("list", _actions_of("flags")))
     return ListFlags()
 
 
 def _parse_clear_flags(args: list[str]) -> Command:
     if not 1 <= len(args) <= 2:
-        raise CommandError(flag_words.which_question_to_clear())
+        raise CommandError(flag_words.which_question_to_clear)
     pack, key = question_ref(" ".join(args))
     return ClearFlags(pack_id=pack, question_key=key)
 
 
 def _parse_start_season(args: list[str]) -> Command:
     if not args:
-        raise CommandError(season_words.name_the_season())
+        raise CommandError(season_words.name_the_season)
     name, until = season_name(args[0]), None
     for arg in args[1:]:
         option, _, value = arg.replace("=", ":", 1).partition(":")
         if option.casefold() in {"until", "end", "ends"} and value:
             until = season_until(value)
         else:
-            raise CommandError(season_words.not_a_season_option(arg))
+            raise CommandError(season_words.not_a_season_option, arg=arg)
     return StartSeason(name=name, until=until)
 
 
@@ -747,7 +749,7 @@ def _members(action: str) -> Callable[[str], tuple[str, ...]]:
     def members(text: str) -> tuple[str, ...]:
         users = user_ids(text.split())
         if not users:
-            raise CommandError(members_usage(action))
+            raise CommandError(members_usage, action=action)
         return users
 
     return members
@@ -1130,7 +1132,7 @@ class GroupSpec:
 
 
 def _schedule_needs_action() -> Command:
-    raise CommandError(words.schedule_needs_action())
+    raise CommandError(words.schedule_needs_action)
 
 
 GROUPS: tuple[GroupSpec, ...] = (
@@ -1226,7 +1228,7 @@ def _split(text: str) -> list[str]:
     try:
         return shlex.split(text)
     except ValueError as exc:
-        raise CommandError(words.unreadable(str(exc))) from exc
+        raise CommandError(words.unreadable, problem=str(exc)) from exc
 
 
 _FIRST_WORD = re.compile(r"\s*(\S+)(.*)", re.DOTALL)
@@ -1269,8 +1271,8 @@ def parse_command(text: str, *, subcommands: Sequence[Subcommand] = SUBCOMMANDS)
     close = nearest(given[0], [*names, *_ALIASES])
     suggestions = list(dict.fromkeys(_ALIASES.get(word, word) for word in close))
     if suggestions:
-        raise CommandError(words.unknown_command(given[0], names, suggestions))
-    raise CommandError(words.unknown_command(given[0], names, ()), lines=tuple(help_lines()))
+        raise CommandError(words.unknown_command, word=given[0], known=names, nearest=suggestions)
+    raise CommandError(words.unknown_command, word=given[0], known=names, nearest=(), lines=tuple(help_lines()))
 
 
 HINT_LIMIT = 30

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import typing
+from collections.abc import Callable
 
 import pytest
 import yaml
@@ -14,9 +15,11 @@ import yaml
 from bot.commands import ACCESS, GROUPS, SPECS, SUBCOMMANDS, Command, help_lines, parse_command, usage_hint
 from bot.commandspec import Permission
 from bot.errors import CommandError
+from bot.service.app import error_reply
 from bot.service.confirmations import CONFIRMABLE
 from bot.service.handlers import COMMAND_HANDLERS
 from bot.wording import help as help_words
+from bot.wording.i18n import use_translator
 from tests.conftest import REPO
 
 GROUP_NAMES = [group.name for group in GROUPS]
@@ -88,3 +91,17 @@ def test_the_slack_manifest_hints_every_command_from_the_specs() -> None:
     [command] = manifest["features"]["slash_commands"]
     assert command["usage_hint"] == usage_hint()
     assert [part.split()[0] for part in usage_hint().split(" | ")] == [sub.name for sub in SUBCOMMANDS]
+
+
+def test_a_grammar_error_carries_its_key_and_values_and_is_worded_at_the_edge() -> None:
+    with pytest.raises(CommandError) as refused:
+        parse_command("cohort join no/slash")
+    assert (refused.value.key, refused.value.values) == ("commands.not_a_cohort_name", {"text": "no/slash"})
+    marked: Callable[[str], str] = lambda template: "» " + template  # noqa: E731 - a translator stand-in
+    use_translator(marked)  # the reader's language is known only when the reply is built
+    try:
+        reply = error_reply(refused.value)
+    finally:
+        use_translator(None)
+    assert reply.message.text.startswith("» `no/slash` is not a cohort name"), reply.message.text
+    assert str(refused.value).startswith("`no/slash` is not a cohort name")
