@@ -1,4 +1,6 @@
-"""The `/quiz` command grammar, parsed once here and used by every adapter."""
+"""The `/quiz` commands: their dataclasses, the one text grammar every adapter uses, and each command's one
+declaration (`SPECS`, shaped by bot/commandspec.py), from which the grammar's dispatch tables, `/quiz help`, the
+permissions, confirmations and the Discord tree are read."""
 
 from __future__ import annotations
 
@@ -1127,7 +1129,7 @@ class GroupSpec:
 
     name: str
     bare: Callable[[], Command]
-    unknown: Callable[[str, Sequence[str]], str]
+    unknown: Callable[[str, Sequence[str]], CommandError]
     aliases: tuple[str, ...] = ()
 
 
@@ -1139,20 +1141,28 @@ GROUPS: tuple[GroupSpec, ...] = (
     GroupSpec(
         "schedule",
         _schedule_needs_action,
-        lambda word, actions: words.not_a_schedule_action(word, nearest(word, actions)),
+        lambda word, actions: CommandError(words.not_a_schedule_action, word=word, nearest=nearest(word, actions)),
         aliases=("schedules", "sched"),
     ),
-    GroupSpec("flags", ListFlags, lambda word, actions: flag_words.not_a_flags_action(word, nearest(word, actions))),
+    GroupSpec(
+        "flags",
+        ListFlags,
+        lambda word, actions: CommandError(flag_words.not_a_flags_action, word=word, nearest=nearest(word, actions)),
+    ),
     GroupSpec(
         "cohort",
         ListCohorts,
-        lambda word, actions: words.not_a_cohort_command(word, nearest(word, actions), actions),
+        lambda word, actions: CommandError(
+            words.not_a_cohort_command, word=word, nearest=nearest(word, actions), actions=actions
+        ),
         aliases=("cohorts",),
     ),
     GroupSpec(
         "season",
         ListSeasons,
-        lambda word, actions: season_words.not_a_season_action(word, help_words.usage("season")),
+        lambda word, actions: CommandError(
+            season_words.not_a_season_action, word=word, usage=help_words.usage("season")
+        ),
         aliases=("seasons",),
     ),
 )
@@ -1176,7 +1186,7 @@ def _group_parser(group: GroupSpec) -> Callable[[list[str]], Command]:
             return group.bare()
         spec = actions.get(args[0].casefold())
         if spec is None:
-            raise CommandError(group.unknown(args[0], _actions_of(group.name)))
+            raise group.unknown(args[0], _actions_of(group.name))
         command: Command = spec.parse(args[1:])
         return command
 
