@@ -711,9 +711,13 @@ def _schedule_by_id(kind: Callable[[int], Command], action: str) -> Callable[[li
     return parse
 
 
+class _NotThisAction(Exception):
+    """An action's words do not fit it at all: the group refuses the action word as it refuses an unknown one."""
+
+
 def _parse_list_flags(args: list[str]) -> Command:
-    if args:
-        raise CommandError(flag_words.not_a_flags_action, word="list", nearest=nearest("list", _actions_of("flags")))
+    if args:  # `/quiz flags list x`: as before the specs, `list` followed by more is no flags action
+        raise _NotThisAction
     return ListFlags()
 
 
@@ -1187,7 +1191,10 @@ def _group_parser(group: GroupSpec) -> Callable[[list[str]], Command]:
         spec = actions.get(args[0].casefold())
         if spec is None:
             raise group.unknown(args[0], _actions_of(group.name))
-        command: Command = spec.parse(args[1:])
+        try:
+            command: Command = spec.parse(args[1:])
+        except _NotThisAction:
+            raise group.unknown(args[0], _actions_of(group.name)) from None
         return command
 
     return parse

@@ -105,3 +105,15 @@ def test_a_grammar_error_carries_its_key_and_values_and_is_worded_at_the_edge() 
         use_translator(None)
     assert reply.message.text.startswith("» `no/slash` is not a cohort name"), reply.message.text
     assert str(refused.value).startswith("`no/slash` is not a cohort name")
+
+
+@pytest.mark.parametrize(
+    ("text", "refusal"),
+    [
+        ("flags ls x", "`ls` is not a flags action. Did you mean `list`?"),
+        ("flags LIST x", "`LIST` is not a flags action. Did you mean `list`?"),
+        ("flags show a b", "`show` is not a flags action. Try"),
+    ],
+)
+def test_a_flags_listing_with_more_words_is_refused_as_it_was_before_the_specs(text: str, refusal: str) -> None:
+    assert _refusal(text).startswith(refusal)
