@@ -156,7 +156,7 @@ class QuizCommands(app_commands.Group):
 
     async def _run(self, interaction: discord.Interaction[discord.Client], command: Command) -> None:
         if self.handler is None:  # pragma: no cover - a registration-only group never receives interactions
-            await interaction.response.send_message(words.option_words(words.NOT_RUNNING), ephemeral=True)
+            await interaction.response.send_message(words.not_running(), ephemeral=True)
             return
         await self.handler.run_command(interaction, command)
 

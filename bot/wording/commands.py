@@ -285,7 +285,6 @@ def looks_like_a_timezone(word: str) -> str:
 # `described` and `option_words`. A command's permission is added to its description by `described`, never by hand.
 
 QUIZ_GROUP = "Quiz questions, answers and leaderboards"
-NOT_RUNNING = "quizbot is not running here."
 
 DESCRIBE_REVIEW = "Privately review a question you missed; give `answer` to answer it"
 DESCRIBE_SCHEDULE_ADD = "Post questions in this channel on a rule"
@@ -367,3 +366,8 @@ def scope_choice(scope: str) -> str:
 def delivery_choice(delivery: str) -> str:
     """The label of a cohort's delivery among a typed option's choices."""
     return _(_DELIVERY_CHOICES[delivery])
+
+
+def not_running() -> str:
+    """A typed command sent to a command tree built only to register it (never running the bot)."""
+    return _("quizbot is not running here.")
