@@ -15,6 +15,9 @@ discord.py's ext/commands/errors.py (CommandError -> UserInputError -> BadArgume
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+
 
 class QuizError(Exception):
     """Base of every error quizbot raises on purpose; its message is safe to show to a user."""
@@ -55,9 +58,28 @@ class CommandError(UserInputError):
     for a command the grammar does not know at all.
     """
 
-    def __init__(self, message: str, *, lines: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
+    def __init__(self, message: str | Callable[..., str], /, *, lines: tuple[str, ...] = (), **values: object) -> None:
+        super().__init__(message if isinstance(message, str) else getattr(message, "__name__", ""))
+        self.words = None if isinstance(message, str) else message
+        if self.words is not None:
+            inspect.signature(self.words).bind(**values)  # a wrong value's name fails where it is raised
+        """The wording function (bot/wording) the message is built with, at the edge, from `values`."""
+        self.values = values
         self.lines = lines
+
+    @property
+    def key(self) -> str:
+        """The message's key: its wording function (`commands.not_a_cohort_name`), or the message itself."""
+        if self.words is None:
+            return str(self.args[0])
+        return f"{self.words.__module__.rpartition('.')[2]}.{self.words.__name__}"
+
+    def worded(self) -> str:
+        """The message in the reader's language, built now from its key and values (the edge calls this)."""
+        return self.words(**self.values) if self.words is not None else str(self.args[0])
+
+    def __str__(self) -> str:
+        return self.worded()
 
 
 class InvalidChoice(UserInputError):

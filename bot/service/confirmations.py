@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import delete, update
 
 from bot.clock import Clock
-from bot.commands import Command, DeleteCohort, EndSeason, RemoveSchedule
+from bot.commands import ACCESS, Command, DeleteCohort, EndSeason, RemoveSchedule
 from bot.db.models import PendingConfirmation
 from bot.db.rows import rows_changed
 from bot.domain import ChannelRef, UserRef
@@ -34,12 +34,8 @@ from bot.errors import NotAllowed, NotFound, UserInputError
 from bot.service.uow import UnitOfWork
 from bot.wording import confirmations as words
 
-CONFIRMABLE: dict[str, type[DeleteCohort | RemoveSchedule | EndSeason]] = {
-    "DeleteCohort": DeleteCohort,
-    "RemoveSchedule": RemoveSchedule,
-    "EndSeason": EndSeason,
-}
-"""The commands that ask first, by the name stored with a pending confirmation."""
+CONFIRMABLE: dict[str, type[Any]] = {kind.__name__: kind for kind, access in ACCESS.items() if access.confirm}
+"""The commands that ask first (`confirm=True` in their spec), by the name stored with a pending confirmation."""
 
 SWEEP_AFTER = timedelta(days=1)
 
@@ -77,7 +73,8 @@ def _rebuilt(stored: dict[str, Any]) -> Command:
     kind = CONFIRMABLE.get(str(stored.get("type")))
     if kind is None:
         raise UnknownConfirmation(words.unknown())
-    return kind(**dict(stored.get("fields") or {}), confirmed=True)
+    command: Command = kind(**dict(stored.get("fields") or {}), confirmed=True)
+    return command
 
 
 class Confirmations:

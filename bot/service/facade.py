@@ -86,7 +86,7 @@ class Reply:
 def error_reply(exc: BaseException) -> Reply:
     """The friendly reply for an error, by category; unexpected errors are logged with their traceback."""
     if isinstance(exc, CommandError):
-        return Reply(Message(str(exc), exc.lines), ok=False)
+        return Reply(Message(exc.worded(), exc.lines), ok=False)
     if isinstance(exc, StorageUnavailable):
         return Reply(error_words.database_down(), ok=False)
     if isinstance(exc, QuizError):

@@ -3,22 +3,22 @@
 A handler is a plain async function `(command, context, uow, *, <dependencies>) -> Reply`: the dispatcher
 (`QuizApp.execute`) opens the unit of work, checks the route's permission in it, and calls the handler, which
 commits when it writes. Dependencies are keyword-only parameters, bound by name at start-up (`bind_routes`),
-as cosmicpython's bootstrap injects them. Adding a command: its dataclass and grammar in bot/commands.py, its
-words in bot/wording/, a handler here, and one line in COMMAND_HANDLERS.
+as cosmicpython's bootstrap injects them. Adding a command: its dataclass and spec in bot/commands.py, its
+words in bot/wording/, and a handler here registered with `@handles(TheCommand)`.
 """
 
 from __future__ import annotations
 
-import enum
 import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.clock import Clock
 from bot.commands import (
+    ACCESS,
     AddCohortSchedule,
     AddSchedule,
     AddToCohort,
@@ -55,6 +55,7 @@ from bot.commands import (
     StartSeason,
     help_message,
 )
+from bot.commandspec import Permission
 from bot.content import Catalog
 from bot.domain import PostSource, QuestionCard, UserRef
 from bot.domain.views import NothingDue
@@ -93,15 +94,6 @@ from bot.wording.errors import admins_only
 log = logging.getLogger(__name__)
 
 
-class Permission(enum.Enum):
-    """Who may run a command; checked in one place (`check_permission`), declared in COMMAND_HANDLERS."""
-
-    ANYONE = "anyone"
-    ADMIN = "admin"
-    CREATOR_OR_ADMIN = "creator-or-admin"
-    """Workspace admins and the creator of the cohort the command names (usually the onboarding lead)."""
-
-
 Handler = Callable[[Any, Context, UnitOfWork], Awaitable[Reply]]
 RevealPost = Callable[[int], Awaitable[QuestionCard]]
 
@@ -113,6 +105,23 @@ class Route:
     handler: Callable[..., Awaitable[Reply]]
     permission: Permission = Permission.ANYONE
     action: str = ""
+
+
+_HANDLERS: dict[type[Any], Callable[..., Awaitable[Reply]]] = {}
+HandlerT = TypeVar("HandlerT", bound=Callable[..., Awaitable[Reply]])
+
+
+def handles(*kinds: type[Any]) -> Callable[[HandlerT], HandlerT]:
+    """Register a handler for its command types (the dispatcher finds it in COMMAND_HANDLERS)."""
+
+    def register(handler: HandlerT) -> HandlerT:
+        for kind in kinds:
+            if kind in _HANDLERS:
+                raise TypeError(f"{kind.__name__} has two handlers")
+            _HANDLERS[kind] = handler
+        return handler
+
+    return register
 
 
 async def check_permission(route: Route, command: Command, context: Context, uow: UnitOfWork, clock: Clock) -> None:
@@ -129,6 +138,7 @@ async def check_permission(route: Route, command: Command, context: Context, uow
 # --- questions -----------------------------------------------------------------------------------------
 
 
+@handles(PostNow)
 async def post_now(command: PostNow, context: Context, uow: UnitOfWork, *, quiz: QuizService) -> Reply:
     """`/quiz now [pack]`: post the channel's next question (publication is QuizService's own two steps)."""
     posted = await quiz.post_question(
@@ -137,6 +147,7 @@ async def post_now(command: PostNow, context: Context, uow: UnitOfWork, *, quiz:
     return Reply(cards.posted_message(posted.card), quiet=True)
 
 
+@handles(Reveal)
 async def reveal_current(
     command: Reveal, context: Context, uow: UnitOfWork, *, quiz: QuizService, reveal: RevealPost
 ) -> Reply:
@@ -145,11 +156,13 @@ async def reveal_current(
     return Reply(cards.revealed_message(card), quiet=True)
 
 
+@handles(ListPacks)
 async def list_packs(command: ListPacks, context: Context, uow: UnitOfWork, *, catalog: Catalog) -> Reply:
     """`/quiz packs` (admins also see the pack files that did not load)."""
     return Reply(help.packs_message(catalog, left_out=catalog.problems if context.is_admin else ()))
 
 
+@handles(ShowHelp)
 async def show_help(command: ShowHelp, context: Context, uow: UnitOfWork) -> Reply:
     """`/quiz help [command]`."""
     return Reply(help_message(command.topic))
@@ -158,6 +171,7 @@ async def show_help(command: ShowHelp, context: Context, uow: UnitOfWork) -> Rep
 # --- boards --------------------------------------------------------------------------------------------
 
 
+@handles(ShowLeaderboard)
 async def show_leaderboard(
     command: ShowLeaderboard, context: Context, uow: UnitOfWork, *, stats: Stats, clock: Clock
 ) -> Reply:
@@ -179,12 +193,14 @@ async def show_leaderboard(
     return Reply(boards.leaderboard_message(leaderboard))
 
 
+@handles(ShowMe)
 async def show_me(command: ShowMe, context: Context, uow: UnitOfWork, *, home_: HomeReader, clock: Clock) -> Reply:
     """`/quiz me`: the personal home (the same page as Slack's App Home tab), with its review button."""
     page = home.home_page(await home_.home(context.user, now=clock.now(), within=uow))
     return Reply(page.message, page=page)
 
 
+@handles(ShowReport)
 async def show_report(command: ShowReport, context: Context, uow: UnitOfWork, *, reports_: ReportService) -> Reply:
     """`/quiz report [cohort NAME]`: a short summary for the channel (everyone sees it), and its charts."""
     channel = context.channel
@@ -200,6 +216,7 @@ async def show_report(command: ShowReport, context: Context, uow: UnitOfWork, *,
 # --- cohorts -------------------------------------------------------------------------------------------
 
 
+@handles(CreateCohort)
 async def create_cohort(command: CreateCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort create NAME ...`."""
     view = await cohorts_.create(
@@ -215,6 +232,7 @@ async def create_cohort(command: CreateCohort, context: Context, uow: UnitOfWork
     return Reply(cohorts.created_message(view))
 
 
+@handles(JoinCohort)
 async def join_cohort(command: JoinCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort join NAME`: anyone may join."""
     cohort = await cohorts_.find(uow, context.channel, command.name)
@@ -223,6 +241,7 @@ async def join_cohort(command: JoinCohort, context: Context, uow: UnitOfWork, *,
     return Reply(cohorts.joined(command.name, new=bool(joined)))
 
 
+@handles(LeaveCohort)
 async def leave_cohort(command: LeaveCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort leave NAME`: anyone may leave."""
     cohort = await cohorts_.find(uow, context.channel, command.name)
@@ -231,6 +250,7 @@ async def leave_cohort(command: LeaveCohort, context: Context, uow: UnitOfWork, 
     return Reply(cohorts.left(command.name, was_member=bool(left)))
 
 
+@handles(AddToCohort)
 async def add_to_cohort(command: AddToCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort add NAME @user...`."""
     channel = context.channel
@@ -241,6 +261,7 @@ async def add_to_cohort(command: AddToCohort, context: Context, uow: UnitOfWork,
     return Reply(cohorts.added(command.name, added, [uid for uid in command.users if uid not in added]))
 
 
+@handles(RemoveFromCohort)
 async def remove_from_cohort(
     command: RemoveFromCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService
 ) -> Reply:
@@ -251,17 +272,20 @@ async def remove_from_cohort(
     return Reply(cohorts.removed(command.name, removed, [uid for uid in command.users if uid not in removed]))
 
 
+@handles(ListCohorts)
 async def list_cohorts(command: ListCohorts, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort list`."""
     return Reply(cohorts.list_message(await cohorts_.all_cohorts(uow, context.channel)))
 
 
+@handles(ShowCohort)
 async def show_cohort(command: ShowCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort show NAME`."""
     cohort = await cohorts_.find(uow, context.channel, command.name)
     return Reply(cohorts.show_message(await cohorts_.view(uow, cohort)))
 
 
+@handles(PostCohortQuestion)
 async def post_cohort_question(
     command: PostCohortQuestion, context: Context, uow: UnitOfWork, *, cohorts_: CohortService
 ) -> Reply:
@@ -274,6 +298,7 @@ async def post_cohort_question(
     return Reply(cohorts.next_posted(command.name), quiet=True)
 
 
+@handles(SetCohort)
 async def set_cohort(command: SetCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
     """`/quiz cohort set NAME deliver:dm|channel`: how the cohort's schedules deliver its curriculum."""
     cohort = await cohorts_.find(uow, context.channel, command.name)
@@ -287,6 +312,7 @@ def direct_messages(platform: object) -> DirectMessages | None:
     return platform if isinstance(platform, DirectMessages) else None
 
 
+@handles(RemindCohort)
 async def remind_cohort(
     command: RemindCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService, platforms: PlatformRegistry
 ) -> Reply:
@@ -332,6 +358,7 @@ async def ask_to_confirm(
     return Reply(prompt, confirm=request)
 
 
+@handles(DeleteCohort)
 async def delete_cohort(
     command: DeleteCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService, confirmations_: Confirmations
 ) -> Reply:
@@ -355,6 +382,7 @@ async def delete_cohort(
 # --- review --------------------------------------------------------------------------------------------
 
 
+@handles(StartReview)
 async def start_review(command: StartReview, context: Context, uow: UnitOfWork, *, review_: ReviewService) -> Reply:
     """`/quiz review`: the question out for review, or when the next one is due."""
     found = await review_.next_question(uow, context.user)
@@ -364,6 +392,7 @@ async def start_review(command: StartReview, context: Context, uow: UnitOfWork, 
     return Reply(review.question_message(found))
 
 
+@handles(AnswerReview)
 async def answer_review(command: AnswerReview, context: Context, uow: UnitOfWork, *, review_: ReviewService) -> Reply:
     """`/quiz review N`."""
     result = await review_.answer(uow, context.user, command.number)
@@ -374,6 +403,7 @@ async def answer_review(command: AnswerReview, context: Context, uow: UnitOfWork
 # --- schedules -----------------------------------------------------------------------------------------
 
 
+@handles(AddSchedule, AddCohortSchedule)
 async def add_schedule(
     command: AddSchedule | AddCohortSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
 ) -> Reply:
@@ -383,6 +413,7 @@ async def add_schedule(
     return Reply(schedules.added(view, upcoming), private=False)
 
 
+@handles(ListSchedules)
 async def list_schedules(
     command: ListSchedules, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
 ) -> Reply:
@@ -391,6 +422,7 @@ async def list_schedules(
     return Reply(schedules.listing(views, everywhere=command.everywhere, here=context.channel))
 
 
+@handles(RemoveSchedule)
 async def remove_schedule(
     command: RemoveSchedule,
     context: Context,
@@ -415,6 +447,7 @@ async def remove_schedule(
     return Reply(schedules.removed(view, context.user), private=False)
 
 
+@handles(PauseSchedule)
 async def pause_schedule(
     command: PauseSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
 ) -> Reply:
@@ -426,6 +459,7 @@ async def pause_schedule(
     return Reply(schedules.paused(view, context.user, changed=changed), private=not changed)
 
 
+@handles(ResumeSchedule)
 async def resume_schedule(
     command: ResumeSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
 ) -> Reply:
@@ -437,6 +471,7 @@ async def resume_schedule(
     return Reply(schedules.resumed(view, context.user, changed=changed), private=not changed)
 
 
+@handles(NextSchedule)
 async def next_schedule(
     command: NextSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService, clock: Clock
 ) -> Reply:
@@ -447,6 +482,7 @@ async def next_schedule(
 # --- flags --------------------------------------------------------------------------------------------
 
 
+@handles(FlagQuestion)
 async def flag_question(command: FlagQuestion, context: Context, uow: UnitOfWork, *, flags_: FlagService) -> Reply:
     """`/quiz flag [reason]` and the "Report a problem" buttons: record the caller's flag, or update its reason."""
     result = await flags_.flag(uow, context.channel, context.user, post_id=command.post_id, reason=command.reason)
@@ -454,11 +490,13 @@ async def flag_question(command: FlagQuestion, context: Context, uow: UnitOfWork
     return Reply(flags.flag_message(result))
 
 
+@handles(ListFlags)
 async def list_flags(command: ListFlags, context: Context, uow: UnitOfWork, *, flags_: FlagService) -> Reply:
     """`/quiz flags`: the workspace's flagged questions with counts, reasons and accuracy."""
     return Reply(flags.listing_message(await flags_.flagged(uow, context.channel), threshold=flags_.threshold))
 
 
+@handles(ClearFlags)
 async def clear_flags(command: ClearFlags, context: Context, uow: UnitOfWork, *, flags_: FlagService) -> Reply:
     """`/quiz flags clear PACK/QUESTION`: the question's open flags cleared, so it is back in rotation."""
     cleared = await flags_.clear(uow, context.channel, context.user, pack_id=command.pack_id, key=command.question_key)
@@ -469,6 +507,7 @@ async def clear_flags(command: ClearFlags, context: Context, uow: UnitOfWork, *,
 # --- seasons -------------------------------------------------------------------------------------------
 
 
+@handles(StartSeason)
 async def start_season(command: StartSeason, context: Context, uow: UnitOfWork, *, seasons_: SeasonService) -> Reply:
     """`/quiz season start NAME [until:YYYY-MM-DD]` (the channel sees it)."""
     view = await seasons_.start(uow, context.channel, context.user, name=command.name, until=command.until)
@@ -476,6 +515,7 @@ async def start_season(command: StartSeason, context: Context, uow: UnitOfWork, 
     return Reply(seasons.started_message(view), private=False)
 
 
+@handles(EndSeason)
 async def end_season(
     command: EndSeason, context: Context, uow: UnitOfWork, *, seasons_: SeasonService, confirmations_: Confirmations
 ) -> Reply:
@@ -495,47 +535,17 @@ async def end_season(
     return Reply(seasons.ended_message(await seasons_.announce(ended.id)))
 
 
+@handles(ListSeasons)
 async def list_seasons(command: ListSeasons, context: Context, uow: UnitOfWork, *, seasons_: SeasonService) -> Reply:
     """`/quiz season list`."""
     return Reply(seasons.listing(await seasons_.list(uow, context.channel)))
 
 
 COMMAND_HANDLERS: Mapping[type[Any], Route] = {
-    PostNow: Route(post_now),
-    Reveal: Route(reveal_current),
-    ShowLeaderboard: Route(show_leaderboard),
-    ShowMe: Route(show_me),
-    ListPacks: Route(list_packs),
-    ShowHelp: Route(show_help),
-    ShowReport: Route(show_report),
-    CreateCohort: Route(create_cohort),
-    JoinCohort: Route(join_cohort),
-    LeaveCohort: Route(leave_cohort),
-    AddToCohort: Route(add_to_cohort, Permission.CREATOR_OR_ADMIN, "add members"),
-    RemoveFromCohort: Route(remove_from_cohort, Permission.CREATOR_OR_ADMIN, "remove members"),
-    ListCohorts: Route(list_cohorts),
-    ShowCohort: Route(show_cohort),
-    PostCohortQuestion: Route(post_cohort_question, Permission.CREATOR_OR_ADMIN, "post for it"),
-    RemindCohort: Route(remind_cohort, Permission.CREATOR_OR_ADMIN, "remind its members"),
-    SetCohort: Route(set_cohort, Permission.CREATOR_OR_ADMIN, "change how it is delivered"),
-    DeleteCohort: Route(delete_cohort, Permission.CREATOR_OR_ADMIN, "delete it"),
-    StartReview: Route(start_review),
-    AnswerReview: Route(answer_review),
-    AddSchedule: Route(add_schedule, Permission.ADMIN, "add schedules"),
-    AddCohortSchedule: Route(add_schedule, Permission.CREATOR_OR_ADMIN, "add schedules"),
-    ListSchedules: Route(list_schedules),
-    RemoveSchedule: Route(remove_schedule, Permission.ADMIN, "remove schedules"),
-    PauseSchedule: Route(pause_schedule, Permission.ADMIN, "pause and resume schedules"),
-    ResumeSchedule: Route(resume_schedule, Permission.ADMIN, "pause and resume schedules"),
-    NextSchedule: Route(next_schedule),
-    FlagQuestion: Route(flag_question),
-    ListFlags: Route(list_flags, Permission.ADMIN, "see flagged questions"),
-    ClearFlags: Route(clear_flags, Permission.ADMIN, "clear flags"),
-    StartSeason: Route(start_season, Permission.ADMIN, "start seasons"),
-    EndSeason: Route(end_season, Permission.ADMIN, "end seasons"),
-    ListSeasons: Route(list_seasons),
+    kind: Route(handler, ACCESS[kind].permission, ACCESS[kind].action) for kind, handler in _HANDLERS.items()
 }
-"""Every command the core runs: its handler, who may run it, and what a refusal names."""
+"""Every command the core runs: its handler (registered by `@handles`), and from its spec (bot/commands.py SPECS)
+who may run it and what a refusal names."""
 
 
 def bind_routes(routes: Mapping[type[Any], Route], dependencies: Mapping[str, object]) -> dict[type[Any], Route]:

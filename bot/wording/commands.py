@@ -14,7 +14,6 @@ from bot.wording.i18n import translate as _
 LEADERBOARD_USAGE = (
     "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts] (or `season [NAME]` as the window)"
 )
-COHORT_USAGE = "/quiz cohort create|join|leave|add|remove|list|show|next|delete NAME ..."
 CREATE_USAGE = "/quiz cohort create NAME [start:YYYY-MM-DD] [packs:a,b] [deliver:dm|channel]"
 SCHEDULE_USAGE = (
     "`/quiz schedule add <when> [pack...] [tz:Area/City] [close:DURATION]`, `/quiz schedule list [all]`, "
@@ -198,13 +197,13 @@ def cohort_list_takes_nothing() -> str:
     return _("`/quiz cohort list` takes no arguments.")
 
 
-def not_a_cohort_command(word: str, nearest: Sequence[str] = ()) -> str:
-    """`/quiz cohort WORD` for a word that is no cohort action."""
+def not_a_cohort_command(word: str, nearest: Sequence[str], actions: Sequence[str]) -> str:
+    """`/quiz cohort WORD` for a word that is no cohort action: the nearest, and every action (from the specs)."""
     return _(
         "`{word}` is not a cohort command.{hint} Try `{usage}`.",
         word=echo(word),
         hint=did_you_mean(nearest),
-        usage=COHORT_USAGE,
+        usage=_("/quiz cohort {actions} NAME ...", actions="|".join(actions)),
     )
 
 
@@ -292,3 +291,96 @@ def schedule_packs_are_words() -> str:
 def looks_like_a_timezone(word: str) -> str:
     """A pack word that is a timezone (`Europe/Helsinki`, `UTC`) written without `tz:`."""
     return _("`{word}` looks like a timezone; write it as `tz:{word}`.", word=echo(word))
+
+
+# --- typed commands (Discord): descriptions of commands and options, labels of choices ------------------------
+# Keys the command specs (bot/commands.py SPECS) name; a platform with typed commands words them at its edge with
+# `described` and `option_words`. A command's permission is added to its description by `described`, never by hand.
+
+QUIZ_GROUP = "Quiz questions, answers and leaderboards"
+
+DESCRIBE_REVIEW = "Privately review a question you missed; give `answer` to answer it"
+DESCRIBE_SCHEDULE_ADD = "Post questions in this channel on a rule"
+DESCRIBE_SCHEDULE_LIST = "This channel's schedules, or the whole server's"
+DESCRIBE_SCHEDULE_REMOVE = "Delete a schedule; posted questions stay"
+DESCRIBE_SCHEDULE_PAUSE = "Stop a schedule until it is resumed"
+DESCRIBE_SCHEDULE_RESUME = "Restart a paused schedule; missed questions are not caught up"
+DESCRIBE_SCHEDULE_NEXT = "When the next scheduled question is due in this channel"
+DESCRIBE_FLAGS_LIST = "Flagged questions: how many reported each, why, accuracy"
+DESCRIBE_FLAGS_CLEAR = "Clear a question's flags, putting it back in rotation"
+DESCRIBE_COHORT_CREATE = "Create a cohort with a start date and a curriculum of packs"
+DESCRIBE_COHORT_JOIN = "Join a cohort"
+DESCRIBE_COHORT_LEAVE = "Leave a cohort"
+DESCRIBE_COHORT_ADD = "Add members to a cohort"
+DESCRIBE_COHORT_REMOVE = "Remove members from a cohort"
+DESCRIBE_COHORT_LIST = "The cohorts of this server"
+DESCRIBE_COHORT_SHOW = "A cohort's members and their progress through its curriculum"
+DESCRIBE_COHORT_NEXT = "Post the cohort's next curriculum question here"
+DESCRIBE_COHORT_REMIND = "Privately nudge the members who are behind"
+DESCRIBE_COHORT_SET = "How a cohort's schedules deliver its curriculum"
+DESCRIBE_COHORT_DELETE = "Delete a cohort; answers and points stay"
+DESCRIBE_SEASON_START = "Start a season: a leaderboard from zero, until it ends"
+DESCRIBE_SEASON_END = "End the running season; each channel gets its final board"
+DESCRIBE_SEASON_LIST = "This server's seasons, the running one first"
+
+OPTION_PACK = "The pack to take the question from (default: any)"
+OPTION_WINDOW = "Which answers count (default: all time)"
+OPTION_SCOPE = "Whose answers (default: this channel)"
+OPTION_BOARD_COHORT = "The cohort to rank (picks the one-cohort scope), e.g. spring-26"
+OPTION_BOARD_SEASON = "A season's name, for its board (picks the season window; default: the season running now)"
+OPTION_ANSWER = "The number of your choice for the question you are reviewing"
+OPTION_REPORT_COHORT = "Report on one cohort (default: the whole server)"
+OPTION_REASON = "What is wrong with it (up to {limit} characters)"
+OPTION_HELP = "Explain one command"
+OPTION_WHEN = "When, e.g. `weekdays 09:30`, `mon,wed,fri 2pm` or cron `30 9 * * 1-5`"
+OPTION_PACKS = "Pack ids, separated by commas or spaces (default: every pack)"
+OPTION_TZ = "IANA timezone, e.g. Europe/Helsinki or America/New_York (default: the channel's)"
+OPTION_CLOSE = "Close each question after e.g. 30m, 2h, 1d (default: at the next one, at most 24 h)"
+OPTION_SCHEDULE_COHORT = "Deliver this cohort's curriculum instead of packs"
+OPTION_ALL = "List every channel's schedules in this server"
+OPTION_SCHEDULE_ID = "The schedule's id (`/quiz schedule list` shows them)"
+OPTION_QUESTION = "PACK/QUESTION, e.g. data-parallelism/dp-gpu-holds (`/quiz flags list` shows them)"
+OPTION_COHORT = "The cohort's name, e.g. spring-26"
+OPTION_START = "First day, as YYYY-MM-DD (default: today)"
+OPTION_CURRICULUM = "Curriculum: pack ids in order, separated by commas (default: every pack)"
+OPTION_DELIVER = "How its schedules deliver the curriculum: in the channel, or to each member by direct message"
+OPTION_MEMBERS = "Members: mentions (@ann @ben) or user ids"
+OPTION_SEASON = "The season's name, e.g. 2027-q1"
+OPTION_UNTIL = "Its last day, as YYYY-MM-DD (default: until an admin ends it)"
+
+_WHO_MAY = {"admin": " (admins)", "creator-or-admin": " (admins and its creator)"}
+_SCOPE_CHOICES = {
+    "channel": "this channel",
+    "workspace": "this server",
+    "cohort": "one cohort (name it in `cohort`)",
+    "cohorts": "cohort vs cohort",
+}
+_DELIVERY_CHOICES = {"channel": "in the channel", "dm": "by direct message to each member"}
+
+
+def described(key: str, permission: str = "anyone") -> str:
+    """A typed command's description: its words, capitalised, then who may run it (`(admins)`) from its spec's
+    permission (`anyone`, `admin`, `creator-or-admin`)."""
+    text = _(key)
+    who = _WHO_MAY.get(permission)
+    return text[:1].upper() + text[1:] + (_(who) if who else "")
+
+
+def option_words(key: str, **values: object) -> str:
+    """A typed option's description."""
+    return _(key, **values)
+
+
+def scope_choice(scope: str) -> str:
+    """The label of a leaderboard scope among a typed option's choices."""
+    return _(_SCOPE_CHOICES[scope])
+
+
+def delivery_choice(delivery: str) -> str:
+    """The label of a cohort's delivery among a typed option's choices."""
+    return _(_DELIVERY_CHOICES[delivery])
+
+
+def not_running() -> str:
+    """A typed command sent to a command tree built only to register it (never running the bot)."""
+    return _("quizbot is not running here.")

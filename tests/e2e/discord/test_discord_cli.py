@@ -19,6 +19,7 @@ from adapters.discord.adapter import DiscordAdapter, intents, invite_permissions
 from adapters.discord.cli import sync_commands
 from adapters.discord.settings import DiscordSettings
 from bot.cli import main
+from bot.commands import SPECS
 from bot.commands import SUBCOMMANDS as CORE_SUBCOMMANDS
 from bot.config import Settings, load_settings
 from bot.errors import ConfigError
@@ -27,7 +28,7 @@ from tests.conftest import REPO, SEED_CONTENT
 from tests.discord_support import serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 
-SUBCOMMANDS = [
+KNOWN_SUBCOMMANDS = [
     "now",
     "reveal",
     "leaderboard",
@@ -42,11 +43,23 @@ SUBCOMMANDS = [
     "cohort",
     "season",
 ]
-GROUPS = {
+KNOWN_GROUPS = {
     "schedule": ["add", "list", "remove", "pause", "resume", "next"],
     "flags": ["list", "clear"],
     "cohort": ["create", "join", "leave", "add", "remove", "list", "show", "next", "remind", "set", "delete"],
     "season": ["start", "end", "list"],
+}
+
+
+SUBCOMMANDS = KNOWN_SUBCOMMANDS + [
+    name for name in dict.fromkeys(spec.path[0] for spec in SPECS) if name not in KNOWN_SUBCOMMANDS
+]
+"""The options users know stay where they are; a command added since (its spec) comes after them, in spec order
+(tests/e2e/discord/test_discord_specs.py checks each against its spec)."""
+GROUPS = {
+    group: KNOWN_GROUPS.get(group, [])
+    + [spec.name for spec in SPECS if spec.group == group and spec.name not in KNOWN_GROUPS.get(group, [])]
+    for group in dict.fromkeys(spec.group for spec in SPECS if spec.group is not None)
 }
 
 

@@ -15,6 +15,7 @@ from adapters.discord.adapter import DiscordAdapter
 from adapters.discord.commands import QuizCommands
 from adapters.discord.embeds import problem_embed
 from bot.commands import (
+    SPECS,
     AddCohortSchedule,
     AddSchedule,
     AddToCohort,
@@ -243,6 +244,14 @@ TYPED: list[tuple[str | None, str, dict[str, Any], Command, str]] = [
         "leaderboard season q1 workspace",
     ),
 ]
+
+_COVERED = {(group, sub) for group, sub, *_ in TYPED}
+TYPED += [
+    (spec.group, spec.name, dict(spec.example.options), parse_command(spec.example.text), spec.example.text)
+    for spec in SPECS
+    if spec.example is not None and (spec.group, spec.name) not in _COVERED
+]
+"""A command added since these cases were written is run by its spec's example (each spec has one)."""
 
 
 def test_the_typed_cases_are_what_the_text_grammar_parses() -> None:
