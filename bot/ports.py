@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from bot.domain import ChannelRef, QuestionCard, UserRef
@@ -175,6 +176,22 @@ class DirectDelivery(Protocol):
 
     async def user_timezone(self, user: UserRef) -> str | None:
         """The IANA timezone of `user`'s profile, or None when the platform gives none."""
+        ...
+
+
+@runtime_checkable
+class FindsPostedCards(Protocol):
+    """An optional capability of a ChatPlatform: find a card posted earlier, by its post's id.
+
+    A process killed after the platform accepted a card but before its message reference was recorded leaves a
+    post without one; before posting it again, recovery asks the platform whether the card is there already and
+    adopts it (Slack: the message's metadata carries the post's id). A platform that makes a repeated post
+    harmless itself (Discord: a message nonce) needs no such method.
+    """
+
+    async def find_card(self, channel: ChannelRef, post_id: int, *, since: datetime) -> str | None:
+        """The message reference of the card of `post_id` posted in `channel` since `since`, or None (not there,
+        or the platform would not say: then the card is posted again)."""
         ...
 
 

@@ -15,14 +15,28 @@ from adapters.discord.embeds import card_embeds, message_ref, page_ids
 from bot.domain import QuestionCard
 
 
+def page_nonce(post_id: int, page: int) -> str:
+    """The nonce of a card's page: the same for every attempt to post it, from any replica (Discord keeps a nonce
+    at most 25 characters long)."""
+    return f"quiz{post_id}p{page}"
+
+
 async def send_card(channel: discord.abc.Messageable, card: QuestionCard) -> str:
-    """Post the card's pages; returns its message reference. A failure deletes the pages already posted."""
+    """Post the card's pages; returns its message reference. A failure deletes the pages already posted.
+
+    Each page carries a nonce derived from the post's id, and discord.py asks Discord to enforce it
+    (`enforce_nonce`): a page posted again within a few minutes, by a process recovering from the death of the one
+    whose post Discord had taken, is answered with the first message instead of a second one.
+    """
     embeds = card_embeds(card)
     posted: list[discord.Message] = []
+    last = len(embeds) - 1
     try:
-        for embed in embeds[:-1]:
-            posted.append(await channel.send(embed=embed))
-        posted.append(await channel.send(embed=embeds[-1], view=answer_view(card)))
+        for page, embed in enumerate(embeds[:-1]):
+            posted.append(await channel.send(embed=embed, nonce=page_nonce(card.post_id, page)))
+        posted.append(
+            await channel.send(embed=embeds[-1], view=answer_view(card), nonce=page_nonce(card.post_id, last))
+        )
     except discord.HTTPException:
         for message in posted:
             with contextlib.suppress(discord.HTTPException):
