@@ -258,6 +258,8 @@ class DiscordAdapter:
             options["shard_count"] = settings.discord_shard_count
         if settings.discord_shard_ids is not None:
             options["shard_ids"] = settings.discord_shard_ids
+        # Every REST response's Date tells how far this host's clock is from Discord's (bot/clock_skew.py).
+        options["http_trace"] = runtime.clock_skew.trace_config(PLATFORM)
         self._client_options = options
         self.client = QuizClient(self, **options)
         self.ready = asyncio.Event()
