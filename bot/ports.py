@@ -185,13 +185,12 @@ class FindsPostedCards(Protocol):
 
     A process killed after the platform accepted a card but before its message reference was recorded leaves a
     post without one; before posting it again, recovery asks the platform whether the card is there already and
-    adopts it (Slack: the message's metadata carries the post's id). A platform that makes a repeated post
-    harmless itself (Discord: a message nonce) needs no such method.
+    adopts it (Slack: the message's metadata carries the post's id; Discord: its answer buttons do).
     """
 
-    async def find_card(self, channel: ChannelRef, post_id: int, *, since: datetime) -> str | None:
-        """The message reference of the card of `post_id` posted in `channel` since `since`, or None (not there,
-        or the platform would not say: then the card is posted again)."""
+    async def find_card(self, channel: ChannelRef, card: QuestionCard, *, since: datetime) -> str | None:
+        """The message reference of `card` (its post's, by `card.post_id`) posted in `channel` since `since`, or
+        None (not there, or the platform would not say: then the card is posted again)."""
         ...
 
 

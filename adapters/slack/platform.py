@@ -138,8 +138,8 @@ class SlackPlatform:
         )
         return str(response["ts"])
 
-    async def find_card(self, channel: ChannelRef, post_id: int, *, since: datetime) -> str | None:
-        """The ts of the card of `post_id` in the channel's history since `since` (the FindsPostedCards capability):
+    async def find_card(self, channel: ChannelRef, card: QuestionCard, *, since: datetime) -> str | None:
+        """The ts of `card` in the channel's history since `since` (the FindsPostedCards capability):
         a message whose metadata carries the post's id. None when there is none, or when Slack will not show the
         history (the app lacks channels:history / groups:history / im:history, or is not in the channel): the
         card is then posted again, and the reason logged once."""
@@ -168,7 +168,7 @@ class SlackPlatform:
                 log.warning("could not reach Slack to read a channel's history: %s", exc, extra=extra)
                 return None
             for message in response.get("messages") or []:
-                if _carries_post(message, post_id):
+                if _carries_post(message, card.post_id):
                     return str(message["ts"])
             cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
             if not response.get("has_more") or cursor is None:

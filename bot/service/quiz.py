@@ -250,7 +250,7 @@ class QuizService:
             card = await self._card(uow, unsent)
         extra = {"platform": channel.platform, "channel": channel.channel_id, "post_id": card.post_id}
         if isinstance(platform, FindsPostedCards):
-            found = await platform.find_card(channel, card.post_id, since=unsent.post.opened_at)
+            found = await platform.find_card(channel, card, since=unsent.post.opened_at)
             if found is not None:
                 async with self.uow() as uow:
                     await uow.posts.record_message(card.post_id, found)

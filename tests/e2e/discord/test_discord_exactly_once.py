@@ -1,8 +1,9 @@
 """Fault: the bot (Discord) SIGKILLed after Discord took a scheduled card and before the bot recorded its id.
 
-The process started next recovers the slot and posts the same post again, with the same nonce (derived from the
-post's id) and `enforce_nonce`: Discord answers with the first message instead of creating a second, so the channel
-shows the question once and the post is that message.
+The process started next recovers the slot. It reads the channel's history since the post and adopts the card it
+finds there (by its answer buttons), later than Discord remembers a nonce too; when it may not read the history,
+it posts the same post again with the same nonce (derived from the post's id) and `enforce_nonce`, and Discord
+answers with the first message. Either way the channel shows the question once and the post is that message.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from adapters.discord.cards import page_nonce
 from bot.domain import ChannelRef
 from tests.discord_storm import start_bot, stop_bot
@@ -19,8 +22,9 @@ from tests.exactly_once import FAST_SCHEDULER, HeldAnswer, schedule_due_now, wai
 from tests.fakes.discord_api import FakeDiscord
 
 
-async def test_card_taken_before_a_sigkill_is_answered_with_the_first_message(
-    database_url: str, fake: FakeDiscord, tmp_path: Path
+@pytest.mark.parametrize("history", ["readable", "refused"])
+async def test_card_taken_before_a_sigkill_shows_once(
+    database_url: str, fake: FakeDiscord, tmp_path: Path, history: str
 ) -> None:
     await schedule_due_now(database_url, ChannelRef("discord", fake.guild_id, fake.channel_id))
     gate = HeldAnswer()
@@ -39,6 +43,10 @@ async def test_card_taken_before_a_sigkill_is_answered_with_the_first_message(
     gate.release.set()
     assert len(fake.channel_messages()) == 1
     first = fake.channel_messages()[0]
+    if history == "readable":
+        fake.forget_nonces()  # the recovery comes later than Discord remembers the nonce: the history finds it
+    else:
+        fake.fail_next("GET", "/channels/{channel_id}/messages", "missing_access")  # no Read Message History
 
     bot = await start_bot(fake, database_url, tmp_path / "second.log", env=FAST_SCHEDULER)
     try:
@@ -49,6 +57,9 @@ async def test_card_taken_before_a_sigkill_is_answered_with_the_first_message(
     assert [m["id"] for m in fake.channel_messages()] == [first["id"]]  # the question shows once
     assert outcome.message_ref == first["id"]  # and the post is that message: clicks and the reveal edit it
     sent = [r.json for r in fake.requests_to("POST", "/channels/{channel_id}/messages")]
-    assert len(sent) == 2 and all(p["enforce_nonce"] for p in sent)  # the recovered post asked again...
     post_id = int(first["components"][0]["components"][0]["custom_id"].split(":")[2])
-    assert sent[0]["nonce"] == sent[1]["nonce"] == page_nonce(post_id, 0)  # ...with the nonce of the same post
+    assert sent[0]["nonce"] == page_nonce(post_id, 0) and sent[0]["enforce_nonce"]
+    if history == "refused":  # posted again, with the nonce of the same post: Discord answered with the first
+        assert len(sent) == 2 and sent[1]["nonce"] == sent[0]["nonce"] and sent[1]["enforce_nonce"]
+    else:  # adopted from the history, not posted again
+        assert len(sent) == 1

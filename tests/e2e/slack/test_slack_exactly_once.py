@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from adapters.slack.platform import POST_EVENT_TYPE, SlackPlatform, card_metadata, make_client
-from bot.domain import ChannelRef
+from bot.domain import ChannelRef, QuestionCard
 from tests.click_storm import running_bot
 from tests.exactly_once import FAST_SCHEDULER, HeldAnswer, schedule_due_now, wait_until_posted
 from tests.fakes.slack_api import FakeSlack
@@ -77,13 +77,14 @@ async def test_without_the_history_scope_the_card_is_posted_and_the_reason_logge
     client = make_client(token=fake.bot_token, base_url=fake.api_url)
     platform = SlackPlatform(client)
     channel = ChannelRef("slack", fake.team_id, CHANNEL)
+    seven, eight = (QuestionCard(post_id, "Pack", 1, 1, "2 + 2?", ("4", "5"), (0, 1), 0) for post_id in (7, 8))
     await client.chat_postMessage(channel=CHANNEL, text="card", metadata=card_metadata(7))
     since = datetime.now(UTC) - timedelta(minutes=1)
     with caplog.at_level(logging.WARNING, logger="adapters.slack.platform"):
-        assert await platform.find_card(channel, 7, since=since) is None
-        assert await platform.find_card(channel, 8, since=since) is None
+        assert await platform.find_card(channel, seven, since=since) is None
+        assert await platform.find_card(channel, eight, since=since) is None
     refusals = [r.getMessage() for r in caplog.records if "history" in r.getMessage()]
     assert len(refusals) == 1 and "channels:history" in refusals[0], refusals
     fake.scopes.add("channels:history")
-    assert await platform.find_card(channel, 7, since=since) == fake.messages_in(CHANNEL)[0]["ts"]
-    assert await platform.find_card(channel, 8, since=since) is None
+    assert await platform.find_card(channel, seven, since=since) == fake.messages_in(CHANNEL)[0]["ts"]
+    assert await platform.find_card(channel, eight, since=since) is None
