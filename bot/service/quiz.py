@@ -182,12 +182,12 @@ class QuizService:
         platform = self.platforms.get(channel.platform)
         if platform is None:
             raise QuizError(card_words.adapter_not_running(channel.platform))
+        if fire_key is not None:
+            resumed = await self.publish_unsent(channel, fire_key=fire_key, recipient=recipient, source=source)
+            if resumed is not None:
+                return resumed
         packs = self._packs_to_draw_from(pack_id, pack_ids, question)
         now = self.clock.now()
-        if fire_key is not None:
-            unsent = await self._unsent_of_fire(channel, fire_key, recipient)
-            if unsent is not None:
-                return await self._publish_again(platform, channel, unsent, source)
         async with self.uow() as uow:
             channel_row = await uow.places.channel_id(channel, now)
             if question is None:
@@ -225,7 +225,23 @@ class QuizService:
             await uow.commit()
         return await self._publish(platform, channel, card, source)
 
-    async def _unsent_of_fire(self, channel: ChannelRef, fire_key: str, recipient: UserRef | None) -> Shown | None:
+    async def publish_unsent(
+        self,
+        channel: ChannelRef,
+        *,
+        fire_key: str,
+        recipient: UserRef | None = None,
+        source: PostSource = PostSource.SCHEDULE,
+    ) -> PostedQuestion | None:
+        """Publish again the post of fire slot `fire_key` that an attempt killed mid-publication left without a
+        message reference (None when there is none): the slot's retry shows that post, not another question."""
+        platform = self.platforms.get(channel.platform)
+        if platform is None:
+            raise QuizError(card_words.adapter_not_running(channel.platform))
+        unsent = await self._unsent_of_fire(fire_key, recipient)
+        return None if unsent is None else await self._publish_again(platform, channel, unsent, source)
+
+    async def _unsent_of_fire(self, fire_key: str, recipient: UserRef | None) -> Shown | None:
         """The post of a fire slot that a killed attempt created and never saw published (no message reference):
         recovery left it for the slot's next attempt, which publishes that very post again (the same id, so the
         platform can tell a repeat: see `_publish_again`)."""
@@ -235,10 +251,7 @@ class QuizService:
             unsent = [post.id for post in posts if post.message_ref is None]
             if not unsent or len(unsent) < len(posts):
                 return None
-            shown = await uow.posts.shown(max(unsent))
-        if shown is None:
-            return None
-        return shown
+            return await uow.posts.shown(max(unsent))
 
     async def _publish_again(
         self, platform: ChatPlatform, channel: ChannelRef, unsent: Shown, source: PostSource
