@@ -76,6 +76,11 @@ class AdapterSettings(BaseSettings):
         """`quizbot doctor`'s checks of these settings."""
         return []
 
+    def clock_url(self) -> str | None:
+        """An endpoint of the platform that answers without a token: `quizbot doctor` compares the `Date` of its
+        answer with this host's clock (None: the doctor does not ask this platform)."""
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class StartWords:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol, TypeVar, runtime_checkable
 
 from bot.domain import ChannelRef, QuestionCard, UserRef
@@ -175,6 +176,21 @@ class DirectDelivery(Protocol):
 
     async def user_timezone(self, user: UserRef) -> str | None:
         """The IANA timezone of `user`'s profile, or None when the platform gives none."""
+        ...
+
+
+@runtime_checkable
+class FindsPostedCards(Protocol):
+    """An optional capability of a ChatPlatform: find a card posted earlier, by its post's id.
+
+    A process killed after the platform accepted a card but before its message reference was recorded leaves a
+    post without one; before posting it again, recovery asks the platform whether the card is there already and
+    adopts it (Slack: the message's metadata carries the post's id; Discord: its answer buttons do).
+    """
+
+    async def find_card(self, channel: ChannelRef, card: QuestionCard, *, since: datetime) -> str | None:
+        """The message reference of `card` (its post's, by `card.post_id`) posted in `channel` since `since`, or
+        None (not there, or the platform would not say: then the card is posted again)."""
         ...
 
 

@@ -18,6 +18,7 @@ from datetime import timedelta
 from aiohttp import web
 
 from bot.clock import Clock, SystemClock
+from bot.clock_skew import ClockSkew
 from bot.config import Settings
 from bot.content import Catalog, load_catalog
 from bot.db import Database, DatabaseTimeouts
@@ -71,6 +72,8 @@ class Runtime:
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     adapter_status: dict[str, AdapterStatus] = field(default_factory=dict)
     """Each running adapter's supervision state (bot/supervision.py), shown in /healthz."""
+    clock_skew: ClockSkew = field(default_factory=ClockSkew)
+    """How far this host's clock is from the platforms' (from their responses' Date headers), shown in /healthz."""
 
     def ops_routes(self) -> list[web.RouteDef]:
         """/healthz and /metrics of this bot, to serve beside an adapter's own routes."""

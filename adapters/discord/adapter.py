@@ -15,6 +15,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -29,7 +30,7 @@ from adapters.discord.buttons import (
     flag_view,
     page_view,
 )
-from adapters.discord.cards import edit_card, send_card
+from adapters.discord.cards import edit_card, find_card, send_card
 from adapters.discord.commands import QuizCommands
 from adapters.discord.embeds import (
     ANSWER_TEMPLATE,
@@ -127,9 +128,14 @@ def intents() -> discord.Intents:
 
 def invite_permissions() -> discord.Permissions:
     """The channel permissions the bot needs: see the channel, post and edit its cards (embeds), in threads too,
-    and attach files (the charts `/quiz report` posts)."""
+    attach files (the charts `/quiz report` posts), and read the history (a card posted before a crash is found)."""
     return discord.Permissions(
-        view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True, attach_files=True
+        view_channel=True,
+        send_messages=True,
+        send_messages_in_threads=True,
+        embed_links=True,
+        attach_files=True,
+        read_message_history=True,
     )
 
 
@@ -259,7 +265,10 @@ class DiscordAdapter:
             options["shard_count"] = settings.discord_shard_count
         if settings.discord_shard_ids is not None:
             options["shard_ids"] = settings.discord_shard_ids
+        # Every REST response's Date tells how far this host's clock is from Discord's (bot/clock_skew.py).
+        options["http_trace"] = runtime.clock_skew.trace_config(PLATFORM)
         self._client_options = options
+        self._history_refusals: set[str] = set()  # why a channel's history could not be read, each logged once
         self.client = QuizClient(self, **options)
         self.ready = asyncio.Event()
         """Set once every shard is connected; cleared by the supervisor before each (re)start."""
@@ -278,6 +287,27 @@ class DiscordAdapter:
             return await send_card(self._messageable(channel), card)
         except discord.HTTPException as exc:
             raise platform_error(exc, "post a question") from exc
+
+    async def find_card(self, channel: ChannelRef, card: QuestionCard, *, since: datetime) -> str | None:
+        """The card, if the bot posted it in the channel since `since` (the FindsPostedCards capability): asked
+        before a post whose process died is posted again, for a recovery later than Discord remembers the nonce.
+        None when it is not there, or the bot may not read the channel's history (logged once)."""
+        user = self.client.user
+        if user is None:
+            return None
+        try:
+            return await find_card(self._messageable(channel), card, author_id=user.id, since=since)
+        except (discord.HTTPException, PlatformError) as exc:
+            reason = type(exc).__name__
+            if reason not in self._history_refusals:
+                self._history_refusals.add(reason)
+                log.warning(
+                    "cannot read a channel's history to find a card posted before a crash (%s): posting it again "
+                    "(Discord's nonce still catches a repeat within a few minutes); give the bot Read Message History",
+                    exc,
+                    extra=_extra(channel, card.post_id),
+                )
+            return None
 
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Edit the card: a new answer count keeps the buttons; the reveal removes them."""

@@ -7,6 +7,7 @@ the answer buttons, so the card reads top to bottom. The post's message referenc
 from __future__ import annotations
 
 import contextlib
+from datetime import datetime, timedelta
 
 import discord
 
@@ -15,20 +16,60 @@ from adapters.discord.embeds import card_embeds, message_ref, page_ids
 from bot.domain import QuestionCard
 
 
+def page_nonce(post_id: int, page: int) -> str:
+    """The nonce of a card's page: the same for every attempt to post it, from any replica (Discord keeps a nonce
+    at most 25 characters long)."""
+    return f"quiz{post_id}p{page}"
+
+
 async def send_card(channel: discord.abc.Messageable, card: QuestionCard) -> str:
-    """Post the card's pages; returns its message reference. A failure deletes the pages already posted."""
+    """Post the card's pages; returns its message reference. A failure deletes the pages already posted.
+
+    Each page carries a nonce derived from the post's id, and discord.py asks Discord to enforce it
+    (`enforce_nonce`): a page posted again within a few minutes, by a process recovering from the death of the one
+    whose post Discord had taken, is answered with the first message instead of a second one.
+    """
     embeds = card_embeds(card)
     posted: list[discord.Message] = []
+    last = len(embeds) - 1
     try:
-        for embed in embeds[:-1]:
-            posted.append(await channel.send(embed=embed))
-        posted.append(await channel.send(embed=embeds[-1], view=answer_view(card)))
+        for page, embed in enumerate(embeds[:-1]):
+            posted.append(await channel.send(embed=embed, nonce=page_nonce(card.post_id, page)))
+        posted.append(
+            await channel.send(embed=embeds[-1], view=answer_view(card), nonce=page_nonce(card.post_id, last))
+        )
     except discord.HTTPException:
         for message in posted:
             with contextlib.suppress(discord.HTTPException):
                 await message.delete()
         raise
     return message_ref([message.id for message in posted])
+
+
+HISTORY_MARGIN = timedelta(minutes=10)
+"""How much earlier than the post's own time `find_card` starts reading: this host's clock and Discord's may differ."""
+HISTORY_LIMIT = 200
+"""Messages read at most when looking for a card (a channel rarely gets more since the post)."""
+
+
+async def find_card(
+    channel: discord.abc.Messageable, card: QuestionCard, *, author_id: int, since: datetime
+) -> str | None:
+    """The message reference of `card` if the bot (`author_id`) posted it in the channel since `since`: a message
+    of the bot's whose answer buttons name the card's post. Only a card of one page is looked for (a longer one's
+    earlier pages carry nothing to know them by); None otherwise."""
+    if len(card_embeds(card)) != 1:
+        return None
+    prefix = f"quiz:answer:{card.post_id}:"
+    after = discord.Object(id=discord.utils.time_snowflake(since - HISTORY_MARGIN))
+    async for message in channel.history(limit=HISTORY_LIMIT, after=after, oldest_first=True):
+        if message.author.id != author_id:
+            continue
+        for row in message.components:
+            children = row.children if isinstance(row, discord.ActionRow) else [row]
+            if any(str(getattr(item, "custom_id", "") or "").startswith(prefix) for item in children):
+                return message_ref([message.id])
+    return None
 
 
 async def edit_card(channel: discord.PartialMessageable, reference: str, card: QuestionCard) -> None:

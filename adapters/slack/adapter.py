@@ -123,7 +123,9 @@ class SlackAdapter:
         """Check the bot token, register the platform, then serve in Socket Mode or HTTP mode until stopped."""
         # One connection pool for every Web API call while serving: a click's chat.postEphemeral then reuses a
         # kept-alive TLS connection instead of opening its own.
-        async with aiohttp.ClientSession() as session:
+        # Every response's Date tells how far this host's clock is from Slack's (bot/clock_skew.py).
+        trace = self.runtime.clock_skew.trace_config(PLATFORM)
+        async with aiohttp.ClientSession(trace_configs=[trace]) as session:
             self.client.session = session
             try:
                 await self._check_token()

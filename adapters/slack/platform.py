@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 import aiohttp
@@ -88,6 +89,26 @@ def platform_error(exc: SlackApiError, *, action: str) -> PlatformError:
     return PlatformError(text, permanent=code in PERMANENT_ERRORS, retry_after=retry_after)
 
 
+POST_EVENT_TYPE = "quizbot_post"
+"""The event_type of the metadata every card carries (its payload: the post's id), by which recovery finds it."""
+HISTORY_MARGIN = timedelta(minutes=10)
+"""How much earlier than the post's own time recovery starts reading a channel's history: this host's clock and
+Slack's may differ (a message's ts is Slack's time)."""
+HISTORY_PAGES = 5
+"""Pages of 200 messages read at most when looking for a card (a channel rarely gets more since the post)."""
+
+
+def card_metadata(post_id: int) -> dict[str, Any]:
+    """The message metadata of a post's card: how `find_card` recognises it after a crash."""
+    return {"event_type": POST_EVENT_TYPE, "event_payload": {"post_id": post_id}}
+
+
+def _carries_post(message: dict[str, Any], post_id: int) -> bool:
+    metadata = message.get("metadata") or {}
+    payload = metadata.get("event_payload") or {}
+    return bool(metadata.get("event_type") == POST_EVENT_TYPE and str(payload.get("post_id")) == str(post_id))
+
+
 SLACK_LIMITS = PlatformLimits(channel=Rate(1.0), workspace=Rate(2.0, burst=10), platform=None)
 """chat.postMessage: about one a second per channel, and a workspace-wide limit (kept well under)."""
 
@@ -100,6 +121,7 @@ class SlackPlatform:
 
     def __init__(self, client: AsyncWebClient) -> None:
         self.client = client
+        self._history_refusals: set[str] = set()  # why conversations.history failed, each logged once
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
         """Post a question card; the message's `ts` is its reference."""
@@ -110,10 +132,48 @@ class SlackPlatform:
             channel=channel.channel_id,
             text=card_text(card),
             blocks=card_blocks(card),
+            metadata=card_metadata(card.post_id),
             unfurl_links=False,
             unfurl_media=False,
         )
         return str(response["ts"])
+
+    async def find_card(self, channel: ChannelRef, card: QuestionCard, *, since: datetime) -> str | None:
+        """The ts of `card` in the channel's history since `since` (the FindsPostedCards capability):
+        a message whose metadata carries the post's id. None when there is none, or when Slack will not show the
+        history (the app lacks channels:history / groups:history / im:history, or is not in the channel): the
+        card is then posted again, and the reason logged once."""
+        oldest = f"{(since - HISTORY_MARGIN).timestamp():.6f}"
+        cursor: str | None = None
+        extra = {"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id}
+        for _page in range(HISTORY_PAGES):
+            try:
+                response = await self.client.conversations_history(
+                    channel=channel.channel_id, oldest=oldest, include_all_metadata=True, limit=200, cursor=cursor
+                )
+            except SlackApiError as exc:
+                reason = str(exc.response.get("error"))
+                if reason == "missing_scope":
+                    reason = f"missing_scope {exc.response.get('needed') or ''}".strip()
+                if reason not in self._history_refusals:
+                    self._history_refusals.add(reason)
+                    log.warning(
+                        "cannot read a channel's history to find a card posted before a crash (%s): posting it "
+                        "again, which may show it twice; add the history scopes of adapters/slack/manifest.yaml",
+                        reason,
+                        extra=extra,
+                    )
+                return None
+            except (aiohttp.ClientError, TimeoutError) as exc:
+                log.warning("could not reach Slack to read a channel's history: %s", exc, extra=extra)
+                return None
+            for message in response.get("messages") or []:
+                if _carries_post(message, card.post_id):
+                    return str(message["ts"])
+            cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
+            if not response.get("has_more") or cursor is None:
+                return None
+        return None
 
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Edit a card in place (new answer count, or the reveal); 429s are waited out by the client."""

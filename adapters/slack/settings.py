@@ -50,6 +50,12 @@ class SlackSettings(AdapterSettings):
         """Whether Slack credentials are present."""
         return self.slack_bot_token is not None
 
+    def clock_url(self) -> str | None:
+        """Slack's api.test (no token needed), at QUIZBOT_SLACK_API_URL when set: its Date is Slack's time."""
+        if self.slack_bot_token is None:
+            return None
+        return f"{self.slack_api_url or 'https://slack.com/api/'}api.test"
+
     def findings(self) -> list[Finding]:
         """The token's shape and which mode (Socket or HTTP) the settings select."""
         if self.slack_bot_token is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bot.clock import Clock
+from bot.clock_skew import SKEW_LIMIT, probe
 from bot.config import Settings, unknown_variables
 from bot.content.curricula import load_curricula
 from bot.content.loader import validate_paths
@@ -10,12 +12,32 @@ from bot.db.migrate import current_revision, head_revision
 from bot.db.problems import explain, masked_url, require_existing
 from bot.errors import DatabaseNotReady
 from bot.plugins import Finding
+from bot.wording import clock as clock_words
 from bot.wording.i18n import plural
 
 
 def _adapter_findings(settings: Settings) -> list[Finding]:
     """Each installed adapter checks its own settings (tokens, mode)."""
     return [finding for adapter in settings.adapter_settings().values() for finding in adapter.findings()]
+
+
+async def _clock_findings(settings: Settings, clock: Clock | None = None) -> list[Finding]:
+    """This host's clock against each enabled platform's whose settings are sound (the `Date` of one answer):
+    Slack refuses every request more than five minutes off."""
+    findings = []
+    enabled = settings.enabled_adapters()
+    for name, adapter in settings.adapter_settings().items():
+        url = adapter.clock_url()
+        if name not in enabled or url is None or any(f.level == "fail" for f in adapter.findings()):
+            continue
+        offset = await probe(name, url, clock=clock)
+        if offset is None:
+            findings.append(Finding("warn", "clock", clock_words.skew_unknown(name)))
+        elif abs(offset) > SKEW_LIMIT:
+            findings.append(Finding("fail", "clock", clock_words.skew_problem(name, offset), clock_words.SKEW_FIX))
+        else:
+            findings.append(Finding("ok", "clock", clock_words.skew_within(name, offset)))
+    return findings
 
 
 async def _database_findings(settings: Settings) -> list[Finding]:
@@ -79,4 +101,5 @@ async def diagnose(settings: Settings) -> list[Finding]:
         )
     findings.extend(await _database_findings(settings))
     findings.extend(_adapter_findings(settings))
+    findings.extend(await _clock_findings(settings))
     return findings

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
 
+from bot.clock_skew import ClockSkew
 from bot.db import Database
 from bot.db.database import describe_failure, is_unavailable
 from bot.db.migrate import current_revision, head_revision
@@ -32,6 +33,8 @@ class RunningBot(Protocol):
     def stopping(self) -> asyncio.Event: ...
     @property
     def adapter_status(self) -> Mapping[str, AdapterStatus]: ...
+    @property
+    def clock_skew(self) -> ClockSkew: ...
 
 
 log = logging.getLogger(__name__)
@@ -91,7 +94,18 @@ async def health(runtime: RunningBot) -> Health:
     if problems:
         report["problems"] = problems
     report["status"] = "ok" if healthy else "unhealthy"
+    _report_clock(runtime.clock_skew, report)
     return Health(healthy, report)
+
+
+def _report_clock(skew: ClockSkew, report: dict[str, Any]) -> None:
+    """A host clock far from the platforms' makes a healthy bot `degraded` (still 200: restarting the process
+    would not fix the clock), with the offset in seconds and the fix."""
+    clock = skew.report()
+    if clock is not None:
+        report["clock"] = clock
+        if report["status"] == "ok":
+            report["status"] = "degraded"
 
 
 def ops_routes(runtime: RunningBot) -> list[web.RouteDef]:

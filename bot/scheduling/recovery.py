@@ -5,8 +5,11 @@ finishing. Another replica takes it over with a conditional update that bumps `a
 renewal fails and it cannot post. Then, in the same transaction:
 - if the old attempt got as far as posting (its post has a message reference), the post is adopted: recorded as
   the slot's, not posted again;
-- rows of an attempt that never got a message reference are removed;
-- the slot is retried, unless it is now later than the grace window (skipped) or used up `max_attempts` (failed).
+- the slot is retried with the newest post of the lost attempt, which may have reached the platform just before its
+  process died (its message reference unrecorded): the retry publishes that post again, and the platform tells a
+  repeat (see QuizService.post_question); older attempts' rows without a message reference are removed;
+- unless it is now later than the grace window (skipped) or used up `max_attempts` (failed): its rows without a
+  message reference are removed.
 """
 
 from __future__ import annotations
@@ -107,15 +110,19 @@ class Recovery:
                 fire.status, fire.post_id, fire.finished_at = FireStatus.POSTED.value, done, now
                 log.warning("slot %s: adopted post %s of an expired claim", slot.key, done, extra=extra)
                 return None
-            # rows of an attempt that never got a message reference
-            await uow.posts.remove_unsent([post.id for post in posts])
+            unsent = sorted(post.id for post in posts)
             late = now - slot.due
             if late > self.grace or attempts + 1 > self.max_attempts:
+                await uow.posts.remove_unsent(unsent)  # rows of attempts that never got a message reference
                 give_up = FireStatus.SKIPPED if late > self.grace else FireStatus.FAILED
                 fire.status, fire.finished_at = give_up.value, now
                 fire.detail = f"claim expired after {plural(attempts, 'attempt')}; {late} late"[:300]
                 (report.skipped if give_up is FireStatus.SKIPPED else report.failed).append(source_ref)
                 log.warning("slot %s: %s", slot.key, fire.detail, extra=extra)
                 return None
+            # The newest attempt's post is kept: the platform may have taken it just before its process died, so
+            # the retry publishes that same post again (QuizService.post_question), which lets the platform tell the
+            # repeat (a Discord nonce, a Slack message's metadata) instead of showing the question twice.
+            await uow.posts.remove_unsent(unsent[:-1])
             log.warning("slot %s: claim expired (owner %s gone?); retrying", slot.key, fire.claimed_by, extra=extra)
             return Claim.of(schedule, fire_id=fire_id, attempts=attempts + 1, slot=slot, channel=channel)

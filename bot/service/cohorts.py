@@ -270,8 +270,13 @@ class CohortService:
         This is what a cohort schedule calls on each fire (with the fire's key): one question, in curriculum order,
         recorded with PostSource.COHORT and source_ref = the cohort's id, so progress and boards count it (streaks
         never do: they count channel schedule posts only). Picking the question is a read; posting is
-        QuizService.post_question's own two-step publication.
+        QuizService.post_question's own two-step publication. A post of this fire left unpublished by a killed
+        attempt is published first: its question already counts as asked.
         """
+        if fire_key is not None:
+            resumed = await self.quiz.publish_unsent(channel, fire_key=fire_key, source=PostSource.COHORT)
+            if resumed is not None:
+                return resumed
         async with self.uow() as uow:
             question = await self.next_question(uow, cohort_id)
         if question is None:
@@ -299,6 +304,9 @@ class CohortService:
         """Send one member, in their direct-message channel `direct`, the next curriculum question they have not been
         sent (None when they have had them all). Recorded as a cohort post addressed to them, so the cohort's
         progress and board count their answer and nobody else's click does."""
+        resumed = await self.quiz.publish_unsent(direct, fire_key=fire_key, recipient=member, source=PostSource.COHORT)
+        if resumed is not None:
+            return resumed
         async with self.uow() as uow:
             question = await self.next_question(uow, cohort_id, member=member_row)
         if question is None:

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from aiohttp import web
 
+from bot.clock_skew import ClockSkew
 from bot.commands import Command
 from bot.config import Settings
 from bot.domain import AnswerResult, ChannelRef, Pack, UserRef
@@ -172,6 +173,11 @@ class AdapterHost(Protocol):
 
     def ops_routes(self) -> list[web.RouteDef]:
         """/healthz and /metrics, for an adapter that serves HTTP and wants them beside its own routes."""
+        ...
+
+    @property
+    def clock_skew(self) -> ClockSkew:
+        """Where the adapter hands the `Date` of its platform's responses (`ClockSkew.trace_config`)."""
         ...
 
     @property

@@ -29,7 +29,7 @@ from bot.domain import (
 )
 from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
-from bot.ports import NoMetrics, PlatformError, PlatformRegistry, ServiceMetrics
+from bot.ports import ChatPlatform, FindsPostedCards, NoMetrics, PlatformError, PlatformRegistry, ServiceMetrics
 from bot.service.repositories import Shown
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory
 from bot.wording import cards as card_words
@@ -181,6 +181,10 @@ class QuizService:
         platform = self.platforms.get(channel.platform)
         if platform is None:
             raise QuizError(card_words.adapter_not_running(channel.platform))
+        if fire_key is not None:
+            resumed = await self.publish_unsent(channel, fire_key=fire_key, recipient=recipient, source=source)
+            if resumed is not None:
+                return resumed
         packs = self._packs_to_draw_from(pack_id, pack_ids, question)
         now = self.clock.now()
         async with self.uow() as uow:
@@ -218,6 +222,65 @@ class QuizService:
             await uow.posts.pin(snapshot)
             card = await self._card(uow, Shown(post, snapshot, version, chosen))
             await uow.commit()
+        return await self._publish(platform, channel, card, source)
+
+    async def publish_unsent(
+        self,
+        channel: ChannelRef,
+        *,
+        fire_key: str,
+        recipient: UserRef | None = None,
+        source: PostSource = PostSource.SCHEDULE,
+    ) -> PostedQuestion | None:
+        """Publish again the post of fire slot `fire_key` that an attempt killed mid-publication left without a
+        message reference (None when there is none): the slot's retry shows that post, not another question."""
+        platform = self.platforms.get(channel.platform)
+        if platform is None:
+            raise QuizError(card_words.adapter_not_running(channel.platform))
+        unsent = await self._unsent_of_fire(fire_key, recipient)
+        return None if unsent is None else await self._publish_again(platform, channel, unsent, source)
+
+    async def _unsent_of_fire(self, fire_key: str, recipient: UserRef | None) -> Shown | None:
+        """The post of a fire slot that a killed attempt created and never saw published (no message reference):
+        recovery left it for the slot's next attempt, which publishes that very post again (the same id, so the
+        platform can tell a repeat: see `_publish_again`)."""
+        async with self.uow() as uow:
+            recipient_row = await uow.places.user_id(recipient, self.clock.now()) if recipient else None
+            posts = await uow.posts.of_fire(fire_key, recipient=recipient_row)
+            unsent = [post.id for post in posts if post.message_ref is None]
+            if not unsent or len(unsent) < len(posts):
+                return None
+            return await uow.posts.shown(max(unsent))
+
+    async def _publish_again(
+        self, platform: ChatPlatform, channel: ChannelRef, unsent: Shown, source: PostSource
+    ) -> PostedQuestion:
+        """Publish a post an earlier attempt may already have published: the platform is asked first where it can
+        say (`FindsPostedCards`) and its card adopted if there; else it is posted (Discord's nonce, derived from
+        the post's id, makes the platform itself answer a repeat with the first message)."""
+        async with self.uow() as uow:
+            card = await self._card(uow, unsent)
+        extra = {"platform": channel.platform, "channel": channel.channel_id, "post_id": card.post_id}
+        if isinstance(platform, FindsPostedCards):
+            found = await platform.find_card(channel, card, since=unsent.post.opened_at)
+            if found is not None:
+                async with self.uow() as uow:
+                    await uow.posts.record_message(card.post_id, found)
+                    await uow.commit()
+                log.warning(
+                    "post %s was published before its process died: adopted, not posted again",
+                    card.post_id,
+                    extra=extra,
+                )
+                return PostedQuestion(channel=channel, card=card, message_ref=found)
+        log.info("publishing post %s again after its process died", card.post_id, extra=extra)
+        return await self._publish(platform, channel, card, source)
+
+    async def _publish(
+        self, platform: ChatPlatform, channel: ChannelRef, card: QuestionCard, source: PostSource
+    ) -> PostedQuestion:
+        """The second step: the platform call, then the message reference recorded (a refused post's row is
+        removed again)."""
         try:
             message_ref = await platform.post_card(channel, card)
         except Exception as exc:

@@ -46,9 +46,10 @@ import re
 import secrets
 import socket
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from email.utils import formatdate
 from typing import Any, TypeVar
 
 from aiohttp import BodyPartReader, WSMsgType, web
@@ -694,6 +695,14 @@ class FakeDiscord:
         self.validate_payloads = validate_payloads
         self.guard_network = guard_network
         self.ack_heartbeats = True
+        self.clock_skew = 0.0
+        """Seconds the fake's clock is ahead of this host's (behind when negative): its `Date` headers say so."""
+        self.nonce_window = 300.0
+        """Seconds a message nonce sent with `enforce_nonce` is remembered (Discord: "the past few minutes")."""
+        self._nonces: dict[tuple[str, str], tuple[str, float]] = {}  # (author, nonce) -> (message id, when)
+        self.after_create: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        """Awaited once a channel message is created and before Discord's answer goes out: a test holds the answer
+        here (for instance, to kill the bot after Discord took its post and before it hears so)."""
 
         self._last_snowflake = 0
         self.bot_user_id = _sf(bot_user_id or self.next_id())
@@ -767,6 +776,7 @@ class FakeDiscord:
 
     async def start(self) -> FakeDiscord:
         app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.on_response_prepare.append(self._stamp_date)
         app.router.add_route("GET", "/gw", self._gateway_handler)
         app.router.add_route("GET", "/gw/", self._gateway_handler)
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._api_handler)
@@ -781,6 +791,10 @@ class FakeDiscord:
         sockets = getattr(server, "sockets", None) or []
         self._port = sockets[0].getsockname()[1]
         return self
+
+    async def _stamp_date(self, _request: web.Request, response: web.StreamResponse) -> None:
+        """Every response carries the fake's own time in `Date`, as Discord's do (skewed by `clock_skew`)."""
+        response.headers["Date"] = formatdate(time.time() + self.clock_skew, usegmt=True)
 
     async def stop(self) -> None:
         for conn in list(self.connections):
@@ -1780,8 +1794,15 @@ class FakeDiscord:
             if self.validate_payloads:
                 _validate_message_payload(body, require_body=True, has_files=bool(ctx.record.files))
             reference = body.get("message_reference")
+            earlier = self._enforced_nonce(body)
+            if earlier is not None:  # Discord answers a repeat with the first message, and creates none
+                return self._message_view(earlier)
             msg = self._new_message(channel["id"], body, files=ctx.record.files, msg_type=19 if reference else 0)
+            if body.get("nonce") is not None and body.get("enforce_nonce"):
+                self._nonces[(msg["author"]["id"], str(body["nonce"]))] = (msg["id"], time.monotonic())
             await self._echo_create(msg)
+            if self.after_create is not None:
+                await self.after_create(msg)
             return self._message_view(msg)
 
         @r("POST", "/channels/{channel_id}/messages/bulk-delete")
@@ -2096,6 +2117,21 @@ class FakeDiscord:
                 }
             )
         return out
+
+    def forget_nonces(self) -> None:
+        """Forget the nonces of messages created so far, as Discord does a few minutes on."""
+        self._nonces.clear()
+
+    def _enforced_nonce(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The message the bot created with this nonce in the last `nonce_window` seconds, when `enforce_nonce` asks
+        Discord to check ("If another message was created by the same author with the same nonce, that message will
+        be returned and no new message will be created")."""
+        if body.get("nonce") is None or not body.get("enforce_nonce"):
+            return None
+        found = self._nonces.get((self.bot_user_id, str(body["nonce"])))
+        if found is None or time.monotonic() - found[1] > self.nonce_window:
+            return None
+        return self.messages.get(found[0])
 
     def _mentions(self, content: str) -> tuple[list[dict[str, Any]], list[str], bool]:
         users = [self.users[u] for u in re.findall(r"<@!?(\d+)>", content) if u in self.users]

@@ -42,8 +42,9 @@ import math
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from email.utils import formatdate
 from typing import Any
 from urllib.parse import urlencode
 
@@ -106,6 +107,9 @@ UNBOUND_RESPONSE_URL = "http://127.0.0.1:9/response/unbound"
 
 # Fields that Slack clients send JSON-encoded inside form bodies.
 _JSON_FIELDS = ("blocks", "attachments", "metadata", "view", "user_auth_blocks")
+
+# The bot token's scopes unless a test takes some away (fake.scopes): only the history scopes are checked.
+DEFAULT_SCOPES = frozenset({"commands", "chat:write", "channels:history", "groups:history", "im:history"})
 
 # Token prefix accepted per method ("bot" = xoxb/xoxp, "app" = xapp).
 _APP_TOKEN_METHODS = {"apps.connections.open"}
@@ -601,6 +605,7 @@ class FakeSlack:
         strict_blocks: bool = True,
         response_url_max_uses: int | None = 5,
         clock: Callable[[], float] = time.monotonic,
+        wall_clock_ts: bool = False,
     ) -> None:
         self.bot_token = bot_token
         self.app_token = app_token
@@ -615,6 +620,14 @@ class FakeSlack:
         self.strict_blocks = strict_blocks
         self.response_url_max_uses = response_url_max_uses
         self.clock = clock  # used for rate limiting only; replace to control time
+        self.wall_clock_ts = wall_clock_ts  # a message's ts is the fake's time (as Slack's is), not a counter
+        self.clock_skew = 0.0
+        """Seconds the fake's clock is ahead of this host's (behind when negative): its `Date` headers and, with
+        `wall_clock_ts`, its messages' ts say so."""
+        self.scopes: set[str] = set(DEFAULT_SCOPES)
+        self.after_post: Callable[[dict], Awaitable[None]] | None = None
+        """Awaited once chat.postMessage stored its message and before Slack's answer goes out: a test holds the
+        answer here (for instance, to kill the bot after Slack took its post and before it hears so)."""
 
         self.calls: list[Call] = []
         self.messages: dict[str, dict[str, dict]] = {}
@@ -636,6 +649,7 @@ class FakeSlack:
 
         self._ts_counter = itertools.count(0)
         self._ts_base = 1_700_000_000_000_100  # microseconds -> "1700000000.000100"
+        self._last_wall_ts = 0
         self._response_urls: dict[str, _ResponseUrl] = {}
         self._failures: list[_Failure] = []
         self._block_id_counter = itertools.count(1)
@@ -659,6 +673,7 @@ class FakeSlack:
 
     async def start(self) -> FakeSlack:
         app = web.Application()
+        app.on_response_prepare.append(self._stamp_date)
         app.router.add_route("*", "/api/{method}", self._handle_api)
         app.router.add_post("/response/{rid}", self._handle_response_url)
         app.router.add_get("/link/", self._handle_socket)
@@ -669,6 +684,10 @@ class FakeSlack:
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         return self
+
+    async def _stamp_date(self, _request: web.Request, response: web.StreamResponse) -> None:
+        """Every response carries the fake's own time in `Date`, as Slack's do (skewed by `clock_skew`)."""
+        response.headers["Date"] = formatdate(time.time() + self.clock_skew, usegmt=True)
 
     async def stop(self) -> None:
         for fut in self._pending_acks.values():
@@ -1050,7 +1069,10 @@ class FakeSlack:
     # ---------------- Web API ----------------
 
     def _next_ts(self) -> str:
-        v = self._ts_base + 100 * next(self._ts_counter)
+        if self.wall_clock_ts:  # the fake's time, each later than the one before
+            v = self._last_wall_ts = max(self._last_wall_ts + 100, int((time.time() + self.clock_skew) * 1_000_000))
+        else:
+            v = self._ts_base + 100 * next(self._ts_counter)
         return f"{v // 1_000_000}.{v % 1_000_000:06d}"
 
     @staticmethod
@@ -1093,6 +1115,8 @@ class FakeSlack:
         status, body, headers = await self._dispatch(method, args, token)
         call.status, call.response, call.headers = status, body, headers
         self.calls.append(call)
+        if method == "chat.postMessage" and body.get("ok") and self.after_post is not None:
+            await self.after_post(body["message"])
         return web.json_response(body, status=status, headers=headers)
 
     async def _dispatch(self, method: str, args: dict, token: str | None) -> tuple[int, dict, dict]:
@@ -1211,6 +1235,37 @@ class FakeSlack:
         if ch is None:
             return self._err("channel_not_found")
         return {"ok": True, "channel": self._public_channel(ch)}
+
+    def _api_conversations_history(self, args: dict) -> dict:
+        """A channel's messages, newest first, from `oldest` (exclusive) to `latest`; each message's metadata only
+        with `include_all_metadata`. Needs the history scope of the channel's kind, and the bot in the channel."""
+        ch = self.channels.get(args.get("channel") or "")
+        if ch is None:
+            return self._err("channel_not_found")
+        needed = "im:history" if ch["is_im"] else "groups:history" if ch["is_private"] else "channels:history"
+        if needed not in self.scopes:
+            return self._err("missing_scope", needed=needed, provided=",".join(sorted(self.scopes)))
+        if self.bot_user_id not in ch["_members"] and not ch["is_im"]:
+            return self._err("not_in_channel")
+        oldest = float(args.get("oldest") or 0)
+        latest = float(args.get("latest") or math.inf)
+        limit = max(1, min(int(args.get("limit") or 100), 999))
+        newest_first = sorted(
+            (m for ts, m in self.messages.get(ch["id"], {}).items() if oldest < float(ts) <= latest),
+            key=lambda m: float(m["ts"]),
+            reverse=True,
+        )
+        start = int(args.get("cursor") or 0)
+        page = newest_first[start : start + limit]
+        with_metadata = _truthy(args.get("include_all_metadata"))
+        messages = [{k: v for k, v in m.items() if k != "metadata" or with_metadata} for m in page]
+        more = start + limit < len(newest_first)
+        return {
+            "ok": True,
+            "messages": messages,
+            "has_more": more,
+            "response_metadata": {"next_cursor": str(start + limit) if more else ""},
+        }
 
     def _api_conversations_members(self, args: dict) -> dict:
         ch = self.channels.get(args.get("channel") or "")

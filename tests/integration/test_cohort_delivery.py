@@ -186,6 +186,47 @@ async def test_a_cohort_post_of_a_crashed_replica_is_adopted_by_its_fire_key_not
     assert (fire.status, fire.post_id, post.source) == ("posted", post.id, PostSource.COHORT.value)
 
 
+class DiesInItsPlatformCall(FakePlatform):
+    """The platform takes the next card, and the process dies before it hears so (its message id unrecorded)."""
+
+    dying = False
+
+    async def post_card(self, channel: ChannelRef, card: Any) -> str:
+        reference = await super().post_card(channel, card)
+        if self.dying:
+            self.dying = False
+            raise asyncio.CancelledError
+        return reference
+
+
+async def test_the_last_curriculum_question_cut_short_by_a_crash_is_published_again_not_taken_as_done(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock
+) -> None:
+    platform = DiesInItsPlatformCall()
+    runtime.platforms.register(platform)
+    clock.set(SUNDAY)
+    assert (await run(runtime, channel, LEAD, "cohort create hires packs:data-parallelism")).ok
+    assert (await run(runtime, channel, LEAD, "schedule add daily 09:00 tz:UTC cohort:hires")).ok
+    ticker = make_ticker(runtime, clock, replica="A")
+    for day in range(7):  # seven of the curriculum's eight questions
+        clock.set(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC) + timedelta(days=day))
+        await ticker.tick()
+    platform.dying = True
+    clock.set(datetime(2026, 1, 12, 9, 0, 1, tzinfo=UTC))
+    await make_ticker(runtime, clock, replica="A").tick()  # the eighth: taken by the platform, then the crash
+    (fire,) = [f for f in await rows(runtime, ScheduleFire) if f.status == "claimed"]
+    clock.set(fire.claimed_at + LEASE + timedelta(seconds=1))
+    report = await make_ticker(runtime, clock, replica="B").tick()
+    assert report.recovered == 1 and len(report.posted) == 1, report
+    first, again = [sent.card for sent in platform.of_kind("post_card")][-2:]
+    assert first is not None and again is not None
+    assert again.post_id == first.post_id  # the same post, which the platform can tell (nonce, metadata)
+    (fire,) = [f for f in await rows(runtime, ScheduleFire) if f.id == fire.id]
+    assert (fire.status, fire.post_id) == ("posted", first.post_id)
+    (schedule,) = await rows(runtime, Schedule)
+    assert schedule.enabled  # not taken for a finished curriculum
+
+
 # --- private delivery --------------------------------------------------------------------------------------------
 
 

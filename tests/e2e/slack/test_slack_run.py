@@ -190,6 +190,9 @@ def test_the_manifest_asks_for_what_the_adapter_uses() -> None:
         "users:read",
         "files:write",  # /quiz report's charts
         "im:write",  # conversations.open: a cohort delivered by direct message
+        "channels:history",  # conversations.history: a card posted before a crash is found, not posted twice
+        "groups:history",
+        "im:history",
     }
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert manifest["features"]["app_home"]["home_tab_enabled"] is True
