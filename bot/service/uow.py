@@ -1,4 +1,4 @@
-"""The unit of work: one transaction, the repositories a use case loads and saves through (repositories.py),
+"""The unit of work: one transaction, the repositories a use case loads and saves through (repositories/),
 after-commit hooks.
 
 The shape is cosmicpython's (`src/allocation/service_layer/unit_of_work.py`)::

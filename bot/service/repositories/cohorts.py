@@ -1,0 +1,154 @@
+"""Cohorts: their members, curricula and standings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from sqlalchemy import case, delete, func, select
+
+from bot.db.models import (
+    Answer,
+    Cohort,
+    CohortMember,
+    Schedule,
+    User,
+    Workspace,
+)
+from bot.domain import UserRef
+from bot.service.directory import insert_ignoring_conflict
+from bot.service.lookups import (
+    find_cohort,
+)
+from bot.service.repositories.base import Repository
+
+
+class DeliveryMember(NamedTuple):
+    """A member of a privately delivered cohort: their row, platform ids, profile timezone (cached) and join time."""
+
+    user_row: int
+    user: UserRef
+    timezone: str | None
+    joined_at: datetime
+
+
+class Totals(NamedTuple):
+    """Points, right answers and answers, summed."""
+
+    points: int
+    correct: int
+    answered: int
+
+
+class Cohorts(Repository):
+    """Cohorts and their memberships."""
+
+    async def add(self, values: dict[str, Any]) -> Cohort | None:
+        """Insert a cohort; None when the workspace already has one of that name."""
+        statement = insert_ignoring_conflict(self._session, Cohort, values, ["workspace_id", "key"])
+        created = (await self._session.execute(statement.returning(Cohort.id))).scalar()
+        return await self._session.get(Cohort, created) if created is not None else None
+
+    async def get(self, cohort_id: int) -> Cohort | None:
+        """A cohort by row id."""
+        return await self._session.get(Cohort, cohort_id)
+
+    async def find(self, workspace: int | None, name: str) -> Cohort:
+        """The cohort of this name (any case) in a workspace, or UnknownCohort naming the cohorts there are."""
+        return await find_cohort(self._session, workspace, name)
+
+    async def of_workspace(self, workspace: int) -> list[Cohort]:
+        """A workspace's cohorts, by name."""
+        query = select(Cohort).where(Cohort.workspace_id == workspace).order_by(Cohort.key)
+        return list((await self._session.execute(query)).scalars().all())
+
+    async def remove(self, cohort: Cohort) -> None:
+        """Delete a cohort, its schedules and (by cascade) its memberships; answers and posts stay."""
+        await self._session.execute(delete(Schedule).where(Schedule.cohort_id == cohort.id))
+        await self._session.execute(delete(Cohort).where(Cohort.id == cohort.id))
+
+    async def set_delivery(self, cohort: Cohort, delivery: str) -> None:
+        """Change how a cohort's schedules deliver its curriculum."""
+        cohort.delivery = delivery
+        await self._session.flush()
+
+    async def delivery_members(self, cohort_id: int) -> list[DeliveryMember]:
+        """The members of a cohort with their platform ids and cached timezone, for private delivery."""
+        rows = await self._session.execute(
+            select(
+                User.id,
+                User.external_id,
+                User.display_name,
+                User.timezone,
+                Workspace.platform,
+                Workspace.external_id.label("workspace"),
+                CohortMember.joined_at,
+            )
+            .join(CohortMember, CohortMember.user_id == User.id)
+            .join(Workspace, Workspace.id == User.workspace_id)
+            .where(CohortMember.cohort_id == cohort_id)
+            .order_by(User.id)
+        )
+        return [
+            DeliveryMember(
+                int(row.id),
+                UserRef(row.platform, row.workspace, row.external_id, row.display_name),
+                row.timezone,
+                row.joined_at,
+            )
+            for row in rows
+        ]
+
+    async def lock_member(self, user_row: int) -> None:
+        """Lock a user's row, so a membership's starting totals and a concurrent answer's rollup serialize."""
+        await self._session.execute(select(User.id).where(User.id == user_row).with_for_update())
+
+    async def totals_since(self, user_row: int, since: datetime) -> Totals:
+        """A user's points, right answers and answers since an instant."""
+        row = (
+            await self._session.execute(
+                select(
+                    func.coalesce(func.sum(Answer.points), 0),
+                    func.coalesce(func.sum(case((Answer.is_correct, 1), else_=0)), 0),
+                    func.count(Answer.id),
+                ).where(Answer.user_id == user_row, Answer.answered_at >= since)
+            )
+        ).one()
+        return Totals(int(row[0]), int(row[1]), int(row[2]))
+
+    async def add_member(self, values: dict[str, Any]) -> bool:
+        """Insert a membership; False when the user was a member already."""
+        statement = insert_ignoring_conflict(self._session, CohortMember, values, ["cohort_id", "user_id"])
+        return (await self._session.execute(statement.returning(CohortMember.user_id))).scalar() is not None
+
+    async def remove_members(self, cohort: Cohort, user_ids: Sequence[str]) -> set[str]:
+        """Remove members by platform id; returns the ids that were members."""
+        rows = (
+            await self._session.execute(
+                select(User.id, User.external_id)
+                .join(CohortMember, CohortMember.user_id == User.id)
+                .where(
+                    CohortMember.cohort_id == cohort.id,
+                    User.workspace_id == cohort.workspace_id,
+                    User.external_id.in_(user_ids),
+                )
+            )
+        ).all()
+        if rows:
+            await self._session.execute(
+                delete(CohortMember).where(
+                    CohortMember.cohort_id == cohort.id, CohortMember.user_id.in_([row.id for row in rows])
+                )
+            )
+        return {str(row.external_id) for row in rows}
+
+    async def creator_name(self, cohort: Cohort) -> str | None:
+        """The current name of whoever created a cohort."""
+        creator = await self._session.get(User, cohort.created_by) if cohort.created_by else None
+        return creator.display_name if creator else None
+
+    async def workspace_timezone(self, workspace: int) -> str:
+        """The timezone of a workspace (cohort start dates are local to it)."""
+        query = select(Workspace.timezone).where(Workspace.id == workspace)
+        return str((await self._session.execute(query)).scalar_one())

@@ -1,0 +1,46 @@
+"""Places: the workspaces and channels the bot has seen, by their platform ids."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import (
+    User,
+)
+from bot.domain import ChannelRef, UserRef
+from bot.service.directory import Directory
+from bot.service.lookups import (
+    WorkspaceRow,
+    workspace_row,
+)
+
+
+class Places:
+    """The workspace, channel and user rows behind platform ids, within one unit of work (a repository)."""
+
+    def __init__(self, session: AsyncSession, directory: Directory) -> None:
+        self._session = session
+        self._directory = directory
+
+    async def workspace(self, platform: str, external_id: str) -> WorkspaceRow | None:
+        """A workspace's row id and timezone, or None if it has never been seen (nothing is created)."""
+        return await workspace_row(self._session, platform, external_id)
+
+    async def workspace_id(self, platform: str, external_id: str, now: datetime) -> int:
+        """The row id of a workspace, created on first sight."""
+        return await self._directory.workspace_id(self._session, platform, external_id, now)
+
+    async def channel_id(self, ref: ChannelRef, now: datetime) -> int:
+        """The row id of a channel, created on first sight."""
+        return await self._directory.channel_id(self._session, ref, now)
+
+    async def user_id(self, ref: UserRef, now: datetime) -> int:
+        """The row id of a user, created on first sight; the display name is kept current."""
+        return await self._directory.user_id(self._session, ref, now)
+
+    async def remember_timezone(self, user_row: int, timezone: str) -> None:
+        """Cache the timezone a user's platform profile gives ("" when it gives none)."""
+        await self._session.execute(update(User).where(User.id == user_row).values(timezone=timezone[:64]))
