@@ -14,7 +14,6 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bot.scheduling.rules import parse_rule
 from sqlalchemy import select, update
 
 from bot.clock import SystemClock
@@ -24,6 +23,7 @@ from bot.db import Database
 from bot.db.models import Post, Schedule, ScheduleFire
 from bot.domain import ChannelRef, UserRef
 from bot.runtime import build_runtime
+from bot.schedule_rules import parse_rule
 
 FAST_SCHEDULER = {"QUIZBOT_SCHEDULE_TICK_SECONDS": "1", "QUIZBOT_SCHEDULE_LEASE_SECONDS": "10"}
 """A tick a second, and the shortest lease allowed: the restarted process recovers the slot ten seconds on."""
