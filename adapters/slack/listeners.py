@@ -9,10 +9,8 @@ the person that the click failed and they click again. When the commit outlasts 
 (quizbot_late_acks_total), and answered once it is recorded, as before. The private right/wrong reply follows
 the ack (chat.postEphemeral, else the response_url): a block_actions ack cannot carry a message.
 
-Requests are checked for shape before any listener sees them, so a malformed payload gets a log line and a
-polite reply instead of a 500, and Slack's retries (X-Slack-Retry-Num) are acked without running anything twice;
-so is a replayed slash command (a byte-identical signed copy, inside the signature's five minutes): its trigger_id
-was seen already.
+Before any listener, the middlewares (middlewares.py) refuse malformed payloads politely and ack Slack's retries
+and replayed slash commands without running them again; payloads.py reads the fields.
 """
 
 from __future__ import annotations
@@ -20,17 +18,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import time
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from slack_bolt.async_app import AsyncApp
-from slack_bolt.middleware.async_middleware import AsyncMiddleware
-from slack_bolt.request.async_request import AsyncBoltRequest
-from slack_bolt.response import BoltResponse
-from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from adapters.slack.admins import AdminDirectory
 from adapters.slack.blocks import (
@@ -47,6 +38,17 @@ from adapters.slack.blocks import (
     parse_flag_action,
 )
 from adapters.slack.home import REVIEW_ACTION, HomePublisher, page_blocks, page_text
+from adapters.slack.middlewares import RejectMalformed, SkipReplays, SkipRetries
+from adapters.slack.payloads import (
+    Click,
+    ClickReply,
+    channel_of_click,
+    click_extra,
+    enterprise_of_click,
+    read_button,
+    team_of_click,
+    text_of,
+)
 from adapters.slack.platform import PLATFORM, SlackPlatform
 from bot.chart_images import render_charts
 from bot.commands import FlagQuestion, StartReview
@@ -60,276 +62,24 @@ from bot.wording.errors import click_not_recorded, unknown_button
 
 log = logging.getLogger(__name__)
 
+
 Respond = Callable[..., Awaitable[Any]]
+
 
 ACK_DEADLINE = 2.0
 """Default of QUIZBOT_SLACK_ACK_DEADLINE: seconds from a click's arrival to its ack at the latest."""
+
+
 RECEIVED = "quizbot_received"
 """Context key: the event loop's time when the request arrived (set by the HTTP intake; else the listener's start)."""
+
+
 ACKED_AS = "quizbot_acked_as"
 """Context key: what the ack of a click stood for (see `ClickReply.outcome`); HTTP mode sends it back in the
 ANSWER_HEADER response header, for operators and tests (Slack ignores it)."""
+
+
 ANSWER_HEADER = "X-Quizbot-Answer"
-
-INCOMPLETE = "Sorry, Slack sent an incomplete request, so I could not act on it. Please try again."
-
-
-@dataclass(frozen=True, slots=True)
-class Click:
-    """An answer click, taken apart: who, where, and which post and choice the button carries."""
-
-    channel: ChannelRef
-    user: UserRef
-    post_id: int
-    choice_id: int
-
-    def log_extra(self) -> dict[str, object]:
-        """The context fields for log lines about this click."""
-        return {
-            "platform": PLATFORM,
-            "workspace": self.channel.workspace_id,
-            "channel": self.channel.channel_id,
-            "post_id": self.post_id,
-            "user": self.user.user_id,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ClickReply:
-    """What a click is told, and the post it answered (None when it failed), which its reply lets them report."""
-
-    message: Message
-    post_id: int | None = None
-    outcome: str = "refused"
-    """What the ack stands for: the AnswerResult's outcome (recorded, already_answered, closed) once committed;
-    busy (refused by the intake cap), unavailable (the database), refused (a stale or forged button), failed."""
-
-
-def _text(mapping: Mapping[str, Any] | None, key: str) -> str | None:
-    """A non-empty string field, or None."""
-    if not isinstance(mapping, Mapping):
-        return None
-    value = mapping.get(key)
-    return value if isinstance(value, str) and value else None
-
-
-def retry_number(req: AsyncBoltRequest) -> int:
-    """Slack's retry count of this delivery (0 for the first; Socket Mode sends 0 too)."""
-    values = req.headers.get("x-slack-retry-num") or ["0"]
-    try:
-        return int(values[0])
-    except (TypeError, ValueError):
-        return 0
-
-
-def _is_slash_command(body: Mapping[str, Any]) -> bool:
-    return "command" in body and "type" not in body
-
-
-def missing_command_fields(body: Mapping[str, Any]) -> list[str]:
-    """The fields a slash command needs that this one lacks."""
-    return [name for name in ("command", "team_id", "channel_id", "user_id") if _text(body, name) is None]
-
-
-def missing_click_fields(body: Mapping[str, Any]) -> list[str]:
-    """The fields a block_actions click needs that this one lacks (or has in the wrong shape)."""
-    missing = []
-    actions = body.get("actions")
-    if (
-        not isinstance(actions, list)
-        or not actions
-        or not isinstance(actions[0], Mapping)
-        or _text(actions[0], "action_id") is None
-    ):
-        missing.append("actions[0].action_id")
-    if _text(body.get("user"), "id") is None:
-        missing.append("user.id")
-    if _team_of_click(body) is None:
-        missing.append("team.id")
-    if _channel_of_click(body) is None and not _home_button(body):
-        missing.append("channel.id")
-    return missing
-
-
-def _home_button(body: Mapping[str, Any]) -> bool:
-    """A click on the App Home tab's review button: the only click that comes from a view, without a channel."""
-    actions = body.get("actions")
-    first = actions[0] if isinstance(actions, list) and actions and isinstance(actions[0], Mapping) else None
-    return _text(first, "action_id") == REVIEW_ACTION and isinstance(body.get("view"), Mapping)
-
-
-_Carried = TypeVar("_Carried")
-
-
-def _read_button(
-    action: dict[str, Any], parse: Callable[[str], _Carried | None], kind: str, channel: ChannelRef
-) -> _Carried | None:
-    """What one of our buttons carries, read from its action_id (or its value); None, logged, when neither reads."""
-    found = parse(action["action_id"]) or parse(str(action.get("value") or ""))
-    if found is None:
-        log.warning(
-            "ignored %s button with a bad action_id %r / value %r",
-            kind,
-            action.get("action_id"),
-            action.get("value"),
-            extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
-        )
-    return found
-
-
-def _team_of_click(body: Mapping[str, Any]) -> str | None:
-    return _text(body.get("team"), "id") or _text(body.get("user"), "team_id")
-
-
-def _enterprise_of_click(body: Mapping[str, Any]) -> str | None:
-    """The Enterprise Grid organisation of the workspace a click came from (None outside Enterprise Grid)."""
-    return _text(body.get("team"), "enterprise_id") or _text(body.get("enterprise"), "id")
-
-
-def _channel_of_click(body: Mapping[str, Any]) -> str | None:
-    return _text(body.get("channel"), "id") or _text(body.get("container"), "channel_id")
-
-
-def _click_extra(body: Mapping[str, Any]) -> dict[str, object]:
-    return {"platform": PLATFORM, "workspace": _team_of_click(body), "channel": _channel_of_click(body)}
-
-
-class SkipRetries(AsyncMiddleware):
-    """Acks Slack's retries without running them again: the first delivery is (or was) already being handled.
-
-    Slack retries when an ack was late or failed. Re-running a retried `/quiz now` would post a second card, and
-    a retried click would send a confusing "you already answered"; acking is all a retry needs.
-    """
-
-    async def async_process(
-        self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Callable[[], Awaitable[BoltResponse]]
-    ) -> BoltResponse | None:
-        """Stop retried deliveries here; pass first deliveries on."""
-        number = retry_number(req)
-        if number > 0:
-            reason = (req.headers.get("x-slack-retry-reason") or [""])[0]
-            log.info(
-                "acked Slack retry %s (%s) without running it again",
-                number,
-                reason or "no reason given",
-                extra={"platform": PLATFORM, "workspace": req.context.team_id, "channel": req.context.channel_id},
-            )
-            return BoltResponse(status=200, body="")
-        await next()
-        return resp
-
-
-REPLAY_WINDOW = 360.0
-"""Seconds a slash command's trigger_id is remembered: Slack's five-minute signature window, plus a minute for the
-clocks of Slack and this host to disagree. A copy older than the window fails the signature check instead."""
-REPLAY_MEMORY = 20_000
-"""At most this many trigger_ids are remembered (the oldest forgotten first): a few MB whatever the traffic."""
-
-
-class SeenTriggers:
-    """The trigger_ids of the slash commands run lately (within `window` seconds, at most `size` of them).
-
-    In this process only, and before the ack: a replay that a load balancer sends to another replica is caught
-    after its ack by the core, which keeps the same ids in the database (`Invocation.delivery_id`).
-    """
-
-    def __init__(
-        self, *, window: float = REPLAY_WINDOW, size: int = REPLAY_MEMORY, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.window = window
-        self.size = size
-        self.clock = clock
-        self._seen: OrderedDict[str, float] = OrderedDict()
-
-    def first_sight(self, trigger_id: str) -> bool:
-        """True the first time a trigger_id is offered (remembering it), False for a repeat within the window."""
-        now = self.clock()
-        while self._seen and (len(self._seen) >= self.size or next(iter(self._seen.values())) <= now - self.window):
-            self._seen.popitem(last=False)
-        if trigger_id in self._seen:
-            return False
-        self._seen[trigger_id] = now
-        return True
-
-
-class SkipReplays(AsyncMiddleware):
-    """Acks a slash command whose trigger_id was already run, without running it again.
-
-    Slack gives every invocation its own trigger_id, and a signature stays valid for five minutes, so a second
-    delivery of one (a byte-identical signed copy, a proxy that resends) would otherwise post a second card. Its
-    sender gets the empty ack, which Slack shows as nothing; the first delivery answered already.
-    """
-
-    def __init__(self, seen: SeenTriggers | None = None) -> None:
-        self.seen = seen or SeenTriggers()
-
-    async def async_process(
-        self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Callable[[], Awaitable[BoltResponse]]
-    ) -> BoltResponse | None:
-        """Stop repeated slash commands here; pass everything else on."""
-        body: Any = req.body
-        trigger_id = _text(body, "trigger_id") if isinstance(body, dict) and _is_slash_command(body) else None
-        if trigger_id is not None and not self.seen.first_sight(trigger_id):
-            log.warning(
-                "acked a repeated slash command (trigger_id seen already) without running it again",
-                extra={"platform": PLATFORM, "workspace": req.context.team_id, "channel": req.context.channel_id},
-            )
-            return BoltResponse(status=200, body="")
-        await next()
-        return resp
-
-
-class RejectMalformed(AsyncMiddleware):
-    """Answers a command or click that lacks what it needs with a log line and a polite reply, never a 500.
-
-    A plain middleware class (not a decorated function) so that Bolt does not build listener arguments from
-    the malformed body before it is checked: that alone raises on, for example, an empty `actions` list.
-    """
-
-    def __init__(self, *, proxy: str | None = None) -> None:
-        self.proxy = proxy
-
-    async def async_process(
-        self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Callable[[], Awaitable[BoltResponse]]
-    ) -> BoltResponse | None:
-        """Pass well-formed requests on; answer the others here."""
-        body: Any = req.body
-        if not isinstance(body, dict):
-            log.warning("ignored a Slack request whose body is not an object", extra={"platform": PLATFORM})
-            return BoltResponse(status=200, body="")
-        missing: list[str] = []
-        kind = ""
-        if _is_slash_command(body):
-            kind, missing = "slash command", missing_command_fields(body)
-        elif body.get("type") == "block_actions":
-            kind, missing = "button click", missing_click_fields(body)
-        if not missing:
-            await next()
-            return resp
-        log.warning(
-            "ignored a malformed %s from Slack: missing %s",
-            kind,
-            ", ".join(missing),
-            extra={"platform": PLATFORM, "workspace": req.context.team_id, "channel": req.context.channel_id},
-        )
-        if kind == "slash command":
-            # The body of a slash command's ack is shown to the user who typed it, and only to them.
-            return BoltResponse(status=200, body=INCOMPLETE)
-        await self._respond_via_url(_text(body, "response_url"), Message(INCOMPLETE))
-        return BoltResponse(status=200, body="")
-
-    async def _respond_via_url(self, response_url: str | None, message: Message) -> None:
-        if response_url is None:
-            return
-        try:
-            await AsyncWebhookClient(response_url, proxy=self.proxy).send(
-                text=message_text(message),
-                blocks=message_blocks(message),
-                response_type="ephemeral",
-                replace_original=False,
-            )
-        except Exception as exc:
-            log.warning("could not reply through a response_url: %s", exc)
 
 
 class QuizListeners:
@@ -402,11 +152,11 @@ class QuizListeners:
         team_id, channel_id, user_id = command["team_id"], command["channel_id"], command["user_id"]
         invocation = Invocation(
             # the command's organisation is recorded on its workspace: clicks from the org's other workspaces count
-            channel=ChannelRef(PLATFORM, team_id, channel_id, enterprise_id=_text(command, "enterprise_id")),
-            user=UserRef(PLATFORM, team_id, user_id, _text(command, "user_name") or user_id),
-            text=_text(command, "text") or "",
+            channel=ChannelRef(PLATFORM, team_id, channel_id, enterprise_id=text_of(command, "enterprise_id")),
+            user=UserRef(PLATFORM, team_id, user_id, text_of(command, "user_name") or user_id),
+            text=text_of(command, "text") or "",
             is_admin=await self.admins.is_admin(team_id, user_id),
-            delivery_id=_text(command, "trigger_id"),  # a replay that reached another replica is not run twice
+            delivery_id=text_of(command, "trigger_id"),  # a replay that reached another replica is not run twice
         )
         reply = await self.runtime.app.handle_command(invocation)
         if reply.quiet:
@@ -456,7 +206,7 @@ class QuizListeners:
 
     async def on_home_opened(self, event: dict[str, Any], body: dict[str, Any]) -> None:
         """`app_home_opened`: publish the person's home when they open the Home tab (not the Messages tab)."""
-        team_id, user_id = _text(body, "team_id"), _text(event, "user")
+        team_id, user_id = text_of(body, "team_id"), text_of(event, "user")
         if self.home is None or event.get("tab") != "home" or team_id is None or user_id is None:
             return
         self.home.opened(UserRef(PLATFORM, team_id, user_id, ""))
@@ -471,10 +221,12 @@ class QuizListeners:
         self._spawn(self._review(body, respond), "review")
 
     async def _review(self, body: dict[str, Any], respond: Respond) -> None:
-        team_id, channel_id = _team_of_click(body), _channel_of_click(body)
+        team_id, channel_id = team_of_click(body), channel_of_click(body)
         assert team_id is not None  # RejectMalformed let only complete clicks through
         user = body["user"]
-        user_ref = UserRef(PLATFORM, team_id, user["id"], _text(user, "username") or _text(user, "name") or user["id"])
+        user_ref = UserRef(
+            PLATFORM, team_id, user["id"], text_of(user, "username") or text_of(user, "name") or user["id"]
+        )
         # A review is the person's own, whatever the channel; from the Home tab it is their DM with the app.
         channel = ChannelRef(PLATFORM, team_id, channel_id or user_ref.user_id)
         try:
@@ -518,7 +270,7 @@ class QuizListeners:
         else:  # past the deadline: ack now, answer when recorded (the click may still fail: it is told so)
             context[ACKED_AS] = "late"
             self.runtime.app.acknowledged_late(PLATFORM)
-            log.info("click acked before its answer was committed (deadline passed)", extra=_click_extra(body))
+            log.info("click acked before its answer was committed (deadline passed)", extra=click_extra(body))
         await ack()
         channel, user_ref = self._clicked_by(body)
         self._spawn(self._reply_to_click(work, channel, user_ref.user_id, respond), "click reply")
@@ -535,17 +287,19 @@ class QuizListeners:
     @staticmethod
     def _clicked_by(body: dict[str, Any]) -> tuple[ChannelRef, UserRef]:
         """Where a click happened and who clicked."""
-        team_id, channel_id = _team_of_click(body), _channel_of_click(body)
+        team_id, channel_id = team_of_click(body), channel_of_click(body)
         assert team_id is not None  # RejectMalformed let only complete clicks through
         assert channel_id is not None
         user = body["user"]
-        user_ref = UserRef(PLATFORM, team_id, user["id"], _text(user, "username") or _text(user, "name") or user["id"])
-        return ChannelRef(PLATFORM, team_id, channel_id, enterprise_id=_enterprise_of_click(body)), user_ref
+        user_ref = UserRef(
+            PLATFORM, team_id, user["id"], text_of(user, "username") or text_of(user, "name") or user["id"]
+        )
+        return ChannelRef(PLATFORM, team_id, channel_id, enterprise_id=enterprise_of_click(body)), user_ref
 
     async def _record_click(self, body: dict[str, Any], action: dict[str, Any]) -> ClickReply:
         """Take a click apart and record it; a button we cannot read gets its polite reply. Never raises."""
         channel, user_ref = self._clicked_by(body)
-        parsed = _read_button(action, parse_answer_action, "an answer", channel)
+        parsed = read_button(action, parse_answer_action, "an answer", channel)
         if parsed is None:
             return ClickReply(unknown_button())
         return await self.record(Click(channel=channel, user=user_ref, post_id=parsed[0], choice_id=parsed[1]))
@@ -583,7 +337,7 @@ class QuizListeners:
 
     async def _flag(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         channel, user_ref = self._clicked_by(body)
-        post_id = _read_button(action, parse_flag_action, "a flag", channel)
+        post_id = read_button(action, parse_flag_action, "a flag", channel)
         if post_id is None:
             await self.reply_privately(channel, user_ref.user_id, unknown_button(), respond)
             return
@@ -608,7 +362,7 @@ class QuizListeners:
 
     async def _confirm(self, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         channel, user_ref = self._clicked_by(body)
-        parsed = _read_button(action, parse_confirm_action, "a confirmation", channel)
+        parsed = read_button(action, parse_confirm_action, "a confirmation", channel)
         if parsed is None:
             await self.reply_privately(channel, user_ref.user_id, unknown_button(), respond)
             return
@@ -647,7 +401,7 @@ class QuizListeners:
         log.info(
             "ignored an unknown action %r",
             action.get("action_id"),
-            extra={"platform": PLATFORM, "workspace": _team_of_click(body), "channel": _channel_of_click(body)},
+            extra={"platform": PLATFORM, "workspace": team_of_click(body), "channel": channel_of_click(body)},
         )
 
     async def reply_privately(
