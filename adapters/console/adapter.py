@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TextIO
 
 from adapters.console.settings import ConsoleSettings
+from adapters.text_safety import CodeBlock, code_segments
 from bot.commands import ShowHelp, parse_command
 from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
 from bot.errors import CommandError
@@ -30,6 +31,24 @@ PLATFORM = "console"
 WORKSPACE = "local"
 CHANNEL = "terminal"
 RULE = "─" * 60
+
+
+CODE_INDENT = "    "
+
+
+def terminal_text(text: str) -> str:
+    """Text for the terminal: each fenced code block as an indented block (its language, if any, on a line of its
+    own above it), the fences gone; the rest, inline code included, as written."""
+    out: list[str] = []
+    for segment in code_segments(text):
+        if isinstance(segment, CodeBlock):
+            lines = ([f"{CODE_INDENT}[{segment.language}]"] if segment.language else []) + [
+                CODE_INDENT + line for line in segment.code.split("\n")
+            ]
+            out.append("\n".join(lines))
+        else:
+            out.append(segment)
+    return "".join(out)
 
 
 def _user_id(name: str) -> str:
@@ -232,7 +251,7 @@ class ConsoleAdapter:
             self.stdout.flush()
 
     def _print(self, *lines: str) -> None:
-        self.stdout.write("\n".join(lines) + "\n")
+        self.stdout.write("\n".join(terminal_text(line) for line in lines) + "\n")
         self.stdout.flush()
 
 

@@ -23,7 +23,7 @@ import discord
 
 from adapters.discord import limits
 from adapters.discord.markup import atoms, escape, guard_line_starts
-from adapters.text_safety import ELLIPSIS, ZWSP, cut, plain
+from adapters.text_safety import ELLIPSIS, FENCE, ZWSP, cut, plain
 from bot.domain import AnswerOutcome, AnswerResult, QuestionCard, RevealView
 from bot.ports import Line, Message
 from bot.ports import Page as SectionedPage
@@ -262,9 +262,10 @@ def button_labels(card: QuestionCard) -> list[str]:
 
 
 def _title_and_lead(prompt: str) -> tuple[str, list[EmbedParagraph]]:
-    """The prompt as the title when it fits once escaped, else a short title and the prompt leading the text."""
+    """The prompt as the title when it fits once escaped and is one line, else a short title and the prompt
+    leading the text (a title shows no code block)."""
     escaped = escape(prompt)
-    if 0 < len(escaped) <= limits.TITLE:
+    if 0 < len(escaped) <= limits.TITLE and FENCE not in escaped:
         return escaped, []
     return UNTITLED, [EmbedParagraph(escaped)]
 

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from adapters.slack import limits
 from adapters.slack.markup import atoms, escape, guard_line_starts, neutralise
-from adapters.text_safety import ELLIPSIS, cut, plain, strip_invisible
+from adapters.text_safety import ELLIPSIS, FENCE, cut, plain, strip_invisible
 from adapters.text_safety import clip as _clip
 from bot.domain import QuestionCard
 from bot.ports import Message
@@ -175,12 +175,18 @@ def _footer(card: QuestionCard) -> Block:
     return footer
 
 
+def _prompt(prompt: str, prefix: str = "") -> BlockParagraph:
+    """The prompt, bold unless it holds a code block (mrkdwn bold cannot span one: it would show its asterisks)."""
+    text = neutralise(prompt)
+    return BlockParagraph(text, bold=FENCE not in text, prefix=prefix)
+
+
 def card_blocks(card: QuestionCard) -> list[Block]:
     """The blocks of a question card: the prompt, its answer buttons (or the reveal once closed), a context line."""
     if card.reveal is not None:
         return _revealed_blocks(card)
     labels, listed = _button_labels(card)
-    paragraphs = [BlockParagraph(neutralise(card.prompt), bold=True)]
+    paragraphs = [_prompt(card.prompt)]
     if listed:
         paragraphs += [
             BlockParagraph(f"*{CHOICE_MARKS[i]}.* {neutralise(choice)}") for i, choice in enumerate(card.choices)
@@ -210,7 +216,7 @@ def _revealed_blocks(card: QuestionCard) -> list[Block]:
     shown = [
         BlockParagraph(neutralise(line), bold=position == correct) for position, line in enumerate(revealed.choices)
     ]
-    blocks = _sections([BlockParagraph(neutralise(card.prompt), bold=True, prefix="🔔 ")]) + _sections(shown)
+    blocks = _sections([_prompt(card.prompt, prefix="🔔 ")]) + _sections(shown)
     paragraphs = [
         BlockParagraph(clip(neutralise(revealed.answer), ANSWER_LINE_MAX), bold=True),
         BlockParagraph(neutralise(revealed.explanation)),
