@@ -14,7 +14,7 @@ from typing import TextIO
 from adapters.console.settings import ConsoleSettings
 from adapters.text_safety import CodeBlock, code_segments
 from bot.commands import ShowHelp, parse_command
-from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
+from bot.domain import AnswerResult, ChannelRef, Image, QuestionCard, UserRef
 from bot.errors import CommandError
 from bot.ports import UNLIMITED, Message, PlatformError
 from bot.service.app import Context, Invocation, Reply, error_reply
@@ -51,6 +51,14 @@ def terminal_text(text: str) -> str:
     return "".join(out)
 
 
+def image_lines(image: Image | None) -> list[str]:
+    """An image as the terminal shows it: its alt text, and where to see it (its URL, or its file)."""
+    if image is None:
+        return []
+    where = image.url if image.url is not None else f"images/{image.file}"  # under the content folder
+    return [f"🖼 {image.alt} ({where})"]
+
+
 def _user_id(name: str) -> str:
     return re.sub(r"[^a-z0-9_.-]+", "-", name.casefold()).strip("-") or "user"
 
@@ -80,7 +88,7 @@ class ConsoleAdapter:
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
         """Print the question with numbered choices."""
         self._check_open()
-        lines = [RULE, f"❓ {card_footer(card)}  [post {card.post_id}]", card.prompt]
+        lines = [RULE, f"❓ {card_footer(card)}  [post {card.post_id}]", card.prompt, *image_lines(card.image)]
         lines += [f"  [{CHOICE_MARKS[i]}] {choice}" for i, choice in enumerate(card.choices)]
         lines.append(f"   {card_about(card)}")
         lines.append(words.answer_prompt())
@@ -95,7 +103,12 @@ class ConsoleAdapter:
         if card.reveal is not None:
             self._open.pop(card.post_id, None)
             self._print(
-                RULE, words.closed(card.prompt), *reveal_lines(card), f"({card_footer(card)} · {card_about(card)})"
+                RULE,
+                words.closed(card.prompt),
+                *image_lines(card.image),
+                *reveal_lines(card),
+                *image_lines(card.explanation_image),
+                f"({card_footer(card)} · {card_about(card)})",
             )
 
     async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:

@@ -20,7 +20,7 @@ from adapters.slack import limits
 from adapters.slack.markup import atoms, escape, guard_line_starts, neutralise
 from adapters.text_safety import ELLIPSIS, FENCE, cut, plain, strip_invisible
 from adapters.text_safety import clip as _clip
-from bot.domain import QuestionCard
+from bot.domain import Image, QuestionCard
 from bot.ports import Message
 from bot.service.confirmations import ConfirmationRequest
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_text
@@ -175,6 +175,21 @@ def _footer(card: QuestionCard) -> Block:
     return footer
 
 
+IMAGE_ALT_LIMIT = 2000  # https://docs.slack.dev/reference/block-kit/blocks/image-block: alt_text, 2000 characters
+IMAGE_URL_LIMIT = 3000  # ... and image_url, 3000 (the pack schema allows 2000, https only)
+
+
+def image_blocks(image: Image | None) -> list[Block]:
+    """An image block for an https image, with its alt text (plain text: Slack parses no markup in it); an image
+    file not uploaded (yet) shows its alt text on a context line instead."""
+    if image is None:
+        return []
+    alt = plain(image.alt)[:IMAGE_ALT_LIMIT] or "image"
+    if image.url is not None and image.url.startswith("https://") and len(image.url) <= IMAGE_URL_LIMIT:
+        return [{"type": "image", "image_url": image.url, "alt_text": alt}]
+    return [_context(f"🖼 {neutralise(image.alt)}")]
+
+
 def _prompt(prompt: str, prefix: str = "") -> BlockParagraph:
     """The prompt, bold unless it holds a code block (mrkdwn bold cannot span one: it would show its asterisks)."""
     text = neutralise(prompt)
@@ -203,6 +218,7 @@ def card_blocks(card: QuestionCard) -> list[Block]:
     ]
     return [
         *_sections(paragraphs),
+        *image_blocks(card.image),
         {"type": "actions", "block_id": f"quiz:answers:{card.post_id}", "elements": buttons},
         _footer(card),
     ]
@@ -216,14 +232,16 @@ def _revealed_blocks(card: QuestionCard) -> list[Block]:
     shown = [
         BlockParagraph(neutralise(line), bold=position == correct) for position, line in enumerate(revealed.choices)
     ]
-    blocks = _sections([_prompt(card.prompt, prefix="🔔 ")]) + _sections(shown)
+    blocks = _sections([_prompt(card.prompt, prefix="🔔 ")]) + image_blocks(card.image) + _sections(shown)
     paragraphs = [
         BlockParagraph(clip(neutralise(revealed.answer), ANSWER_LINE_MAX), bold=True),
         BlockParagraph(neutralise(revealed.explanation)),
     ]
-    if revealed.winners:
-        paragraphs.append(BlockParagraph(clip(neutralise(revealed.winners), NAMES_MAX - 2)))
-    blocks += _sections(paragraphs)
+    winners = [BlockParagraph(clip(neutralise(revealed.winners), NAMES_MAX - 2))] if revealed.winners else []
+    if card.explanation_image is None:
+        blocks += _sections(paragraphs + winners)
+    else:  # the explanation's image follows the explanation, before who got it right
+        blocks += _sections(paragraphs) + image_blocks(card.explanation_image) + _sections(winners)
     blocks.append(_footer(card))
     return blocks[:MAX_BLOCKS]
 

@@ -1,11 +1,12 @@
 """End to end: a pack whose prompt and explanation hold long fenced code blocks (and inline code in choices),
-posted, answered and revealed through the real discord.py and slack-bolt clients against the loopback fakes, and
+and an image each (https), posted, answered and revealed through the real discord.py and slack-bolt clients against the loopback fakes, and
 printed by the terminal adapter.
 
 The code is full of what markup would eat (`*`, `_`, `&`, `<`, `>`), of what must not act (`<!channel>`,
 `@everyone`, a ``` inside the code) and long enough that each platform has to continue it in another section or
 field: every piece stays within the documented limits, each is a whole code block (a cut block is closed and
-reopened), no line of code is cut, and the code is shown exactly as written.
+reopened), no line of code is cut, and the code is shown exactly as written. The images show as a Slack image block
+with its alt text, a Discord embed image (the alt text as subtext), and alt text and URL in the terminal.
 """
 
 from __future__ import annotations
@@ -45,13 +46,28 @@ PROMPT = f"What does this C print? {MARKUP}\n```c\n" + "\n".join(PROMPT_CODE) + 
 CHOICES = ["`*p0` is `a[0] * b_0`", "It does not compile", "`&a[0]`", "Undefined behaviour"]
 EXPLANATION = f"Because: {MARKUP}\n```c\n" + "\n".join(EXPLANATION_CODE) + "\n```\nSee `*p0`."
 
+PROMPT_IMAGE = "https://images.example/ring.png"
+PROMPT_ALT = "Eight GPUs in a ring <!channel> *each* sending to the next"
+EXPLANATION_IMAGE = "https://images.example/steps.png"
+EXPLANATION_ALT = "The ring all-reduce, step by step"
+
 
 def _write_pack(directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     pack = {
         "id": PACK_ID,
         "title": "Code",
-        "questions": [{"id": "q1", "prompt": PROMPT, "choices": CHOICES, "answer": 1, "explanation": EXPLANATION}],
+        "questions": [
+            {
+                "id": "q1",
+                "prompt": PROMPT,
+                "choices": CHOICES,
+                "answer": 1,
+                "explanation": EXPLANATION,
+                "image": {"url": PROMPT_IMAGE, "alt": PROMPT_ALT},
+                "explanation_image": {"url": EXPLANATION_IMAGE, "alt": EXPLANATION_ALT},
+            }
+        ],
     }
     (directory / f"{PACK_ID}.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True), encoding="utf-8")
     return directory
@@ -118,6 +134,8 @@ async def test_discord_renders_code_blocks_natively_within_every_limit(
         texts = discord_texts(e for m in pages for e in m["embeds"])
         _assert_code_shown(_code_lines_shown(texts, language="c"), PROMPT_CODE, slack=False)
         assert "Assume `int a[32]`." in "\n".join(texts)  # inline code kept as code
+        assert pages[0]["embeds"][0]["image"]["url"] == PROMPT_IMAGE
+        assert "-# 🖼 Eight GPUs in a ring \\<!channel> \\*each\\* sending to the next" in "\n".join(texts)
 
         reply = await click(fake, last, f"quiz:answer:{post_id}:0", user_id=2001, user_name="bob")
         reply_texts = discord_texts(reply.embeds)
@@ -129,6 +147,10 @@ async def test_discord_renders_code_blocks_natively_within_every_limit(
         assert _fences(texts) > 4  # a block was cut, closed and reopened in the next field
         _assert_code_shown(_code_lines_shown(texts, language="c"), PROMPT_CODE + EXPLANATION_CODE, slack=False)
         assert "`*p0` is `a[0] * b_0`" in "\n".join(texts)  # a choice's inline code, unescaped
+        assert stored[0] is not None and stored[-1] is not None
+        assert stored[0]["embeds"][0]["image"]["url"] == PROMPT_IMAGE
+        assert stored[-1]["embeds"][-1]["image"]["url"] == EXPLANATION_IMAGE
+        assert f"-# 🖼 {EXPLANATION_ALT}" in "\n".join(texts)
     assert [r for r in fake.requests if (r.status or 0) >= 400] == []
     for message in pages:
         stored_message = fake.get_message(message["id"])
@@ -150,6 +172,8 @@ async def test_slack_renders_code_blocks_natively_within_every_limit(runtime: Ru
         assert _fences(texts) > 2  # the block was cut, closed and reopened in the next section
         _assert_code_shown(_code_lines_shown(texts, language=""), PROMPT_CODE, slack=True)
         assert "Assume `int a[32]`." in "\n".join(texts)
+        images = [b for b in card["blocks"] if b["type"] == "image"]
+        assert [(b["image_url"], b["alt_text"]) for b in images] == [(PROMPT_IMAGE, PROMPT_ALT)]
         buttons = answer_buttons(card)
         assert (await slack.click(card, buttons[0]["action_id"], user_id="U0B"))[0] == 200
         (reply,) = await slack.ephemerals(1)
@@ -163,6 +187,11 @@ async def test_slack_renders_code_blocks_natively_within_every_limit(runtime: Ru
         revealed = fake.message("C0001", card["ts"])
         assert revealed is not None
         assert_slack_blocks(revealed["blocks"], revealed["text"])
+        images = [b for b in revealed["blocks"] if b["type"] == "image"]
+        assert [(b["image_url"], b["alt_text"]) for b in images] == [
+            (PROMPT_IMAGE, PROMPT_ALT),
+            (EXPLANATION_IMAGE, EXPLANATION_ALT),
+        ]
         lines = _code_lines_shown(_mrkdwn(revealed["blocks"]), language="")
         _assert_code_shown(lines, PROMPT_CODE + EXPLANATION_CODE, slack=True)
         assert "`\u200b*\u200bp0` is `a[0] \u200b*\u200b b\u200b_\u200b0`" in "\n".join(_mrkdwn(revealed["blocks"]))
@@ -180,3 +209,5 @@ async def test_the_terminal_shows_code_blocks_indented(runtime: Runtime) -> None
     assert "    [c]\n" + "\n".join("    " + line for line in PROMPT_CODE) in text
     assert "\n".join("    " + line for line in EXPLANATION_CODE) in text
     assert "Assume `int a[32]`." in text
+    assert f"🖼 {PROMPT_ALT} ({PROMPT_IMAGE})" in text
+    assert f"🖼 {EXPLANATION_ALT} ({EXPLANATION_IMAGE})" in text
