@@ -99,3 +99,23 @@ def test_a_question_without_images_keeps_its_version_digest_and_an_image_makes_a
     assert content_digest("Q?", ["a", "b"], 0, "E.", {"prompt": {"url": "https://x.example/a.png", "alt": "A"}}) != (
         plain
     )
+
+
+@pytest.mark.parametrize("fmt", ["gift", "csv"])
+def test_gift_and_csv_carry_code_and_images_both_ways(fmt: str) -> None:
+    from bot.content.drafts import draft_from_model, to_yaml
+    from bot.content.formats import export_text, import_text
+    from bot.content.loader import parse_pack_model
+
+    pack = _with(
+        prompt="Which line breaks?\n```c\nint main() {\n    if (a == b) { x = {1}; } // #: ~ =\n}\n```",
+        explanation="`a = b` assigns: {} and # are GIFT's own, escaped\n```\n  x: 1\n```",
+        explanation_image={"file": "ring.png", "alt": "The ring, step by step"},
+    )
+    model = parse_pack_model(yaml.safe_dump(pack, allow_unicode=True), source="p.yaml")
+    draft = draft_from_model(model)
+    exported = export_text(draft, fmt)
+    back = import_text(exported, fmt, source=f"x.{fmt}", name=f"x.{fmt}").pack
+    assert back == draft
+    assert parse_pack_model(to_yaml(back), source="again.yaml") == model
+    assert "https://example.com/ring.png" in exported and "Eight GPUs in a ring" in exported
