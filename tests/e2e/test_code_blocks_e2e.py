@@ -135,6 +135,8 @@ async def test_discord_renders_code_blocks_natively_within_every_limit(
         _assert_code_shown(_code_lines_shown(texts, language="c"), PROMPT_CODE, slack=False)
         assert "Assume `int a[32]`." in "\n".join(texts)  # inline code kept as code
         assert pages[0]["embeds"][0]["image"]["url"] == PROMPT_IMAGE
+        labels = [c["label"] for row in last["components"] for c in row["components"]]
+        assert "`*p0` is `a[0] * b_0`" in labels and "`&a[0]`" in labels, labels  # plain text, as written
         assert "-# 🖼 Eight GPUs in a ring \\<!channel> \\*each\\* sending to the next" in "\n".join(texts)
 
         reply = await click(fake, last, f"quiz:answer:{post_id}:0", user_id=2001, user_name="bob")
@@ -175,6 +177,8 @@ async def test_slack_renders_code_blocks_natively_within_every_limit(runtime: Ru
         images = [b for b in card["blocks"] if b["type"] == "image"]
         assert [(b["image_url"], b["alt_text"]) for b in images] == [(PROMPT_IMAGE, PROMPT_ALT)]
         buttons = answer_buttons(card)
+        labels = [b["text"]["text"] for b in buttons]
+        assert any(text.endswith(". `*p0` is `a[0] * b_0`") for text in labels), labels  # plain text, as written
         assert (await slack.click(card, buttons[0]["action_id"], user_id="U0B"))[0] == 200
         (reply,) = await slack.ephemerals(1)
         assert_slack_blocks(reply["blocks"], reply["text"])
