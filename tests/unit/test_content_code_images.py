@@ -119,3 +119,19 @@ def test_gift_and_csv_carry_code_and_images_both_ways(fmt: str) -> None:
     assert back == draft
     assert parse_pack_model(to_yaml(back), source="again.yaml") == model
     assert "https://example.com/ring.png" in exported and "Eight GPUs in a ring" in exported
+
+
+def test_a_todo_inside_code_is_content_but_an_example_image_address_is_a_placeholder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.content.quality import pack_warnings
+    from bot.content.schema import PackModel
+
+    pack = _with(
+        prompt="What is left to do?\n```python\n# TODO: free the cache\ncache = None\n```\nSee `TODO` above.",
+        image={"url": "https://images.example/ring.png", "alt": "A ring"},
+    )
+    warnings = [w for w in pack_warnings(PackModel.model_validate(pack), source="p.yaml") if w.rule == "placeholder"]
+    assert [w.message for w in warnings] == [
+        "the image https://images.example/ring.png is an example address: link the real image"
+    ]
