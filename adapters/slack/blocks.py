@@ -193,6 +193,8 @@ def image_blocks(image: Image | None) -> list[Block]:
 def _prompt(prompt: str, prefix: str = "") -> BlockParagraph:
     """The prompt, bold unless it holds a code block (mrkdwn bold cannot span one: it would show its asterisks)."""
     text = neutralise(prompt)
+    if prefix and text.startswith(FENCE):
+        prefix = prefix.rstrip() + "\n"  # a fence opens a block only at the start of a line
     return BlockParagraph(text, bold=FENCE not in text, prefix=prefix)
 
 

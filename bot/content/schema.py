@@ -144,6 +144,8 @@ class QuestionModel(BaseModel):
     def _choices_distinct(cls, value: list[str]) -> list[str]:
         seen: set[str] = set()
         for choice in value:
+            if any(FENCE_LINE.match(line) for line in choice.split("\n")):
+                raise ValueError(f"choice {choice[:40]!r} holds a code block: a choice may hold `inline code` only")
             if choice.casefold() in seen:
                 raise ValueError(f"choice {choice!r} is listed twice")
             seen.add(choice.casefold())

@@ -61,6 +61,8 @@ def test_a_pack_with_code_and_images_passes_and_loads(tmp_path: Path, capsys: py
         ({"prompt": "What?\n```python\nprint(1)"}, "does not close"),
         ({"explanation": "```\nx\n```\nthen\n```c"}, "does not close"),
         ({"prompt": "What?\n```python\n" + "x" * 201 + "\n```"}, "longer than 200"),
+        ({"prompt": "What?\n```python code\nx\n```"}, "is not a fence"),
+        ({"choices": ["```\nx\n```", "b"]}, "a choice may hold `inline code` only"),
         ({"image": {"url": "http://example.com/ring.png", "alt": "a ring"}}, "image.url"),
         ({"image": {"url": "javascript:alert(1)", "alt": "a ring"}}, "image.url"),
         ({"image": {"url": "https://example.com/ring.png"}}, "image.alt"),
