@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -17,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import limits
 from adapters.slack.blocks import Block, card_blocks, card_text, message_blocks, message_text
+from adapters.slack.images import ImageFiles
 from bot.chart_images import ChartImage
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.ports import Message, MissingPermission, PlatformError, PlatformLimits, Rate
@@ -98,8 +100,9 @@ class SlackPlatform:
     name = PLATFORM
     rate_limits = SLACK_LIMITS  # how fast scheduled fan-out may post (the ChatPlatform port)
 
-    def __init__(self, client: AsyncWebClient) -> None:
+    def __init__(self, client: AsyncWebClient, content_dir: Path | None = None) -> None:
         self.client = client
+        self.image_files = ImageFiles(client, content_dir)
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
         """Post a question card; the message's `ts` is its reference."""
@@ -109,7 +112,7 @@ class SlackPlatform:
             self.client.chat_postMessage,
             channel=channel.channel_id,
             text=card_text(card),
-            blocks=card_blocks(card),
+            blocks=card_blocks(card, await self.image_files.for_card(card)),
             unfurl_links=False,
             unfurl_media=False,
         )
@@ -124,7 +127,7 @@ class SlackPlatform:
             channel=channel.channel_id,
             ts=message_ref,
             text=card_text(card),
-            blocks=card_blocks(card),
+            blocks=card_blocks(card, await self.image_files.for_card(card)),
         )
 
     async def send_private(
