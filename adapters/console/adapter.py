@@ -12,8 +12,9 @@ from dataclasses import replace
 from typing import TextIO
 
 from adapters.console.settings import ConsoleSettings
+from adapters.text_safety import CodeBlock, code_segments
 from bot.commands import ShowHelp, parse_command
-from bot.domain import AnswerResult, ChannelRef, QuestionCard, UserRef
+from bot.domain import AnswerResult, ChannelRef, Image, QuestionCard, UserRef
 from bot.domain.views import ConfirmationRequest
 from bot.errors import CommandError
 from bot.ports import UNLIMITED, Message, PlatformError
@@ -29,6 +30,32 @@ PLATFORM = "console"
 WORKSPACE = "local"
 CHANNEL = "terminal"
 RULE = "─" * 60
+
+
+CODE_INDENT = "    "
+
+
+def terminal_text(text: str) -> str:
+    """Text for the terminal: each fenced code block as an indented block (its language, if any, on a line of its
+    own above it), the fences gone; the rest, inline code included, as written."""
+    out: list[str] = []
+    for segment in code_segments(text):
+        if isinstance(segment, CodeBlock):
+            lines = ([f"{CODE_INDENT}[{segment.language}]"] if segment.language else []) + [
+                CODE_INDENT + line for line in segment.code.split("\n")
+            ]
+            out.append("\n".join(lines))
+        else:
+            out.append(segment)
+    return "".join(out)
+
+
+def image_lines(image: Image | None) -> list[str]:
+    """An image as the terminal shows it: its alt text, and where to see it (its URL, or its file)."""
+    if image is None:
+        return []
+    where = image.url if image.url is not None else f"images/{image.file}"  # under the content folder
+    return [f"🖼 {image.alt} ({where})"]
 
 
 def _user_id(name: str) -> str:
@@ -60,7 +87,7 @@ class ConsoleAdapter:
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
         """Print the question with numbered choices."""
         self._check_open()
-        lines = [RULE, f"❓ {card_footer(card)}  [post {card.post_id}]", card.prompt]
+        lines = [RULE, f"❓ {card_footer(card)}  [post {card.post_id}]", card.prompt, *image_lines(card.image)]
         lines += [f"  [{CHOICE_MARKS[i]}] {choice}" for i, choice in enumerate(card.choices)]
         lines.append(f"   {card_about(card)}")
         lines.append(words.answer_prompt())
@@ -75,7 +102,12 @@ class ConsoleAdapter:
         if card.reveal is not None:
             self._open.pop(card.post_id, None)
             self._print(
-                RULE, words.closed(card.prompt), *reveal_lines(card), f"({card_footer(card)} · {card_about(card)})"
+                RULE,
+                words.closed(card.prompt),
+                *image_lines(card.image),
+                *reveal_lines(card),
+                *image_lines(card.explanation_image),
+                f"({card_footer(card)} · {card_about(card)})",
             )
 
     async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
@@ -231,7 +263,7 @@ class ConsoleAdapter:
             self.stdout.flush()
 
     def _print(self, *lines: str) -> None:
-        self.stdout.write("\n".join(lines) + "\n")
+        self.stdout.write("\n".join(terminal_text(line) for line in lines) + "\n")
         self.stdout.flush()
 
 

@@ -23,8 +23,8 @@ import discord
 
 from adapters.discord import limits
 from adapters.discord.markup import atoms, escape, guard_line_starts
-from adapters.text_safety import ELLIPSIS, ZWSP, cut, plain
-from bot.domain import AnswerOutcome, AnswerResult, QuestionCard, RevealView
+from adapters.text_safety import ELLIPSIS, FENCE, ZWSP, cut, plain
+from bot.domain import AnswerOutcome, AnswerResult, Image, QuestionCard, RevealView
 from bot.ports import Line, Message
 from bot.ports import Page as SectionedPage
 from bot.wording.answers import answer_message
@@ -262,9 +262,10 @@ def button_labels(card: QuestionCard) -> list[str]:
 
 
 def _title_and_lead(prompt: str) -> tuple[str, list[EmbedParagraph]]:
-    """The prompt as the title when it fits once escaped, else a short title and the prompt leading the text."""
+    """The prompt as the title when it fits once escaped and is one line, else a short title and the prompt
+    leading the text (a title shows no code block)."""
     escaped = escape(prompt)
-    if 0 < len(escaped) <= limits.TITLE:
+    if 0 < len(escaped) <= limits.TITLE and FENCE not in escaped:
         return escaped, []
     return UNTITLED, [EmbedParagraph(escaped)]
 
@@ -288,6 +289,24 @@ def _open_paragraphs(card: QuestionCard) -> list[EmbedParagraph]:
     return paragraphs
 
 
+IMAGE_ALT_MAX = 300
+"""The alt text shown under a card with an image (Discord has no alt text for an embed image), as subtext."""
+
+
+def image_url(image: Image | None) -> str | None:
+    """The https URL an embed shows (`embed.set_image`), or None."""
+    if image is None or image.url is None or not image.url.startswith("https://"):
+        return None
+    return image.url
+
+
+def _alt_paragraphs(image: Image | None) -> list[EmbedParagraph]:
+    """The image's alt text as a subtext line (`-# 🖼 ...`): what the image shows, for those who cannot see it."""
+    if image is None:
+        return []
+    return [EmbedParagraph(f"-# 🖼 {clip(escape(image.alt), IMAGE_ALT_MAX)}", split=False)]
+
+
 def _reveal_paragraphs(card: QuestionCard) -> list[EmbedParagraph]:
     revealed = reveal_text(card)
     assert revealed is not None
@@ -296,6 +315,7 @@ def _reveal_paragraphs(card: QuestionCard) -> list[EmbedParagraph]:
         EmbedParagraph(clip(escape(revealed.answer), ANSWER_LINE_MAX - 4), bold=True, split=False, gap=True)
     )
     paragraphs.append(EmbedParagraph(escape(revealed.explanation)))
+    paragraphs += _alt_paragraphs(card.explanation_image)
     if revealed.winners:  # who got it right (clipped to the names budget), or that nobody did
         paragraphs.append(EmbedParagraph(clip(escape(revealed.winners), NAMES_MAX), split=False))
     return paragraphs
@@ -313,7 +333,7 @@ def about_paragraph(card: QuestionCard) -> EmbedParagraph:
 def _paragraphs(card: QuestionCard) -> tuple[str, list[EmbedParagraph]]:
     title, lead = _title_and_lead(card.prompt)
     body = _open_paragraphs(card) if card.reveal is None else _reveal_paragraphs(card)
-    return title, [*lead, *body, about_paragraph(card)]
+    return title, [*lead, *_alt_paragraphs(card.image), *body, about_paragraph(card)]
 
 
 def _largest_reveal(card: QuestionCard) -> QuestionCard:
@@ -354,7 +374,14 @@ def card_embeds(card: QuestionCard, pages: int | None = None) -> list[discord.Em
     colour = OPEN_COLOUR if card.reveal is None else CLOSED_COLOUR
     result = card_layout(card, count)
     last = len(result.pages) - 1
-    return [_embed(page, colour, footer_text(card) if i == last else None) for i, page in enumerate(result.pages)]
+    embeds = [_embed(page, colour, footer_text(card) if i == last else None) for i, page in enumerate(result.pages)]
+    prompt_image = image_url(card.image)
+    if prompt_image:
+        embeds[0].set_image(url=prompt_image)
+    explanation_image = image_url(card.explanation_image) if card.reveal is not None else None
+    if explanation_image:  # on the last page, under the explanation (an embed shows one image: on one page, this)
+        embeds[-1].set_image(url=explanation_image)
+    return embeds
 
 
 def card_embed(card: QuestionCard) -> discord.Embed:

@@ -94,7 +94,7 @@ class SlackAdapter:
         self.runtime = runtime
         self.mode = "socket" if settings.slack_app_token is not None else "http"
         self.client = make_client(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
-        self.platform = SlackPlatform(self.client)
+        self.platform = SlackPlatform(self.client, runtime.settings.content_dir)
         admins = AdminDirectory(self.client, admin_user_ids=settings.slack_admin_user_ids or ())
         self.home = HomePublisher(self.client, runtime.app)
         self.listeners = QuizListeners(

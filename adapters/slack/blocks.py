@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from adapters.slack import limits
 from adapters.slack.markup import atoms, escape, guard_line_starts, neutralise
-from adapters.text_safety import ELLIPSIS, cut, plain, strip_invisible
+from adapters.text_safety import ELLIPSIS, FENCE, cut, plain, strip_invisible
 from adapters.text_safety import clip as _clip
-from bot.domain import QuestionCard
+from bot.domain import Image, QuestionCard
 from bot.domain.views import ConfirmationRequest
 from bot.ports import Message
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_text
@@ -175,12 +176,41 @@ def _footer(card: QuestionCard) -> Block:
     return footer
 
 
-def card_blocks(card: QuestionCard) -> list[Block]:
-    """The blocks of a question card: the prompt, its answer buttons (or the reveal once closed), a context line."""
+IMAGE_ALT_LIMIT = 2000  # https://docs.slack.dev/reference/block-kit/blocks/image-block: alt_text, 2000 characters
+IMAGE_URL_LIMIT = 3000  # ... and image_url, 3000 (the pack schema allows 2000, https only)
+
+
+def image_blocks(image: Image | None, files: Mapping[str, str] | None = None) -> list[Block]:
+    """An image block for an https image or an uploaded image file (`files`: Slack file ids by file name,
+    adapters/slack/images.py), with its alt text (plain text: Slack parses no markup in it); an image file not
+    uploaded shows its alt text on a context line instead."""
+    if image is None:
+        return []
+    alt = plain(image.alt)[:IMAGE_ALT_LIMIT] or "image"
+    if image.url is not None and image.url.startswith("https://") and len(image.url) <= IMAGE_URL_LIMIT:
+        return [{"type": "image", "image_url": image.url, "alt_text": alt}]
+    if image.file is not None and files and image.file in files:
+        return [{"type": "image", "slack_file": {"id": files[image.file]}, "alt_text": alt}]
+    return [_context(f"🖼 {neutralise(image.alt)}")]
+
+
+def _prompt(prompt: str, prefix: str = "") -> BlockParagraph:
+    """The prompt, bold unless it holds a code block (mrkdwn bold cannot span one: it would show its asterisks)."""
+    text = neutralise(prompt)
+    if prefix and text.startswith(FENCE):
+        prefix = prefix.rstrip() + "\n"  # a fence opens a block only at the start of a line
+    return BlockParagraph(text, bold=FENCE not in text, prefix=prefix)
+
+
+def card_blocks(card: QuestionCard, files: Mapping[str, str] | None = None) -> list[Block]:
+    """The blocks of a question card: the prompt, its answer buttons (or the reveal once closed), a context line.
+
+    `files`: the Slack file ids of the card's uploaded image files, by file name.
+    """
     if card.reveal is not None:
-        return _revealed_blocks(card)
+        return _revealed_blocks(card, files)
     labels, listed = _button_labels(card)
-    paragraphs = [BlockParagraph(neutralise(card.prompt), bold=True)]
+    paragraphs = [_prompt(card.prompt)]
     if listed:
         paragraphs += [
             BlockParagraph(f"*{CHOICE_MARKS[i]}.* {neutralise(choice)}") for i, choice in enumerate(card.choices)
@@ -197,12 +227,13 @@ def card_blocks(card: QuestionCard) -> list[Block]:
     ]
     return [
         *_sections(paragraphs),
+        *image_blocks(card.image, files),
         {"type": "actions", "block_id": f"quiz:answers:{card.post_id}", "elements": buttons},
         _footer(card),
     ]
 
 
-def _revealed_blocks(card: QuestionCard) -> list[Block]:
+def _revealed_blocks(card: QuestionCard, files: Mapping[str, str] | None) -> list[Block]:
     assert card.reveal is not None
     revealed = reveal_text(card)
     assert revealed is not None
@@ -210,14 +241,16 @@ def _revealed_blocks(card: QuestionCard) -> list[Block]:
     shown = [
         BlockParagraph(neutralise(line), bold=position == correct) for position, line in enumerate(revealed.choices)
     ]
-    blocks = _sections([BlockParagraph(neutralise(card.prompt), bold=True, prefix="🔔 ")]) + _sections(shown)
+    blocks = _sections([_prompt(card.prompt, prefix="🔔 ")]) + image_blocks(card.image, files) + _sections(shown)
     paragraphs = [
         BlockParagraph(clip(neutralise(revealed.answer), ANSWER_LINE_MAX), bold=True),
         BlockParagraph(neutralise(revealed.explanation)),
     ]
-    if revealed.winners:
-        paragraphs.append(BlockParagraph(clip(neutralise(revealed.winners), NAMES_MAX - 2)))
-    blocks += _sections(paragraphs)
+    winners = [BlockParagraph(clip(neutralise(revealed.winners), NAMES_MAX - 2))] if revealed.winners else []
+    if card.explanation_image is None:
+        blocks += _sections(paragraphs + winners)
+    else:  # the explanation's image follows the explanation, before who got it right
+        blocks += _sections(paragraphs) + image_blocks(card.explanation_image, files) + _sections(winners)
     blocks.append(_footer(card))
     return blocks[:MAX_BLOCKS]
 

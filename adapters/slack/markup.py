@@ -6,8 +6,13 @@
   for them (a backslash shows as a backslash), and a delimiter only opens after a space or punctuation and only
   closes before one, so a guarded one can do neither; the same guard goes before a `&gt;` that starts a line
   (a quote);
-- a code span whose text needs none of this (the core's wording writes commands as `` `/quiz now` ``) is kept:
-  Slack shows its text as written, and it has no `&`, `<`, `>` or formatting character to smuggle anything;
+- inline code (`` `x * y` ``) keeps its backticks, so Slack shows it as code; its text is neutralised like the
+  rest (the guards are invisible, so a `*` in it still shows as `*`);
+- a fenced code block (a line of three backticks, the code, a line of three backticks) becomes a mrkdwn code
+  block: Slack applies no formatting inside one, so its code is shown as written (a `*` stays a `*`), but `&`,
+  `<` and `>` are escaped all the same (Slack reads `<!channel>` there too), `@here` words are guarded, and a
+  backtick that another follows gets a zero-width space after it, so the code cannot close its block; mrkdwn
+  has no language, so the fence's language is dropped;
 - `@here`, `@channel` and `@everyone` typed as words get a zero-width space after the `@` (only the `<!here>`
   forms notify, and the text objects are sent with `verbatim: true`, so Slack does not parse them either);
 - zero-width and bidirectional control characters in the content are dropped first (`adapters.text_safety`),
@@ -20,9 +25,18 @@ from __future__ import annotations
 
 import re
 
-from adapters.text_safety import ZWSP, strip_invisible
+from adapters.text_safety import (
+    FENCE,
+    INLINE_CODE,
+    ZWSP,
+    CodeBlock,
+    break_fences,
+    code_segments,
+    fenced_atoms,
+    strip_invisible,
+)
 
-_SAFE_CODE = re.compile(r"`[^`\n*_~&<>]+`")
+_SAFE_CODE = re.compile(r"`[^`\n]+`")
 _FORMATTING = re.compile(r"([*_~`])")
 _MENTION_WORD = re.compile(r"@(here|channel|everyone)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"^(\s*)&gt;", re.MULTILINE)
@@ -43,22 +57,37 @@ def _guard_run(text: str) -> str:
     return _MENTION_WORD.sub(f"@{ZWSP}\\1", _FORMATTING.sub(f"{ZWSP}\\1{ZWSP}", escape(text)))
 
 
-def neutralise(text: str) -> str:
-    """A name or pack text made safe to show in mrkdwn (see the module docstring)."""
-    text = strip_invisible(text)
+def _prose(text: str) -> str:
     out: list[str] = []
     position = 0
-    for kept in _SAFE_CODE.finditer(text):
+    for kept in INLINE_CODE.finditer(text):
         out.append(_guard_run(text[position : kept.start()]))
-        out.append(kept.group())
+        out.append(f"`{_guard_run(kept.group(1))}`")
         position = kept.end()
     out.append(_guard_run(text[position:]))
+    return "".join(out)
+
+
+def _code_block(block: CodeBlock) -> str:
+    code = _MENTION_WORD.sub(f"@{ZWSP}\\1", break_fences(escape(block.code)))
+    return f"{FENCE}\n{code}\n{FENCE}"
+
+
+def neutralise(text: str) -> str:
+    """A name or pack text made safe to show in mrkdwn (see the module docstring)."""
+    segments = code_segments(strip_invisible(text))
+    out = [_code_block(s) if isinstance(s, CodeBlock) else _prose(s) for s in segments]
     return guard_line_starts("".join(out))
 
 
-def atoms(escaped: str) -> list[str]:
-    """The units of neutralised text a cut must not split: entities and guarded characters."""
+def _text_atoms(escaped: str) -> list[str]:
     return _ATOM.findall(escaped)
+
+
+def atoms(escaped: str) -> list[str]:
+    """The units of neutralised text a cut must not split: entities, guarded characters, inline code, and each
+    line of a code block."""
+    return fenced_atoms(escaped, _text_atoms)
 
 
 def unescape(escaped: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -18,6 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import limits
 from adapters.slack.blocks import Block, card_blocks, card_text, message_blocks, message_text
+from adapters.slack.images import ImageFiles
 from bot.chart_images import ChartImage
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.ports import Message, MissingPermission, PlatformError, PlatformLimits, Rate
@@ -119,9 +121,10 @@ class SlackPlatform:
     name = PLATFORM
     rate_limits = SLACK_LIMITS  # how fast scheduled fan-out may post (the ChatPlatform port)
 
-    def __init__(self, client: AsyncWebClient) -> None:
+    def __init__(self, client: AsyncWebClient, content_dir: Path | None = None) -> None:
         self.client = client
         self._history_refusals: set[str] = set()  # why conversations.history failed, each logged once
+        self.image_files = ImageFiles(client, content_dir)
 
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
         """Post a question card; the message's `ts` is its reference."""
@@ -131,7 +134,7 @@ class SlackPlatform:
             self.client.chat_postMessage,
             channel=channel.channel_id,
             text=card_text(card),
-            blocks=card_blocks(card),
+            blocks=card_blocks(card, await self.image_files.for_card(card)),
             metadata=card_metadata(card.post_id),
             unfurl_links=False,
             unfurl_media=False,
@@ -184,7 +187,7 @@ class SlackPlatform:
             channel=channel.channel_id,
             ts=message_ref,
             text=card_text(card),
-            blocks=card_blocks(card),
+            blocks=card_blocks(card, await self.image_files.for_card(card)),
         )
 
     async def send_private(

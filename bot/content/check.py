@@ -9,7 +9,7 @@ from pathlib import Path
 from bot.content.curricula import load_curricula
 from bot.content.loader import validate_pack_files
 from bot.content.quality import QualityWarning, duplicate_warnings, pack_warnings, prompt_entries
-from bot.content.schema import PackModel
+from bot.content.schema import IMAGES_DIR, PackModel
 from bot.wording.i18n import plural
 
 
@@ -45,6 +45,17 @@ class CheckReport:
         return bool(self.problems) or (strict and bool(self.warnings))
 
 
+def missing_images(path: Path, model: PackModel) -> list[str]:
+    """A problem for each image file the pack at `path` names that is not in the `images/` folder next to it."""
+    folder = path.parent / IMAGES_DIR
+    problems: list[str] = []
+    for question in model.questions:
+        for field_name, image in (("image", question.image), ("explanation_image", question.explanation_image)):
+            if image is not None and image.file is not None and not (folder / image.file).is_file():
+                problems.append(f"{path}: question {question.id}: {field_name}: file {image.file!r} is not in {folder}")
+    return problems
+
+
 def check_paths(paths: Iterable[Path], *, against: Sequence[Path] = ()) -> CheckReport:
     """Check the packs under `paths` against the schema and the quality rules.
 
@@ -55,6 +66,8 @@ def check_paths(paths: Iterable[Path], *, against: Sequence[Path] = ()) -> Check
     """
     paths = list(paths)
     found, problems = validate_pack_files(paths)
+    for path, model in found:
+        problems += missing_images(path, model)
     ids = {model.id for _, model in found}
     for folder in (path for path in paths if path.is_dir()):  # a content folder's curricula name its packs
         problems += load_curricula(folder, ids)[1]

@@ -48,6 +48,9 @@ class DraftQuestion:
     tags: list[str] = field(default_factory=list)
     difficulty: str | None = None
     references: list[str] = field(default_factory=list)
+    image: dict[str, str] | None = None
+    """`{url or file, alt}` as in a pack file (the schema checks it when the pack is checked)."""
+    explanation_image: dict[str, str] | None = None
     line: int = field(default=0, compare=False)
     """Where the question starts in the source (line, or record for JSON); not part of equality."""
 
@@ -127,6 +130,8 @@ def build_question(
     references: Iterable[str] = (),
     question_id: str = "",
     choice_wheres: Sequence[str] | None = None,
+    image: dict[str, str] | None = None,
+    explanation_image: dict[str, str] | None = None,
 ) -> DraftQuestion:
     """Validate one imported question; every error names `source` and `where` (e.g. `line 12`, `record 3`).
 
@@ -172,6 +177,8 @@ def build_question(
         tags=tag_list(tags),
         difficulty=difficulty,
         references=urls,
+        image=image or None,
+        explanation_image=explanation_image or None,
         line=line,
     )
 
@@ -256,10 +263,32 @@ def draft_from_model(model: PackModel) -> DraftPack:
                 tags=list(q.tags),
                 difficulty=q.difficulty,
                 references=list(q.references),
+                image=q.image.model_dump(exclude_none=True) if q.image else None,
+                explanation_image=q.explanation_image.model_dump(exclude_none=True) if q.explanation_image else None,
             )
             for q in model.questions
         ],
     )
+
+
+def _image(value: Any) -> dict[str, str] | None:
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, Mapping) else None
+
+
+def image_from_cells(where: str, alt: str) -> dict[str, str] | None:
+    """An image from an import's cells: `where` is an https URL or a file name under content/images/."""
+    where, alt = where.strip(), alt.strip()
+    if not where and not alt:
+        return None
+    image = {"url" if "://" in where else "file": where} if where else {}
+    return image | ({"alt": alt} if alt else {})
+
+
+def image_cells(image: dict[str, str] | None) -> tuple[str, str]:
+    """The inverse of `image_from_cells`: (URL or file, alt text)."""
+    if image is None:
+        return "", ""
+    return image.get("url") or image.get("file") or "", image.get("alt", "")
 
 
 def draft_from_mapping(raw: Mapping[str, Any]) -> DraftPack:
@@ -285,6 +314,8 @@ def draft_from_mapping(raw: Mapping[str, Any]) -> DraftPack:
                 tags=[str(t) for t in q.get("tags") or []],
                 difficulty=q.get("difficulty"),
                 references=[str(r) for r in q.get("references") or []],
+                image=_image(q.get("image")),
+                explanation_image=_image(q.get("explanation_image")),
             )
             for q in raw["questions"]
         ],
@@ -329,6 +360,10 @@ def to_yaml(draft: DraftPack, *, origin: str = "", fmt: str = "") -> str:
             lines.extend(f"      - {quoted(url)}" for url in question.references)
         else:
             lines.append(f"    references: []  # {TODO_MARK}: a link to the source that backs the answer")
+        for name, image in (("image", question.image), ("explanation_image", question.explanation_image)):
+            if image is not None:
+                lines.append(f"    {name}:")
+                lines.extend(f"      {key}: {quoted(value)}" for key, value in image.items())
     return "\n".join(lines) + "\n"
 
 

@@ -299,12 +299,30 @@ def _placeholder_warnings_for_pack(pack: PackModel, source: str) -> Iterable[Qua
             yield QualityWarning(source, "placeholder", f"the {field} still holds {mark!r}: {_snippet(text)}")
 
 
+_CODE = re.compile(r"^```[^\n]*\n.*?^```[ \t]*$|`[^`\n]+`", re.MULTILINE | re.DOTALL)
+
+
+def without_code(text: str) -> str:
+    """The text without its fenced code blocks and inline code: a `# TODO` in code shown to people is content."""
+    return _CODE.sub(" ", text)
+
+
 def _placeholder_warnings_for_question(question: QuestionModel, source: str) -> Iterable[QualityWarning]:
     fields = [("prompt", question.prompt)]
     fields.extend((f"choice {number}", choice) for number, choice in enumerate(question.choices, start=1))
     fields.append(("explanation", question.explanation))
+    for name, image in (("image", question.image), ("explanation_image", question.explanation_image)):
+        if image is not None:
+            fields.append((f"{name} alt text", image.alt))
+            if image.url is not None and is_placeholder_reference(image.url):
+                yield QualityWarning(
+                    source,
+                    "placeholder",
+                    f"the {name} {image.url} is an example address: link the real image",
+                    question.id,
+                )
     for field, text in fields:
-        if mark := placeholder_in(text):
+        if mark := placeholder_in(without_code(text)):
             yield QualityWarning(
                 source, "placeholder", f"the {field} still holds {mark!r}: {_snippet(text)}", question.id
             )

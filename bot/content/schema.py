@@ -5,9 +5,18 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from bot.domain import Pack, Question
+from bot.domain import Image, Pack, Question
 from bot.wording.i18n import plural
 
 SLUG = r"^[a-z0-9][a-z0-9-]{0,63}$"
@@ -18,6 +27,60 @@ Slug = Annotated[str, StringConstraints(pattern=SLUG)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
 ChoiceText = Annotated[str, StringConstraints(min_length=1, max_length=300)]
 Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]
+
+
+CODE_LINE_MAX = 200
+"""The longest line of a fenced code block: each line is kept whole when a platform continues the text."""
+FENCE_LINE = re.compile(r"^```")
+FENCE_OPEN = re.compile(r"^```[A-Za-z0-9_+#.-]{0,30}[ \t]*$")
+"""A code block opens with a line of three backticks and an optional language (`c`, `python`, `yaml`, ...)."""
+IMAGE_FILE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.(png|jpe?g|gif)$"
+IMAGES_DIR = "images"
+"""Where a pack's image files live: `images/` next to the pack files (content/images/)."""
+
+
+def _code_well_formed(value: str, what: str) -> str:
+    """Refuse an unclosed code fence and a line of code too long to keep whole."""
+    inside = False
+    for number, line in enumerate(value.split("\n"), start=1):
+        if FENCE_LINE.match(line):
+            if not (FENCE_OPEN if not inside else re.compile(r"^```[ \t]*$")).match(line):
+                raise ValueError(f"{what}: line {number} starts with ``` but is not a fence (``` or ```language)")
+            inside = not inside
+        elif inside and len(line) > CODE_LINE_MAX:
+            raise ValueError(f"{what}: line {number} of a code block is longer than {CODE_LINE_MAX} characters")
+    if inside:
+        raise ValueError(f"{what} opens a code block (```) that it does not close: add a line of ``` after the code")
+    return value
+
+
+class ImageModel(BaseModel):
+    """An image shown with a question: an https `url` or a `file` under content/images/, and its alt text."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    url: Annotated[str, StringConstraints(pattern=r"^https://[^\s<>|`]+$", max_length=2000)] | None = Field(
+        default=None, description="An https URL of the image (no other scheme)."
+    )
+    file: Annotated[str, StringConstraints(pattern=IMAGE_FILE)] | None = Field(
+        default=None,
+        description="A png, jpg or gif file under content/images/, uploaded once by the bot instead of a url.",
+    )
+    alt: Annotated[str, StringConstraints(min_length=1, max_length=1000)] = Field(
+        description="What the image shows, for people who cannot see it (Slack's alt_text; the terminal shows it)."
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ImageModel:
+        if (self.url is None) == (self.file is None):
+            raise ValueError("an image needs exactly one of url (https) and file (under content/images/)")
+        if not self.alt.strip():
+            raise ValueError("an image needs its alt text")
+        return self
+
+    def to_domain(self) -> Image:
+        """The image as a domain object."""
+        return Image(alt=self.alt, url=self.url, file=self.file)
 
 
 def _not_blank(value: str, what: str) -> str:
@@ -35,13 +98,27 @@ class QuestionModel(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     id: Slug = Field(description="Stable id, unique in the pack; answers refer to it, so never reuse one.")
-    prompt: Text
+    prompt: Text = Field(
+        description=(
+            "The question. Code shows as code: `inline code` in backticks, and fenced blocks (a line of ``` with an "
+            "optional language, the code, a line of ```; lines of code at most 200 characters)."
+        )
+    )
     choices: list[ChoiceText] = Field(min_length=2, max_length=10)
     answer: int = Field(ge=1, description="1-based number of the correct choice, as listed in `choices`.")
-    explanation: Text = Field(description="Why the answer is right and the tempting alternatives are wrong.")
+    explanation: Text = Field(
+        description=(
+            "Why the answer is right and the tempting alternatives are wrong; code as in the prompt. Choices may "
+            "hold `inline code`."
+        )
+    )
     tags: list[Tag] = Field(default_factory=list)
     difficulty: Literal["easy", "medium", "hard"] | None = None
     references: list[Annotated[str, StringConstraints(pattern=r"^https?://\S+$")]] = Field(default_factory=list)
+    image: ImageModel | None = Field(default=None, description="An image shown with the prompt.")
+    explanation_image: ImageModel | None = Field(
+        default=None, description="An image shown with the explanation, once the answer is revealed."
+    )
 
     @field_validator("answer", mode="before")
     @classmethod
@@ -55,18 +132,20 @@ class QuestionModel(BaseModel):
     @field_validator("prompt")
     @classmethod
     def _prompt_filled(cls, value: str) -> str:
-        return _not_blank(value, "prompt")
+        return _code_well_formed(_not_blank(value, "prompt"), "prompt")
 
     @field_validator("explanation")
     @classmethod
     def _explanation_filled(cls, value: str) -> str:
-        return _not_blank(value, "explanation")
+        return _code_well_formed(_not_blank(value, "explanation"), "explanation")
 
     @field_validator("choices")
     @classmethod
     def _choices_distinct(cls, value: list[str]) -> list[str]:
         seen: set[str] = set()
         for choice in value:
+            if any(FENCE_LINE.match(line) for line in choice.split("\n")):
+                raise ValueError(f"choice {choice[:40]!r} holds a code block: a choice may hold `inline code` only")
             if choice.casefold() in seen:
                 raise ValueError(f"choice {choice!r} is listed twice")
             seen.add(choice.casefold())
@@ -144,6 +223,8 @@ class PackModel(BaseModel):
                     tags=tuple(q.tags),
                     difficulty=q.difficulty,
                     references=tuple(q.references),
+                    image=q.image.to_domain() if q.image else None,
+                    explanation_image=q.explanation_image.to_domain() if q.explanation_image else None,
                 )
                 for q in self.questions
             ),

@@ -162,6 +162,8 @@ class QuestionRow(Base):
     tags: Mapped[list[str]] = mapped_column(JSON, default=list)
     difficulty: Mapped[str | None] = mapped_column(String(16))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+    images: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True, default=None)
+    """`{"prompt": {url|file, alt}, "explanation": {...}}` (bot.domain.Question.images_json), None without any."""
 
 
 class QuestionVersion(Base):
@@ -184,6 +186,8 @@ class QuestionVersion(Base):
     correct_index: Mapped[int] = mapped_column(Integer)
     explanation: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime]
+    images: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True, default=None)
+    """The images the version showed (as `QuestionRow.images`), None without any; part of its digest."""
 
 
 class Post(Base):

@@ -30,6 +30,35 @@ class Tally:
 
 
 @dataclass(frozen=True, slots=True)
+class Image:
+    """An image a question shows, with its alt text: an https `url`, or a `file` under the content's `images/`
+    folder (the adapter uploads it once)."""
+
+    alt: str
+    url: str | None = None
+    file: str | None = None
+
+    def as_json(self) -> dict[str, str]:
+        """The image as stored (in a question version's `images`)."""
+        stored = {"alt": self.alt}
+        if self.url is not None:
+            stored["url"] = self.url
+        if self.file is not None:
+            stored["file"] = self.file
+        return stored
+
+    @classmethod
+    def from_json(cls, stored: object) -> Image | None:
+        """The image stored by `as_json`, or None for anything else."""
+        if not isinstance(stored, dict) or not isinstance(stored.get("alt"), str):
+            return None
+        url, file = stored.get("url"), stored.get("file")
+        return cls(
+            alt=stored["alt"], url=url if isinstance(url, str) else None, file=file if isinstance(file, str) else None
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Question:
     """One multiple-choice question of a pack; `correct_index` is the zero-based index into `choices`."""
 
@@ -42,6 +71,19 @@ class Question:
     tags: tuple[str, ...] = ()
     difficulty: str | None = None
     references: tuple[str, ...] = ()
+    image: Image | None = None
+    """Shown with the prompt."""
+    explanation_image: Image | None = None
+    """Shown with the explanation, once the answer is revealed."""
+
+    def images_json(self) -> dict[str, dict[str, str]] | None:
+        """The question's images as stored (None without any): `{"prompt": ..., "explanation": ...}`."""
+        stored = {
+            name: image.as_json()
+            for name, image in (("prompt", self.image), ("explanation", self.explanation_image))
+            if image is not None
+        }
+        return stored or None
 
     @property
     def correct_choice(self) -> str:
@@ -161,6 +203,10 @@ class QuestionCard:
     cohort: str | None = None
     opened_at: datetime | None = None
     timezone: str = "UTC"
+    image: Image | None = None
+    """Shown with the prompt."""
+    explanation_image: Image | None = None
+    """Shown with the explanation once revealed."""
 
     @property
     def is_closed(self) -> bool:

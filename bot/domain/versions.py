@@ -9,17 +9,33 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 
-def content_digest(prompt: str, choices: Sequence[str], correct_index: int, explanation: str) -> str:
+def content_digest(
+    prompt: str,
+    choices: Sequence[str],
+    correct_index: int,
+    explanation: str,
+    images: Mapping[str, Any] | None = None,
+) -> str:
     """A 64-character hex SHA-256 of the shown content, the same on every run, platform and database.
 
     Migration 0005 carries a frozen copy of this function; if it changes, old versions are simply not found
-    again by their content, and the next post of a question gets a new version (nothing breaks).
+    again by their content, and the next post of a question gets a new version (nothing breaks). Images count
+    only when a question has some, so a question without any keeps the digest it always had.
     """
+    content: dict[str, Any] = {
+        "prompt": prompt,
+        "choices": list(choices),
+        "correct_index": correct_index,
+        "explanation": explanation,
+    }
+    if images:
+        content["images"] = dict(images)
     canonical = json.dumps(
-        {"prompt": prompt, "choices": list(choices), "correct_index": correct_index, "explanation": explanation},
+        content,
         ensure_ascii=False,
         sort_keys=True,
         separators=(",", ":"),

@@ -21,6 +21,7 @@ from bot.content import Catalog
 from bot.db.models import PackRow, Post, PostSnapshot, QuestionRow
 from bot.domain import (
     ChannelRef,
+    Image,
     PostSource,
     QuestionCard,
     QuestionKey,
@@ -135,6 +136,7 @@ class QuizService:
                     "tags": list(question.tags),
                     "difficulty": question.difficulty,
                     "active": True,
+                    "images": question.images_json(),
                 }
                 existing = questions.get(key)
                 if existing is None:
@@ -419,4 +421,6 @@ class QuizService:
             cohort=cohort_name,
             opened_at=post.opened_at,
             timezone=timezone,
+            image=Image.from_json((version.images or {}).get("prompt")),
+            explanation_image=Image.from_json((version.images or {}).get("explanation")),
         )

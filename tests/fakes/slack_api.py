@@ -341,6 +341,23 @@ def validate_blocks(blocks: Any, *, max_blocks: int = 50) -> list[str]:
                     # Text elements are text objects (1-3000 characters); image elements carry no text.
                     if isinstance(el, dict) and el.get("type") in ("mrkdwn", "plain_text"):
                         check_text(el, f"{ptr}/elements/{j}", 3000)
+        elif btype == "image":
+            # https://docs.slack.dev/reference/block-kit/blocks/image-block: alt_text (required) at most 2000,
+            # exactly one of image_url (at most 3000) and slack_file; an optional plain_text title of 2000.
+            alt = block.get("alt_text")
+            if not isinstance(alt, str) or not alt or len(alt) > 2000:
+                errors.append(f"must be 1-2000 characters [json-pointer:{ptr}/alt_text]")
+            url, slack_file = block.get("image_url"), block.get("slack_file")
+            if (url is None) == (slack_file is None):
+                errors.append(f"must provide exactly one of image_url and slack_file [json-pointer:{ptr}]")
+            if url is not None and (not isinstance(url, str) or not url or len(url) > 3000):
+                errors.append(f"must be 1-3000 characters [json-pointer:{ptr}/image_url]")
+            if slack_file is not None and not (
+                isinstance(slack_file, dict) and (slack_file.get("id") or slack_file.get("url"))
+            ):
+                errors.append(f"must provide an id or a url [json-pointer:{ptr}/slack_file]")
+            if "title" in block:
+                check_text(block["title"], f"{ptr}/title", 2000, plain_only=True)
         elif btype == "input":
             check_element(block.get("element"), f"{ptr}/element")
             check_text(block.get("label"), f"{ptr}/label", 2000, plain_only=True)

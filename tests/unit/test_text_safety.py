@@ -73,3 +73,85 @@ def test_cuts_fall_between_atoms_only(text: str, limit: int) -> None:
         assert re.sub(r"\s", "", piece.head + piece.tail) == re.sub(r"\s", "", escaped)
         if piece.tail:
             assert piece.head or len(atoms(escaped)[0]) > limit
+
+
+# --- code: fenced blocks and inline spans render natively ------------------------------------------------
+
+_C = "```c\nint *p = &x; /* <!channel> @everyone ``` <@123> [a](b) \\n */\n- **p > 1;\n```"
+
+
+def test_discord_keeps_a_code_block_as_written_with_its_language() -> None:
+    escaped = discord_markup.escape(f"Read:\n{_C}\nThen *this*.")
+    assert escaped == (
+        "Read:\n```c\nint *p = &x; /* <!channel> @everyone `\u200b`\u200b` <@123> [a](b) \\n */\n- **p > 1;\n```"
+        "\nThen \\*this\\*."
+    )  # nothing escaped in the code (no `\*`, no `\-` at a line start), but its ``` cannot close the block
+    assert discord_markup.unescape(escaped) == f"Read:\n{_C}\nThen *this*."
+
+
+def test_slack_shows_a_code_block_as_a_mrkdwn_block_that_nothing_escapes() -> None:
+    neutral = slack_markup.neutralise(f"Read:\n{_C}\nThen *this*.")
+    assert neutral == (
+        "Read:\n```\nint *p = &amp;x; /* &lt;!channel&gt; @\u200beveryone `\u200b`\u200b` &lt;@123&gt; [a](b) \\n */"
+        "\n- **p &gt; 1;\n```\nThen \u200b*\u200bthis\u200b*\u200b."
+    )  # `*` stays `*`; `<`, `>` and `&` escaped (Slack reads them in code too); no mention, no early close
+
+
+def test_inline_code_is_kept_as_code_on_both_platforms() -> None:
+    assert discord_markup.escape("Use `a*b<@1>` not *a*") == "Use `a*b<@1>` not \\*a\\*"
+    assert slack_markup.neutralise("Use `a*b<!here>`") == "Use `a\u200b*\u200bb&lt;!here&gt;`"
+    assert discord_markup.atoms("x `a*b`") == ["x", " ", "`a*b`"]  # one atom: a cut never opens it
+
+
+def test_an_unclosed_fence_is_escaped_as_text() -> None:
+    assert discord_markup.escape("```c\nint *p;") == "\\`\\`\\`c\nint \\*p;"
+
+
+def test_a_cut_inside_a_code_block_falls_between_lines_and_closes_and_reopens_it() -> None:
+    lines = [f"  line {i} * x" for i in range(40)]
+    text = "Intro.\n```py\n" + "\n".join(lines) + "\n```\nEnd."
+    for escaped, atoms in (
+        (discord_markup.escape(text), discord_markup.atoms),
+        (slack_markup.neutralise(text), slack_markup.atoms),
+    ):
+        pieces = []
+        rest = escaped
+        while rest:
+            piece = cut(rest, 150, atoms)
+            assert len(piece.head) <= 150 and piece.head
+            pieces.append(piece.head)
+            rest = piece.tail
+        assert len(pieces) > 3
+        shown: list[str] = []
+        for head in pieces:
+            fences = [line for line in head.split("\n") if line.startswith("```")]
+            assert len(fences) % 2 == 0, head  # every piece is whole blocks
+            shown += [line for line in head.split("\n") if line.startswith("  line")]
+        assert shown == lines  # every line whole, in order, its indentation kept
+
+
+_CODE_PIECES = [*_PIECES, "```", "```c\n", "\n```\n", "\n```", "  ", "x"]
+_HOSTILE_CODE = st.lists(st.sampled_from(_CODE_PIECES), max_size=80).map("".join)
+
+
+@given(_HOSTILE_CODE, st.integers(min_value=20, max_value=200))
+def test_text_with_code_blocks_stays_safe_and_cuts_keep_blocks_whole(text: str, limit: int) -> None:
+    for escaped, atoms, guard in (
+        (discord_markup.escape(text), discord_markup.atoms, discord_markup.guard_line_starts),
+        (slack_markup.neutralise(text), slack_markup.atoms, slack_markup.guard_line_starts),
+    ):
+        assert "".join(atoms(escaped)) == escaped
+        assert guard(escaped) == escaped
+        rest = escaped
+        for _ in range(200):
+            if not rest:
+                break
+            piece = cut(rest, limit, atoms)
+            assert len(piece.head) <= limit
+            if not piece.head:
+                break
+            fences = [line for line in piece.head.split("\n") if line.startswith("```")]
+            assert len(fences) % 2 == 0, piece
+            rest = piece.tail
+    assert_no_discord_markup_from(discord_markup.escape(text))
+    assert "<" not in slack_markup.neutralise(text)

@@ -16,6 +16,12 @@ Comments carry what GIFT has no syntax for; Moodle ignores them except its own `
     // [tag:collectives] [tag:communication]      (in the question's own block: no blank line before it)
     // difficulty: easy
     // references: https://example.org/a https://example.org/b
+    // image: https://example.org/ring.png Eight GPUs in a ring      (an https URL or a file, then the alt text)
+    // explanation_image: ring-steps.png The ring, step by step
+
+Code travels in the question text with GIFT's escaping (`\\n` for each line break, `\\{`, `\\=` ...); Moodle
+shows it as text, not as a code block, unless the question is marked `[markdown]`. GIFT has no image syntax
+(Moodle's needs `[html]` and a file in its own store), so images live in the comments above.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from bot.content.drafts import (
     DraftQuestion,
     Skipped,
     build_question,
+    image_cells,
+    image_from_cells,
     refuse,
     source_lines,
     tag_list,
@@ -215,6 +223,8 @@ def _question(
         difficulty=metadata.difficulty,
         references=metadata.references,
         question_id=metadata.question_id or title,
+        image=metadata.image,
+        explanation_image=metadata.explanation_image,
     )
 
 
@@ -297,6 +307,13 @@ class _Metadata:
     difficulty: str | None = None
     references: list[str] = field(default_factory=list)
     question_id: str = ""
+    image: dict[str, str] | None = None
+    explanation_image: dict[str, str] | None = None
+
+
+def _image_comment(value: str) -> dict[str, str] | None:
+    where, _, alt = unescape_comment(value).partition(" ")
+    return image_from_cells(where, alt)
 
 
 def _question_metadata(comments: list[tuple[int, str]], source: str) -> _Metadata:
@@ -315,6 +332,10 @@ def _question_metadata(comments: list[tuple[int, str]], source: str) -> _Metadat
             metadata.references.extend(value.split())
         elif key == "tags":
             metadata.tags.extend(part for part in re.split(r"[,\s]+", value) if part)
+        elif key == "image":
+            metadata.image = _image_comment(value)
+        elif key == "explanation_image":
+            metadata.explanation_image = _image_comment(value)
     return metadata
 
 
@@ -377,6 +398,9 @@ def dump(pack: DraftPack) -> str:
             lines.append(f"// difficulty: {question.difficulty}")
         if question.references:
             lines.append(f"// references: {' '.join(question.references)}")
+        for name, image in (("image", question.image), ("explanation_image", question.explanation_image)):
+            if image is not None:
+                lines.append(f"// {name}: {escape_comment(' '.join(part for part in image_cells(image) if part))}")
         head = f"::{question.id}::{escape(question.prompt)} "
         feedback = "#" + escape(question.explanation) if question.explanation is not None else ""
         if question.choices == TRUE_FALSE:

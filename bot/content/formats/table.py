@@ -9,6 +9,9 @@ Columns (names are case-insensitive; spaces and hyphens count as underscores; an
   text; a number or letter wins over a choice with that text. Empty: a TODO blank.
 - `id`, `explanation` (or `feedback`), `tags` (comma-, semicolon- or space-separated), `difficulty`
   (easy, medium, hard), `references` (URLs separated by spaces or line breaks): optional.
+- `image_url` (an https URL, or a file name under content/images/) and `image_alt`, and the same for the
+  explanation (`explanation_image_url`, `explanation_image_alt`): optional. Code blocks are text like any other
+  (a cell may hold line breaks).
 - `pack_id`, `pack_title`, `pack_description`, `pack_tags`, `pack_verbatim_seed`: optional, about the whole
   pack; filled in on one row (the export uses the first), the same or empty on the others.
 
@@ -27,12 +30,13 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from bot.content.drafts import DraftPack, DraftQuestion, build_question, refuse
+from bot.content.drafts import DraftPack, DraftQuestion, build_question, image_cells, image_from_cells, refuse
 from bot.content.schema import TODO_MARK
 from bot.domain.text import formula_safe, spreadsheet_text
 from bot.wording.i18n import plural
 
 PACK_COLUMNS = ("pack_id", "pack_title", "pack_description", "pack_tags", "pack_verbatim_seed")
+IMAGE_COLUMNS = ("image_url", "image_alt", "explanation_image_url", "explanation_image_alt")
 _ALIASES = {
     "id": "id",
     "question_id": "id",
@@ -51,7 +55,7 @@ _ALIASES = {
     "references": "references",
     "reference": "references",
     "refs": "references",
-} | {name: name for name in PACK_COLUMNS}
+} | {name: name for name in PACK_COLUMNS + IMAGE_COLUMNS}
 _NUMBERED = re.compile(r"^(?:choice|option|answer)_?(\d{1,2})$")
 _LETTERED = re.compile(r"^(?:(?:choice|option)_?)?([a-j])$")
 
@@ -128,6 +132,8 @@ def parse(text: str, *, source: str) -> TableFile:
                 difficulty=cell("difficulty") or None,
                 references=re.split(r"\s+|[,;](?=\s)", cell("references")),
                 question_id=cell("id"),
+                image=image_from_cells(cell("image_url"), cell("image_alt")),
+                explanation_image=image_from_cells(cell("explanation_image_url"), cell("explanation_image_alt")),
             )
         )
     return TableFile(questions, pack, pack_lines)
@@ -194,6 +200,9 @@ def dump(pack: DraftPack) -> str:
     header += ["tags", "difficulty", "references", "pack_id", "pack_title", "pack_description", "pack_tags"]
     if pack.verbatim_seed:
         header.append("pack_verbatim_seed")
+    images = any(q.image or q.explanation_image for q in pack.questions)
+    if images:
+        header += list(IMAGE_COLUMNS)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -206,6 +215,8 @@ def dump(pack: DraftPack) -> str:
             row += [pack.id, pack.title or "", description, ", ".join(pack.tags)]
             row += ["true"] if pack.verbatim_seed else []
         else:
-            row += [""] * (len(header) - len(row))
+            row += [""] * (len(header) - len(row) - (len(IMAGE_COLUMNS) if images else 0))
+        if images:
+            row += [*image_cells(question.image), *image_cells(question.explanation_image)]
         writer.writerow([formula_safe(cell) for cell in row])
     return out.getvalue()

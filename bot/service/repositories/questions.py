@@ -111,7 +111,9 @@ class Questions(Repository):
         Race-safe: two replicas posting the same new text at once insert one row (the unique (question, digest)
         key), and both read it back.
         """
-        digest = content_digest(question.prompt, question.choices, question.correct_index, question.explanation)
+        digest = content_digest(
+            question.prompt, question.choices, question.correct_index, question.explanation, question.images
+        )
         match = select(QuestionVersion).where(
             QuestionVersion.question_id == question.id, QuestionVersion.digest == digest
         )
@@ -126,6 +128,7 @@ class Questions(Repository):
             "correct_index": question.correct_index,
             "explanation": question.explanation,
             "created_at": now,
+            "images": question.images,
         }
         await self._session.execute(
             insert_ignoring_conflict(self._session, QuestionVersion, values, ["question_id", "digest"])
