@@ -20,10 +20,11 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
@@ -31,6 +32,9 @@ from bot.db import Database
 from bot.db.models import Answer, User, Workspace
 from tests.discord_support import ANSWER_ID, custom_ids
 from tests.fakes.discord_api import FLAG_LOADING, FakeDiscord, InteractionCallback, patch_discord
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 RETRY_WORDS = ("please click again", "try again")
@@ -394,6 +398,30 @@ async def stop_bot(child: asyncio.subprocess.Process) -> None:
         await child.wait()
 
 
+HOLD_ENV = "STORM_HOLD_USERS"
+"""`A:B` in the child's environment (optional): the clicks of users A <= id < B wait before their commit until
+the child gets SIGUSR1 (`release_held`), those of users >= B wait for ever; the others commit at once. Makes
+"the kill catches clicks waiting for their commit" a fact the test sets up instead of a matter of timing."""
+
+
+def release_held(child: asyncio.subprocess.Process) -> None:
+    """Let the clicks held until SIGUSR1 (HOLD_ENV) go on to their commit."""
+    child.send_signal(signal.SIGUSR1)
+
+
+def _hold_clicks(stack: ExitStack, runtime: Runtime, spec: str) -> None:
+    from tests.held_commits import held_commits
+
+    first, never = (int(part) for part in spec.split(":"))
+
+    def user_at_least(bound: int) -> Callable[[dict[str, Any]], bool]:
+        return lambda click: int(click["user"].user_id) >= bound
+
+    released = stack.enter_context(held_commits(runtime, only=user_at_least(first)))
+    stack.enter_context(held_commits(runtime, only=user_at_least(never)))  # never released
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, released.set)
+
+
 async def _serve(database_url: str, api_base: str, gateway_url: str) -> None:
     from adapters.discord.adapter import DiscordAdapter
     from bot.config import Settings
@@ -401,7 +429,9 @@ async def _serve(database_url: str, api_base: str, gateway_url: str) -> None:
 
     settings = Settings(database_url=database_url, discord_token="bench-token", _env_file=None)  # type: ignore[call-arg]
     runtime = await build_runtime(settings, migrate=False)
-    with patch_discord(api_base, gateway_url):
+    with ExitStack() as stack, patch_discord(api_base, gateway_url):
+        if os.environ.get(HOLD_ENV):
+            _hold_clicks(stack, runtime, os.environ[HOLD_ENV])
         adapter = DiscordAdapter(runtime)
         adapter.client._connection.guild_ready_timeout = 0.05
         await serve(runtime, [adapter])

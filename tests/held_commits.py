@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -11,18 +11,22 @@ from bot.runtime import Runtime
 
 
 @contextmanager
-def held_commits(runtime: Runtime) -> Iterator[asyncio.Event]:
+def held_commits(
+    runtime: Runtime, *, only: Callable[[dict[str, Any]], bool] = lambda click: True
+) -> Iterator[asyncio.Event]:
     """Clicks reach the core's recorder but wait for the returned event before they go into a batch and commit.
 
     They count as pending clicks meanwhile (QuizApp.answer has accepted them), as clicks waiting on a slow
-    database would.
+    database would. `only(click)` (the recorder's keyword arguments: post_id, user, choice_index, channel) picks
+    the clicks held; the others commit at once. Nested holds apply to a click one after the other.
     """
     recorder = runtime.app.answers
     release = asyncio.Event()
     real_record = recorder.record
 
     async def held(**kwargs: Any) -> Any:
-        await release.wait()
+        if only(kwargs):
+            await release.wait()
         return await real_record(**kwargs)
 
     recorder.record = held  # type: ignore[method-assign]

@@ -278,7 +278,8 @@ async def test_a_replica_stopped_mid_fan_out_hands_its_unposted_slots_to_the_nex
     with caplog.at_level(logging.INFO, logger="bot.scheduling.ticker"):
         stopping = asyncio.create_task(a.stop(drain_seconds=30))  # SIGTERM on replica A
         # What waited for its turn is handed back at once; what is inside the platform call may finish.
-        await until(lambda: all(h.stage is not Stage.WAITING for h in a.holdings) and len(a.holdings) == gated.at_gate)
+        # (Posts that went out may still wait for a worker for their bookkeeping, behind the calls at the gate.)
+        await until(lambda: not a.holdings.at(Stage.WAITING) and len(a.holdings.at(Stage.SENDING)) == gated.at_gate)
         in_call = gated.at_gate
         gated.gate.set()
         await stopping
@@ -642,8 +643,9 @@ async def test_a_wall_clock_jump_back_or_forward_neither_stalls_the_timer_nor_po
     runtime: Runtime, platform: FakePlatform, channel: ChannelRef, monday: ManualClock
 ) -> None:
     """The timer waits on the event loop's monotonic clock, so the tick after a jump of the wall clock (the Clock)
-    comes within two intervals; slots stay keyed by local calendar time, so none posts twice. (APScheduler's
-    IntervalTrigger, the timer before, re-armed for about an hour after the system clock went back an hour.)"""
+    comes on its usual beat; slots stay keyed by local calendar time, so none posts twice. (APScheduler's
+    IntervalTrigger, the timer before, re-armed for about an hour after the system clock went back an hour: `jump`
+    fails after 10 s, and does not measure the beat itself, which a loaded machine may delay.)"""
     await add(runtime, channel, "0 * * * * tz:UTC")  # on the hour, every hour
     monday.set(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC))
     ticker = make_ticker(runtime, monday)
@@ -658,14 +660,13 @@ async def test_a_wall_clock_jump_back_or_forward_neither_stalls_the_timer_nor_po
 
     ticker.tick = recorded_tick  # type: ignore[method-assign]
 
-    async def jump(to: datetime) -> float:
-        """Set the wall clock; how long until the next tick started."""
+    async def jump(to: datetime) -> None:
+        """Set the wall clock; wait for the next tick to start."""
         monday.set(to)
         jumped = loop.time()
         async with asyncio.timeout(10):
             while not started or started[-1] < jumped:  # noqa: ASYNC110 - polls the timer
                 await asyncio.sleep(0.01)
-        return min(t for t in started if t >= jumped) - jumped
 
     async def settle() -> None:
         """Let two more ticks run (and what they spawned)."""
@@ -682,16 +683,16 @@ async def test_a_wall_clock_jump_back_or_forward_neither_stalls_the_timer_nor_po
     try:
         await settle()
         assert len(posted()) == 1  # the 09:00 slot
-        assert await jump(datetime(2026, 1, 5, 8, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # back an hour
+        await jump(datetime(2026, 1, 5, 8, 0, 1, tzinfo=UTC))  # back an hour
         await settle()
-        assert await jump(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # forward: 09:00 again
+        await jump(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC))  # forward: 09:00 again
         await settle()
         assert len(posted()) == 1  # not posted twice
-        assert await jump(datetime(2026, 1, 5, 10, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # forward: 10:00 is due
+        await jump(datetime(2026, 1, 5, 10, 0, 1, tzinfo=UTC))  # forward: 10:00 is due
         await settle()
         assert len(posted()) == 2
         assert [c.post_id for c in cards(platform, "update_card") if c.reveal is not None] == [1]  # 09:00 revealed
-        assert await jump(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC)) <= 2 * INTERVAL  # back again
+        await jump(datetime(2026, 1, 5, 9, 0, 1, tzinfo=UTC))  # back again
         await settle()
         assert len(posted()) == 2
     finally:

@@ -4,13 +4,17 @@ shown in embeds, or a private notice naming Attach Files when Discord refuses th
 
 from __future__ import annotations
 
+import asyncio
 import io
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from PIL import Image
 
+import adapters.discord.adapter
 from adapters.discord.adapter import DiscordAdapter, invite_permissions
+from bot.chart_images import ChartImage
 from bot.clock import ManualClock
 from bot.runtime import Runtime
 from tests.discord_support import card_messages, custom_ids, embed_text, serving, slash, text_of
@@ -100,14 +104,25 @@ async def test_quiz_report_posts_its_charts_as_attachments_in_embeds(runtime: Ru
 
 
 async def test_without_attach_files_the_report_posts_the_text_alone_and_says_which_permission(
-    runtime: Runtime, fake: FakeDiscord
+    runtime: Runtime, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The charts are held until the summary is out, so that the refusal meets the charts' message: a report
+    # deferred on a busy machine posts its summary as a channel message too.
+    summary_out = asyncio.Event()
+    render_charts = adapters.discord.adapter.render_charts
+
+    async def held_render(charts: Any) -> list[ChartImage]:
+        await summary_out.wait()
+        return await render_charts(charts)
+
+    monkeypatch.setattr(adapters.discord.adapter, "render_charts", held_render)
     adapter = DiscordAdapter(runtime)
     async with serving(adapter, fake):
         await answer(fake, nth=1, user_id=1001, name="alice")
-        fake.fail_next("POST", "/channels/{channel_id}/messages", "missing_permissions")
         report = await slash(fake, "report", user_id=1001, user_name="alice")
         await summary_posted(fake, report)
+        fake.fail_next("POST", "/channels/{channel_id}/messages", "missing_permissions")
+        summary_out.set()
         notices = await fake.wait_for(lambda: fake.followups(report.interaction_id), timeout=60, what="the notice")
         [notice] = notices
         assert notice["flags"] & 64  # ephemeral: only the person who asked sees it

@@ -21,6 +21,7 @@ async def test_cohort_remind_sends_each_member_who_is_behind_a_direct_message(
             await slack.command("cohort next spring")
             card = await slack.posted_card(n)
         assert card["blocks"][-1]["elements"][1]["text"] == "Cohort spring · open until revealed"
+        await slack.idle()  # the third post is recorded as published once chat.postMessage has answered, not before
 
         await slack.command("cohort show spring")
         shown = (await slack.ephemerals(4))[-1]["text"]
