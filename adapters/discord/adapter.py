@@ -30,7 +30,7 @@ from adapters.discord.buttons import (
     flag_view,
     page_view,
 )
-from adapters.discord.cards import edit_card, find_card, send_card
+from adapters.discord.cards import CardFiles, edit_card, find_card, send_card
 from adapters.discord.commands import QuizCommands
 from adapters.discord.embeds import (
     ANSWER_TEMPLATE,
@@ -269,6 +269,7 @@ class DiscordAdapter:
         options["http_trace"] = runtime.clock_skew.trace_config(PLATFORM)
         self._client_options = options
         self._history_refusals: set[str] = set()  # why a channel's history could not be read, each logged once
+        self.card_files = CardFiles(runtime.settings.content_dir)
         self.client = QuizClient(self, **options)
         self.ready = asyncio.Event()
         """Set once every shard is connected; cleared by the supervisor before each (re)start."""
@@ -284,7 +285,7 @@ class DiscordAdapter:
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
         """Send the card (embed and answer buttons; a very long one as several messages): their ids are the ref."""
         try:
-            return await send_card(self._messageable(channel), card)
+            return await send_card(self._messageable(channel), card, self.card_files)
         except discord.HTTPException as exc:
             raise platform_error(exc, "post a question") from exc
 
@@ -312,7 +313,7 @@ class DiscordAdapter:
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Edit the card: a new answer count keeps the buttons; the reveal removes them."""
         try:
-            await edit_card(self._messageable(channel), message_ref, card)
+            await edit_card(self._messageable(channel), message_ref, card, self.card_files)
         except discord.HTTPException as exc:
             raise platform_error(exc, "update the question") from exc
 

@@ -2,18 +2,68 @@
 
 A card is one message in all but the longest cases; then the first pages are posted before the last, which carries
 the answer buttons, so the card reads top to bottom. The post's message reference lists every page's id.
+
+A pack's image file (`image: {file: ...}` under content/images/) travels with the message that shows it, as an
+attachment its embed names (`attachment://NAME`): the prompt's with the first page, the explanation's with the last
+page's reveal. Discord's links to an attachment expire, so there is no upload to reuse across messages as on Slack;
+what is reused is the file, read once and named by its SHA-256 (`CardFiles`), so every card sends the same bytes
+under the same name.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import discord
 
 from adapters.discord.buttons import answer_view
 from adapters.discord.embeds import card_embeds, message_ref, page_ids
-from bot.domain import QuestionCard
+from bot.domain import Image, QuestionCard
+
+
+@dataclass(frozen=True, slots=True)
+class CardFile:
+    """A pack's image file as sent: its attachment name (its hash, with the file's suffix) and its bytes."""
+
+    name: str
+    data: bytes
+
+    def upload(self) -> discord.File:
+        """A fresh `discord.File` of it (discord.py consumes one per send)."""
+        return discord.File(io.BytesIO(self.data), filename=self.name)
+
+
+class CardFiles:
+    """The image files of the packs, read once each and named by their SHA-256, for the cards that show them."""
+
+    def __init__(self, content_dir: Path | None) -> None:
+        self.images = None if content_dir is None else content_dir / "images"
+        self._read: dict[str, CardFile | None] = {}
+
+    def of(self, image: Image | None) -> CardFile | None:
+        """The file `image` names, or None (no file, no content folder, or a file that cannot be read)."""
+        if image is None or image.file is None or self.images is None:
+            return None
+        if image.file not in self._read:
+            try:
+                data = (self.images / image.file).read_bytes()
+            except OSError:
+                data = None  # content check refuses a missing file; a card without it shows the alt text
+            digest = hashlib.sha256(data).hexdigest()[:32] if data is not None else ""
+            found = CardFile(f"{digest}{Path(image.file).suffix.lower()}", data) if data is not None else None
+            self._read[image.file] = found
+        return self._read[image.file]
+
+    def attached(self, card: QuestionCard) -> dict[str, str]:
+        """Each image file of the card (prompt and explanation) -> its attachment name."""
+        found = ((image.file, self.of(image)) for image in (card.image, card.explanation_image) if image is not None)
+        return {file: sent.name for file, sent in found if file is not None and sent is not None}
 
 
 def page_nonce(post_id: int, page: int) -> str:
@@ -22,21 +72,30 @@ def page_nonce(post_id: int, page: int) -> str:
     return f"quiz{post_id}p{page}"
 
 
-async def send_card(channel: discord.abc.Messageable, card: QuestionCard) -> str:
+async def send_card(channel: discord.abc.Messageable, card: QuestionCard, files: CardFiles | None = None) -> str:
     """Post the card's pages; returns its message reference. A failure deletes the pages already posted.
 
     Each page carries a nonce derived from the post's id, and discord.py asks Discord to enforce it
     (`enforce_nonce`): a page posted again within a few minutes, by a process recovering from the death of the one
     whose post Discord had taken, is answered with the first message instead of a second one.
     """
-    embeds = card_embeds(card)
+    files = files or CardFiles(None)
+    embeds = card_embeds(card, attached=files.attached(card))
+    prompt_file = files.of(card.image)
+    first: dict[str, Any] = {"file": prompt_file.upload()} if prompt_file is not None else {}
     posted: list[discord.Message] = []
     last = len(embeds) - 1
     try:
         for page, embed in enumerate(embeds[:-1]):
-            posted.append(await channel.send(embed=embed, nonce=page_nonce(card.post_id, page)))
+            extra = first if page == 0 else {}
+            posted.append(await channel.send(embed=embed, nonce=page_nonce(card.post_id, page), **extra))
         posted.append(
-            await channel.send(embed=embeds[-1], view=answer_view(card), nonce=page_nonce(card.post_id, last))
+            await channel.send(
+                embed=embeds[-1],
+                view=answer_view(card),
+                nonce=page_nonce(card.post_id, last),
+                **(first if last == 0 else {}),
+            )
         )
     except discord.HTTPException:
         for message in posted:
@@ -72,17 +131,29 @@ async def find_card(
     return None
 
 
-async def edit_card(channel: discord.PartialMessageable, reference: str, card: QuestionCard) -> None:
+async def edit_card(
+    channel: discord.PartialMessageable, reference: str, card: QuestionCard, files: CardFiles | None = None
+) -> None:
     """Edit a posted card: a new answer count changes only its last page; the reveal edits every page.
 
-    The card is laid out over as many pages as it was posted with, so its text stays where it was.
+    The card is laid out over as many pages as it was posted with, so its text stays where it was. An edit without
+    new files keeps the message's attachments; the reveal sends the last page's files again with the
+    explanation's (an edit that names attachments replaces them).
     """
+    files = files or CardFiles(None)
     ids = page_ids(reference)
-    embeds = card_embeds(card, pages=len(ids))
+    embeds = card_embeds(card, pages=len(ids), attached=files.attached(card))
     last = channel.get_partial_message(ids[-1])
     if card.reveal is None:
         await last.edit(embed=embeds[-1])
         return
     for page_id, embed in zip(ids[:-1], embeds[:-1], strict=True):
         await channel.get_partial_message(page_id).edit(embed=embed)
-    await last.edit(embed=embeds[-1], view=None)
+    explanation_file = files.of(card.explanation_image)
+    if explanation_file is None:
+        await last.edit(embed=embeds[-1], view=None)
+        return
+    prompt_file = files.of(card.image) if len(ids) == 1 else None
+    kept = [sent for sent in (prompt_file, explanation_file) if sent is not None]
+    unique = list({sent.name: sent for sent in kept}.values())
+    await last.edit(embed=embeds[-1], view=None, attachments=[sent.upload() for sent in unique])

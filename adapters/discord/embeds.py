@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import discord
@@ -293,11 +293,16 @@ IMAGE_ALT_MAX = 300
 """The alt text shown under a card with an image (Discord has no alt text for an embed image), as subtext."""
 
 
-def image_url(image: Image | None) -> str | None:
-    """The https URL an embed shows (`embed.set_image`), or None."""
-    if image is None or image.url is None or not image.url.startswith("https://"):
+def image_url(image: Image | None, attached: Mapping[str, str] | None = None) -> str | None:
+    """What an embed shows (`embed.set_image`): an https URL, or `attachment://NAME` for a pack's image file sent
+    with the message under NAME (`attached`: file -> attachment name, adapters/discord/cards.py); else None."""
+    if image is None:
         return None
-    return image.url
+    if image.url is not None:
+        return image.url if image.url.startswith("https://") else None
+    if image.file is not None and attached and image.file in attached:
+        return f"attachment://{attached[image.file]}"
+    return None
 
 
 def _alt_paragraphs(image: Image | None) -> list[EmbedParagraph]:
@@ -368,17 +373,20 @@ def card_layout(card: QuestionCard, pages: int) -> Layout:
     return layout(title, paragraphs, footer=" " * reserved, pages=pages)
 
 
-def card_embeds(card: QuestionCard, pages: int | None = None) -> list[discord.Embed]:
-    """The card as one embed per page (the message of each page carries one); the last has the footer."""
+def card_embeds(
+    card: QuestionCard, pages: int | None = None, attached: Mapping[str, str] | None = None
+) -> list[discord.Embed]:
+    """The card as one embed per page (the message of each page carries one); the last has the footer. An image
+    file shows when `attached` names its attachment (see `image_url`)."""
     count = planned_pages(card) if pages is None else pages
     colour = OPEN_COLOUR if card.reveal is None else CLOSED_COLOUR
     result = card_layout(card, count)
     last = len(result.pages) - 1
     embeds = [_embed(page, colour, footer_text(card) if i == last else None) for i, page in enumerate(result.pages)]
-    prompt_image = image_url(card.image)
+    prompt_image = image_url(card.image, attached)
     if prompt_image:
         embeds[0].set_image(url=prompt_image)
-    explanation_image = image_url(card.explanation_image) if card.reveal is not None else None
+    explanation_image = image_url(card.explanation_image, attached) if card.reveal is not None else None
     if explanation_image:  # on the last page, under the explanation (an embed shows one image: on one page, this)
         embeds[-1].set_image(url=explanation_image)
     return embeds
