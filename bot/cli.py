@@ -45,11 +45,17 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with a did-you-mean for a mistyped command (`quizbot runn`) instead of the list of choices."""
 
     def error(self, message: str) -> NoReturn:
-        """Print the usage and one line, and exit 2 (as argparse does)."""
-        invalid = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
-        if invalid is not None:
-            word, choices = invalid.group(1), re.findall(r"'([^']*)'", invalid.group(2))
-            message = operator_words.unknown_command(self.prog, word, nearest(word, choices), choices)
+        """Print the usage and one line, and exit 2 (as argparse does). The commands come from the parser's own
+        subcommand action, not from the text of argparse's message (whose list of choices is worded differently
+        from one Python to the next), and an option's bad choice (`--format xml`) keeps argparse's own line."""
+        for action in self._actions:
+            if not isinstance(action, argparse._SubParsersAction):
+                continue
+            name = re.escape(action.metavar if isinstance(action.metavar, str) else action.dest)
+            invalid = re.match(rf"argument {name}: invalid choice: '(.*?)'", message)
+            if invalid is not None:
+                word, commands = invalid.group(1), list(action.choices)
+                message = operator_words.unknown_command(self.prog, word, nearest(word, commands), commands)
         super().error(message)
 
 

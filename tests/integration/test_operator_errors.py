@@ -694,6 +694,10 @@ def test_a_mistyped_command_gets_the_nearest_one(operator_env: Path, capsys: pyt
     with pytest.raises(SystemExit):
         main(["db", "upgarde"])
     assert "unknown command 'upgarde'; did you mean `quizbot db upgrade`?" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["export", "--format", "xml"])
+    err = capsys.readouterr().err
+    assert "argument --format: invalid choice: 'xml'" in err and "unknown command" not in err
 
 
 def test_the_log_level_is_read_in_any_case(operator_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
