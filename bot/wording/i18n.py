@@ -53,7 +53,7 @@ class _FunctionCatalog:
 
 
 _catalogs: dict[str, Catalog] = {DEFAULT_LOCALE: ENGLISH}
-_default: list[Catalog] = [ENGLISH]  # what a context that never chose a language reads (use_translator sets it)
+"""The catalogs by locale; DEFAULT_LOCALE's is also what a context that never chose a language reads."""
 _current: ContextVar[Catalog | None] = ContextVar("quizbot_catalog", default=None)
 
 
@@ -73,7 +73,7 @@ def catalog_for(locale: str | None) -> Catalog:
         found = _catalogs.get(wanted) or _catalogs.get(wanted.split("-")[0])
         if found is not None:
             return found
-    return _default[0]
+    return _catalogs[DEFAULT_LOCALE]
 
 
 @contextmanager
@@ -87,14 +87,13 @@ def reading_in(locale: str | None) -> Iterator[None]:
 
 
 def _catalog() -> Catalog:
-    return _current.get() or _default[0]
+    return _current.get() or _catalogs[DEFAULT_LOCALE]
 
 
 def use_translator(translator: Translator | None) -> None:
     """Install a translator for every message built from now on where no request chose a language (None restores
     English); the tests use it to see that every sentence goes through the hook."""
-    _default[0] = ENGLISH if translator is None else _FunctionCatalog(translator)
-    _catalogs[DEFAULT_LOCALE] = _default[0]
+    _catalogs[DEFAULT_LOCALE] = ENGLISH if translator is None else _FunctionCatalog(translator)
 
 
 def translate(template: str, /, **values: object) -> str:
