@@ -13,7 +13,6 @@ under the same name.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -24,6 +23,7 @@ import discord
 
 from adapters.discord.buttons import answer_view
 from adapters.discord.embeds import card_embeds, message_ref, page_ids
+from adapters.pack_images import read_image_file
 from bot.domain import Image, QuestionCard
 
 
@@ -43,27 +43,27 @@ class CardFiles:
     """The image files of the packs, read once each and named by their SHA-256, for the cards that show them."""
 
     def __init__(self, content_dir: Path | None) -> None:
-        self.images = None if content_dir is None else content_dir / "images"
+        self.content_dir = content_dir
         self._read: dict[str, CardFile | None] = {}
 
-    def of(self, image: Image | None) -> CardFile | None:
+    async def of(self, image: Image | None) -> CardFile | None:
         """The file `image` names, or None (no file, no content folder, or a file that cannot be read)."""
-        if image is None or image.file is None or self.images is None:
+        if image is None or image.file is None:
             return None
         if image.file not in self._read:
-            try:
-                data = (self.images / image.file).read_bytes()
-            except OSError:
-                data = None  # content check refuses a missing file; a card without it shows the alt text
-            digest = hashlib.sha256(data).hexdigest()[:32] if data is not None else ""
-            found = CardFile(f"{digest}{Path(image.file).suffix.lower()}", data) if data is not None else None
-            self._read[image.file] = found
+            read = await read_image_file(self.content_dir, image)
+            name = f"{read.digest[:32]}{read.path.suffix.lower()}" if read is not None else ""
+            self._read[image.file] = CardFile(name, read.data) if read is not None else None
         return self._read[image.file]
 
-    def attached(self, card: QuestionCard) -> dict[str, str]:
+    async def attached(self, card: QuestionCard) -> dict[str, str]:
         """Each image file of the card (prompt and explanation) -> its attachment name."""
-        found = ((image.file, self.of(image)) for image in (card.image, card.explanation_image) if image is not None)
-        return {file: sent.name for file, sent in found if file is not None and sent is not None}
+        found: dict[str, str] = {}
+        for image in (card.image, card.explanation_image):
+            sent = await self.of(image)
+            if image is not None and image.file is not None and sent is not None:
+                found[image.file] = sent.name
+        return found
 
 
 def page_nonce(post_id: int, page: int) -> str:
@@ -80,8 +80,8 @@ async def send_card(channel: discord.abc.Messageable, card: QuestionCard, files:
     whose post Discord had taken, is answered with the first message instead of a second one.
     """
     files = files or CardFiles(None)
-    embeds = card_embeds(card, attached=files.attached(card))
-    prompt_file = files.of(card.image)
+    embeds = card_embeds(card, attached=await files.attached(card))
+    prompt_file = await files.of(card.image)
     first: dict[str, Any] = {"file": prompt_file.upload()} if prompt_file is not None else {}
     posted: list[discord.Message] = []
     last = len(embeds) - 1
@@ -142,18 +142,18 @@ async def edit_card(
     """
     files = files or CardFiles(None)
     ids = page_ids(reference)
-    embeds = card_embeds(card, pages=len(ids), attached=files.attached(card))
+    embeds = card_embeds(card, pages=len(ids), attached=await files.attached(card))
     last = channel.get_partial_message(ids[-1])
     if card.reveal is None:
         await last.edit(embed=embeds[-1])
         return
     for page_id, embed in zip(ids[:-1], embeds[:-1], strict=True):
         await channel.get_partial_message(page_id).edit(embed=embed)
-    explanation_file = files.of(card.explanation_image)
+    explanation_file = await files.of(card.explanation_image)
     if explanation_file is None:
         await last.edit(embed=embeds[-1], view=None)
         return
-    prompt_file = files.of(card.image) if len(ids) == 1 else None
+    prompt_file = await files.of(card.image) if len(ids) == 1 else None
     kept = [sent for sent in (prompt_file, explanation_file) if sent is not None]
     unique = list({sent.name: sent for sent in kept}.values())
     await last.edit(embed=embeds[-1], view=None, attachments=[sent.upload() for sent in unique])

@@ -11,19 +11,17 @@ the image's alt text instead (adapters/slack/blocks.py).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 from pathlib import Path
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.pack_images import read_image_file
 from adapters.slack import limits
 from bot.domain import Image, QuestionCard
 
 log = logging.getLogger(__name__)
-
-IMAGES_DIR = "images"
 
 
 class ImageFiles:
@@ -31,7 +29,7 @@ class ImageFiles:
 
     def __init__(self, client: AsyncWebClient, content_dir: Path | None) -> None:
         self._client = client
-        self._folder = content_dir / IMAGES_DIR if content_dir is not None else None
+        self._content_dir = content_dir
         self._ids: dict[str, str] = {}
         self._lock = asyncio.Lock()
 
@@ -46,15 +44,10 @@ class ImageFiles:
         return found
 
     async def _file_id(self, image: Image) -> str | None:
-        if self._folder is None or image.file is None:
+        read = await read_image_file(self._content_dir, image)
+        if read is None:
             return None
-        path = self._folder / Path(image.file).name  # the schema allows a bare file name only
-        try:
-            data = await asyncio.to_thread(path.read_bytes)
-        except OSError as exc:
-            log.warning("image file %s not shown: %s", path, exc)
-            return None
-        digest = hashlib.sha256(data).hexdigest()
+        path, data, digest = read.path, read.data, read.digest
         async with self._lock:  # two cards showing a new file at once upload it once
             if digest in self._ids:
                 return self._ids[digest]

@@ -9,7 +9,8 @@ from pathlib import Path
 from bot.content.curricula import load_curricula
 from bot.content.loader import validate_pack_files
 from bot.content.quality import QualityWarning, duplicate_warnings, pack_warnings, prompt_entries
-from bot.content.schema import IMAGES_DIR, PackModel
+from bot.content.schema import PackModel
+from bot.domain import IMAGES_DIR
 from bot.wording.i18n import plural
 
 

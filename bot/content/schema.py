@@ -35,8 +35,6 @@ FENCE_LINE = re.compile(r"^```")
 FENCE_OPEN = re.compile(r"^```[A-Za-z0-9_+#.-]{0,30}[ \t]*$")
 """A code block opens with a line of three backticks and an optional language (`c`, `python`, `yaml`, ...)."""
 IMAGE_FILE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.(png|jpe?g|gif)$"
-IMAGES_DIR = "images"
-"""Where a pack's image files live: `images/` next to the pack files (content/images/)."""
 
 
 def _code_well_formed(value: str, what: str) -> str:

@@ -29,6 +29,10 @@ class Tally:
         return self.correct / self.answered if self.answered else 0.0
 
 
+IMAGES_DIR = "images"
+"""Where a pack's image files live: `images/` next to the pack files (content/images/)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Image:
     """An image a question shows, with its alt text: an https `url`, or a `file` under the content's `images/`
