@@ -306,7 +306,6 @@ class UserScore(Base):
     """
 
     __tablename__ = "user_scores"
-    __table_args__ = (Index("ix_user_scores_board", "workspace_id", "points", "correct", "answered"),)
 
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
@@ -319,7 +318,6 @@ class ChannelScore(Base):
     """A user's all-time totals in one channel (same rollup as UserScore, for the channel board)."""
 
     __tablename__ = "channel_scores"
-    __table_args__ = (Index("ix_channel_scores_board", "channel_id", "points", "correct", "answered"),)
 
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True)
@@ -341,9 +339,6 @@ class PeriodScore(Base):
     """
 
     __tablename__ = "period_scores"
-    __table_args__ = (
-        Index("ix_period_scores_board", "workspace_id", "period", "period_start", "points", "correct", "answered"),
-    )
 
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     period: Mapped[str] = mapped_column(String(16), primary_key=True)
@@ -352,6 +347,23 @@ class PeriodScore(Base):
     points: Mapped[int] = mapped_column(Integer, default=0)
     correct: Mapped[int] = mapped_column(Integer, default=0)
     answered: Mapped[int] = mapped_column(Integer, default=0)
+
+
+def _board_order(rollup: type[UserScore] | type[ChannelScore] | type[PeriodScore]) -> tuple[Any, ...]:
+    """A rollup's columns in the order every board ranks them (bot.domain.ranking): points and correct answers most
+    first, answers fewest first, then the user; a board index in this order is read from its top, nothing sorted."""
+    return (rollup.points.desc(), rollup.correct.desc(), rollup.answered, rollup.user_id)
+
+
+Index("ix_user_scores_board", UserScore.workspace_id, *_board_order(UserScore))
+Index("ix_channel_scores_board", ChannelScore.channel_id, *_board_order(ChannelScore))
+Index(
+    "ix_period_scores_board",
+    PeriodScore.workspace_id,
+    PeriodScore.period,
+    PeriodScore.period_start,
+    *_board_order(PeriodScore),
+)
 
 
 class Cohort(Base):
