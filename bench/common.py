@@ -19,6 +19,7 @@ import platform
 import socket
 import statistics
 import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -168,10 +169,11 @@ _SUMMARY = "## Summary: targets met and missed"
 _HEAD = """# Benchmark results
 
 Each section below is written by one benchmark (`make bench` runs them all in quick mode, `make bench FULL=1` at
-full size; see the Benchmarks section of README.md). Every target is a ratio to a reference measured in the same run, on the same
-database, with the same concurrency, or an absolute bound: the machine is shared and absolute rates move 3-4x
-between runs, while ratios hold. A missed target is reported here, not failed. The summary is regenerated from the
-sections each time one is written.
+full size; see the Benchmarks section of README.md), and kept once per size: the "(quick)" and "(full)" sections
+of a benchmark stand side by side, each with its date and the machine's load average. Every target is a ratio to a
+reference measured in the same run, on the same database, with the same concurrency, or an absolute bound: the
+machine is shared and absolute rates move 3-4x between runs, while ratios hold. A missed target is reported here,
+not failed. The summary is regenerated from the sections each time one is written.
 """
 
 
@@ -179,6 +181,24 @@ def _section_key(section: str) -> tuple[int, str]:
     title = section.splitlines()[0][3:]
     number = title.split(".", 1)[0]
     return (int(number) if number.isdigit() else 10**6, title)
+
+
+SIZES = ("full", "quick")
+"""A benchmark's section is kept once per size: a quick run (`make bench`) never replaces a full-size one."""
+
+
+def _labelled(section: str) -> str:
+    """A section of RESULTS.md with its size in its title: written before sections were kept per size, it is
+    labelled by its command (`--quick` or not); a hand-written one (no command) is left as it is."""
+    lines = section.splitlines()
+    title = lines[0]
+    if title.endswith(tuple(f" ({size})" for size in SIZES)) or not title[3:4].isdigit():
+        return section
+    command = next((line for line in lines if line.startswith("Command: `")), None)
+    if command is None:
+        return section
+    size = "quick" if "--quick" in command else "full"
+    return "\n".join([f"{title} ({size})", *lines[1:]]) + "\n"
 
 
 def _summary(sections: Sequence[str]) -> str:
@@ -198,23 +218,43 @@ def _summary(sections: Sequence[str]) -> str:
     return f"{_SUMMARY}\n\n{met} of {total} targets met.\n\n" + "\n".join(rows) + "\n"
 
 
-def write_section(title: str, command: str, body: str, checks: Sequence[Check] = ()) -> None:
-    """Replace (or add) the section `title` of bench/RESULTS.md, then regenerate the summary at the top.
+def load_average() -> str:
+    """The machine's load average over 1, 5 and 15 minutes (it is shared: every figure is read beside it)."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "unknown"
+    return f"{one:.1f} / {five:.1f} / {fifteen:.1f}"
 
-    The section says the machine, the date and the command, then the checks (figure, target, measured beside its
-    reference, verdict), then `body` (the full figures). Sections are kept in the order of their number.
+
+def write_section(
+    title: str, command: str, body: str, checks: Sequence[Check] = (), *, size: str | None = None
+) -> None:
+    """Replace (or add) the section `title` of bench/RESULTS.md at this size, then regenerate the summary at the top.
+
+    `size` is "quick" or "full" (by default: "quick" when the benchmark was run with --quick); each benchmark keeps
+    one section per size, so a quick run never overwrites a full-size one. The section says the size, the date,
+    the load average, the machine and the command, then the checks (figure, target, measured beside its reference,
+    verdict), then `body` (the full figures). Sections are kept in the order of their number, full before quick.
     """
-    header = f"## {title}"
+    size = size or ("quick" if "--quick" in sys.argv else "full")
+    header = f"## {title} ({size})"
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     marker = _CHECKS_MARK + json.dumps([asdict(c) for c in checks]) + " -->"
-    parts = [header, "", f"Measured {stamp} on {machine()}.", f"Command: `{command}`", ""]
+    parts = [
+        header,
+        "",
+        f"Measured {stamp}, {size} size, load average {load_average()} (1 / 5 / 15 min), on {machine()}.",
+        f"Command: `{command}`",
+        "",
+    ]
     if checks:
         parts += [checks_table(checks), marker, ""]
     parts.append(body.strip())
     section = "\n".join(parts) + "\n"
     existing = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else _HEAD
     chunks = existing.split("\n## ")
-    sections = ["## " + p.strip() + "\n" for p in chunks[1:]]
+    sections = [_labelled("## " + p.strip() + "\n") for p in chunks[1:]]
     sections = [s for s in sections if not s.startswith(header + "\n") and not s.startswith(_SUMMARY)]
     sections.append(section)
     sections.sort(key=_section_key)
