@@ -56,23 +56,17 @@ PERIOD_SLACK = timedelta(hours=27)
 starts of two periods of one window, at least a week."""
 
 
-def _keyed_elsewhere(workspace_id: int, window: Window, start: datetime) -> Select[Any]:
+def _keyed_elsewhere(workspace_id: int, window: Window, start: datetime) -> list[Select[Any]]:
     """Rows of the same period of this workspace keyed at another start than `start`: keyed in another timezone
     (the workspace's timezone was changed). If there is one, the period's rollup rows are not the period's totals.
 
-    Two ranges beside `start`, not one range with `!= start`: the rows keyed at `start` (every user of the period)
-    would all be read through the board index to be skipped.
+    Two queries, one a range on each side of `start`: one range with `!= start` would read every row keyed at
+    `start` (every user of the period) to skip them, and SQLite reads an OR of two ranges as no range at all.
     """
-    near = (PeriodScore.period_start > start - PERIOD_SLACK, PeriodScore.period_start < start + PERIOD_SLACK)
-    return (
-        select(PeriodScore.user_id)
-        .where(
-            PeriodScore.workspace_id == workspace_id,
-            PeriodScore.period == window.value,
-            or_(and_(near[0], PeriodScore.period_start < start), and_(PeriodScore.period_start > start, near[1])),
-        )
-        .limit(1)
-    )
+    keyed = (PeriodScore.workspace_id == workspace_id, PeriodScore.period == window.value)
+    before = and_(PeriodScore.period_start > start - PERIOD_SLACK, PeriodScore.period_start < start)
+    after = and_(PeriodScore.period_start > start, PeriodScore.period_start < start + PERIOD_SLACK)
+    return [select(PeriodScore.user_id).where(*keyed, side).limit(1) for side in (before, after)]
 
 
 async def _period_entries(
@@ -90,14 +84,13 @@ async def _period_entries(
         PeriodScore.workspace_id == workspace_id,
         PeriodScore.period == window.value,
         PeriodScore.period_start == span.start,
-        ~elsewhere.exists(),
     )
-    entries = await top_entries(session, totals, limit, rollup=True)
-    if entries or (await session.execute(elsewhere)).first() is None:
+    agree = and_(*(~side.exists() for side in elsewhere))
+    entries = await top_entries(session, totals, limit, rollup=True, only_if=agree)
+    if entries or not (await session.execute(select(or_(*(side.exists() for side in elsewhere))))).scalar():
         return entries
-    return await top_entries(
-        session, _windowed_totals([Answer.workspace_id == workspace_id, *in_span(span)]), limit, rollup=False
-    )
+    answers = _windowed_totals([Answer.workspace_id == workspace_id, *in_span(span)])
+    return await top_entries(session, answers, limit, rollup=False)
 
 
 def _correct_count() -> ColumnElement[Any]:
@@ -132,7 +125,12 @@ FLOOR = -(2**31)
 
 
 async def top_entries(
-    session: AsyncSession, totals: Select[Any, Any, Any, Any], limit: int, *, rollup: bool
+    session: AsyncSession,
+    totals: Select[Any, Any, Any, Any],
+    limit: int,
+    *,
+    rollup: bool,
+    only_if: ColumnElement[bool] | None = None,
 ) -> list[Entry]:
     """The top `limit` users of a totals query (user_id, points, correct, answered), plus everyone tied at the cut.
 
@@ -141,7 +139,8 @@ async def top_entries(
     the limit-th row's totals, read from the top of the index, and the rows at or above it are a range of the same
     index (points >= the cut's), in one statement however long a tie. An aggregate over answers is ranked in SQL
     instead (RANK() <= limit), so the answers are summed once. Names are joined in the same statement (plain
-    rows, no ORM entities).
+    rows, no ORM entities). `only_if`, a condition of no row (a one-time check), is added to the outer query
+    only, so the cut's subqueries do not repeat it.
     """
     sub = totals.subquery()
     key = (sub.c.points.desc(), sub.c.correct.desc(), sub.c.answered)
@@ -165,6 +164,8 @@ async def top_entries(
         and_(sub.c.points == points, sub.c.correct == correct, sub.c.answered <= answered),
     )
     query = _named(select(*columns), sub.c.user_id).where(sub.c.points >= points, at_or_above)
+    if only_if is not None:
+        query = query.where(only_if)
     return [_entry(row) for row in await conn.execute(query)]
 
 
