@@ -16,7 +16,8 @@ from adapters.text_safety import CodeBlock, code_segments
 from bot.commands import ShowHelp, parse_command
 from bot.domain import AnswerResult, ChannelRef, Image, QuestionCard, UserRef
 from bot.domain.views import ConfirmationRequest
-from bot.errors import CommandError
+from bot.errors import CommandError, ConfigError
+from bot.plugins import installed_plugins
 from bot.ports import UNLIMITED, Message, PlatformError
 from bot.service.facade import AdapterHost, Context, Invocation, Reply, error_reply
 from bot.wording import console as words
@@ -139,9 +140,17 @@ class ConsoleAdapter:
     # --- input -------------------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Read commands until end of input, `/quit`, or a stop of the bot."""
+        """Read commands until end of input, `/quit`, or a stop of the bot.
+
+        Piped input gets the greeting with its first line. When the terminal runs only because no platform is
+        configured and its input ends before a single line (a container started without credentials and without
+        a terminal), the run ends with a ConfigError naming the settings to set, rather than `Bye.` and exit 0,
+        which a restart policy would repeat forever.
+        """
         self.runtime.platforms.register(self)
-        self._print(words.intro())
+        greeted = self.interactive
+        if greeted:
+            self._print(words.intro())
         lines = self._start_reader()
         while not self.runtime.stopping.is_set():
             if self.interactive and self._pending is None:  # a y/N question is its own prompt
@@ -155,10 +164,20 @@ class ConsoleAdapter:
                 read.cancel()
                 break
             line = read.result()
+            if line is None and not greeted and self._fallback():
+                self.close()
+                raise ConfigError(words.nothing_to_read(_platform_settings()))
+            if not greeted:
+                greeted = True
+                self._print(words.intro())
             if line is None or not await self.handle_line(line.strip()):
                 break
         self.close()
         self._print(words.bye())
+
+    def _fallback(self) -> bool:
+        """Whether the terminal runs only because no platform is configured (QUIZBOT_ADAPTERS does not name it)."""
+        return not self.runtime.settings.adapters
 
     def close(self) -> None:
         """The session is over: the scheduler no longer posts here, and a post already on its way prints nothing
@@ -273,6 +292,11 @@ def _asks_for_all_help(text: str) -> bool:
         return parse_command(text) == ShowHelp()
     except CommandError:
         return False
+
+
+def _platform_settings() -> list[tuple[str, str]]:
+    """Each installed platform's name and the setting that turns it on (its credentials), e.g. Slack's bot token."""
+    return [(plugin.words.platform, plugin.words.setting) for plugin in installed_plugins().values() if plugin.words]
 
 
 def _default_user() -> str:

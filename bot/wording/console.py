@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.wording.i18n import translate as _
 
 
@@ -10,6 +12,18 @@ def intro() -> str:
     return _(
         "quizbot in your terminal. `/quiz now` posts a question, a number answers it, `/quiz help` lists commands,\n"
         "`/as NAME` switches who you are, `/quit` leaves."
+    )
+
+
+def nothing_to_read(platforms: Sequence[tuple[str, str]]) -> str:
+    """Why `quizbot run` stops at once: no platform is configured and the terminal's input ended before any line.
+    `platforms` are each platform's name and the setting that turns it on."""
+    settings = " or ".join(_("{setting} ({platform})", setting=setting, platform=name) for name, setting in platforms)
+    return _(
+        "no chat platform is configured and the terminal's input ended before any line, so there is nothing to "
+        "serve: set {settings} in the environment or in .env (.env.example lists every setting), or run it in a "
+        "terminal (docker run -it) to play there",
+        settings=settings,
     )
 
 

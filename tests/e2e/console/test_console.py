@@ -215,3 +215,33 @@ async def test_cohort_show_and_remind_in_the_terminal(runtime: Runtime) -> None:
     assert "ben — 0/3 answered · 0 right · 0 pts · never answered · ⚠ behind" in text
     assert "(direct message to ben) You have 3 questions waiting in cohort spring." in text
     assert "Nudged 1 member of spring privately." in text
+
+
+def test_quizbot_run_with_no_platform_and_no_input_names_the_settings(tmp_path: Path) -> None:
+    """A container started without credentials and without a terminal: one line that says what to set, and a
+    non-zero exit (not `Bye.` and 0, which a restart policy repeats forever)."""
+    done = _quizbot(tmp_path, "")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stdout == ""  # not the terminal's greeting: nobody is there to read it
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("quizbot: no chat platform is configured and the terminal's input ended before any line")
+    assert "QUIZBOT_SLACK_BOT_TOKEN (Slack) or QUIZBOT_DISCORD_TOKEN (Discord)" in lines[0]
+    assert ".env.example" in lines[0]
+
+
+def test_quizbot_run_asked_for_the_terminal_ends_an_empty_input_with_bye(tmp_path: Path) -> None:
+    """The terminal named in QUIZBOT_ADAPTERS was asked for: empty input is a session that ended, exit 0."""
+    done = _quizbot(tmp_path, "", QUIZBOT_ADAPTERS="console")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("quizbot in your terminal.")
+    assert done.stdout.rstrip().endswith("Bye.")
+
+
+def test_quizbot_run_with_piped_lines_greets_first_and_exits_0(tmp_path: Path) -> None:
+    """Piped input with lines keeps working: the greeting, then each line echoed and answered, `Bye.`, exit 0."""
+    done = _quizbot(tmp_path, "/quiz packs\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("quizbot in your terminal.")
+    assert "alice> /quiz packs" in done.stdout
+    assert done.stdout.rstrip().endswith("Bye.")
