@@ -307,6 +307,13 @@ def env_example() -> str:
         about = f"Default: {default_words(name, field)}. Values: {accepted(field)}.".replace("`", "")
         lines.append(f"# {about}")
         lines.append(f"# {PREFIX}{name.upper()}={default_value(field) or ''}")
+    lines += [
+        "",
+        "# ---- docker-compose.yml " + "-" * 90,
+        "",
+        "# The password compose gives PostgreSQL (the db service) and puts in the bot's QUIZBOT_DATABASE_URL.",
+        "# POSTGRES_PASSWORD=quizbot",
+    ]
     return _tidy(lines)
 
 
