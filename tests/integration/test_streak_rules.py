@@ -1,4 +1,4 @@
-"""The streak rules of the README (Scores and leaderboards, Streaks), one test per clause, through the services on SQLite and PostgreSQL.
+"""The streak rules of docs/guide/leaderboards.md (Streaks; once the README's Scores and leaderboards), one test per clause, through the services on SQLite and PostgreSQL.
 
 Question streak ("in a row"): only questions a schedule posted count; each counts once, when its outcome is settled
 (the answer, or the close without one), in the order outcomes were settled; per channel. Day streak: days with an
