@@ -14,6 +14,7 @@ import pytest
 
 from adapters.console import ConsoleAdapter
 from bot.runtime import Runtime
+from bot.wording.console import intro
 from tests.conftest import CONTENT, REPO
 
 
@@ -225,7 +226,7 @@ def test_quizbot_run_with_no_platform_and_no_input_names_the_settings(tmp_path: 
     assert done.stdout == ""  # not the terminal's greeting: nobody is there to read it
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("quizbot: no chat platform is configured and the terminal's input ended before any line")
+    assert lines[0].startswith("quizbot: no chat platform is configured")
     assert "QUIZBOT_SLACK_BOT_TOKEN (Slack) or QUIZBOT_DISCORD_TOKEN (Discord)" in lines[0]
     assert ".env.example" in lines[0]
 
@@ -234,7 +235,7 @@ def test_quizbot_run_asked_for_the_terminal_ends_an_empty_input_with_bye(tmp_pat
     """The terminal named in QUIZBOT_ADAPTERS was asked for: empty input is a session that ended, exit 0."""
     done = _quizbot(tmp_path, "", QUIZBOT_ADAPTERS="console")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("quizbot in your terminal.")
+    assert done.stdout.startswith(intro())
     assert done.stdout.rstrip().endswith("Bye.")
 
 
@@ -242,6 +243,6 @@ def test_quizbot_run_with_piped_lines_greets_first_and_exits_0(tmp_path: Path) -
     """Piped input with lines keeps working: the greeting, then each line echoed and answered, `Bye.`, exit 0."""
     done = _quizbot(tmp_path, "/quiz packs\n")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("quizbot in your terminal.")
+    assert done.stdout.startswith(intro())
     assert "alice> /quiz packs" in done.stdout
     assert done.stdout.rstrip().endswith("Bye.")
