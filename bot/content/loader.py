@@ -122,7 +122,7 @@ def validate_pack_files(paths: Iterable[Path]) -> ValidatedFiles:
         try:
             model = load_pack_model(file)
         except InvalidPack as exc:
-            problems.extend(exc.problems)
+            problems.extend(str(problem) for problem in exc.problems)
             continue
         if model.id in owners:
             problems.append(f"{file}: pack: id: {model.id!r} is already used by {owners[model.id]}")

@@ -1,0 +1,57 @@
+"""Content's problems are data (a key, values, where) worded at the edge by bot/wording/content.py."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from bot.content.quality import RULE_NAMES, pack_warnings
+from bot.content.schema import PackModel
+from bot.errors import InvalidPack, Problem
+from bot.wording import content as words
+from bot.wording.i18n import use_translator
+
+
+def _pack(explanation: str) -> PackModel:
+    question = {"id": "q1", "prompt": "Which?", "choices": ["a", "b"], "answer": 1, "explanation": explanation}
+    return PackModel.model_validate({"id": "p", "title": "P", "questions": [question]})
+
+
+def test_a_quality_warning_carries_its_key_and_values_and_is_worded_when_shown() -> None:
+    [reference, short] = pack_warnings(_pack("Too short."), source="p.yaml")
+    assert (short.problem.key, short.problem.values) == ("content.short_explanation", {"sentences": 1, "least": 2})
+    assert reference.problem.key == "content.no_reference"
+    marked: Callable[[str], str] = lambda template: "» " + template  # noqa: E731 - a translator stand-in
+    use_translator(marked)
+    try:
+        assert short.message.startswith("» the explanation has 1 » sentence; write at least 2")
+        assert short.line() == f"p.yaml: » question q1: short-explanation: {short.message}"
+    finally:
+        use_translator(None)
+    assert short.message.startswith("the explanation has 1 sentence; write at least 2: why")
+
+
+def test_a_problem_is_plain_data_that_reads_back_to_the_same_words() -> None:
+    problem = Problem(words.example_reference, url="https://example.com/x").at("p.yaml", Problem(words.line, number=3))
+    data = json.loads(json.dumps(problem.as_data()))
+    assert data == {
+        "key": "content.example_reference",
+        "values": {"url": "https://example.com/x"},
+        "where": ["p.yaml", {"key": "content.line", "values": {"number": 3}, "where": []}],
+    }
+    again = words.from_data(data)
+    assert again == problem
+    assert (
+        str(again) == "p.yaml: line 3: the reference https://example.com/x is an example address: link the real source"
+    )
+
+
+def test_an_invalid_pack_is_its_problems_one_a_line() -> None:
+    first, second = Problem(words.line, number=1), Problem(words.line, number=2)
+    assert str(InvalidPack(problems=[first, second])) == "line 1\nline 2"
+    assert str(InvalidPack(first)) == "line 1" and InvalidPack(first).problems == [first]
+
+
+def test_every_quality_rule_has_a_summary() -> None:
+    assert [words.rule_summary(rule) for rule in RULE_NAMES]
+    assert set(words.RULE_SUMMARIES) == set(RULE_NAMES)
