@@ -154,6 +154,150 @@ def warning_line(source: str, rule: str, message: str, question_id: str | None) 
     return f"{source}: {where}: {rule}: {message}"
 
 
+# --- the pack schema and loading (bot/content/schema.py, loader.py, curricula.py, check.py) ------------------------
+
+
+def question_at(question_id: str | None, number: int) -> str:
+    """A question of a pack file by its id and its number in the file: `question q3 (#3)`."""
+    if question_id is None:
+        return _("question (no id) (#{number})", number=number)
+    return _("question {id} (#{number})", id=question_id, number=number)
+
+
+def whole_question() -> str:
+    """Where a problem is about a question as a whole rather than one of its fields."""
+    return _("(question)")
+
+
+def whole_document() -> str:
+    """Where a problem is about a pack file as a whole."""
+    return _("(document)")
+
+
+def schema_says(message: str) -> str:
+    """A refusal worded by the schema library itself (`Field required`), as it said it."""
+    return message
+
+
+def fence_not_a_fence(what: str, number: int) -> str:
+    """A line starting with ``` that neither opens nor closes a code block."""
+    return _("{what}: line {number} starts with ``` but is not a fence (``` or ```language)", what=what, number=number)
+
+
+def code_line_too_long(what: str, number: int, limit: int) -> str:
+    """A line of code too long to be kept whole."""
+    return _(
+        "{what}: line {number} of a code block is longer than {limit} characters", what=what, number=number, limit=limit
+    )
+
+
+def code_not_closed(what: str) -> str:
+    """A code block that is never closed."""
+    return _("{what} opens a code block (```) that it does not close: add a line of ``` after the code", what=what)
+
+
+def image_needs_one_source() -> str:
+    """An image with both a url and a file, or neither."""
+    return _("an image needs exactly one of url (https) and file (under content/images/)")
+
+
+def image_needs_alt() -> str:
+    """An image without alt text."""
+    return _("an image needs its alt text")
+
+
+def blank(what: str) -> str:
+    """A text left blank."""
+    return _("{what} is blank", what=what)
+
+
+def still_a_placeholder(what: str, mark: str) -> str:
+    """A text that still starts with the importer's TODO."""
+    return _("{what} is still a {mark} placeholder: write it", what=what, mark=mark)
+
+
+def answer_blank(mark: str) -> str:
+    """An answer left as the importer's blank."""
+    return _("answer is still a {mark} blank: write the number of the correct choice", mark=mark)
+
+
+def answer_not_a_number(value: str) -> str:
+    """An answer that is not a choice's number (`value` as the file has it, quoted)."""
+    return _("answer must be the number of the correct choice, not {value}", value=value)
+
+
+def choice_holds_code(choice: str) -> str:
+    """A choice with a fenced code block."""
+    return _("choice {choice!r} holds a code block: a choice may hold `inline code` only", choice=choice[:40])
+
+
+def choice_twice(choice: str) -> str:
+    """The same choice twice in a question."""
+    return _("choice {choice!r} is listed twice", choice=choice)
+
+
+def answer_not_a_choice(answer: int, choices: int) -> str:
+    """An answer past the last choice."""
+    return _("answer {answer} is not one of the {choices}", answer=answer, choices=plural(choices, "choice"))
+
+
+def description_placeholder(mark: str) -> str:
+    """A pack description that still starts with the importer's TODO."""
+    return _("description is still a {mark} placeholder: write it (or leave it out)", mark=mark)
+
+
+def question_id_used(question_id: str, number: int, first: int) -> str:
+    """Two questions of a pack with one id."""
+    return _("question {id} (#{number}): id is already used by #{first}", id=question_id, number=number, first=first)
+
+
+def not_yaml(detail: str, line: int | None = None, column: int | None = None) -> str:
+    """A pack file that is not YAML, with where the parser stopped when it knows."""
+    if line is None:
+        return _("not valid YAML: {detail}", detail=detail)
+    return _("not valid YAML at line {line}, column {column}: {detail}", line=line, column=column, detail=detail)
+
+
+def not_a_mapping() -> str:
+    """A YAML file that is no pack."""
+    return _("a pack must be a mapping with id, title and questions")
+
+
+def no_pack_files(paths: Sequence[str]) -> str:
+    """Nothing to load."""
+    return _("no pack files (*.yaml) found in {paths}", paths=", ".join(paths))
+
+
+def no_such_file() -> str:
+    """A pack file named that does not exist."""
+    return _("no such file")
+
+
+def pack_id_used(pack_id: str, other: str) -> str:
+    """Two pack files with one id."""
+    return _("{id!r} is already used by {other}", id=pack_id, other=other)
+
+
+def image_file_missing(file: str, folder: str) -> str:
+    """An image file a pack names that is not in its images folder."""
+    return _("file {file!r} is not in {folder}", file=file, folder=folder)
+
+
+def curriculum() -> str:
+    """Where a problem is in a curriculum file."""
+    return _("curriculum")
+
+
+def curriculum_named(curriculum_id: str) -> str:
+    """A curriculum by its id."""
+    return _("curriculum {id}", id=curriculum_id)
+
+
+def no_such_pack(packs: Sequence[str]) -> str:
+    """Packs a curriculum names that are not loaded."""
+    return _("no such pack: {packs}", packs=", ".join(packs))
+
+
 # --- reading problems back -------------------------------------------------------------------------------------
 
 

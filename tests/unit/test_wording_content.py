@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import pytest
+
+from bot.content.loader import parse_pack_model
 from bot.content.quality import RULE_NAMES, pack_warnings
 from bot.content.schema import PackModel
 from bot.errors import InvalidPack, Problem
@@ -55,3 +58,18 @@ def test_an_invalid_pack_is_its_problems_one_a_line() -> None:
 def test_every_quality_rule_has_a_summary() -> None:
     assert [words.rule_summary(rule) for rule in RULE_NAMES]
     assert set(words.RULE_SUMMARIES) == set(RULE_NAMES)
+
+
+def test_a_schema_refusal_is_a_problem_placed_in_its_file_question_and_field() -> None:
+    text = "id: p\ntitle: P\nquestions:\n- {id: q1, prompt: Which?, choices: [a, A], answer: 1, explanation: E.}\n"
+    with pytest.raises(InvalidPack) as refused:
+        parse_pack_model(text, source="p.yaml")
+    [problem] = refused.value.problems
+    assert isinstance(problem, Problem)
+    assert (problem.key, problem.values) == ("content.choice_twice", {"choice": "A"})
+    assert problem.as_data()["where"] == [
+        "p.yaml",
+        {"key": "content.question_at", "values": {"question_id": "q1", "number": 1}, "where": []},
+        "choices",
+    ]
+    assert str(refused.value) == "p.yaml: question q1 (#1): choices: choice 'A' is listed twice"
