@@ -47,11 +47,12 @@ class Problem:
     """What is wrong with some content, as data: the key of its words, their values, and where it is.
 
     Content (bot/content: loading, the schema, the import formats, the quality rules) finds problems; their words
-    are built at the edge, in the reader's language, by `worded()`: `words` is the wording function
-    (bot/wording/content.py) and `values` what it takes, checked against its signature where the problem is made.
-    `where` says where, outermost first (a file, then `line 12` or a question, then a field); each part is text
-    that is no sentence (a path, a field's name) or a Problem of its own (`content.line`). `as_data()` is the
-    problem as plain JSON-ready data (its key, values and where); bot/wording/content.py `from_data` reads it back.
+    are built at the edge, in the reader's language, by `worded()`: `words` is the wording function (in
+    bot/wording/content.py, imports.py or formats.py) and `values` what it takes, checked against its signature
+    where the problem is made. `where` says where, outermost first (a file, then `line 12` or a question, then a
+    field); each part is text that is no sentence (a path, a field's name) or a Problem of its own
+    (`content.line`). `as_data()` is the problem as plain JSON-ready data (its key, values and where);
+    bot/wording/problems.py `from_data` reads it back.
     """
 
     __slots__ = ("values", "where", "words")

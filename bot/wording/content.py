@@ -1,18 +1,15 @@
 """What `quizbot content check`, `content import` and the pack loader say about packs: the words of each Problem.
 
-Content (bot/content) reports what is wrong as a `Problem` (bot/errors.py): the key of a function here, its
-values, and where. The words are built when the problem is shown, in the reader's language. Places (`line 12`,
-`record 3`, a question) are problems too, so that they are worded the same way; typed text and file paths are
-values, quoted as the function says.
+Content (bot/content) reports what is wrong as a `Problem` (bot/errors.py): the key of a function here (or in
+imports.py and formats.py, for importing), its values, and where. The words are built when the problem is shown,
+in the reader's language. Places (`line 12`, a question) are problems too, so that they are worded the same way;
+typed text and file paths are values, quoted as the function says.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from bot.errors import Problem
 from bot.wording.i18n import plural
 from bot.wording.i18n import translate as _
 
@@ -296,24 +293,3 @@ def curriculum_named(curriculum_id: str) -> str:
 def no_such_pack(packs: Sequence[str]) -> str:
     """Packs a curriculum names that are not loaded."""
     return _("no such pack: {packs}", packs=", ".join(packs))
-
-
-# --- reading problems back -------------------------------------------------------------------------------------
-
-
-def from_data(data: Mapping[str, Any]) -> Problem:
-    """A problem from its plain data (`Problem.as_data()`): the words its key names here, its values, its places."""
-
-    def problem_or_value(value: Any) -> Any:
-        if isinstance(value, Mapping) and {"key", "values", "where"} <= value.keys():
-            return from_data(value)
-        if isinstance(value, list):
-            return tuple(problem_or_value(item) for item in value)
-        return value
-
-    module, _dot, name = str(data["key"]).rpartition(".")
-    if module != __name__.rpartition(".")[2] or name.startswith("_"):
-        raise KeyError(data["key"])
-    words = getattr(sys.modules[__name__], name)
-    values = {key: problem_or_value(value) for key, value in data["values"].items()}
-    return Problem(words, where=[problem_or_value(part) for part in data["where"]], **values)

@@ -7,12 +7,14 @@ from collections.abc import Callable
 
 import pytest
 
+from bot.content.formats import import_text
 from bot.content.loader import parse_pack_model
 from bot.content.quality import RULE_NAMES, pack_warnings
 from bot.content.schema import PackModel
 from bot.errors import InvalidPack, Problem
 from bot.wording import content as words
 from bot.wording.i18n import use_translator
+from bot.wording.problems import from_data
 
 
 def _pack(explanation: str) -> PackModel:
@@ -42,7 +44,7 @@ def test_a_problem_is_plain_data_that_reads_back_to_the_same_words() -> None:
         "values": {"url": "https://example.com/x"},
         "where": ["p.yaml", {"key": "content.line", "values": {"number": 3}, "where": []}],
     }
-    again = words.from_data(data)
+    again = from_data(data)
     assert again == problem
     assert (
         str(again) == "p.yaml: line 3: the reference https://example.com/x is an example address: link the real source"
@@ -73,3 +75,16 @@ def test_a_schema_refusal_is_a_problem_placed_in_its_file_question_and_field() -
         "choices",
     ]
     assert str(refused.value) == "p.yaml: question q1 (#1): choices: choice 'A' is listed twice"
+
+
+def test_an_import_refusal_is_a_problem_placed_at_its_line() -> None:
+    with pytest.raises(InvalidPack) as refused:
+        import_text("Which?\nA. one\nC. two\nANSWER: A\n", "aiken", source="q.txt", name="q.txt")
+    [problem] = refused.value.problems
+    assert isinstance(problem, Problem)
+    assert problem.as_data() == {
+        "key": "formats.aiken_expected_choice",
+        "values": {"expected": "B", "found": "C"},
+        "where": ["q.txt", {"key": "content.line", "values": {"number": 3}, "where": []}],
+    }
+    assert str(refused.value) == "q.txt: line 3: expected choice B, found choice C"
