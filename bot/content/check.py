@@ -13,7 +13,7 @@ from bot.content.schema import PackModel
 from bot.domain import IMAGES_DIR
 from bot.errors import Problem
 from bot.wording import content as words
-from bot.wording.i18n import plural
+from bot.wording import content_cli as cli_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,12 +26,13 @@ class CheckedPack:
 
     def summary(self) -> str:
         """`id: title (N questions, M warnings)`, saying so when the quality rules were skipped."""
-        details = [plural(len(self.model.questions), "question")]
-        if self.model.verbatim_seed:
-            details.append("verbatim seed: quality rules skipped")
-        elif self.warnings:
-            details.append(plural(len(self.warnings), "warning"))
-        return f"{self.model.id}: {self.model.title} ({', '.join(details)})"
+        return cli_words.pack_summary(
+            self.model.id,
+            self.model.title,
+            len(self.model.questions),
+            len(self.warnings),
+            seed=self.model.verbatim_seed,
+        )
 
 
 @dataclass(frozen=True, slots=True)

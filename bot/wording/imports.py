@@ -180,3 +180,26 @@ def plain_no_questions() -> str:
 def plain_too_few_choices(number: int, count: int) -> str:
     """Plain text: a question with fewer than two choices."""
     return _("question {number} has {choices}; at least 2", number=number, choices=plural(count, "choice"))
+
+
+# --- reading a file (bot/content/encoding.py) --------------------------------------------------------------------
+
+
+def cannot_read(reason: str) -> str:
+    """A file the system would not read."""
+    return _("cannot read: {reason}", reason=reason)
+
+
+def bad_byte(byte: int, line: int, column: int) -> str:
+    """Where a file stops being UTF-8."""
+    return _("byte 0x{byte:02x} at line {line}, column {column}", byte=byte, line=line, column=column)
+
+
+def pack_not_utf8(at: str) -> str:
+    """A pack file that is not UTF-8."""
+    return _("cannot read: not utf-8 text ({at}); save it as UTF-8", at=at)
+
+
+def file_not_utf8(path: str, at: str) -> str:
+    """A file to import that is not UTF-8."""
+    return _("{path} is not UTF-8 text ({at}); save it as UTF-8 and try again", path=path, at=at)
