@@ -67,14 +67,14 @@ class ImageModel(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     url: Annotated[str, StringConstraints(pattern=r"^https://[^\s<>|`]+$", max_length=2000)] | None = Field(
-        default=None, description="An https URL of the image (no other scheme)."
+        default=None, description=words.field_description("image.url")
     )
     file: Annotated[str, StringConstraints(pattern=IMAGE_FILE)] | None = Field(
         default=None,
-        description="A png, jpg or gif file under content/images/, uploaded once by the bot instead of a url.",
+        description=words.field_description("image.file"),
     )
     alt: Annotated[str, StringConstraints(min_length=1, max_length=1000)] = Field(
-        description="What the image shows, for people who cannot see it (Slack's alt_text; the terminal shows it)."
+        description=words.field_description("image.alt")
     )
 
     @model_validator(mode="after")
@@ -104,27 +104,17 @@ class QuestionModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    id: Slug = Field(description="Stable id, unique in the pack; answers refer to it, so never reuse one.")
-    prompt: Text = Field(
-        description=(
-            "The question. Code shows as code: `inline code` in backticks, and fenced blocks (a line of ``` with an "
-            "optional language, the code, a line of ```; lines of code at most 200 characters)."
-        )
-    )
+    id: Slug = Field(description=words.field_description("question.id"))
+    prompt: Text = Field(description=words.field_description("question.prompt"))
     choices: list[ChoiceText] = Field(min_length=2, max_length=10)
-    answer: int = Field(ge=1, description="1-based number of the correct choice, as listed in `choices`.")
-    explanation: Text = Field(
-        description=(
-            "Why the answer is right and the tempting alternatives are wrong; code as in the prompt. Choices may "
-            "hold `inline code`."
-        )
-    )
+    answer: int = Field(ge=1, description=words.field_description("question.answer"))
+    explanation: Text = Field(description=words.field_description("question.explanation"))
     tags: list[Tag] = Field(default_factory=list)
     difficulty: Literal["easy", "medium", "hard"] | None = None
     references: list[Annotated[str, StringConstraints(pattern=r"^https?://\S+$")]] = Field(default_factory=list)
-    image: ImageModel | None = Field(default=None, description="An image shown with the prompt.")
+    image: ImageModel | None = Field(default=None, description=words.field_description("question.image"))
     explanation_image: ImageModel | None = Field(
-        default=None, description="An image shown with the explanation, once the answer is revealed."
+        default=None, description=words.field_description("question.explanation_image")
     )
 
     @field_validator("answer", mode="before")
@@ -182,11 +172,7 @@ class PackModel(BaseModel):
     tags: list[Tag] = Field(default_factory=list)
     verbatim_seed: StrictBool = Field(
         default=False,
-        description=(
-            "The questions and choices are seed text kept word for word: `quizbot content check` applies the "
-            "schema rules only and skips the quality rules for this pack (its prompts still count for "
-            "near-duplicate detection against other packs)."
-        ),
+        description=words.field_description("pack.verbatim_seed"),
     )
     questions: list[QuestionModel] = Field(min_length=1)
 

@@ -293,3 +293,35 @@ def curriculum_named(curriculum_id: str) -> str:
 def no_such_pack(packs: Sequence[str]) -> str:
     """Packs a curriculum names that are not loaded."""
     return _("no such pack: {packs}", packs=", ".join(packs))
+
+
+# --- the pack file's fields, as the JSON Schema describes them (bot/content/schema.py) ------------------------------
+
+FIELD_DESCRIPTIONS: Mapping[str, str] = {
+    "image.url": "An https URL of the image (no other scheme).",
+    "image.file": "A png, jpg or gif file under content/images/, uploaded once by the bot instead of a url.",
+    "image.alt": "What the image shows, for people who cannot see it (Slack's alt_text; the terminal shows it).",
+    "question.id": "Stable id, unique in the pack; answers refer to it, so never reuse one.",
+    "question.prompt": (
+        "The question. Code shows as code: `inline code` in backticks, and fenced blocks (a line of ``` with "
+        "an optional language, the code, a line of ```; lines of code at most 200 characters)."
+    ),
+    "question.answer": "1-based number of the correct choice, as listed in `choices`.",
+    "question.explanation": (
+        "Why the answer is right and the tempting alternatives are wrong; code as in the prompt. Choices may "
+        "hold `inline code`."
+    ),
+    "question.image": "An image shown with the prompt.",
+    "question.explanation_image": "An image shown with the explanation, once the answer is revealed.",
+    "pack.verbatim_seed": (
+        "The questions and choices are seed text kept word for word: `quizbot content check` applies the "
+        "schema rules only and skips the quality rules for this pack (its prompts still count for near-"
+        "duplicate detection against other packs)."
+    ),
+}
+"""What each documented field of a pack file holds, by `model.field` (the JSON Schema's descriptions)."""
+
+
+def field_description(field: str) -> str:
+    """The description of a pack file's field (`question.prompt`), for the JSON Schema editors read."""
+    return _(FIELD_DESCRIPTIONS[field])
