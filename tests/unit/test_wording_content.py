@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+import yaml
 
+from bot.content.cli import content_check
 from bot.content.formats import import_text
 from bot.content.loader import parse_pack_model
 from bot.content.quality import RULE_NAMES, pack_warnings
@@ -88,3 +91,26 @@ def test_an_import_refusal_is_a_problem_placed_at_its_line() -> None:
         "where": ["q.txt", {"key": "content.line", "values": {"number": 3}, "where": []}],
     }
     assert str(refused.value) == "q.txt: line 3: expected choice B, found choice C"
+
+
+def test_every_line_of_a_content_check_is_worded_through_the_hook(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = {"id": "q1", "prompt": "Which?", "choices": ["a", "b"], "answer": 1, "explanation": "Short."}
+    (tmp_path / "warned.yaml").write_text(yaml.safe_dump({"id": "warned", "title": "W", "questions": [question]}))
+    broken = {"id": "broken", "title": "B", "questions": [{**question, "choices": ["a", "A"]}]}
+    (tmp_path / "broken.yaml").write_text(yaml.safe_dump(broken))
+    marked: Callable[[str], str] = lambda template: "» " + template  # noqa: E731 - a translator stand-in
+    use_translator(marked)
+    try:
+        status = content_check([tmp_path], lambda: tmp_path, strict=True, against=[])
+    finally:
+        use_translator(None)
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert out.startswith("ok   » warned: W (")
+    lines = err.splitlines()
+    assert [line.split(" ", 1)[0] for line in lines] == ["FAIL", "WARN", "WARN", "»", "»"]
+    for line in lines[:3]:  # FILE: PLACE: [RULE:] WHAT, each part that is words marked
+        assert line.split(": ", 1)[1].startswith("» question"), line
+        assert ": » " in line.split(": ", 2)[2], line
