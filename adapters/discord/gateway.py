@@ -14,7 +14,8 @@ from discord import app_commands
 
 from adapters.discord.buttons import AnswerButton, ConfirmButton, FlagButton, ReviewButton
 from adapters.discord.commands import CommandHandler, QuizCommands
-from adapters.discord.embeds import ANSWER_TEMPLATE, CONFIRM_TEMPLATE, FLAG_TEMPLATE, REVIEW_ID, problem_embed
+from adapters.discord.custom_ids import ANSWER_TEMPLATE, CONFIRM_TEMPLATE, FLAG_TEMPLATE, REVIEW_ID
+from adapters.discord.embeds import problem_embed
 from adapters.discord.interactions import Response
 from adapters.discord.partial import tolerate_partial_channels
 from adapters.discord.platform import PLATFORM
