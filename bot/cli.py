@@ -196,13 +196,15 @@ async def _db(settings: Settings, command: str, revision: str) -> int:
 async def _content_flags(settings: Settings, platform: str | None, workspace: str | None) -> int:
     from bot.db.problems import database_errors
     from bot.ops.flags import flags_for_authors
+    from bot.service.operator_uow import operator_unit_of_work
 
     db = await _open_existing(settings)
     try:
         with database_errors(settings.database_url):
-            message = await flags_for_authors(
-                db, threshold=settings.flag_pause_threshold, platform=platform, workspace=workspace
-            )
+            async with operator_unit_of_work(db) as uow:
+                message = await flags_for_authors(
+                    uow, threshold=settings.flag_pause_threshold, platform=platform, workspace=workspace
+                )
     finally:
         await db.dispose()
     print(message.text)
