@@ -172,8 +172,13 @@ TOP_LEVEL: tuple[CommandSpec, ...] = (
     ),
 )
 
-SPECS: tuple[CommandSpec, ...] = (*TOP_LEVEL, *ACTIONS)
-"""Every `/quiz` command, once; top-level commands first, then each group's actions, in the order Discord shows."""
+SPECS: tuple[CommandSpec, ...] = (
+    *TOP_LEVEL,
+    *ACTIONS,
+    # A command added since goes here, at the end, so the options people know stay where they are in Discord.
+)
+"""Every `/quiz` command, once, in the order Discord shows: the top-level commands, each group's actions, then
+any command added since."""
 
 
 ACCESS: dict[type[Any], Access] = by_type(SPECS)
