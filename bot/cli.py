@@ -196,13 +196,15 @@ async def _db(settings: Settings, command: str, revision: str) -> int:
 async def _content_flags(settings: Settings, platform: str | None, workspace: str | None) -> int:
     from bot.db.problems import database_errors
     from bot.ops.flags import flags_for_authors
+    from bot.service.operator_uow import operator_unit_of_work
 
     db = await _open_existing(settings)
     try:
         with database_errors(settings.database_url):
-            message = await flags_for_authors(
-                db, threshold=settings.flag_pause_threshold, platform=platform, workspace=workspace
-            )
+            async with operator_unit_of_work(db) as uow:
+                message = await flags_for_authors(
+                    uow, threshold=settings.flag_pause_threshold, platform=platform, workspace=workspace
+                )
     finally:
         await db.dispose()
     print(message.text)
@@ -239,6 +241,7 @@ async def _open_existing(settings: Settings) -> Database:
 async def _export(settings: Settings, fmt: str, since: datetime | None, out: Path | None, force: bool) -> int:
     from bot.db.problems import database_errors
     from bot.ops.data import export_data, write_csv_folder
+    from bot.service.operator_uow import operator_unit_of_work
 
     if fmt == "csv" and out is None:
         raise QuizError("--format csv writes answers.csv, posts.csv and leaderboard.csv: give a folder with --out")
@@ -250,7 +253,8 @@ async def _export(settings: Settings, fmt: str, since: datetime | None, out: Pat
     db = await _open_existing(settings)
     try:
         with database_errors(settings.database_url):
-            data = await export_data(db, since=since)
+            async with operator_unit_of_work(db) as uow:
+                data = await export_data(uow, since=since)
     finally:
         await db.dispose()
     if fmt == "csv":
@@ -275,15 +279,17 @@ def _confirmed(question: str) -> bool:
 async def _forget(settings: Settings, platform: str, user_id: str, workspace: str | None, *, yes: bool) -> int:
     from bot.db.problems import database_errors
     from bot.ops.data import forget_user, known_user
+    from bot.service.operator_uow import operator_unit_of_work
     from bot.wording import confirmations
 
     db = await _open_existing(settings)
     try:
         with database_errors(settings.database_url):
             # The user is looked up first: an unknown one, or a database problem, is said before anything is asked.
-            await known_user(
-                db, platform=platform, user_id=user_id, workspace=workspace, installed=list(installed_plugins())
-            )
+            async with operator_unit_of_work(db) as uow:
+                await known_user(
+                    uow, platform=platform, user_id=user_id, workspace=workspace, installed=list(installed_plugins())
+                )
             if not yes:
                 if not sys.stdin.isatty():
                     print(f"quizbot: {confirmations.not_a_terminal()}", file=sys.stderr)
@@ -292,7 +298,8 @@ async def _forget(settings: Settings, platform: str, user_id: str, workspace: st
                 if not _confirmed(confirmations.forget_user_question(f"{platform} user {user_id}", where)):
                     print(confirmations.forget_user_cancelled())
                     return 1
-            result = await forget_user(db, platform=platform, user_id=user_id, workspace=workspace)
+            async with operator_unit_of_work(db) as uow:
+                result = await forget_user(uow, platform=platform, user_id=user_id, workspace=workspace)
     finally:
         await db.dispose()
     details = ", ".join(f"{n} {table}" for table, n in result.rows.items() if n)

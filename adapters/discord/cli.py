@@ -111,7 +111,7 @@ async def invite_url(token: str) -> str:
     """The OAuth2 link that adds the bot to a server with the scopes and permissions it needs."""
     import discord
 
-    from adapters.discord.adapter import invite_permissions
+    from adapters.discord.gateway import invite_permissions
 
     client = await _logged_in(token)
     try:
