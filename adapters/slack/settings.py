@@ -9,7 +9,8 @@ import re
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from bot.plugins import AdapterSettings, Finding, StartFailure, StartWords, split_commas
+from bot.plugins import AdapterSettings, Finding, StartFailure, StartWords, cannot_listen, split_commas
+from bot.wording import operator as operator_words
 
 _SLACK_SECRET = re.compile(r"^[0-9a-f]{32}$")
 AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
@@ -110,7 +111,15 @@ START_WORDS = StartWords(
 
 
 def classify(exc: BaseException) -> StartFailure | None:
-    """slack_sdk's SlackApiError, by class name: its error code says whether the token was refused."""
+    """slack_sdk's SlackApiError, by class name: its error code says whether the token was refused; HTTP mode's port
+    that cannot be had (in use, privileged) is QUIZBOT_SLACK_PORT's, not the network's."""
+    if (bind := cannot_listen(exc)) is not None:
+        return StartFailure(
+            "listen",
+            detail=operator_words.cannot_listen_for("Slack's requests", bind.strerror or str(bind)),
+            setting="QUIZBOT_SLACK_PORT",
+            fix=operator_words.free_port_fix("QUIZBOT_SLACK_PORT"),
+        )
     if "SlackApiError" not in {cls.__name__ for cls in type(exc).__mro__}:
         return None
     response = getattr(exc, "response", None)

@@ -46,3 +46,16 @@ def cannot_write(path: str, reason: str, option: str) -> str:
         reason=reason,
         option=option,
     )
+
+
+def cannot_listen_for(what: str, reason: str) -> str:
+    """An adapter's own listening port cannot be had (`what`: whose requests it would serve)."""
+    return _("cannot listen for {what} ({reason})", what=what, reason=reason)
+
+
+def free_port_fix(setting: str) -> str:
+    """What to do about a port another process holds (or that needs privileges)."""
+    return _(
+        "another process may be using the port; set {setting} to a free one (or stop the other process)",
+        setting=setting,
+    )
