@@ -77,7 +77,10 @@ def _parser() -> argparse.ArgumentParser:
     flags = content.add_parser("flags", help="questions people reported as wrong, with pack and question ids to edit")
     flags.add_argument("--platform", help="the platform (an adapter's name; default: every platform)")
     flags.add_argument("--workspace", help="the platform's workspace id (default: every one)")
-    commands.add_parser("doctor", help="check settings, database, migrations, content and tokens")
+    doctor = commands.add_parser("doctor", help="check settings, database, migrations, content and tokens")
+    doctor.add_argument(
+        "--online", action="store_true", help="also ask each platform about the tokens: scopes, intents, permissions"
+    )
     health = commands.add_parser("healthcheck", help="exit 0 if the running bot's /healthz says healthy")
     health.add_argument("--url", help="default: http://127.0.0.1:$QUIZBOT_HTTP_PORT/healthz")
 
@@ -209,10 +212,10 @@ async def _content_flags(settings: Settings, platform: str | None, workspace: st
     return 0
 
 
-async def _doctor(settings: Settings) -> int:
+async def _doctor(settings: Settings, *, online: bool) -> int:
     from bot.ops.doctor import diagnose
 
-    findings = await diagnose(settings)
+    findings = await diagnose(settings, online=online)
     for finding in findings:
         print(finding.line())
     failed = sum(f.level == "fail" for f in findings)
@@ -363,6 +366,14 @@ def _report(
 # --- `quizbot run`, and what an operator reads when a platform will not let the bot in ----------------------
 
 
+def _refuse_bad_credentials(settings: Settings) -> None:
+    """Before anything starts: credentials an enabled adapter must not run with (a user token as the bot's)."""
+    enabled = settings.enabled_adapters()
+    for name, adapter in settings.adapter_settings().items():
+        if name in enabled and (refusal := adapter.start_refusal()) is not None:
+            raise ConfigError(refusal)
+
+
 async def _run(settings: Settings) -> None:
     """`quizbot run`: `bot.runtime.run`, with the database's and the adapters' failures turned into one line."""
     # Start-up imports and builds some hundred thousand objects that live as long as the process; the cyclic
@@ -374,6 +385,7 @@ async def _run(settings: Settings) -> None:
         from bot.supervision import AdapterFailed
 
         require_sqlite_folder(settings.database_url)
+        _refuse_bad_credentials(settings)
         try:
             with database_errors(settings.database_url):
                 runtime = await build_runtime(settings)
@@ -443,7 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"FAIL settings: {exc}\n     fix: correct the named environment variables (or .env)")
                 return 1
             configure_logging(settings.effective_log_level(), settings.log_format)
-            return asyncio.run(_doctor(settings))
+            return asyncio.run(_doctor(settings, online=args.online))
         settings = _settings()
         configure_logging(settings.effective_log_level(), settings.log_format)
         if args.command == "db":

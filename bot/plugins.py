@@ -77,6 +77,18 @@ class AdapterSettings(BaseSettings):
         """`quizbot doctor`'s checks of these settings."""
         return []
 
+    async def online_findings(self) -> list[Finding]:
+        """`quizbot doctor --online`'s checks against the platform itself, with these credentials: what the platform
+        says the token is, what it was granted, what is missing (each one line with its fix). Asked only when the
+        offline `findings` have no failure; an exception is explained by `start_failure`."""
+        return []
+
+    def start_refusal(self) -> str | None:
+        """Why `quizbot run` must not start this adapter with these settings, in one line that names the setting
+        and the fix (None: start). For mistakes the platform would accept but that would misbehave (a person's
+        token where the bot's belongs)."""
+        return None
+
     def clock_url(self) -> str | None:
         """An endpoint of the platform that answers without a token: `quizbot doctor` compares the `Date` of its
         answer with this host's clock (None: the doctor does not ask this platform)."""
@@ -221,6 +233,19 @@ def start_failure(plugin_name: str, exc: BaseException) -> QuizError | None:
         "listen": detail,
     }[failure.kind]
     return AdapterStartError(text, setting=setting, fix=fix)
+
+
+def failed_finding(plugin_name: str, subject: str, exc: BaseException) -> Finding:
+    """A failed online check as a doctor finding: the platform's refusal, the network or the error, with the fix
+    `start_failure` gives (the exception's class and text when it is none of those)."""
+    explained = start_failure(plugin_name, exc)
+    if explained is None:
+        return Finding("fail", subject, f"{type(exc).__name__}: {one_line(exc)}")
+    fix = explained.fix if isinstance(explained, AdapterStartError) else None
+    text = str(explained)
+    if fix and text.endswith(f"; {fix}"):
+        text = text[: -len(fix) - 2]
+    return Finding("fail", subject, text, fix or "")
 
 
 def split_commas(value: object) -> object:

@@ -57,6 +57,20 @@ class SlackSettings(AdapterSettings):
             return None
         return f"{self.slack_api_url or 'https://slack.com/api/'}api.test"
 
+    async def online_findings(self) -> list[Finding]:
+        """auth.test, the granted scopes against the manifest's, and Socket Mode's app-level token (adapters/slack/
+        doctor.py, which loads slack_sdk)."""
+        from adapters.slack.doctor import online_findings  # noqa: PLC0415 - the platform library only when asked
+
+        return await online_findings(self)
+
+    def start_refusal(self) -> str | None:
+        """A user token (xoxp-) where the bot token belongs: Slack would accept it, and the bot would act as that
+        person."""
+        if self.slack_bot_token is not None and self.slack_bot_token.get_secret_value().startswith("xoxp-"):
+            return operator_words.slack_user_token("QUIZBOT_SLACK_BOT_TOKEN")
+        return None
+
     def findings(self) -> list[Finding]:
         """The token's shape and which mode (Socket or HTTP) the settings select."""
         if self.slack_bot_token is None:
