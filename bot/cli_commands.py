@@ -1,0 +1,128 @@
+"""The `quizbot` commands that are not about the data: `run`, `db`, `doctor` and `healthcheck` (`bot.cli` parses
+the command line and sends each here)."""
+
+# ruff: noqa: PLC0415 - heavy imports only for the command that needs them (as in bot/cli.py)
+
+from __future__ import annotations
+
+import gc
+import logging
+
+from bot.config import Settings, load_settings
+from bot.errors import ConfigError, InvalidPack, QuizError
+from bot.plugins import one_line, start_failure
+from bot.wording.i18n import plural
+
+log = logging.getLogger("bot.cli")  # operators' log filters (and the tests) know a failed run by this name
+
+
+async def db_command(settings: Settings, command: str, revision: str) -> int:
+    """`quizbot db upgrade|current`."""
+    from bot.db import Database
+    from bot.db.migrate import current_revision, head_revision, upgrade
+    from bot.db.problems import UPGRADE, database_errors, require_sqlite_folder, sqlite_file
+
+    url = settings.database_url
+    require_sqlite_folder(url)
+    if command == "current" and (path := sqlite_file(url)) is not None and not path.exists():
+        print(f"empty: there is no database at {path.absolute()} yet; {UPGRADE} to create it")  # and do not create it
+        return 0
+    timeouts = settings.database_timeouts()
+    db = Database.from_url(url, timeouts=timeouts.unbounded_statements() if command == "upgrade" else timeouts)
+    try:
+        with database_errors(url):
+            if command == "upgrade":
+                await upgrade(db, revision)
+                print(f"database upgraded to {revision} ({head_revision()})")
+            else:
+                current = await current_revision(db)
+                head = head_revision()
+                state = "up to date" if current == head else f"behind (newest is {head}); {UPGRADE}"
+                print(f"{current or 'empty'}: {state}")
+    finally:
+        await db.dispose()
+    return 0
+
+
+async def doctor(settings: Settings, *, online: bool) -> int:
+    """`quizbot doctor`: each finding on a line, then the count of problems; 1 if there are any."""
+    from bot.ops.doctor import diagnose
+
+    findings = await diagnose(settings, online=online)
+    for finding in findings:
+        print(finding.line())
+    failed = sum(f.level == "fail" for f in findings)
+    print("all good" if not failed else f"{plural(failed, 'problem')} to fix")
+    return 1 if failed else 0
+
+
+def healthcheck(url: str | None) -> int:
+    """`quizbot healthcheck`: 0 if the running bot's /healthz says healthy."""
+    import urllib.error
+    import urllib.request
+
+    if url is None:
+        port = load_settings().http_port
+        if port is None:
+            raise QuizError("QUIZBOT_HTTP_PORT is not set, so the bot serves no /healthz; give --url")
+        url = f"http://127.0.0.1:{port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=4) as response:
+            body = response.read().decode("utf-8", "replace")
+            healthy = response.status == 200
+    except urllib.error.HTTPError as exc:
+        body, healthy = exc.read().decode("utf-8", "replace"), False
+    except OSError as exc:
+        body, healthy = f"cannot reach {url}: {exc}", False
+    print(body.strip())
+    return 0 if healthy else 1
+
+
+# --- `quizbot run`, and what an operator reads when a platform will not let the bot in ----------------------
+
+
+def _refuse_bad_credentials(settings: Settings) -> None:
+    """Before anything starts: credentials an enabled adapter must not run with (a user token as the bot's)."""
+    enabled = settings.enabled_adapters()
+    for name, adapter in settings.adapter_settings().items():
+        if name in enabled and (refusal := adapter.start_refusal()) is not None:
+            raise ConfigError(refusal)
+
+
+async def run_bot(settings: Settings) -> None:
+    """`quizbot run`: `bot.runtime.run`, with the database's and the adapters' failures turned into one line."""
+    # Start-up imports and builds some hundred thousand objects that live as long as the process; the cyclic
+    # collector would walk them again and again meanwhile (about a tenth of the start-up) for little garbage.
+    gc.disable()
+    try:
+        from bot.db.problems import database_errors, require_sqlite_folder
+        from bot.runtime import build_adapters, build_runtime, serve
+        from bot.supervision import AdapterFailed
+
+        require_sqlite_folder(settings.database_url)
+        _refuse_bad_credentials(settings)
+        try:
+            with database_errors(settings.database_url):
+                runtime = await build_runtime(settings)
+        except InvalidPack as exc:  # the message names the file; say how to find every problem at once
+            fix = f"fix it (QUIZBOT_CONTENT_DIR={settings.content_dir}), then check with `quizbot content check`"
+            raise InvalidPack(f"{exc}; {fix}", problems=exc.problems) from exc
+        try:
+            adapters = build_adapters(runtime)
+        except BaseException:
+            await runtime.aclose()
+            raise
+    finally:
+        gc.enable()
+    log.info("quizbot running with %s", ", ".join(a.name for a in adapters))
+    try:
+        await serve(runtime, adapters)
+    except AdapterFailed as stopped:  # a process-level failure (bot/supervision.py); one that served is restarted
+        failure = stopped.error
+        explained = start_failure(stopped.adapter, failure)
+        if explained is None:  # not the platform's refusal nor a setting: log it too, for whoever reads only logs
+            explained = QuizError(
+                f"the {stopped.adapter} adapter stopped: {type(failure).__name__}: {one_line(failure)}"
+            )
+            log.error("%s", explained)
+        raise explained from failure
