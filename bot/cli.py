@@ -18,14 +18,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli_commands import db_command, doctor, run_bot
+from bot.cli_commands import db_command, doctor, print_findings, print_json, run_bot
 from bot.cli_commands import healthcheck as _healthcheck
 from bot.cli_parser import build_parser as _parser
 from bot.config import Settings, load_settings, unknown_variables
 from bot.content.cli import run_content_command
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
-from bot.plugins import installed_plugins, one_line, start_failure
+from bot.plugins import Finding, installed_plugins, one_line, start_failure
 from bot.wording import operator as operator_words
 from bot.wording.i18n import plural
 
@@ -113,10 +113,14 @@ async def _open_existing(settings: Settings) -> Database:
     return db
 
 
-async def _export(settings: Settings, fmt: str, since: datetime | None, out: Path | None, force: bool) -> int:
+async def _export(
+    settings: Settings, fmt: str, since: datetime | None, out: Path | None, force: bool, *, as_json: bool = False
+) -> int:
     from bot.db.problems import database_errors
     from bot.ops.data import export_data, write_csv_folder
 
+    if as_json and out is None:
+        raise QuizError(operator_words.json_needs_out())
     if fmt == "csv" and out is None:
         raise QuizError("--format csv writes answers.csv, posts.csv and leaderboard.csv: give a folder with --out")
     if fmt == "csv":
@@ -138,8 +142,14 @@ async def _export(settings: Settings, fmt: str, since: datetime | None, out: Pat
             raise QuizError(operator_words.cannot_write(str(out), exc.strerror or str(exc), "--out")) from exc
         for path in written:
             print(f"wrote {path}", file=sys.stderr)
-        return 0
-    return _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n", out)
+    else:
+        _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n", out)
+        written = [out] if out is not None else []
+    if as_json:
+        rows = {table: len(data[table]) for table in ("answers", "posts", "leaderboard")}
+        since_day = since.date().isoformat() if since else None
+        print_json({"format": fmt, "since": since_day, "files": [str(path) for path in written], "rows": rows})
+    return 0
 
 
 def _confirmed(question: str) -> bool:
@@ -201,7 +211,14 @@ async def _load_report(settings: Settings, cohort: str | None, workspace: str | 
 
 
 def _report(
-    settings: Settings, cohort: str | None, workspace: str | None, platform: str | None, out: Path, *, force: bool
+    settings: Settings,
+    cohort: str | None,
+    workspace: str | None,
+    platform: str | None,
+    out: Path,
+    *,
+    force: bool,
+    as_json: bool = False,
 ) -> int:
     from bot.report_html import render_html
 
@@ -211,6 +228,23 @@ def _report(
         out.write_text(render_html(report), encoding="utf-8")
     except OSError as exc:
         raise QuizError(f"cannot write {out}: {exc}") from exc
+    if as_json:
+        print_json(
+            {
+                "path": str(out),
+                "title": report.title,
+                "workspace": report.workspace,
+                "cohort": cohort,
+                "timezone": report.timezone,
+                "generated_at": report.generated_at.isoformat(),
+                "since": report.since.isoformat() if report.since else None,
+                "answers": report.answers,
+                "correct": report.correct,
+                "points": report.points,
+                "participants": report.participants,
+            }
+        )
+        return 0
     answers, people = plural(report.answers, "answer"), plural(report.participants, "person", "people")
     print(f"wrote {out}: {report.title}, {answers} by {people}")
     return 0
@@ -255,16 +289,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 settings = _settings()
             except ConfigError as exc:
-                print(f"FAIL settings: {exc}\n     fix: correct the named environment variables (or .env)")
-                return 1
+                fix = "correct the named environment variables (or .env)"
+                return print_findings([Finding("fail", "settings", str(exc), fix)], as_json=args.json)
             configure_logging(settings.effective_log_level(), settings.log_format)
-            return asyncio.run(doctor(settings, online=args.online))
+            return asyncio.run(doctor(settings, online=args.online, as_json=args.json))
         settings = _settings()
         configure_logging(settings.effective_log_level(), settings.log_format)
         if args.command == "db":
             return asyncio.run(db_command(settings, args.db_command, getattr(args, "revision", "head")))
         if args.command == "export":
-            return asyncio.run(_export(settings, args.format, args.since, args.out, args.force))
+            return asyncio.run(_export(settings, args.format, args.since, args.out, args.force, as_json=args.json))
         if args.command == "forget-user":
             return asyncio.run(_forget(settings, args.platform, args.user_id, args.workspace, yes=args.yes))
         plugin_main = getattr(args, "plugin_main", None)
@@ -277,7 +311,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     raise
                 raise explained from exc
         if args.command == "report":
-            return _report(settings, args.cohort, args.workspace, args.platform, args.out, force=args.force)
+            return _report(
+                settings, args.cohort, args.workspace, args.platform, args.out, force=args.force, as_json=args.json
+            )
         asyncio.run(run_bot(settings))
         return 0
     except (ConfigError, InvalidPack, QuizError) as exc:

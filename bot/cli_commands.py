@@ -6,11 +6,15 @@ the command line and sends each here)."""
 from __future__ import annotations
 
 import gc
+import json
 import logging
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from bot.config import Settings, load_settings
 from bot.errors import ConfigError, InvalidPack, QuizError
-from bot.plugins import one_line, start_failure
+from bot.plugins import Finding, one_line, start_failure
 from bot.wording.i18n import plural
 
 log = logging.getLogger("bot.cli")  # operators' log filters (and the tests) know a failed run by this name
@@ -44,16 +48,29 @@ async def db_command(settings: Settings, command: str, revision: str) -> int:
     return 0
 
 
-async def doctor(settings: Settings, *, online: bool) -> int:
-    """`quizbot doctor`: each finding on a line, then the count of problems; 1 if there are any."""
+async def doctor(settings: Settings, *, online: bool, as_json: bool = False) -> int:
+    """`quizbot doctor`: each finding on a line, then the count of problems (or all of it as JSON); 1 if any."""
     from bot.ops.doctor import diagnose
 
-    findings = await diagnose(settings, online=online)
+    return print_findings(await diagnose(settings, online=online), as_json=as_json)
+
+
+def print_findings(findings: Sequence[Finding], *, as_json: bool) -> int:
+    """The doctor's findings as lines and a count, or as docs/json.md's doctor object; 1 if any failed."""
+    failed = sum(f.level == "fail" for f in findings)
+    if as_json:
+        rows = [{"level": f.level, "subject": f.subject, "detail": f.detail, "fix": f.fix or None} for f in findings]
+        print_json({"ok": not failed, "problems": failed, "findings": rows})
+        return 1 if failed else 0
     for finding in findings:
         print(finding.line())
-    failed = sum(f.level == "fail" for f in findings)
     print("all good" if not failed else f"{plural(failed, 'problem')} to fix")
     return 1 if failed else 0
+
+
+def print_json(document: Mapping[str, Any]) -> None:
+    """One JSON object on stdout, for scripts (`--json`; the schemas are in docs/json.md)."""
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def healthcheck(url: str | None) -> int:

@@ -22,6 +22,7 @@ from bot.domain.names import nearest
 from bot.wording import operator as operator_words
 
 CLI_GROUP = "quizbot.cli"
+JSON_HELP = "print the result as one JSON object on stdout (schema: docs/json.md)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument(
         "--online", action="store_true", help="also ask each platform about the tokens: scopes, intents, permissions"
     )
+    doctor.add_argument("--json", action="store_true", help=JSON_HELP)
     health = commands.add_parser("healthcheck", help="exit 0 if the running bot's /healthz says healthy")
     health.add_argument("--url", help="default: http://127.0.0.1:$QUIZBOT_HTTP_PORT/healthz")
 
@@ -73,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--since", type=_date, help="only answers and posts from this date (YYYY-MM-DD, UTC) on")
     export.add_argument("--out", type=Path, help="file (json) or folder (csv; required); json defaults to stdout")
     export.add_argument("--force", action="store_true", help="overwrite existing files")
+    export.add_argument("--json", action="store_true", help=JSON_HELP + "; needs --out")
 
     forget = commands.add_parser("forget-user", help="delete one person's answers and identity")
     forget.add_argument("platform", help="the platform: an installed adapter's name (slack, discord, console)")
@@ -88,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--platform", help="the platform, when a workspace id is ambiguous (an adapter's name)")
     report.add_argument("-o", "--out", type=Path, default=Path("report.html"), help="default: report.html")
     report.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
+    report.add_argument("--json", action="store_true", help=JSON_HELP)
     _plugin_commands(commands)
     return parser
 

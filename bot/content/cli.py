@@ -40,6 +40,9 @@ def add_content_commands(
     check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="pack files or folders")
     check.add_argument("--strict", action="store_true", help="fail on quality warnings too (not on seed packs)")
     check.add_argument(
+        "--json", action="store_true", help="print the result as one JSON object on stdout (schema: docs/json.md)"
+    )
+    check.add_argument(
         "--against",
         action="append",
         type=Path,
@@ -72,7 +75,7 @@ def add_content_commands(
 def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> int:
     """Run the parsed `content` subcommand; returns the exit status."""
     if args.content_command == "check":
-        return content_check(args.paths, content_dir, strict=args.strict, against=args.against)
+        return content_check(args.paths, content_dir, strict=args.strict, against=args.against, as_json=args.json)
     if args.content_command == "import":
         return content_import(args.source, args.format, args.output, pack_id=args.pack_id, force=args.force)
     if args.content_command == "export":
@@ -85,8 +88,11 @@ def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> in
     return 0
 
 
-def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, against: list[Path] | None) -> int:
-    """`content check`: `ok` lines on stdout; FAIL and WARN lines and the counts on stderr; 1 if it fails."""
+def content_check(
+    paths: list[Path], content_dir: ContentDir, *, strict: bool, against: list[Path] | None, as_json: bool = False
+) -> int:
+    """`content check`: `ok` lines on stdout; FAIL and WARN lines and the counts on stderr (or all of it as one JSON
+    object on stdout, docs/json.md); 1 if it fails."""
     from bot.content.check import check_paths
     from bot.wording.i18n import plural
 
@@ -100,6 +106,29 @@ def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, a
             except ConfigError as exc:
                 print(f"note: prompts not compared with the content folder: {exc}", file=sys.stderr)
     report = check_paths(targets, against=references)
+    if as_json:
+        document = {
+            "ok": not report.failed(strict=strict),
+            "strict": strict,
+            "packs": [
+                {
+                    "id": pack.model.id,
+                    "title": pack.model.title,
+                    "path": str(pack.path),
+                    "questions": len(pack.model.questions),
+                    "verbatim_seed": bool(pack.model.verbatim_seed),
+                    "warnings": len(pack.warnings),
+                }
+                for pack in report.packs
+            ],
+            "problems": list(report.problems),
+            "warnings": [
+                {"source": w.source, "question_id": w.question_id, "rule": w.rule, "message": w.message}
+                for w in report.warnings
+            ],
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return 1 if report.failed(strict=strict) else 0
     for pack in report.packs:
         print(f"ok   {pack.summary()}")
     for problem in report.problems:

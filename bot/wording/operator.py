@@ -38,6 +38,11 @@ def not_a_platform(platform: str, platforms: Sequence[str]) -> str:
     )
 
 
+def json_needs_out() -> str:
+    """`export --json` without --out: stdout is for the JSON summary, so the data needs a file."""
+    return _("--json prints a summary of what was written on stdout: give the export a file or folder with --out")
+
+
 def cannot_write(path: str, reason: str, option: str) -> str:
     """An output file or folder that cannot be written."""
     return _(
