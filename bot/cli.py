@@ -283,6 +283,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.content_command == "flags":  # reads the database, unlike the other content commands
                 return asyncio.run(_content_flags(_settings(), args.platform, args.workspace))
             return run_content_command(args, lambda: _settings().content_dir)
+        if args.command == "completion":
+            from bot.cli_completion import completion_script
+
+            sys.stdout.write(completion_script(args.shell, _parser()))
+            return 0
         if args.command == "healthcheck":
             return _healthcheck(args.url)
         if args.command == "doctor":

@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--out", type=Path, default=Path("report.html"), help="default: report.html")
     report.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
     report.add_argument("--json", action="store_true", help=JSON_HELP)
+    completion = commands.add_parser("completion", help="print a shell completion script (bash, zsh or fish)")
+    completion.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell to complete in")
     _plugin_commands(commands)
     return parser
 
