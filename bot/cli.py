@@ -26,6 +26,7 @@ from bot.content.cli import run_content_command
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
 from bot.plugins import Finding, installed_plugins, one_line, start_failure
+from bot.progress import Progress
 from bot.wording import operator as operator_words
 from bot.wording.i18n import plural
 
@@ -117,7 +118,7 @@ async def _export(
     settings: Settings, fmt: str, since: datetime | None, out: Path | None, force: bool, *, as_json: bool = False
 ) -> int:
     from bot.db.problems import database_errors
-    from bot.ops.data import export_data, write_csv_folder
+    from bot.ops.data import EXPORT_STEPS, export_data, write_csv_folder
 
     if as_json and out is None:
         raise QuizError(operator_words.json_needs_out())
@@ -128,10 +129,11 @@ async def _export(
         _check_csv_folder(out, force=force)
     else:
         _check_output(out, force=force, flag="--out")
+    bar = Progress("export", EXPORT_STEPS)  # on stderr, while a person watches
     db = await _open_existing(settings)
     try:
-        with database_errors(settings.database_url):
-            data = await export_data(db, since=since)
+        with database_errors(settings.database_url), bar:
+            data = await export_data(db, since=since, progress=bar.update)
     finally:
         await db.dispose()
     if fmt == "csv":

@@ -9,13 +9,18 @@ import gc
 import json
 import logging
 import sys
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from bot.config import Settings, load_settings
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.plugins import Finding, one_line, start_failure
+from bot.progress import Progress, watched
 from bot.wording.i18n import plural
+
+if TYPE_CHECKING:
+    from bot.db import Database
 
 log = logging.getLogger("bot.cli")  # operators' log filters (and the tests) know a failed run by this name
 
@@ -36,7 +41,10 @@ async def db_command(settings: Settings, command: str, revision: str) -> int:
     try:
         with database_errors(url):
             if command == "upgrade":
-                await upgrade(db, revision)
+                if watched():
+                    await _upgrade_with_progress(db, revision)
+                else:
+                    await upgrade(db, revision)
                 print(f"database upgraded to {revision} ({head_revision()})")
             else:
                 current = await current_revision(db)
@@ -46,6 +54,47 @@ async def db_command(settings: Settings, command: str, revision: str) -> int:
     finally:
         await db.dispose()
     return 0
+
+
+async def _upgrade_with_progress(db: Database, revision: str) -> None:
+    """`db upgrade` with a bar that advances as each migration starts (counted from Alembic's own log record)."""
+    from alembic.script import ScriptDirectory
+
+    from bot.db.migrate import alembic_config, current_revision, upgrade
+
+    current = await current_revision(db)
+    script = ScriptDirectory.from_config(alembic_config())
+    steps = len(list(script.iterate_revisions(revision, current or "base")))
+    with Progress("db upgrade", steps) as bar, _counting_migrations(bar.advance):
+        await upgrade(db, revision)
+        bar.update(steps)
+
+
+@contextmanager
+def _counting_migrations(on_step: Callable[[], None]) -> Iterator[None]:
+    """Call `on_step` as Alembic starts each migration ("Running upgrade A -> B"). Alembic logs that at INFO, which
+    quizbot's logging keeps quiet; the record is taken here and whatever would have been shown is passed on."""
+    logger = logging.getLogger("alembic.runtime.migration")
+    shown_from = logger.getEffectiveLevel()
+
+    class Steps(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage().startswith("Running upgrade"):
+                on_step()
+            if record.levelno >= shown_from and logger.parent is not None:
+                logger.parent.handle(record)  # as propagation would have
+
+    handler = Steps()
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 async def doctor(settings: Settings, *, online: bool, as_json: bool = False) -> int:

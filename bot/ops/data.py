@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -72,8 +72,17 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-async def export_data(db: Database, *, since: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Answers and posts (since a time, if given) and the all-time leaderboard of every workspace."""
+EXPORT_STEPS = 4
+"""The steps export_data reports to its `progress`: answers, posts and totals read, rows built."""
+
+
+async def export_data(
+    db: Database, *, since: datetime | None = None, progress: Callable[[int, int], None] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Answers and posts (since a time, if given) and the all-time leaderboard of every workspace.
+
+    `progress(done, EXPORT_STEPS)` is called as each step ends (`quizbot export`'s progress bar)."""
+    step = progress or (lambda done, total: None)
     async with db.transaction() as session:
         answer_rows = (
             await session.execute(
@@ -99,6 +108,7 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
                 .order_by(Answer.id)
             )
         ).all()
+        step(1, EXPORT_STEPS)
         answer_counts = select(Answer.post_id, func.count(Answer.id).label("n")).group_by(Answer.post_id).subquery()
         post_rows = (
             await session.execute(
@@ -118,6 +128,7 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
                 .order_by(Post.id)
             )
         ).all()
+        step(2, EXPORT_STEPS)
         totals = (
             await session.execute(
                 select(
@@ -134,6 +145,7 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
                 .group_by(Workspace.platform, Workspace.external_id, User.id, User.external_id, User.display_name)
             )
         ).all()
+        step(3, EXPORT_STEPS)
     answers = [
         {
             "answer_id": row.Answer.id,
@@ -193,6 +205,7 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
             }
             for rank, entry in rank_entries(entries)
         )
+    step(EXPORT_STEPS, EXPORT_STEPS)
     return {"answers": answers, "posts": posts, "leaderboard": leaderboard}
 
 
