@@ -17,7 +17,7 @@ from bot.db import Database
 from bot.db.migrate import current_revision, head_revision
 from bot.db.problems import explain, masked_url, require_existing
 from bot.errors import DatabaseNotReady
-from bot.plugins import Finding, failed_finding
+from bot.plugins import Finding, failed_finding, installed_plugins
 from bot.wording import clock as clock_words
 from bot.wording import operator as operator_words
 from bot.wording.i18n import plural
@@ -43,7 +43,9 @@ async def _online_findings(settings: Settings, seconds: float = ONLINE_TIMEOUT) 
             async with asyncio.timeout(seconds):
                 findings.extend(await adapter.online_findings())
         except TimeoutError:
-            findings.append(Finding("fail", name, *operator_words.online_no_answer(name, seconds)))
+            plugin = installed_plugins().get(name)
+            platform = plugin.words.platform if plugin is not None and plugin.words is not None else name
+            findings.append(Finding("fail", platform, *operator_words.online_no_answer(platform, seconds)))
         except Exception as exc:  # the platform's refusal, the network: one finding with its fix
             findings.append(failed_finding(name, name, exc))
     return findings

@@ -189,3 +189,34 @@ def test_a_privileged_intent_the_bot_uses_must_be_enabled(flags: int, level: str
             finding.detail == "the bot uses the privileged members intent, which the application does not have enabled"
         )
         assert "Server Members Intent" in finding.fix
+
+
+async def test_a_platform_that_does_not_answer_is_one_finding(tmp_path: Path) -> None:
+    """A Web API that takes the connection and never answers: the doctor gives up after its bound, with one line."""
+    from bot.config import Settings
+    from bot.ops.doctor import _online_findings
+
+    held: list[asyncio.StreamWriter] = []
+
+    async def never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)  # keep the connection open, say nothing
+
+    server = await asyncio.start_server(never_answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'q.db'}",
+        slack_bot_token="xoxb-made-up",
+        slack_signing_secret="0" * 32,
+        slack_api_url=f"http://127.0.0.1:{port}/api/",
+    )
+    try:
+        [finding] = await _online_findings(settings, seconds=0.5)
+    finally:
+        for writer in held:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+    assert finding.level == "fail" and finding.subject == "Slack"
+    assert finding.detail == "no answer from Slack within 0.5 s"
+    assert finding.fix.startswith("check the network and the proxy variables")
