@@ -60,6 +60,13 @@ class DiscordSettings(AdapterSettings):
         """Whether a Discord bot token is present."""
         return self.discord_token is not None
 
+    async def online_findings(self) -> list[Finding]:
+        """The token's login, the application's privileged intents and the bot's permissions in each server
+        (adapters/discord/doctor.py, which loads discord.py)."""
+        from adapters.discord.doctor import online_findings  # noqa: PLC0415 - the platform library only when asked
+
+        return await online_findings(self)
+
     def findings(self) -> list[Finding]:
         """The token's shape."""
         if self.discord_token is None:

@@ -9,7 +9,8 @@ import re
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from bot.plugins import AdapterSettings, Finding, StartFailure, StartWords, split_commas
+from bot.plugins import AdapterSettings, Finding, StartFailure, StartWords, cannot_listen, split_commas
+from bot.wording import operator as operator_words
 from bot.wording import slack as words
 
 _SLACK_SECRET = re.compile(r"^[0-9a-f]{32}$")
@@ -55,6 +56,20 @@ class SlackSettings(AdapterSettings):
         if self.slack_bot_token is None:
             return None
         return f"{self.slack_api_url or 'https://slack.com/api/'}api.test"
+
+    async def online_findings(self) -> list[Finding]:
+        """auth.test, the granted scopes against the manifest's, and Socket Mode's app-level token (adapters/slack/
+        doctor.py, which loads slack_sdk)."""
+        from adapters.slack.doctor import online_findings  # noqa: PLC0415 - the platform library only when asked
+
+        return await online_findings(self)
+
+    def start_refusal(self) -> str | None:
+        """A user token (xoxp-) where the bot token belongs: Slack would accept it, and the bot would act as that
+        person."""
+        if self.slack_bot_token is not None and self.slack_bot_token.get_secret_value().startswith("xoxp-"):
+            return operator_words.slack_user_token("QUIZBOT_SLACK_BOT_TOKEN")
+        return None
 
     def findings(self) -> list[Finding]:
         """The token's shape and which mode (Socket or HTTP) the settings select."""
@@ -107,7 +122,15 @@ START_WORDS = StartWords(
 
 
 def classify(exc: BaseException) -> StartFailure | None:
-    """slack_sdk's SlackApiError, by class name: its error code says whether the token was refused."""
+    """slack_sdk's SlackApiError, by class name: its error code says whether the token was refused; HTTP mode's port
+    that cannot be had (in use, privileged) is QUIZBOT_SLACK_PORT's, not the network's."""
+    if (bind := cannot_listen(exc)) is not None:
+        return StartFailure(
+            "listen",
+            detail=operator_words.cannot_listen_for("Slack's requests", bind.strerror or str(bind)),
+            setting="QUIZBOT_SLACK_PORT",
+            fix=operator_words.free_port_fix("QUIZBOT_SLACK_PORT"),
+        )
     if "SlackApiError" not in {cls.__name__ for cls in type(exc).__mro__}:
         return None
     response = getattr(exc, "response", None)

@@ -39,6 +39,7 @@ def add_content_commands(
     check = content_commands.add_parser("check", help=words.help_for("check"))
     check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=words.help_for("check.paths"))
     check.add_argument("--strict", action="store_true", help=words.help_for("check.strict"))
+    check.add_argument("--json", action="store_true", help=words.help_for("check.json"))
     check.add_argument("--against", action="append", type=Path, metavar="PATH", help=words.help_for("check.against"))
     importer = content_commands.add_parser("import", help=words.help_for("import"))
     importer.add_argument("source", type=Path, metavar="FILE")
@@ -60,7 +61,7 @@ def add_content_commands(
 def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> int:
     """Run the parsed `content` subcommand; returns the exit status."""
     if args.content_command == "check":
-        return content_check(args.paths, content_dir, strict=args.strict, against=args.against)
+        return content_check(args.paths, content_dir, strict=args.strict, against=args.against, as_json=args.json)
     if args.content_command == "import":
         return content_import(args.source, args.format, args.output, pack_id=args.pack_id, force=args.force)
     if args.content_command == "export":
@@ -73,8 +74,11 @@ def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> in
     return 0
 
 
-def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, against: list[Path] | None) -> int:
-    """`content check`: `ok` lines on stdout; FAIL and WARN lines and the counts on stderr; 1 if it fails."""
+def content_check(
+    paths: list[Path], content_dir: ContentDir, *, strict: bool, against: list[Path] | None, as_json: bool = False
+) -> int:
+    """`content check`: `ok` lines on stdout; FAIL and WARN lines and the counts on stderr (or all of it as one JSON
+    object on stdout, docs/json.md); 1 if it fails."""
     from bot.content.check import check_paths
 
     if not paths:
@@ -87,6 +91,29 @@ def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, a
             except ConfigError as exc:
                 print(words.not_compared(str(exc)), file=sys.stderr)
     report = check_paths(targets, against=references)
+    if as_json:
+        document = {
+            "ok": not report.failed(strict=strict),
+            "strict": strict,
+            "packs": [
+                {
+                    "id": pack.model.id,
+                    "title": pack.model.title,
+                    "path": str(pack.path),
+                    "questions": len(pack.model.questions),
+                    "verbatim_seed": bool(pack.model.verbatim_seed),
+                    "warnings": len(pack.warnings),
+                }
+                for pack in report.packs
+            ],
+            "problems": [problem if isinstance(problem, str) else problem.worded() for problem in report.problems],
+            "warnings": [
+                {"source": w.source, "question_id": w.question_id, "rule": w.rule, "message": w.message}
+                for w in report.warnings
+            ],
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return 1 if report.failed(strict=strict) else 0
     for pack in report.packs:
         print(f"ok   {pack.summary()}")
     for problem in report.problems:

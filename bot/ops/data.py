@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -54,11 +54,23 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-async def export_data(uow: OperatorUnitOfWork, *, since: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Answers and posts (since a time, if given) and the all-time leaderboard of every workspace."""
+EXPORT_STEPS = 4
+"""The steps export_data reports to its `progress`: answers, posts and totals read, rows built."""
+
+
+async def export_data(
+    uow: OperatorUnitOfWork, *, since: datetime | None = None, progress: Callable[[int, int], None] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Answers and posts (since a time, if given) and the all-time leaderboard of every workspace.
+
+    `progress(done, EXPORT_STEPS)` is called as each step ends (`quizbot export`'s progress bar)."""
+    step = progress or (lambda done, total: None)
     answer_rows = await uow.exports.answers(since)
+    step(1, EXPORT_STEPS)
     post_rows = await uow.exports.posts(since)
+    step(2, EXPORT_STEPS)
     totals = await uow.exports.totals()
+    step(3, EXPORT_STEPS)
     answers = [
         {
             "answer_id": row.Answer.id,
@@ -118,6 +130,7 @@ async def export_data(uow: OperatorUnitOfWork, *, since: datetime | None = None)
             }
             for rank, entry in rank_entries(entries)
         )
+    step(EXPORT_STEPS, EXPORT_STEPS)
     return {"answers": answers, "posts": posts, "leaderboard": leaderboard}
 
 

@@ -15,6 +15,7 @@ HELP = {
     "check": "validate packs (default: the configured content folder) and report quality warnings",
     "check.paths": "pack files or folders",
     "check.strict": "fail on quality warnings too (not on seed packs)",
+    "check.json": "print the result as one JSON object on stdout (schema: docs/json.md)",
     "check.against": "packs to look for near-duplicate prompts in, without checking them (default: the content folder)",
     "import": "turn a quiz file (text, GIFT, Aiken, Open Trivia DB JSON, CSV) into a YAML pack skeleton",
     "import.format": "the format of FILE (default: from its extension and content)",
