@@ -26,6 +26,7 @@ from adapters.discord.platform import PLATFORM
 from adapters.discord.settings import DiscordSettings
 from bot.errors import ConfigError
 from bot.service.facade import AdapterHost
+from bot.wording import discord as words
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ class DiscordAdapter(DiscordInteractions):
         """Connect (all shards, or the configured ones) and serve until the bot is told to stop."""
         token = self.settings.discord_token
         if token is None:
-            raise ConfigError("QUIZBOT_DISCORD_TOKEN is not set; the Discord adapter needs a bot token")
+            raise ConfigError(words.adapter_needs_token())
         self.runtime.platforms.register(self)
         if self.client.is_closed():  # restarted after a failure: discord.py's client can be reopened once cleared
             self._reopen()
@@ -80,7 +81,7 @@ class DiscordAdapter(DiscordInteractions):
         try:
             client_task.result()
         except discord.LoginFailure as exc:
-            raise ConfigError(f"Discord refused QUIZBOT_DISCORD_TOKEN: {exc}") from exc
+            raise ConfigError(words.token_refused(exc)) from exc
 
     def _reopen(self) -> None:
         """A new client in place of a closed one, built the same way.

@@ -20,13 +20,15 @@ from discord.http import HTTPClient, Route
 from adapters.discord.adapter import intents, invite_permissions
 from adapters.discord.settings import DiscordSettings
 from bot.plugins import Finding, failed_finding
+from bot.wording import discord as discord_words
 from bot.wording import operator as words
 
-PRIVILEGED: Mapping[str, tuple[str, str, str]] = {
-    # intent -> (the application flag, its "limited" twin for bots in fewer than 100 servers, the Portal's switch)
-    "members": ("gateway_guild_members", "gateway_guild_members_limited", "Server Members Intent"),
-    "presences": ("gateway_presence", "gateway_presence_limited", "Presence Intent"),
-    "message_content": ("gateway_message_content", "gateway_message_content_limited", "Message Content Intent"),
+PRIVILEGED: Mapping[str, tuple[str, str]] = {
+    # intent -> (the application flag, its "limited" twin for bots in fewer than 100 servers); the Portal's switch
+    # that turns each on is named by bot/wording/discord.py (`intent_switch`)
+    "members": ("gateway_guild_members", "gateway_guild_members_limited"),
+    "presences": ("gateway_presence", "gateway_presence_limited"),
+    "message_content": ("gateway_message_content", "gateway_message_content_limited"),
 }
 """Discord's privileged gateway intents, which an application must have switched on to receive."""
 
@@ -37,14 +39,20 @@ def intent_findings(intents: discord.Intents, application_flags: int) -> list[Fi
     used = [name for name in PRIVILEGED if getattr(intents, name)]
     if not used:
         enabled = ", ".join(name for name, value in intents if value)
-        return [Finding("ok", "Discord intents", words.discord_no_privileged_intents(enabled))]
+        return [Finding("ok", discord_words.check_intents(), words.discord_no_privileged_intents(enabled))]
     findings = []
     for name in used:
-        flag, limited, switch = PRIVILEGED[name]
+        flag, limited = PRIVILEGED[name]
         if getattr(flags, flag) or getattr(flags, limited):
-            findings.append(Finding("ok", "Discord intents", words.discord_intent_enabled(name)))
+            findings.append(Finding("ok", discord_words.check_intents(), words.discord_intent_enabled(name)))
         else:
-            findings.append(Finding("fail", "Discord intents", *words.discord_intent_missing(name, switch)))
+            findings.append(
+                Finding(
+                    "fail",
+                    discord_words.check_intents(),
+                    *words.discord_intent_missing(name, discord_words.intent_switch(name)),
+                )
+            )
     return findings
 
 
@@ -66,13 +74,15 @@ def guild_findings(
         missing = needed if have.administrator else discord.Permissions(needed.value & ~have.value)
         if missing.value and not have.administrator:
             detail, fix = words.discord_guild_permissions_missing(name, gid, permission_names(missing))
-            findings.append(Finding("fail", "Discord permissions", detail, fix))
+            findings.append(Finding("fail", discord_words.check_permissions(), detail, fix))
         else:
-            findings.append(Finding("ok", "Discord permissions", words.discord_guild_permissions_ok(name, gid)))
+            findings.append(
+                Finding("ok", discord_words.check_permissions(), words.discord_guild_permissions_ok(name, gid))
+            )
     if not joined:
-        findings.append(Finding("warn", "Discord permissions", *words.discord_no_guilds()))
+        findings.append(Finding("warn", discord_words.check_permissions(), *words.discord_no_guilds()))
     if guild_id is not None and str(guild_id) not in joined:
-        findings.append(Finding("fail", "Discord guild", *words.discord_guild_not_joined(guild_id)))
+        findings.append(Finding("fail", discord_words.check_guild(), *words.discord_guild_not_joined(guild_id)))
     return findings
 
 
@@ -84,21 +94,21 @@ async def online_findings(settings: DiscordSettings) -> list[Finding]:
         try:
             me: Any = await http.static_login(settings.discord_token.get_secret_value())
         except Exception as exc:
-            return [failed_finding("discord", "Discord token", exc)]
+            return [failed_finding("discord", discord_words.check_token(), exc)]
         name, user_id = str(me.get("username")), str(me.get("id"))
         if not me.get("bot"):
-            return [Finding("fail", "Discord token", *words.discord_not_a_bot(name))]
-        findings = [Finding("ok", "Discord token", words.discord_identity(name, user_id))]
+            return [Finding("fail", discord_words.check_token(), *words.discord_not_a_bot(name))]
+        findings = [Finding("ok", discord_words.check_token(), words.discord_identity(name, user_id))]
         try:
             application: Any = await http.request(Route("GET", "/applications/@me"))
             findings.extend(intent_findings(intents(), int(application.get("flags") or 0)))
         except Exception as exc:
-            findings.append(failed_finding("discord", "Discord intents", exc))
+            findings.append(failed_finding("discord", discord_words.check_intents(), exc))
         try:
             guilds: Any = await http.get_guilds(200)
             findings.extend(guild_findings(guilds, invite_permissions(), settings.discord_guild_id))
         except Exception as exc:
-            findings.append(failed_finding("discord", "Discord permissions", exc))
+            findings.append(failed_finding("discord", discord_words.check_permissions(), exc))
         return findings
     finally:
         await http.close()

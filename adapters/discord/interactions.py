@@ -26,8 +26,8 @@ from bot.domain.views import ReportChart
 from bot.errors import CommandError, StorageUnavailable
 from bot.ports import Message, PlatformError
 from bot.service.facade import AdapterHost, Context, Reply, error_reply
+from bot.wording import discord as discord_words
 from bot.wording import reports as report_words
-from bot.wording import translate
 from bot.wording.errors import click_not_recorded, posted_in_channel, unexpected
 
 log = logging.getLogger(__name__)
@@ -48,10 +48,8 @@ click again. A click deferred because its commit outlasted the deadline is count
 RESPONSE_WINDOW = 3.0
 RESPONSE_MARGIN = 1.0
 
-OUT_OF_SYNC = (
-    "This command does not match what the bot knows; the commands may have changed. "
-    "An admin can run `quizbot discord sync` to update them."
-)
+OUT_OF_SYNC = discord_words.OUT_OF_SYNC
+"""The reply to a command that no longer matches the bot's (its template, worded by bot/wording/discord.py)."""
 
 ATTACH_FILES = "Attach Files"
 """The permission named when Discord refuses the charts with 50013 Missing Permissions."""
@@ -336,7 +334,7 @@ class DiscordInteractions(DiscordPlatform):
         if refused is not None:
             response = _reply_response(error_reply(refused))
         else:
-            response = Response(problem_embed(translate(OUT_OF_SYNC) if stale else unexpected().text))
+            response = Response(problem_embed(discord_words.out_of_sync() if stale else unexpected().text))
         try:
             await interaction.response.send_message(embed=response.embed, ephemeral=response.ephemeral)
         except discord.HTTPException as exc:
@@ -352,8 +350,7 @@ class DiscordInteractions(DiscordPlatform):
             log.warning("could not list the registered slash commands: %s", exc)
             return
         if not any(command.name == "quiz" for command in registered):
-            command = f"quizbot discord sync --guild {guild_id}" if guild_id else "quizbot discord sync"
-            log.warning("/quiz is not registered with Discord yet: run `%s`", command)
+            log.warning("/quiz is not registered with Discord yet: run `%s`", discord_words.sync_command(guild_id))
 
 
 def _reply_response(reply: Reply) -> Response:

@@ -14,6 +14,7 @@ from adapters.discord.cards import CardFiles, edit_card, find_card, send_card
 from adapters.discord.embeds import message_embed
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.ports import Message, PlatformError, PlatformLimits, Rate
+from bot.wording import discord as words
 
 log = logging.getLogger(__name__)
 
@@ -41,19 +42,15 @@ it; the 2 a second left over keep card edits moving, and discord.py itself waits
 At 40 a second, 1,000 channels took 125% of the 20 s the limit allows (bench/fanout.py); at 48, about 105%."""
 
 
-def platform_error(exc: discord.HTTPException, what: str, *, forbidden: str | None = None) -> PlatformError:
-    """A discord.py HTTP error as the port's PlatformError (permanent when retrying cannot help)."""
+def platform_error(exc: discord.HTTPException, action: str, *, forbidden: str | None = None) -> PlatformError:
+    """A discord.py HTTP error as the port's PlatformError (permanent when retrying cannot help); `action` names
+    what the bot was doing by its key in bot/wording/discord.py (`post_card`)."""
     if isinstance(exc, discord.Forbidden):
-        return PlatformError(
-            forbidden or f"I may not {what} here; give me View Channel, Send Messages and Embed Links in this channel.",
-            permanent=True,
-        )
+        return PlatformError(forbidden or words.forbidden(action), permanent=True)
     if isinstance(exc, discord.NotFound):
-        return PlatformError(f"Could not {what}: the channel or message no longer exists.", permanent=True)
+        return PlatformError(words.gone(action), permanent=True)
     retry_after = getattr(exc, "retry_after", None)
-    return PlatformError(
-        f"Could not {what}: Discord answered {exc.status} ({exc.text or 'no details'}).", retry_after=retry_after
-    )
+    return PlatformError(words.answered(action, exc.status, exc.text), retry_after=retry_after)
 
 
 class DiscordPlatform:
@@ -68,7 +65,7 @@ class DiscordPlatform:
 
     def _messageable(self, channel: ChannelRef) -> discord.PartialMessageable:
         if self.client.is_closed():
-            raise PlatformError("The Discord connection is closed.")
+            raise PlatformError(words.connection_closed())
         guild_id = None if is_dm_workspace(channel.workspace_id) else int(channel.workspace_id)
         return self.client.get_partial_messageable(int(channel.channel_id), guild_id=guild_id)
 
@@ -77,7 +74,7 @@ class DiscordPlatform:
         try:
             return await send_card(self._messageable(channel), card, self.card_files)
         except discord.HTTPException as exc:
-            raise platform_error(exc, "post a question") from exc
+            raise platform_error(exc, "post_card") from exc
 
     async def find_card(self, channel: ChannelRef, card: QuestionCard, *, since: datetime) -> str | None:
         """The card, if the bot posted it in the channel since `since` (the FindsPostedCards capability): asked
@@ -105,20 +102,18 @@ class DiscordPlatform:
         try:
             await edit_card(self._messageable(channel), message_ref, card, self.card_files)
         except discord.HTTPException as exc:
-            raise platform_error(exc, "update the question") from exc
+            raise platform_error(exc, "update_card") from exc
 
     async def send_private(self, channel: ChannelRef, user_id: str, message: Message) -> None:
         """Send the user a direct message; fails with a permanent PlatformError when they do not accept DMs."""
         if self.client.is_closed():
-            raise PlatformError("The Discord connection is closed.")
+            raise PlatformError(words.connection_closed())
         try:
             dm = await self.client.create_dm(discord.Object(id=int(user_id)))
             await dm.send(embed=message_embed(message))
         except discord.HTTPException as exc:
             log.info("could not DM user %s: %s", user_id, exc, extra=_extra(channel))
-            raise platform_error(
-                exc, "send a direct message", forbidden="The user does not accept direct messages from the bot."
-            ) from exc
+            raise platform_error(exc, "send_direct", forbidden=words.no_direct_messages()) from exc
 
     async def send_direct(self, user: UserRef, message: Message) -> None:
         """The DirectMessages capability: a DM to the user (as `send_private`, which already is one on Discord)."""
@@ -128,13 +123,11 @@ class DiscordPlatform:
         """The bot's DM channel with `user` (POST /users/@me/channels), named in the user's guild: the post belongs
         to the guild's boards, and a click in it (which arrives without a guild) counts for that member."""
         if self.client.is_closed():
-            raise PlatformError("The Discord connection is closed.")
+            raise PlatformError(words.connection_closed())
         try:
             dm = await self.client.create_dm(discord.Object(id=int(user.user_id)))
         except discord.HTTPException as exc:
-            raise platform_error(
-                exc, "open a direct message", forbidden="The user does not accept direct messages from the bot."
-            ) from exc
+            raise platform_error(exc, "open_direct", forbidden=words.no_direct_messages()) from exc
         return ChannelRef(PLATFORM, user.workspace_id, str(dm.id))
 
     async def user_timezone(self, user: UserRef) -> str | None:
@@ -146,7 +139,7 @@ class DiscordPlatform:
         try:
             await self._messageable(channel).send(embed=message_embed(message))
         except discord.HTTPException as exc:
-            raise platform_error(exc, "post a message") from exc
+            raise platform_error(exc, "post_message") from exc
 
 
 def _extra(channel: ChannelRef, post_id: int | None = None) -> dict[str, Any]:
