@@ -27,6 +27,7 @@ from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
 from bot.plugins import Finding, installed_plugins, one_line, start_failure
 from bot.progress import Progress
+from bot.wording import cli as words
 from bot.wording import operator as operator_words
 from bot.wording.i18n import plural
 
@@ -58,12 +59,11 @@ def _check_output(path: Path | None, *, force: bool, flag: str, can_force: bool 
         return
     folder = path.absolute().parent
     if not folder.is_dir():
-        raise QuizError(f"cannot write {path}: the folder {folder} does not exist; create it or give another {flag}")
+        raise QuizError(words.no_such_folder(path, folder, flag))
     if path.is_dir():
-        raise QuizError(f"cannot write {path}: it is a folder; give a file name with {flag}")
+        raise QuizError(words.is_a_folder(path, flag))
     if path.exists() and not force:
-        remedy = "pass --force to overwrite it" if can_force else "remove it first"
-        raise QuizError(f"{path} exists; {remedy}, or give another {flag}")
+        raise QuizError(words.exists(path, flag, can_force=can_force))
 
 
 def _check_csv_folder(folder: Path, *, force: bool) -> None:
@@ -72,14 +72,12 @@ def _check_csv_folder(folder: Path, *, force: bool) -> None:
 
     parent = folder.absolute().parent
     if not parent.is_dir():
-        raise QuizError(
-            f"cannot write into {folder}: the folder {parent} does not exist; create it or give another --out"
-        )
+        raise QuizError(words.csv_no_such_folder(folder, parent))
     if folder.exists() and not folder.is_dir():
-        raise QuizError(f"cannot write into {folder}: it is a file; --format csv needs a folder with --out")
+        raise QuizError(words.csv_is_a_file(folder))
     existing = [name for name in CSV_FILES if (folder / name).exists()]
     if existing and not force:
-        raise QuizError(f"{folder} already has {', '.join(existing)}; pass --force to overwrite, or give another --out")
+        raise QuizError(words.csv_files_exist(folder, existing))
 
 
 async def _content_flags(settings: Settings, platform: str | None, workspace: str | None) -> int:
@@ -126,7 +124,7 @@ async def _export(
     if as_json and out is None:
         raise QuizError(operator_words.json_needs_out())
     if fmt == "csv" and out is None:
-        raise QuizError("--format csv writes answers.csv, posts.csv and leaderboard.csv: give a folder with --out")
+        raise QuizError(words.csv_needs_out())
     if fmt == "csv":
         assert out is not None
         _check_csv_folder(out, force=force)
@@ -303,8 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 settings = _settings()
             except ConfigError as exc:
-                fix = "correct the named environment variables (or .env)"
-                return print_findings([Finding("fail", "settings", str(exc), fix)], as_json=args.json)
+                return print_findings([Finding("fail", "settings", str(exc), words.settings_fix())], as_json=args.json)
             configure_logging(settings.effective_log_level(), settings.log_format)
             return asyncio.run(doctor(settings, online=args.online, as_json=args.json))
         settings = _settings()
@@ -335,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # not one of ours: its class and message on one line, the traceback with DEBUG
-        hint = "" if _debug(settings) else " (QUIZBOT_LOG_LEVEL=DEBUG shows the traceback)"
+        hint = "" if _debug(settings) else words.traceback_hint()
         return _fail(f"{type(exc).__name__}: {one_line(exc)}{hint}", exc, settings, 1)
 
 

@@ -17,6 +17,7 @@ from bot.config import Settings, load_settings
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.plugins import Finding, one_line, start_failure
 from bot.progress import Progress, watched
+from bot.wording import cli as words
 from bot.wording.i18n import plural
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ async def db_command(settings: Settings, command: str, revision: str) -> int:
     url = settings.database_url
     require_sqlite_folder(url)
     if command == "current" and (path := sqlite_file(url)) is not None and not path.exists():
-        print(f"empty: there is no database at {path.absolute()} yet; {UPGRADE} to create it")  # and do not create it
+        print(words.no_database_yet(path.absolute(), UPGRADE))  # and do not create it
         return 0
     timeouts = settings.database_timeouts()
     db = Database.from_url(url, timeouts=timeouts.unbounded_statements() if command == "upgrade" else timeouts)
@@ -45,12 +46,9 @@ async def db_command(settings: Settings, command: str, revision: str) -> int:
                     await _upgrade_with_progress(db, revision)
                 else:
                     await upgrade(db, revision)
-                print(f"database upgraded to {revision} ({head_revision()})")
+                print(words.upgraded(revision, head_revision()))
             else:
-                current = await current_revision(db)
-                head = head_revision()
-                state = "up to date" if current == head else f"behind (newest is {head}); {UPGRADE}"
-                print(f"{current or 'empty'}: {state}")
+                print(words.revision_state(await current_revision(db), head_revision(), UPGRADE))
     finally:
         await db.dispose()
     return 0
@@ -130,7 +128,7 @@ def healthcheck(url: str | None) -> int:
     if url is None:
         port = load_settings().http_port
         if port is None:
-            raise QuizError("QUIZBOT_HTTP_PORT is not set, so the bot serves no /healthz; give --url")
+            raise QuizError(words.no_health_port())
         url = f"http://127.0.0.1:{port}/healthz"
     try:
         with urllib.request.urlopen(url, timeout=4) as response:
@@ -139,7 +137,7 @@ def healthcheck(url: str | None) -> int:
     except urllib.error.HTTPError as exc:
         body, healthy = exc.read().decode("utf-8", "replace"), False
     except OSError as exc:
-        body, healthy = f"cannot reach {url}: {exc}", False
+        body, healthy = words.cannot_reach(url, exc), False
     print(body.strip())
     return 0 if healthy else 1
 
@@ -171,8 +169,7 @@ async def run_bot(settings: Settings) -> None:
             with database_errors(settings.database_url):
                 runtime = await build_runtime(settings)
         except InvalidPack as exc:  # the message names the file; say how to find every problem at once
-            fix = f"fix it (QUIZBOT_CONTENT_DIR={settings.content_dir}), then check with `quizbot content check`"
-            raise InvalidPack(f"{exc}; {fix}", problems=exc.problems) from exc
+            raise InvalidPack(f"{exc}; {words.pack_fix(settings.content_dir)}", problems=exc.problems) from exc
         try:
             adapters = build_adapters(runtime)
         except BaseException:
@@ -187,8 +184,6 @@ async def run_bot(settings: Settings) -> None:
         failure = stopped.error
         explained = start_failure(stopped.adapter, failure)
         if explained is None:  # not the platform's refusal nor a setting: log it too, for whoever reads only logs
-            explained = QuizError(
-                f"the {stopped.adapter} adapter stopped: {type(failure).__name__}: {one_line(failure)}"
-            )
+            explained = QuizError(words.adapter_stopped(stopped.adapter, type(failure).__name__, one_line(failure)))
             log.error("%s", explained)
         raise explained from failure

@@ -19,10 +19,10 @@ from typing import NoReturn
 from bot import __version__
 from bot.content.cli import add_content_commands
 from bot.domain.names import nearest
+from bot.wording import cli as words
 from bot.wording import operator as operator_words
 
 CLI_GROUP = "quizbot.cli"
-JSON_HELP = "print the result as one JSON object on stdout (schema: docs/json.md)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,55 +45,51 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The `quizbot` command line's parser: the core's commands and those the installed adapters add."""
-    parser = _Parser(prog="quizbot", description="A quiz bot for team chat.")
+    parser = _Parser(prog="quizbot", description=words.description())
     parser.add_argument("--version", action="version", version=f"quizbot {__version__}")
     commands: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=_Parser
     )
 
-    commands.add_parser("run", help="run the bot (the terminal adapter unless a platform is configured)")
+    commands.add_parser("run", help=words.help_for("run"))
 
-    db = commands.add_parser("db", help="database schema").add_subparsers(dest="db_command", required=True)
-    upgrade = db.add_parser("upgrade", help="migrate the database to the newest schema")
+    db = commands.add_parser("db", help=words.help_for("db")).add_subparsers(dest="db_command", required=True)
+    upgrade = db.add_parser("upgrade", help=words.help_for("db upgrade"))
     upgrade.add_argument("revision", nargs="?", default="head")
-    db.add_parser("current", help="show the schema revision of the database")
+    db.add_parser("current", help=words.help_for("db current"))
 
     content = add_content_commands(commands)
-    flags = content.add_parser("flags", help="questions people reported as wrong, with pack and question ids to edit")
-    flags.add_argument("--platform", help="the platform (an adapter's name; default: every platform)")
-    flags.add_argument("--workspace", help="the platform's workspace id (default: every one)")
-    doctor = commands.add_parser("doctor", help="check settings, database, migrations, content and tokens")
-    doctor.add_argument(
-        "--online", action="store_true", help="also ask each platform about the tokens: scopes, intents, permissions"
-    )
-    doctor.add_argument("--json", action="store_true", help=JSON_HELP)
-    health = commands.add_parser("healthcheck", help="exit 0 if the running bot's /healthz says healthy")
-    health.add_argument("--url", help="default: http://127.0.0.1:$QUIZBOT_HTTP_PORT/healthz")
+    flags = content.add_parser("flags", help=words.help_for("content flags"))
+    flags.add_argument("--platform", help=words.help_for("content flags", "--platform"))
+    flags.add_argument("--workspace", help=words.help_for("content flags", "--workspace"))
+    doctor = commands.add_parser("doctor", help=words.help_for("doctor"))
+    doctor.add_argument("--online", action="store_true", help=words.help_for("doctor", "--online"))
+    doctor.add_argument("--json", action="store_true", help=words.help_for("--json"))
+    health = commands.add_parser("healthcheck", help=words.help_for("healthcheck"))
+    health.add_argument("--url", help=words.help_for("healthcheck", "--url"))
 
-    export = commands.add_parser("export", help="export answers, posts and leaderboards")
+    export = commands.add_parser("export", help=words.help_for("export"))
     export.add_argument("--format", choices=["json", "csv"], default="json")
-    export.add_argument("--since", type=_date, help="only answers and posts from this date (YYYY-MM-DD, UTC) on")
-    export.add_argument("--out", type=Path, help="file (json) or folder (csv; required); json defaults to stdout")
-    export.add_argument("--force", action="store_true", help="overwrite existing files")
-    export.add_argument("--json", action="store_true", help=JSON_HELP + "; needs --out")
+    export.add_argument("--since", type=_date, help=words.help_for("export", "--since"))
+    export.add_argument("--out", type=Path, help=words.help_for("export", "--out"))
+    export.add_argument("--force", action="store_true", help=words.help_for("export", "--force"))
+    export.add_argument("--json", action="store_true", help=words.help_for("export", "--json"))
 
-    forget = commands.add_parser("forget-user", help="delete one person's answers and identity")
-    forget.add_argument("platform", help="the platform: an installed adapter's name (slack, discord, console)")
-    forget.add_argument("user_id", help="the platform's user id (Slack U..., Discord snowflake, console name)")
-    forget.add_argument("--workspace", help="only in this workspace (Slack team id, Discord guild id)")
-    forget.add_argument("-y", "--yes", action="store_true", help="do not ask first (needed without a terminal)")
+    forget = commands.add_parser("forget-user", help=words.help_for("forget-user"))
+    forget.add_argument("platform", help=words.help_for("forget-user", "platform"))
+    forget.add_argument("user_id", help=words.help_for("forget-user", "user_id"))
+    forget.add_argument("--workspace", help=words.help_for("forget-user", "--workspace"))
+    forget.add_argument("-y", "--yes", action="store_true", help=words.help_for("forget-user", "--yes"))
 
-    report = commands.add_parser(
-        "report", help="write an HTML report with charts: participation, accuracy, most-missed, leaderboard"
-    )
-    report.add_argument("--cohort", help="report on this cohort (default: the whole workspace)")
-    report.add_argument("--workspace", help="workspace id: Slack team, Discord guild, `local` for the terminal")
-    report.add_argument("--platform", help="the platform, when a workspace id is ambiguous (an adapter's name)")
-    report.add_argument("-o", "--out", type=Path, default=Path("report.html"), help="default: report.html")
-    report.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
-    report.add_argument("--json", action="store_true", help=JSON_HELP)
-    completion = commands.add_parser("completion", help="print a shell completion script (bash, zsh or fish)")
-    completion.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell to complete in")
+    report = commands.add_parser("report", help=words.help_for("report"))
+    report.add_argument("--cohort", help=words.help_for("report", "--cohort"))
+    report.add_argument("--workspace", help=words.help_for("report", "--workspace"))
+    report.add_argument("--platform", help=words.help_for("report", "--platform"))
+    report.add_argument("-o", "--out", type=Path, default=Path("report.html"), help=words.help_for("report", "--out"))
+    report.add_argument("--force", action="store_true", help=words.help_for("report", "--force"))
+    report.add_argument("--json", action="store_true", help=words.help_for("--json"))
+    completion = commands.add_parser("completion", help=words.help_for("completion"))
+    completion.add_argument("shell", choices=["bash", "zsh", "fish"], help=words.help_for("completion", "shell"))
     _plugin_commands(commands)
     return parser
 
@@ -102,7 +98,7 @@ def _date(text: str) -> datetime:
     try:
         return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-31") from exc
+        raise argparse.ArgumentTypeError(words.not_a_date(text)) from exc
 
 
 def _plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -111,4 +107,4 @@ def _plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
         try:
             entry_point.load()(commands)
         except Exception as exc:
-            print(f"quizbot: the {entry_point.name} commands are unavailable: {exc}", file=sys.stderr)
+            print(words.plugin_commands_unavailable(entry_point.name, exc), file=sys.stderr)
