@@ -9,13 +9,17 @@ API (no pyplot, no global figure state); callers still draw one at a time (chart
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Sequence
 from datetime import date
+from itertools import pairwise
 
 import matplotlib
 
 matplotlib.use("Agg")  # no display: figures are only ever written to strings and bytes
 
+from matplotlib.axes import Axes
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, DateLocator, DayLocator
 from matplotlib.figure import Figure
 
 from bot.domain.views import ChartKind, DayActivity, QuestionResult, ReportChart, TagResult
@@ -29,6 +33,11 @@ GOOD, FAIR, POOR = "#2e8b57", "#e0a100", "#c0392b"
 CHAT_DPI = 120
 """PNG resolution for chat: a 9-inch-wide figure is 1080 px, which Slack and Discord show sharp at their preview
 width (about 360-550 px) and full size on click, with 8-10 pt text still readable."""
+MIN_WINDOW_BINS = 7
+"""The participation chart shows at least this many bins (days or weeks) along its time axis: the first day's report
+is one bar in a week, on day ticks, not one bar filling the chart on hourly ticks."""
+DAY_TICKS_UP_TO = 31
+"""Up to this many days in view, ticks fall on days (every day, or every few); beyond, months or years."""
 CHAT_QUESTIONS = 15
 """The per-question chart in chat shows the hardest this many questions (the HTML report shows all)."""
 
@@ -63,16 +72,45 @@ def label(text: str, width: int = 48) -> str:
     return flat.replace("$", r"\$")
 
 
+def bin_days(days: Sequence[DayActivity]) -> int:
+    """How many days one bar stands for: the spacing of the data (a day; a week when a long report folds its days),
+    so a bar is as wide as its bin whatever the span."""
+    if len(days) < 2:
+        return 1
+    return max(1, min((later.day - earlier.day).days for earlier, later in pairwise(days)))
+
+
+def _time_axis(axes: Axes, xs: Sequence[float], bin_width: int) -> None:
+    """The x axis of a chart over time: at least MIN_WINDOW_BINS bins in view (the data centred in it), with ticks
+    on days for a short span and on months or years beyond, never finer than a day."""
+    first, last = min(xs) - bin_width / 2, max(xs) + bin_width / 2
+    pad = max(0.0, (MIN_WINDOW_BINS * bin_width - (last - first)) / 2)
+    low, high = first - pad, last + pad
+    axes.set_xlim(low, high)
+    span = high - low
+    locator: DateLocator
+    if span <= DAY_TICKS_UP_TO:
+        locator = DayLocator(interval=max(1, math.ceil(span / 10)))  # type: ignore[no-untyped-call]
+    else:
+        locator = AutoDateLocator(minticks=3, maxticks=10, interval_multiples=True)  # type: ignore[no-untyped-call]
+    axes.xaxis.set_major_locator(locator)
+    axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
+
+
 def participation_figure(days: Sequence[DayActivity], *, weekly: bool, title: str | None = None) -> Figure:
-    """Answers (bars) and people answering (line) per day or week."""
+    """Answers (bars) and people answering (line) per day or week; the bars' width and the axis's ticks follow the
+    span of the data (bin_days, _time_axis)."""
     words = chart_words()
     drawn = figure(9, 3.2 if title is None else 3.6)
     axes = drawn.add_subplot()
     # matplotlib's date numbers: days since its default epoch, 1970-01-01.
     xs = [float(d.day.toordinal() - EPOCH) for d in days]
-    axes.bar(xs, [d.answers for d in days], width=5 if weekly else 0.8, color=BAR, label=words.answers)
+    bin_width = bin_days(days)
+    axes.bar(xs, [d.answers for d in days], width=0.8 * bin_width, color=BAR, label=words.answers)
     axes.plot(xs, [d.participants for d in days], color=LINE, marker="o", markersize=3, label=words.people_answering)
     axes.xaxis_date()
+    if xs:
+        _time_axis(axes, xs, bin_width)
     axes.set_ylabel(words.per_week if weekly else words.per_day)
     axes.legend(loc="lower left", bbox_to_anchor=(0, 1), ncols=2, frameon=False)
     axes.spines[["top", "right"]].set_visible(False)

@@ -1,124 +1,41 @@
-"""The `quizbot` command line: run the bot, migrate the database, check and import content,
+"""The `quizbot` command line: run the bot, migrate the database, check and import content, export the data,
 write reports.
 
-Adapters add their own commands (e.g. `quizbot discord sync`) through the `quizbot.cli` entry-point group: each
-entry point is a function that takes the subparsers and adds one parser whose defaults carry
-`plugin_main(args, settings) -> exit status`. The core never imports the adapters.
+`bot.cli_parser` declares the commands, `bot.cli_commands` runs those that are not about the data (run, db,
+doctor, healthcheck); this module is the entry point and the edge where every operator error becomes one line.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import gc
 import json
 import logging
 import os
-import re
 import sys
 import traceback
 from collections.abc import Sequence
-from datetime import UTC, datetime
-from importlib.metadata import entry_points
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
-from bot import __version__
+from bot.cli_commands import db_command, doctor, print_findings, print_json, run_bot
+from bot.cli_commands import healthcheck as _healthcheck
+from bot.cli_parser import build_parser as _parser
 from bot.config import Settings, load_settings, unknown_variables
-from bot.content.cli import add_content_commands, run_content_command
-from bot.domain.names import nearest
+from bot.content.cli import run_content_command
 from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.logs import configure_logging
-from bot.plugins import installed_plugins, one_line, start_failure
+from bot.plugins import Finding, installed_plugins, one_line, start_failure
+from bot.progress import Progress
+from bot.wording import cli as words
 from bot.wording import operator as operator_words
 from bot.wording.i18n import plural
 
-CLI_GROUP = "quizbot.cli"
 if TYPE_CHECKING:
     from bot.db import Database
     from bot.domain.views import Report
 
 log = logging.getLogger(__name__)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, with a did-you-mean for a mistyped command (`quizbot runn`) instead of the list of choices."""
-
-    def error(self, message: str) -> NoReturn:
-        """Print the usage and one line, and exit 2 (as argparse does). The commands come from the parser's own
-        subcommand action, not from the text of argparse's message (whose list of choices is worded differently
-        from one Python to the next), and an option's bad choice (`--format xml`) keeps argparse's own line."""
-        for action in self._actions:
-            if not isinstance(action, argparse._SubParsersAction):
-                continue
-            name = re.escape(action.metavar if isinstance(action.metavar, str) else action.dest)
-            invalid = re.match(rf"argument {name}: invalid choice: '(.*?)'", message)
-            if invalid is not None:
-                word, commands = invalid.group(1), list(action.choices)
-                message = operator_words.unknown_command(self.prog, word, nearest(word, commands), commands)
-        super().error(message)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="quizbot", description="A quiz bot for team chat.")
-    parser.add_argument("--version", action="version", version=f"quizbot {__version__}")
-    commands: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
-        dest="command", metavar="COMMAND", required=True, parser_class=_Parser
-    )
-
-    commands.add_parser("run", help="run the bot (the terminal adapter unless a platform is configured)")
-
-    db = commands.add_parser("db", help="database schema").add_subparsers(dest="db_command", required=True)
-    upgrade = db.add_parser("upgrade", help="migrate the database to the newest schema")
-    upgrade.add_argument("revision", nargs="?", default="head")
-    db.add_parser("current", help="show the schema revision of the database")
-
-    content = add_content_commands(commands)
-    flags = content.add_parser("flags", help="questions people reported as wrong, with pack and question ids to edit")
-    flags.add_argument("--platform", help="the platform (an adapter's name; default: every platform)")
-    flags.add_argument("--workspace", help="the platform's workspace id (default: every one)")
-    commands.add_parser("doctor", help="check settings, database, migrations, content and tokens")
-    health = commands.add_parser("healthcheck", help="exit 0 if the running bot's /healthz says healthy")
-    health.add_argument("--url", help="default: http://127.0.0.1:$QUIZBOT_HTTP_PORT/healthz")
-
-    export = commands.add_parser("export", help="export answers, posts and leaderboards")
-    export.add_argument("--format", choices=["json", "csv"], default="json")
-    export.add_argument("--since", type=_date, help="only answers and posts from this date (YYYY-MM-DD, UTC) on")
-    export.add_argument("--out", type=Path, help="file (json) or folder (csv; required); json defaults to stdout")
-    export.add_argument("--force", action="store_true", help="overwrite existing files")
-
-    forget = commands.add_parser("forget-user", help="delete one person's answers and identity")
-    forget.add_argument("platform", help="the platform: an installed adapter's name (slack, discord, console)")
-    forget.add_argument("user_id", help="the platform's user id (Slack U..., Discord snowflake, console name)")
-    forget.add_argument("--workspace", help="only in this workspace (Slack team id, Discord guild id)")
-    forget.add_argument("-y", "--yes", action="store_true", help="do not ask first (needed without a terminal)")
-
-    report = commands.add_parser(
-        "report", help="write an HTML report with charts: participation, accuracy, most-missed, leaderboard"
-    )
-    report.add_argument("--cohort", help="report on this cohort (default: the whole workspace)")
-    report.add_argument("--workspace", help="workspace id: Slack team, Discord guild, `local` for the terminal")
-    report.add_argument("--platform", help="the platform, when a workspace id is ambiguous (an adapter's name)")
-    report.add_argument("-o", "--out", type=Path, default=Path("report.html"), help="default: report.html")
-    report.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
-    _plugin_commands(commands)
-    return parser
-
-
-def _date(text: str) -> datetime:
-    try:
-        return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-31") from exc
-
-
-def _plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Let installed adapters add their commands; a broken one is reported, not fatal."""
-    for entry_point in entry_points(group=CLI_GROUP):
-        try:
-            entry_point.load()(commands)
-        except Exception as exc:
-            print(f"quizbot: the {entry_point.name} commands are unavailable: {exc}", file=sys.stderr)
 
 
 def _settings() -> Settings:
@@ -142,12 +59,11 @@ def _check_output(path: Path | None, *, force: bool, flag: str, can_force: bool 
         return
     folder = path.absolute().parent
     if not folder.is_dir():
-        raise QuizError(f"cannot write {path}: the folder {folder} does not exist; create it or give another {flag}")
+        raise QuizError(words.no_such_folder(path, folder, flag))
     if path.is_dir():
-        raise QuizError(f"cannot write {path}: it is a folder; give a file name with {flag}")
+        raise QuizError(words.is_a_folder(path, flag))
     if path.exists() and not force:
-        remedy = "pass --force to overwrite it" if can_force else "remove it first"
-        raise QuizError(f"{path} exists; {remedy}, or give another {flag}")
+        raise QuizError(words.exists(path, flag, can_force=can_force))
 
 
 def _check_csv_folder(folder: Path, *, force: bool) -> None:
@@ -156,68 +72,30 @@ def _check_csv_folder(folder: Path, *, force: bool) -> None:
 
     parent = folder.absolute().parent
     if not parent.is_dir():
-        raise QuizError(
-            f"cannot write into {folder}: the folder {parent} does not exist; create it or give another --out"
-        )
+        raise QuizError(words.csv_no_such_folder(folder, parent))
     if folder.exists() and not folder.is_dir():
-        raise QuizError(f"cannot write into {folder}: it is a file; --format csv needs a folder with --out")
+        raise QuizError(words.csv_is_a_file(folder))
     existing = [name for name in CSV_FILES if (folder / name).exists()]
     if existing and not force:
-        raise QuizError(f"{folder} already has {', '.join(existing)}; pass --force to overwrite, or give another --out")
-
-
-async def _db(settings: Settings, command: str, revision: str) -> int:
-    from bot.db import Database
-    from bot.db.migrate import current_revision, head_revision, upgrade
-    from bot.db.problems import UPGRADE, database_errors, require_sqlite_folder, sqlite_file
-
-    url = settings.database_url
-    require_sqlite_folder(url)
-    if command == "current" and (path := sqlite_file(url)) is not None and not path.exists():
-        print(f"empty: there is no database at {path.absolute()} yet; {UPGRADE} to create it")  # and do not create it
-        return 0
-    timeouts = settings.database_timeouts()
-    db = Database.from_url(url, timeouts=timeouts.unbounded_statements() if command == "upgrade" else timeouts)
-    try:
-        with database_errors(url):
-            if command == "upgrade":
-                await upgrade(db, revision)
-                print(f"database upgraded to {revision} ({head_revision()})")
-            else:
-                current = await current_revision(db)
-                head = head_revision()
-                state = "up to date" if current == head else f"behind (newest is {head}); {UPGRADE}"
-                print(f"{current or 'empty'}: {state}")
-    finally:
-        await db.dispose()
-    return 0
+        raise QuizError(words.csv_files_exist(folder, existing))
 
 
 async def _content_flags(settings: Settings, platform: str | None, workspace: str | None) -> int:
     from bot.db.problems import database_errors
     from bot.ops.flags import flags_for_authors
+    from bot.service.operator_uow import operator_unit_of_work
 
     db = await _open_existing(settings)
     try:
         with database_errors(settings.database_url):
-            message = await flags_for_authors(
-                db, threshold=settings.flag_pause_threshold, platform=platform, workspace=workspace
-            )
+            async with operator_unit_of_work(db) as uow:
+                message = await flags_for_authors(
+                    uow, threshold=settings.flag_pause_threshold, platform=platform, workspace=workspace
+                )
     finally:
         await db.dispose()
     print(message.text)
     return 0
-
-
-async def _doctor(settings: Settings) -> int:
-    from bot.ops.doctor import diagnose
-
-    findings = await diagnose(settings)
-    for finding in findings:
-        print(finding.line())
-    failed = sum(f.level == "fail" for f in findings)
-    print("all good" if not failed else f"{plural(failed, 'problem')} to fix")
-    return 1 if failed else 0
 
 
 async def _open_existing(settings: Settings) -> Database:
@@ -236,21 +114,28 @@ async def _open_existing(settings: Settings) -> Database:
     return db
 
 
-async def _export(settings: Settings, fmt: str, since: datetime | None, out: Path | None, force: bool) -> int:
+async def _export(
+    settings: Settings, fmt: str, since: datetime | None, out: Path | None, force: bool, *, as_json: bool = False
+) -> int:
     from bot.db.problems import database_errors
-    from bot.ops.data import export_data, write_csv_folder
+    from bot.ops.data import EXPORT_STEPS, export_data, write_csv_folder
+    from bot.service.operator_uow import operator_unit_of_work
 
+    if as_json and out is None:
+        raise QuizError(operator_words.json_needs_out())
     if fmt == "csv" and out is None:
-        raise QuizError("--format csv writes answers.csv, posts.csv and leaderboard.csv: give a folder with --out")
+        raise QuizError(words.csv_needs_out())
     if fmt == "csv":
         assert out is not None
         _check_csv_folder(out, force=force)
     else:
         _check_output(out, force=force, flag="--out")
+    bar = Progress("export", EXPORT_STEPS)  # on stderr, while a person watches
     db = await _open_existing(settings)
     try:
-        with database_errors(settings.database_url):
-            data = await export_data(db, since=since)
+        with database_errors(settings.database_url), bar:
+            async with operator_unit_of_work(db) as uow:
+                data = await export_data(uow, since=since, progress=bar.update)
     finally:
         await db.dispose()
     if fmt == "csv":
@@ -261,8 +146,14 @@ async def _export(settings: Settings, fmt: str, since: datetime | None, out: Pat
             raise QuizError(operator_words.cannot_write(str(out), exc.strerror or str(exc), "--out")) from exc
         for path in written:
             print(f"wrote {path}", file=sys.stderr)
-        return 0
-    return _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n", out)
+    else:
+        _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n", out)
+        written = [out] if out is not None else []
+    if as_json:
+        rows = {table: len(data[table]) for table in ("answers", "posts", "leaderboard")}
+        since_day = since.date().isoformat() if since else None
+        print_json({"format": fmt, "since": since_day, "files": [str(path) for path in written], "rows": rows})
+    return 0
 
 
 def _confirmed(question: str) -> bool:
@@ -275,15 +166,17 @@ def _confirmed(question: str) -> bool:
 async def _forget(settings: Settings, platform: str, user_id: str, workspace: str | None, *, yes: bool) -> int:
     from bot.db.problems import database_errors
     from bot.ops.data import forget_user, known_user
+    from bot.service.operator_uow import operator_unit_of_work
     from bot.wording import confirmations
 
     db = await _open_existing(settings)
     try:
         with database_errors(settings.database_url):
             # The user is looked up first: an unknown one, or a database problem, is said before anything is asked.
-            await known_user(
-                db, platform=platform, user_id=user_id, workspace=workspace, installed=list(installed_plugins())
-            )
+            async with operator_unit_of_work(db) as uow:
+                await known_user(
+                    uow, platform=platform, user_id=user_id, workspace=workspace, installed=list(installed_plugins())
+                )
             if not yes:
                 if not sys.stdin.isatty():
                     print(f"quizbot: {confirmations.not_a_terminal()}", file=sys.stderr)
@@ -292,33 +185,13 @@ async def _forget(settings: Settings, platform: str, user_id: str, workspace: st
                 if not _confirmed(confirmations.forget_user_question(f"{platform} user {user_id}", where)):
                     print(confirmations.forget_user_cancelled())
                     return 1
-            result = await forget_user(db, platform=platform, user_id=user_id, workspace=workspace)
+            async with operator_unit_of_work(db) as uow:
+                result = await forget_user(uow, platform=platform, user_id=user_id, workspace=workspace)
     finally:
         await db.dispose()
     details = ", ".join(f"{n} {table}" for table, n in result.rows.items() if n)
     print(f"forgot {platform} user {user_id} ({plural(result.users, 'identity row')}; {details or 'no other rows'})")
     return 0
-
-
-def _healthcheck(url: str | None) -> int:
-    import urllib.error
-    import urllib.request
-
-    if url is None:
-        port = _settings().http_port
-        if port is None:
-            raise QuizError("QUIZBOT_HTTP_PORT is not set, so the bot serves no /healthz; give --url")
-        url = f"http://127.0.0.1:{port}/healthz"
-    try:
-        with urllib.request.urlopen(url, timeout=4) as response:
-            body = response.read().decode("utf-8", "replace")
-            healthy = response.status == 200
-    except urllib.error.HTTPError as exc:
-        body, healthy = exc.read().decode("utf-8", "replace"), False
-    except OSError as exc:
-        body, healthy = f"cannot reach {url}: {exc}", False
-    print(body.strip())
-    return 0 if healthy else 1
 
 
 async def _load_report(settings: Settings, cohort: str | None, workspace: str | None, platform: str | None) -> Report:
@@ -345,7 +218,14 @@ async def _load_report(settings: Settings, cohort: str | None, workspace: str | 
 
 
 def _report(
-    settings: Settings, cohort: str | None, workspace: str | None, platform: str | None, out: Path, *, force: bool
+    settings: Settings,
+    cohort: str | None,
+    workspace: str | None,
+    platform: str | None,
+    out: Path,
+    *,
+    force: bool,
+    as_json: bool = False,
 ) -> int:
     from bot.report_html import render_html
 
@@ -355,50 +235,26 @@ def _report(
         out.write_text(render_html(report), encoding="utf-8")
     except OSError as exc:
         raise QuizError(f"cannot write {out}: {exc}") from exc
+    if as_json:
+        print_json(
+            {
+                "path": str(out),
+                "title": report.title,
+                "workspace": report.workspace,
+                "cohort": cohort,
+                "timezone": report.timezone,
+                "generated_at": report.generated_at.isoformat(),
+                "since": report.since.isoformat() if report.since else None,
+                "answers": report.answers,
+                "correct": report.correct,
+                "points": report.points,
+                "participants": report.participants,
+            }
+        )
+        return 0
     answers, people = plural(report.answers, "answer"), plural(report.participants, "person", "people")
     print(f"wrote {out}: {report.title}, {answers} by {people}")
     return 0
-
-
-# --- `quizbot run`, and what an operator reads when a platform will not let the bot in ----------------------
-
-
-async def _run(settings: Settings) -> None:
-    """`quizbot run`: `bot.runtime.run`, with the database's and the adapters' failures turned into one line."""
-    # Start-up imports and builds some hundred thousand objects that live as long as the process; the cyclic
-    # collector would walk them again and again meanwhile (about a tenth of the start-up) for little garbage.
-    gc.disable()
-    try:
-        from bot.db.problems import database_errors, require_sqlite_folder
-        from bot.runtime import build_adapters, build_runtime, serve
-        from bot.supervision import AdapterFailed
-
-        require_sqlite_folder(settings.database_url)
-        try:
-            with database_errors(settings.database_url):
-                runtime = await build_runtime(settings)
-        except InvalidPack as exc:  # the message names the file; say how to find every problem at once
-            fix = f"fix it (QUIZBOT_CONTENT_DIR={settings.content_dir}), then check with `quizbot content check`"
-            raise InvalidPack(f"{exc}; {fix}", problems=exc.problems) from exc
-        try:
-            adapters = build_adapters(runtime)
-        except BaseException:
-            await runtime.aclose()
-            raise
-    finally:
-        gc.enable()
-    log.info("quizbot running with %s", ", ".join(a.name for a in adapters))
-    try:
-        await serve(runtime, adapters)
-    except AdapterFailed as stopped:  # a process-level failure (bot/supervision.py); one that served is restarted
-        failure = stopped.error
-        explained = start_failure(stopped.adapter, failure)
-        if explained is None:  # not the platform's refusal nor a setting: log it too, for whoever reads only logs
-            explained = QuizError(
-                f"the {stopped.adapter} adapter stopped: {type(failure).__name__}: {one_line(failure)}"
-            )
-            log.error("%s", explained)
-        raise explained from failure
 
 
 # --- the edge: every error an operator can cause ends here as one line ---------------------------------------
@@ -434,22 +290,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.content_command == "flags":  # reads the database, unlike the other content commands
                 return asyncio.run(_content_flags(_settings(), args.platform, args.workspace))
             return run_content_command(args, lambda: _settings().content_dir)
+        if args.command == "completion":
+            from bot.cli_completion import completion_script
+
+            sys.stdout.write(completion_script(args.shell, _parser()))
+            return 0
         if args.command == "healthcheck":
             return _healthcheck(args.url)
         if args.command == "doctor":
             try:
                 settings = _settings()
             except ConfigError as exc:
-                print(f"FAIL settings: {exc}\n     fix: correct the named environment variables (or .env)")
-                return 1
+                return print_findings([Finding("fail", "settings", str(exc), words.settings_fix())], as_json=args.json)
             configure_logging(settings.effective_log_level(), settings.log_format)
-            return asyncio.run(_doctor(settings))
+            return asyncio.run(doctor(settings, online=args.online, as_json=args.json))
         settings = _settings()
         configure_logging(settings.effective_log_level(), settings.log_format)
         if args.command == "db":
-            return asyncio.run(_db(settings, args.db_command, getattr(args, "revision", "head")))
+            return asyncio.run(db_command(settings, args.db_command, getattr(args, "revision", "head")))
         if args.command == "export":
-            return asyncio.run(_export(settings, args.format, args.since, args.out, args.force))
+            return asyncio.run(_export(settings, args.format, args.since, args.out, args.force, as_json=args.json))
         if args.command == "forget-user":
             return asyncio.run(_forget(settings, args.platform, args.user_id, args.workspace, yes=args.yes))
         plugin_main = getattr(args, "plugin_main", None)
@@ -462,15 +322,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                     raise
                 raise explained from exc
         if args.command == "report":
-            return _report(settings, args.cohort, args.workspace, args.platform, args.out, force=args.force)
-        asyncio.run(_run(settings))
+            return _report(
+                settings, args.cohort, args.workspace, args.platform, args.out, force=args.force, as_json=args.json
+            )
+        asyncio.run(run_bot(settings))
         return 0
     except (ConfigError, InvalidPack, QuizError) as exc:
         return _fail(str(exc), exc, settings, 2)
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # not one of ours: its class and message on one line, the traceback with DEBUG
-        hint = "" if _debug(settings) else " (QUIZBOT_LOG_LEVEL=DEBUG shows the traceback)"
+        hint = "" if _debug(settings) else words.traceback_hint()
         return _fail(f"{type(exc).__name__}: {one_line(exc)}{hint}", exc, settings, 1)
 
 

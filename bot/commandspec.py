@@ -1,11 +1,11 @@
-"""The shape of a command's one declaration: a `CommandSpec` per `/quiz` command (bot/commands.py `SPECS`).
+"""The shape of a command's one declaration: a `CommandSpec` per `/quiz` command (bot/commands/ `SPECS`).
 
 A spec says everything the surfaces need to know about a command, once: its path (`cohort create`) and the other
 words that name it (`new`), the command types it builds with who may run each and whether each asks to confirm, its
 typed options (kind, validator, choices, autocomplete, the wording key of each description), how the text grammar
 reads its arguments, how typed options build its command, its Discord description's wording key and an example.
 
-From the specs come the text grammar's dispatch tables and `/quiz help` (bot/commands.py), the permission check and
+From the specs come the text grammar's dispatch tables and `/quiz help` (bot/commands/), the permission check and
 the confirmable commands (bot/service/handlers.py, confirmations.py) and the Discord application-command tree
 (adapters/discord/commands.py). Every sentence here is an English wording key from bot/wording, translated at the
 edge. This module imports nothing from the application: it is a leaf the grammar and the service both read.
@@ -57,7 +57,7 @@ class Choice:
 class Option:
     """One typed option of a command: its name, kind, description (a wording key) and the validator that reads it.
 
-    The validator is the text grammar's own (bot/commands.py), so a mistake in a typed option gets the grammar's
+    The validator is the text grammar's own (bot/commands/), so a mistake in a typed option gets the grammar's
     one-line message; it is given the value as text.
     """
 

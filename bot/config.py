@@ -20,15 +20,13 @@ from bot.plugins import AdapterSettings, adapter_settings_fields, installed_plug
 from bot.resources import bundled_content_dir
 from bot.schedule_rules import parse_duration
 from bot.timeouts import DatabaseTimeouts
+from bot.wording import settings as words
 
 PREFIX = "QUIZBOT_"
 FALLBACK_ADAPTER = "console"
 """The adapter that runs when no other is configured or named: the terminal, which needs no account."""
 ENV_FILE = ".env"
-OTHER_VARIABLES = {
-    "QUIZBOT_TEST_POSTGRES_URL": "the PostgreSQL server of the test suite (tests/conftest.py)",
-    "QUIZBOT_BENCH_POSTGRES_URL": "the PostgreSQL server of the benchmarks (bench/common.py)",
-}
+OTHER_VARIABLES = words.OTHER_VARIABLES
 """QUIZBOT_ variables that are not settings but are read elsewhere, so they are not warned about."""
 
 _URL_SCHEMES = (
@@ -43,7 +41,7 @@ _URL_SCHEMES = (
 def _installed_adapter(name: str) -> str:
     installed = list(installed_plugins())
     if name not in installed:
-        raise ValueError(f"Input should be {names_phrase(installed)}")
+        raise ValueError(words.not_installed_adapter(names_phrase(installed)))
     return name
 
 
@@ -60,106 +58,96 @@ class Settings(BaseSettings):
 
     database_url: str = Field(
         default="sqlite+aiosqlite:///quizbot.db",
-        description="SQLAlchemy async URL: sqlite+aiosqlite:///FILE or postgresql+asyncpg://USER@HOST/DB",
+        description=words.setting_description("database_url"),
     )
-    content_dir: Path = Field(default_factory=bundled_content_dir, description="Folder of YAML packs.")
-    timezone: str = Field(default="UTC", description="Default IANA timezone of new workspaces and channels.")
+    content_dir: Path = Field(default_factory=bundled_content_dir, description=words.setting_description("content_dir"))
+    timezone: str = Field(default="UTC", description=words.setting_description("timezone"))
     adapters: list[Annotated[str, AfterValidator(_installed_adapter)]] | None = Field(
         default=None,
-        description="Adapters to run (comma-separated). Default: those with credentials, else console.",
+        description=words.setting_description("adapters"),
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] | None = Field(
-        default=None, description="Default: INFO, or WARNING when the terminal adapter shares the screen."
+        default=None, description=words.setting_description("log_level")
     )
     log_format: Literal["text", "json"] = "text"
     card_update_interval: float = Field(
-        default=2.0, ge=0.0, le=60.0, description="Seconds between answer-count edits of one question card."
+        default=2.0, ge=0.0, le=60.0, description=words.setting_description("card_update_interval")
     )
-    http_host: str = Field(default="0.0.0.0", description="Where /healthz and /metrics listen.")
-    http_port: int | None = Field(
-        default=None, ge=0, le=65535, description="Port of /healthz and /metrics (off unless set; 8080 in the image)."
-    )
+    http_host: str = Field(default="0.0.0.0", description=words.setting_description("http_host"))
+    http_port: int | None = Field(default=None, ge=0, le=65535, description=words.setting_description("http_port"))
     schedule_grace: timedelta = Field(
         default=timedelta(hours=1),
-        description="A slot missed while no bot ran is posted late within this window (seconds, or 30m, 2h).",
+        description=words.setting_description("schedule_grace"),
     )
     schedule_tick_seconds: float = Field(
-        default=10.0, ge=1.0, le=300.0, description="How often each process looks for due schedules."
+        default=10.0, ge=1.0, le=300.0, description=words.setting_description("schedule_tick_seconds")
     )
     schedule_lease_seconds: float = Field(
         default=300.0,
         ge=10.0,
         le=86400.0,
-        description="After this long a claimed slot whose replica went silent is taken over by another.",
+        description=words.setting_description("schedule_lease_seconds"),
     )
     max_pending_clicks: int = Field(
         default=1000,
         ge=1,
         le=1_000_000,
-        description="Clicks accepted but not yet committed, at most; past it a click is told at once that the bot "
-        "is busy and to click again, and nothing is recorded (bounds memory under a burst).",
+        description=words.setting_description("max_pending_clicks"),
     )
     database_connect_timeout: float = Field(
         default=1.0,
         gt=0.0,
         le=300.0,
-        description="Seconds to open a PostgreSQL connection before the database counts as unreachable.",
+        description=words.setting_description("database_connect_timeout"),
     )
     database_statement_timeout: float = Field(
         default=1.5,
         gt=0.0,
         le=3600.0,
-        description="Seconds one PostgreSQL statement may take before the database counts as unavailable: short, "
-        "so that a click is told to retry within the platform's acknowledgement window and /healthz turns 503 "
-        "within seconds of a network partition. Migrations have no limit.",
+        description=words.setting_description("database_statement_timeout"),
     )
     sqlite_busy_timeout: float = Field(
         default=15.0,
         gt=0.0,
         le=3600.0,
-        description="Seconds a SQLite writer waits for another writer to finish before the database counts as "
-        "unavailable.",
+        description=words.setting_description("sqlite_busy_timeout"),
     )
     database_pool_timeout: float = Field(
         default=1.0,
         gt=0.0,
         le=300.0,
-        description="Seconds to wait for a free PostgreSQL connection of the pool when all are busy.",
+        description=words.setting_description("database_pool_timeout"),
     )
     adapter_restart_seconds: float = Field(
         default=1.0,
         gt=0.0,
         le=600.0,
-        description="An adapter that fails while serving is restarted after this long, doubling (up to 60 s) on "
-        "each failure in a row.",
+        description=words.setting_description("adapter_restart_seconds"),
     )
     confirm_seconds: float = Field(
         default=120.0,
         ge=10.0,
         le=3600.0,
-        description="How long the Confirm button of a destructive command (cohort delete, schedule remove, season "
-        "end) works before the command must be run again.",
+        description=words.setting_description("confirm_seconds"),
     )
     flag_pause_threshold: int = Field(
         default=3,
         ge=1,
         le=1000,
-        description="A question flagged by this many people of a workspace leaves its rotation until an admin "
-        "clears the flags (`/quiz flags clear PACK/QUESTION`).",
+        description=words.setting_description("flag_pause_threshold"),
     )
 
     cohort_behind_after: int = Field(
         default=DEFAULT_BEHIND_AFTER,
         ge=1,
         le=100,
-        description="A cohort member who answered none of the cohort's last this many questions is behind "
-        "(flagged in `/quiz cohort show` and the report; `/quiz cohort remind` nudges them).",
+        description=words.setting_description("cohort_behind_after"),
     )
     cohort_inactive_days: int = Field(
         default=DEFAULT_INACTIVE_DAYS,
         ge=1,
         le=3650,
-        description="A cohort member with no answer in this many days is flagged inactive.",
+        description=words.setting_description("cohort_inactive_days"),
     )
 
     _split_adapters = field_validator("adapters", mode="before")(split_commas)
@@ -189,7 +177,7 @@ class Settings(BaseSettings):
     @classmethod
     def _not_negative(cls, value: timedelta) -> timedelta:
         if value < timedelta(0):
-            raise ValueError("must not be negative")
+            raise ValueError(words.must_not_be_negative())
         return value
 
     @field_validator("timezone")
@@ -198,7 +186,7 @@ class Settings(BaseSettings):
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown IANA timezone {value!r} (try Europe/Berlin or America/New_York)") from exc
+            raise ValueError(words.unknown_timezone(value)) from exc
         return value
 
     @field_validator("database_url", mode="before")
@@ -211,10 +199,7 @@ class Settings(BaseSettings):
             if text.startswith(given):
                 return driver + text.removeprefix(given)
         scheme = text.partition("://")[0] + "://" if "://" in text else repr(text[:20])
-        raise ValueError(
-            f"must start with sqlite+aiosqlite:// or postgresql+asyncpg:// (sqlite://, postgresql:// and "
-            f"postgres:// are turned into those); got {scheme}"
-        )
+        raise ValueError(words.unsupported_database(scheme))
 
     def database_timeouts(self) -> DatabaseTimeouts:
         """The database timeouts these settings ask for."""
@@ -287,11 +272,11 @@ def load_settings(**overrides: object) -> Settings:
         lines = [_error_line(err) for err in exc.errors()]
         if len(lines) == 1:
             raise ConfigError(lines[0]) from exc
-        raise ConfigError(f"{len(lines)} settings are invalid:\n  " + "\n  ".join(lines)) from exc  # 2 or more
+        raise ConfigError("\n  ".join([words.settings_invalid(len(lines)), *lines])) from exc  # 2 or more
     except UnicodeDecodeError as exc:  # the .env file, which pydantic-settings reads as UTF-8
         env_file = overrides.get("_env_file", ENV_FILE)
-        where = Path(str(env_file)).absolute() if env_file else "the environment file"
-        raise ConfigError(f"{where} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from exc
+        where = Path(str(env_file)).absolute() if env_file else words.the_environment_file()
+        raise ConfigError(words.not_utf8(where, exc.reason, exc.start)) from exc
 
 
 def unknown_variables(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(ENV_FILE)) -> list[str]:
@@ -307,7 +292,7 @@ def unknown_variables(environ: Mapping[str, str] | None = None, env_file: Path |
         except (OSError, UnicodeDecodeError):
             keys = {}  # load_settings says what is wrong with the file
         for name in keys:
-            found.setdefault(name, f" (in {env_file})")
+            found.setdefault(name, words.in_file(env_file))
     suffixes = [name.removeprefix(PREFIX) for name in setting_names()]
     warnings = []
     for name, where in sorted(found.items()):
@@ -315,6 +300,5 @@ def unknown_variables(environ: Mapping[str, str] | None = None, env_file: Path |
         if not upper.startswith(PREFIX) or upper in known:
             continue
         close = difflib.get_close_matches(upper.removeprefix(PREFIX), suffixes, n=1, cutoff=0.6)
-        hint = f"; did you mean {PREFIX}{close[0]}?" if close else " (see Configuration in README.md)"
-        warnings.append(f"{name}{where} is not a quizbot setting and is ignored{hint}")
+        warnings.append(words.unknown_variable(name, where, PREFIX + close[0] if close else None))
     return warnings

@@ -16,7 +16,7 @@ discord.py's ext/commands/errors.py (CommandError -> UserInputError -> BadArgume
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 
 class QuizError(Exception):
@@ -43,12 +43,88 @@ class ConfigError(QuizError):
     """A setting is missing or malformed."""
 
 
-class InvalidPack(UserInputError):
-    """A content pack failed validation; the message names the file, question id and field."""
+class Problem:
+    """What is wrong with some content, as data: the key of its words, their values, and where it is.
 
-    def __init__(self, message: str, *, problems: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.problems = problems or [message]
+    Content (bot/content: loading, the schema, the import formats, the quality rules) finds problems; their words
+    are built at the edge, in the reader's language, by `worded()`: `words` is the wording function (in
+    bot/wording/content.py, imports.py or formats.py) and `values` what it takes, checked against its signature
+    where the problem is made. `where` says where, outermost first (a file, then `line 12` or a question, then a
+    field); each part is text that is no sentence (a path, a field's name) or a Problem of its own
+    (`content.line`). `as_data()` is the problem as plain JSON-ready data (its key, values and where);
+    bot/wording/problems.py `from_data` reads it back.
+    """
+
+    __slots__ = ("values", "where", "words")
+
+    def __init__(self, words: Callable[..., str], /, *, where: Sequence[str | Problem] = (), **values: object) -> None:
+        inspect.signature(words).bind(**values)  # a wrong value's name fails where the problem is made
+        self.words = words
+        self.values = values
+        self.where = tuple(where)
+
+    @property
+    def key(self) -> str:
+        """The key of its words: `content.blank` for bot/wording/content.py's `blank`."""
+        return f"{self.words.__module__.rpartition('.')[2]}.{self.words.__name__}"
+
+    def at(self, *where: str | Problem) -> Problem:
+        """The same problem, placed inside `where` (a file around a line, a line around a field)."""
+        return Problem(self.words, where=(*where, *self.where), **self.values)
+
+    def worded(self) -> str:
+        """The problem in the reader's language, built now: `WHERE: WHAT` (the edge calls this)."""
+        values = {name: value.worded() if isinstance(value, Problem) else value for name, value in self.values.items()}
+        places = [part.worded() if isinstance(part, Problem) else part for part in self.where]
+        return ": ".join([*places, self.words(**values)])
+
+    def as_data(self) -> dict[str, object]:
+        """The problem as plain data: `{"key": ..., "values": {...}, "where": [...]}` (nested problems likewise)."""
+
+        def plain(value: object) -> object:
+            if isinstance(value, Problem):
+                return value.as_data()
+            if isinstance(value, tuple | list):
+                return [plain(item) for item in value]
+            return value
+
+        return {
+            "key": self.key,
+            "values": {name: plain(value) for name, value in self.values.items()},
+            "where": [plain(part) for part in self.where],
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Problem) and self.as_data() == other.as_data()
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __str__(self) -> str:
+        return self.worded()
+
+    def __repr__(self) -> str:
+        return f"Problem({self.as_data()!r})"
+
+
+class InvalidPack(UserInputError):
+    """A content pack failed validation; the message names the file, question id and field.
+
+    `problems` are every problem found (a Problem is worded when shown); without a `message` of its own, the
+    message is every problem, one a line.
+    """
+
+    def __init__(
+        self, message: str | Problem | None = None, *, problems: Sequence[str | Problem] | None = None
+    ) -> None:
+        self.problems: list[str | Problem] = list(problems or ([message] if message is not None else []))
+        self.message = message
+        super().__init__(message.key if isinstance(message, Problem) else message)
+
+    def __str__(self) -> str:
+        if self.message is None:
+            return "\n".join(str(problem) for problem in self.problems)
+        return self.message if isinstance(self.message, str) else self.message.worded()
 
 
 class CommandError(UserInputError):

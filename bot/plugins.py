@@ -12,6 +12,7 @@ with it, the platform library only when the adapter is built. The core never imp
 
 from __future__ import annotations
 
+import errno
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -76,6 +77,18 @@ class AdapterSettings(BaseSettings):
         """`quizbot doctor`'s checks of these settings."""
         return []
 
+    async def online_findings(self) -> list[Finding]:
+        """`quizbot doctor --online`'s checks against the platform itself, with these credentials: what the platform
+        says the token is, what it was granted, what is missing (each one line with its fix). Asked only when the
+        offline `findings` have no failure; an exception is explained by `start_failure`."""
+        return []
+
+    def start_refusal(self) -> str | None:
+        """Why `quizbot run` must not start this adapter with these settings, in one line that names the setting
+        and the fix (None: start). For mistakes the platform would accept but that would misbehave (a person's
+        token where the bot's belongs)."""
+        return None
+
     def clock_url(self) -> str | None:
         """An endpoint of the platform that answers without a token: `quizbot doctor` compares the `Date` of its
         answer with this host's clock (None: the doctor does not ask this platform)."""
@@ -94,7 +107,8 @@ class StartWords:
 
 @dataclass(frozen=True, slots=True)
 class StartFailure:
-    """What a platform library's exception means: `refused` (credentials), `unreachable` or `answered` (an error).
+    """What a platform library's exception means: `refused` (credentials), `unreachable`, `answered` (an error) or
+    `listen` (the adapter cannot listen on its port; `detail` is then the whole line).
 
     `detail` replaces the exception's text and `setting` the setting to check, where the library says better.
     """
@@ -102,6 +116,8 @@ class StartFailure:
     kind: str
     detail: str | None = None
     setting: str | None = None
+    fix: str | None = None
+    """The fix, where the plugin's words say better than its StartWords (a port in use names the port's setting)."""
 
 
 @dataclass(frozen=True)
@@ -170,6 +186,15 @@ def _failure(plugin: AdapterPlugin | None, exc: BaseException) -> StartFailure |
     return None
 
 
+LISTEN_ERRORS = frozenset({errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL})
+"""What binding a listening socket fails with when the port is taken, privileged, or the host is not this one's."""
+
+
+def cannot_listen(exc: BaseException) -> OSError | None:
+    """The OSError of a listening socket that could not be bound, if that is what `exc` is."""
+    return exc if isinstance(exc, OSError) and exc.errno in LISTEN_ERRORS else None
+
+
 def one_line(exc: BaseException) -> str:
     """The exception's text on one line, at most 300 characters."""
     text = " ".join(str(exc).split())
@@ -195,7 +220,7 @@ def start_failure(plugin_name: str, exc: BaseException) -> QuizError | None:
         "unreachable": words.unreachable_fix,
         "answered": f"try again; if it persists check {setting}",
     }
-    fix = fixes.get(failure.kind) if failure else None
+    fix = (failure.fix or fixes.get(failure.kind)) if failure else None
     if isinstance(exc, QuizError):
         return AdapterStartError(str(exc), setting=setting, fix=fix)
     if failure is None:
@@ -205,8 +230,22 @@ def start_failure(plugin_name: str, exc: BaseException) -> QuizError | None:
         "refused": f"{words.platform} refused {setting}: {detail}",
         "unreachable": f"cannot reach {words.platform}: {detail}",
         "answered": f"{words.platform} answered with an error: {detail}",
+        "listen": detail,
     }[failure.kind]
     return AdapterStartError(text, setting=setting, fix=fix)
+
+
+def failed_finding(plugin_name: str, subject: str, exc: BaseException) -> Finding:
+    """A failed online check as a doctor finding: the platform's refusal, the network or the error, with the fix
+    `start_failure` gives (the exception's class and text when it is none of those)."""
+    explained = start_failure(plugin_name, exc)
+    if explained is None:
+        return Finding("fail", subject, f"{type(exc).__name__}: {one_line(exc)}")
+    fix = explained.fix if isinstance(explained, AdapterStartError) else None
+    text = str(explained)
+    if fix and text.endswith(f"; {fix}"):
+        text = text[: -len(fix) - 2]
+    return Finding("fail", subject, text, fix or "")
 
 
 def split_commas(value: object) -> object:

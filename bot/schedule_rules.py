@@ -1,6 +1,7 @@
 """The schedule-rule grammar: what people type (`daily 09:00`, `weekdays 09:30`, `mon,wed,fri 14:00`, or a five-field
 cron), timezones and durations, read into the domain's values (bot/domain/schedules.py `Rule`, timedelta); a rule,
-timezone or duration that cannot be used is refused with the words of bot/wording/rules.py.
+timezone or duration that cannot be used is refused with a `CommandError` that carries
+the key of its words in bot/wording/rules.py and their values, worded at the edge.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from bot.domain.names import nearest
 from bot.domain.schedules import MIN_INTERVAL, NeverFires, Rule, timezone_names
 from bot.errors import CommandError
 from bot.wording import rules as rule_words
-from bot.wording.times import duration as format_duration
 
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _DAY_WORDS: dict[str, int] = {}
@@ -50,7 +50,7 @@ def parse_rule(text: str) -> Rule:
     words = text.split()
     rule, rest = split_rule(words)
     if rest:
-        raise CommandError(rule_words.left_over(" ".join(rest)))
+        raise CommandError(rule_words.left_over, rest=" ".join(rest))
     return rule
 
 
@@ -65,12 +65,12 @@ def split_rule(words: Sequence[str]) -> RuleAndRest:
     """Read a rule from the start of `words`; returns it and the words after it (packs, options)."""
     words = list(words)
     if not words:
-        raise CommandError(rule_words.say_when())
+        raise CommandError(rule_words.say_when)
     first = words[0]
     if len(first.split()) > 1:  # a quoted rule: "30 9 * * 1-5"
         rule, rest = split_rule(first.split())
         if rest:
-            raise CommandError(rule_words.left_over_in_quotes(" ".join(rest), first))
+            raise CommandError(rule_words.left_over_in_quotes, rest=" ".join(rest), quoted=first)
         return RuleAndRest(rule, list(words[1:]))
     if _CRONISH.match(first) and not (_TIMEISH.match(first.casefold()) and not first.isdigit()):
         rule, rest = _parse_cron(words[:5]), words[5:]
@@ -86,17 +86,19 @@ def _check_interval(rule: Rule) -> None:
     times = sorted({h * 60 + m for h in rule.hours for m in rule.minutes})
     within_day = min((b - a for a, b in itertools.pairwise(times)), default=24 * 60)
     if within_day < limit:
-        raise CommandError(rule_words.too_often(rule.cron, within_day, limit))
+        raise CommandError(rule_words.too_often, cron=rule.cron, minutes=within_day, limit=limit)
     reference = datetime(2001, 1, 1, tzinfo=UTC)
     try:
         first = rule.next_slot(reference, ZoneInfo("UTC"))
     except NeverFires:
-        raise CommandError(rule_words.never_fires(rule.cron)) from None
+        raise CommandError(rule_words.never_fires, cron=rule.cron) from None
     if times[0] + 24 * 60 - times[-1] < limit:  # late one day and early the next: look at real fires
         fires = rule.upcoming(first.due - timedelta(microseconds=1), ZoneInfo("UTC"), 48)
         smallest = min(later.due - earlier.due for earlier, later in itertools.pairwise(fires))
         if smallest < MIN_INTERVAL:
-            raise CommandError(rule_words.too_often(rule.cron, int(smallest.total_seconds() // 60), limit))
+            raise CommandError(
+                rule_words.too_often, cron=rule.cron, minutes=int(smallest.total_seconds() // 60), limit=limit
+            )
 
 
 @lru_cache(maxsize=1024)
@@ -110,7 +112,7 @@ def _parse_friendly(words: list[str]) -> tuple[Rule, list[str]]:
     if words[i].casefold() == "every":
         i += 1
         if i == len(words):
-            raise CommandError(rule_words.every_what())
+            raise CommandError(rule_words.every_what)
         _refuse_an_interval(words[i:])
     # A day list may have been typed with spaces after its commas: `mon, wed, fri`.
     days_text = words[i]
@@ -122,7 +124,7 @@ def _parse_friendly(words: list[str]) -> tuple[Rule, list[str]]:
     if i < len(words) and words[i].casefold() == "at":
         i += 1
     if i == len(words):
-        raise CommandError(rule_words.add_a_time(days_text))
+        raise CommandError(rule_words.add_a_time, days=days_text)
     time_text = words[i]
     i += 1
     if i < len(words) and words[i].casefold() in {"am", "pm"}:
@@ -167,7 +169,7 @@ def _refuse_an_interval(after_every: list[str]) -> None:
         cron = "0 * * * *" if hours == 1 else f"0 */{hours} * * *"
     else:
         cron = "0 9 * * *"
-    raise CommandError(rule_words.interval(f"every {typed}", cron))
+    raise CommandError(rule_words.interval, typed=f"every {typed}", cron=cron)
 
 
 def _a_time_like(text: str) -> str:
@@ -191,15 +193,15 @@ def _parse_days(text: str) -> frozenset[int]:
     if word in _WEEKENDS:
         return frozenset({5, 6})
     if _TIMEISH.match(word):
-        raise CommandError(rule_words.days_first(_a_time_like(text)))
+        raise CommandError(rule_words.days_first, time_text=_a_time_like(text))
     days: set[int] = set()
     for part in word.split(","):
         ends = part.split("-")
         if len(ends) > 2 or not all(_day(end) is not None for end in ends):
-            raise CommandError(rule_words.not_a_day_rule(text))
+            raise CommandError(rule_words.not_a_day_rule, text=text)
         first, last = _day(ends[0]) or 0, _day(ends[-1]) or 0
         if last < first:
-            raise CommandError(rule_words.day_range_backwards(part))
+            raise CommandError(rule_words.day_range_backwards, part=part)
         days.update(range(first, last + 1))
     return frozenset(days)
 
@@ -214,18 +216,18 @@ def _day(word: str) -> int | None:
 
 def _parse_time(text: str) -> tuple[int, int]:
     match = _TIME.match(text.casefold())
-    problem = rule_words.not_a_time(text)
+    problem = CommandError(rule_words.not_a_time, text=text)
     if match is None:
-        raise CommandError(problem)
+        raise problem
     hour, minute, meridiem = int(match.group(1)), int(match.group(2) or 0), match.group(3)
     if meridiem is None and match.group(2) is None:
-        raise CommandError(problem)
+        raise problem
     if meridiem is not None:
         if not 1 <= hour <= 12:
-            raise CommandError(problem)
+            raise problem
         hour = hour % 12 + (12 if meridiem == "pm" else 0)
     if hour > 23 or minute > 59:
-        raise CommandError(problem)
+        raise problem
     return hour, minute
 
 
@@ -240,7 +242,7 @@ _FIELDS = (
 
 def _parse_cron(fields: list[str]) -> Rule:
     if len(fields) != 5:
-        raise CommandError(rule_words.cron_field_count(len(fields), " ".join(fields)))
+        raise CommandError(rule_words.cron_field_count, count=len(fields), fields=" ".join(fields))
     fields = [field.casefold() for field in fields]
     values = [
         _parse_field(text, lo, hi, names, label) for text, (label, lo, hi, names) in zip(fields, _FIELDS, strict=True)
@@ -265,20 +267,20 @@ def _parse_field(text: str, lo: int, hi: int, names: dict[str, int] | None, labe
         step = 1
         if step_text:
             if not step_text.isascii() or not step_text.isdigit() or int(step_text) == 0:
-                raise CommandError(rule_words.bad_step(label, text, step_text))
+                raise CommandError(rule_words.bad_step, label=label, text=text, step=step_text)
             step = int(step_text)
         if base == "*":
             first, last = lo, hi
         else:
             ends = base.split("-")
             if len(ends) > 2 or not all(ends):
-                raise CommandError(rule_words.field_not_understood(label, text))
+                raise CommandError(rule_words.field_not_understood, label=label, text=text)
             first = _cron_value(ends[0], lo=lo, hi=hi, names=names, label=label, text=text)
             last = _cron_value(ends[-1], lo=lo, hi=hi, names=names, label=label, text=text) if len(ends) == 2 else first
             if step_text and len(ends) == 1:
                 last = hi  # `5/15` means from 5 to the end, every 15
             if last < first:
-                raise CommandError(rule_words.range_backwards(label, base))
+                raise CommandError(rule_words.range_backwards, label=label, base=base)
         result.update(range(first, last + 1, step))
     if names is _CRON_DOW and 7 in result:
         result.discard(7)
@@ -292,11 +294,11 @@ def _cron_value(word: str, *, lo: int, hi: int, names: dict[str, int] | None, la
     if not word.isascii() or not word.isdigit():
         unsupported = [mark.upper() for mark in "lw#?" if mark in word]
         if unsupported:
-            raise CommandError(rule_words.unsupported_mark(label, text, unsupported[0]))
-        raise CommandError(rule_words.value_not_understood(label, text, word))
+            raise CommandError(rule_words.unsupported_mark, label=label, text=text, mark=unsupported[0])
+        raise CommandError(rule_words.value_not_understood, label=label, text=text, word=word)
     value = int(word)
     if not lo <= value <= hi:
-        raise CommandError(rule_words.out_of_range(label, value, lo, hi))
+        raise CommandError(rule_words.out_of_range, label=label, value=value, lo=lo, hi=hi)
     return value
 
 
@@ -313,7 +315,7 @@ def parse_timezone(text: str) -> str:
         except Exception:  # an entry the system cannot load
             canonical = None
     if canonical is None:
-        raise CommandError(rule_words.unknown_timezone(text, nearest(text, names.values())))
+        raise CommandError(rule_words.unknown_timezone, text=text, nearest=nearest(text, names.values()))
     return canonical
 
 
@@ -322,14 +324,14 @@ def parse_duration(text: str, *, minimum: timedelta | None = None, maximum: time
     word = text.strip().casefold()
     match = _DURATION.match(word)
     if not word or match is None or not any(match.groups()):
-        raise CommandError(rule_words.not_a_duration(text, digits=word.isdigit()))
+        raise CommandError(rule_words.not_a_duration, text=text, digits=word.isdigit())
     days, hours, minutes, seconds = (int(part or 0) for part in match.groups())
     try:
         value = timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
     except OverflowError:
-        raise CommandError(rule_words.far_too_long(text)) from None
+        raise CommandError(rule_words.far_too_long, text=text) from None
     if minimum is not None and value < minimum:
-        raise CommandError(rule_words.too_short(text, format_duration(minimum)))
+        raise CommandError(rule_words.too_short, text=text, least=minimum)
     if maximum is not None and value > maximum:
-        raise CommandError(rule_words.too_long(text, format_duration(maximum)))
+        raise CommandError(rule_words.too_long, text=text, most=maximum)
     return value

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-import adapters.discord.adapter
+import adapters.discord.interactions
 from adapters.discord.adapter import DiscordAdapter
 from adapters.discord.settings import DiscordSettings
 from bot.db.models import Answer, Channel, Post, User, Workspace
@@ -39,14 +39,14 @@ async def serving(
     """
     if adapter.defer_after == DEFAULT_DEADLINE:
         adapter.defer_after = PATIENT
-    window = adapters.discord.adapter.RESPONSE_WINDOW
+    window = adapters.discord.interactions.RESPONSE_WINDOW
     if not discord_window:
-        adapters.discord.adapter.RESPONSE_WINDOW = math.inf
+        adapters.discord.interactions.RESPONSE_WINDOW = math.inf
     try:
         async with _serving(adapter, fake, timeout=timeout) as served:
             yield served
     finally:
-        adapters.discord.adapter.RESPONSE_WINDOW = window
+        adapters.discord.interactions.RESPONSE_WINDOW = window
 
 
 @contextlib.asynccontextmanager

@@ -63,7 +63,7 @@ def names(count: int, seed: int = 0) -> tuple[str, ...]:
     return tuple(markup_text(100, 1000 + seed + i, alphabet=MARKUP + "[]()<>@#", lead=f"N{i}") for i in range(count))
 
 
-COHORT_NAME_MAX = 64  # bot/commands.py refuses longer cohort names; the card's origin line names the cohort
+COHORT_NAME_MAX = 64  # bot/commands/arguments.py refuses longer cohort names; the card's origin line names the cohort
 OPENED_AT = datetime(2026, 3, 28, 23, 30, tzinfo=UTC)
 
 

@@ -14,17 +14,16 @@ from typing import Any, Protocol
 import discord
 
 from adapters.discord import limits
-from adapters.discord.embeds import (
+from adapters.discord.card_pages import button_labels, labels_fit
+from adapters.discord.custom_ids import (
     ANSWER_TEMPLATE,
     CONFIRM_TEMPLATE,
     FLAG_TEMPLATE,
     REVIEW_ID,
     REVIEW_TEMPLATE,
     answer_custom_id,
-    button_labels,
     confirm_custom_id,
     flag_custom_id,
-    labels_fit,
 )
 from adapters.text_safety import plain
 from bot.domain import QuestionCard

@@ -1,4 +1,4 @@
-"""Posting and editing a question card that may span several messages (its pages, see adapters/discord/embeds.py).
+"""Posting and editing a question card that may span several messages (its pages, see adapters/discord/card_pages.py).
 
 A card is one message in all but the longest cases; then the first pages are posted before the last, which carries
 the answer buttons, so the card reads top to bottom. The post's message reference lists every page's id.
@@ -22,7 +22,7 @@ from typing import Any
 import discord
 
 from adapters.discord.buttons import answer_view
-from adapters.discord.embeds import card_embeds, message_ref, page_ids
+from adapters.discord.card_pages import card_embeds, message_ref, page_ids
 from adapters.pack_images import read_image_file
 from bot.domain import Image, QuestionCard
 

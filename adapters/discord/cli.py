@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from adapters.discord.settings import DiscordSettings
 from bot.config import Settings
 from bot.errors import ConfigError, QuizError
+from bot.wording import discord as words
 
 if TYPE_CHECKING:
     import discord
@@ -22,35 +23,27 @@ SCOPES = ("bot", "applications.commands")
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `quizbot discord sync|invite` to the CLI (entry point of the `quizbot.cli` group)."""
-    parser = commands.add_parser("discord", help="Discord: register the /quiz commands, print the invite link")
+    parser = commands.add_parser("discord", help=words.cli_help("discord"))
     sub = parser.add_subparsers(dest="discord_command", metavar="COMMAND", required=True)
-    sync = sub.add_parser(
-        "sync",
-        help="register /quiz with Discord: globally, or in one server (instant, for trying things out)",
-    )
-    sync.add_argument(
-        "--guild", type=int, metavar="ID", help="register in this server only (default: QUIZBOT_DISCORD_GUILD_ID)"
-    )
-    sync.add_argument(
-        "--global", dest="everywhere", action="store_true", help="register globally even if a guild is set"
-    )
+    sync = sub.add_parser("sync", help=words.cli_help("sync"))
+    sync.add_argument("--guild", type=int, metavar="ID", help=words.cli_help("sync --guild"))
+    sync.add_argument("--global", dest="everywhere", action="store_true", help=words.cli_help("sync --global"))
     sync.set_defaults(plugin_main=_sync_main)
-    invite = sub.add_parser("invite", help="print the link that adds the bot to a server")
+    invite = sub.add_parser("invite", help=words.cli_help("invite"))
     invite.set_defaults(plugin_main=_invite_main)
 
 
 def _token(settings: Settings) -> str:
     token = DiscordSettings.of(settings).discord_token
     if token is None:
-        raise ConfigError("QUIZBOT_DISCORD_TOKEN is not set: copy the bot token from the Developer Portal")
+        raise ConfigError(words.cli_token_missing())
     return token.get_secret_value()
 
 
 def _sync_main(args: argparse.Namespace, settings: Settings) -> int:
     guild_id = None if args.everywhere else (args.guild or DiscordSettings.of(settings).discord_guild_id)
     names = asyncio.run(sync_commands(_token(settings), guild_id=guild_id))
-    where = f"in server {guild_id}" if guild_id else "globally (new commands can take a few minutes to show up)"
-    print(f"Registered {', '.join(names)} {where}.")
+    print(words.registered(names, guild_id))
     return 0
 
 
@@ -68,7 +61,7 @@ async def _logged_in(token: str) -> discord.Client:
         await client.login(token)
     except discord.LoginFailure as exc:
         await client.close()
-        raise ConfigError(f"Discord refused QUIZBOT_DISCORD_TOKEN: {exc}") from exc
+        raise ConfigError(words.token_refused(exc)) from exc
     except BaseException:
         await client.close()
         raise
@@ -92,12 +85,9 @@ async def sync_commands(token: str, *, guild_id: int | None = None) -> list[str]
         try:
             synced = await tree.sync(guild=guild)
         except discord.Forbidden as exc:
-            raise QuizError(
-                f"Discord refused to register the commands in server {guild_id}: the bot must be in that server, "
-                f"invited with the `applications.commands` scope (see `quizbot discord invite`). ({exc.text})"
-            ) from exc
+            raise QuizError(words.sync_refused_in_guild(guild_id, exc.text)) from exc
         except discord.HTTPException as exc:
-            raise QuizError(f"Discord refused to register the commands: {exc}") from exc
+            raise QuizError(words.sync_refused(exc)) from exc
     finally:
         await client.close()
     paths = []
@@ -111,7 +101,7 @@ async def invite_url(token: str) -> str:
     """The OAuth2 link that adds the bot to a server with the scopes and permissions it needs."""
     import discord
 
-    from adapters.discord.adapter import invite_permissions
+    from adapters.discord.gateway import invite_permissions
 
     client = await _logged_in(token)
     try:
@@ -119,5 +109,5 @@ async def invite_url(token: str) -> str:
     finally:
         await client.close()
     if application_id is None:  # pragma: no cover - login always sets it
-        raise QuizError("Discord did not tell the application id")
+        raise QuizError(words.no_application_id())
     return discord.utils.oauth_url(application_id, permissions=invite_permissions(), scopes=SCOPES)

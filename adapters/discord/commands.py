@@ -1,4 +1,4 @@
-"""The `/quiz` application command group, generated from the command specs (bot/commands.py `SPECS`).
+"""The `/quiz` application command group, generated from the command specs (bot/commands/ `SPECS`).
 
 Each spec becomes one subcommand (a group's action becomes a subcommand of a nested group: `/quiz schedule add`),
 with its typed options, their choices, descriptions and autocomplete, and the description its spec names, with who

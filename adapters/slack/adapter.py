@@ -28,6 +28,7 @@ from adapters.slack.platform import PLATFORM, SlackPlatform, make_client
 from adapters.slack.settings import AUTH_ERRORS, SlackSettings
 from bot.errors import AdapterStartError, ConfigError
 from bot.service.facade import AdapterHost
+from bot.wording import slack as slack_words
 
 log = logging.getLogger(__name__)
 
@@ -85,12 +86,9 @@ class SlackAdapter:
     def __init__(self, runtime: AdapterHost) -> None:
         settings = self.settings = SlackSettings.of(runtime.settings)
         if settings.slack_bot_token is None:
-            raise ConfigError("the Slack adapter needs QUIZBOT_SLACK_BOT_TOKEN (xoxb-...)")
+            raise ConfigError(slack_words.adapter_needs_bot_token())
         if settings.slack_app_token is None and settings.slack_signing_secret is None:
-            raise ConfigError(
-                "the Slack adapter needs QUIZBOT_SLACK_APP_TOKEN (Socket Mode) or "
-                "QUIZBOT_SLACK_SIGNING_SECRET (HTTP mode)"
-            )
+            raise ConfigError(slack_words.adapter_needs_mode())
         self.runtime = runtime
         self.mode = "socket" if settings.slack_app_token is not None else "http"
         self.client = make_client(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
@@ -146,9 +144,10 @@ class SlackAdapter:
         try:
             auth = await self.client.auth_test()
         except SlackApiError as exc:
-            raise ConfigError(f"Slack refused QUIZBOT_SLACK_BOT_TOKEN: {exc.response.get('error')}") from exc
+            error = str(exc.response.get("error"))
+            raise ConfigError(slack_words.token_refused("QUIZBOT_SLACK_BOT_TOKEN", error)) from exc
         except (aiohttp.ClientError, TimeoutError) as exc:
-            raise ConfigError(f"could not reach Slack at {self.client.base_url}: {exc}") from exc
+            raise ConfigError(slack_words.slack_unreachable(self.client.base_url, str(exc))) from exc
         log.info(
             "Slack bot %s connected to workspace %s (%s)",
             auth.get("user"),
@@ -176,10 +175,9 @@ class SlackAdapter:
             if handler.refused is not None:
                 error = handler.refused.response.get("error")
                 raise AdapterStartError(
-                    f"Slack refused QUIZBOT_SLACK_APP_TOKEN: {error}",
+                    slack_words.token_refused("QUIZBOT_SLACK_APP_TOKEN", str(error)),
                     setting="QUIZBOT_SLACK_APP_TOKEN",
-                    fix="copy an app-level token (xapp-...) with the connections:write scope from your Slack app's "
-                    "Basic Information page, and turn Socket Mode on for the app",
+                    fix=slack_words.app_token_fix(),
                 ) from handler.refused
         finally:
             await handler.close_async()  # type: ignore[no-untyped-call]

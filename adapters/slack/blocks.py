@@ -24,6 +24,7 @@ from adapters.text_safety import clip as _clip
 from bot.domain import Image, QuestionCard
 from bot.domain.views import ConfirmationRequest
 from bot.ports import Message
+from bot.wording import slack as slack_words
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_text
 from bot.wording.flags import report_button
 
@@ -258,8 +259,8 @@ def _revealed_blocks(card: QuestionCard, files: Mapping[str, str] | None) -> lis
 def card_text(card: QuestionCard) -> str:
     """The top-level `text` of a card: what notifications and screen readers show."""
     if card.reveal is not None:
-        return _fallback(f"Answer: {card.choices[card.reveal.correct_position]} (question: {card.prompt})")
-    return _fallback(f"Quiz: {card.prompt}")
+        return _fallback(slack_words.reveal_notification(card.choices[card.reveal.correct_position], card.prompt))
+    return _fallback(slack_words.card_notification(card.prompt))
 
 
 def message_blocks(message: Message) -> list[Block]:

@@ -27,11 +27,9 @@ from adapters.slack.payloads import (
 )
 from adapters.slack.platform import PLATFORM
 from bot.ports import Message
+from bot.wording import slack as slack_words
 
 log = logging.getLogger(__name__)
-
-
-INCOMPLETE = "Sorry, Slack sent an incomplete request, so I could not act on it. Please try again."
 
 
 class SkipRetries(AsyncMiddleware):
@@ -156,8 +154,8 @@ class RejectMalformed(AsyncMiddleware):
         )
         if kind == "slash command":
             # The body of a slash command's ack is shown to the user who typed it, and only to them.
-            return BoltResponse(status=200, body=INCOMPLETE)
-        await self._respond_via_url(text_of(body, "response_url"), Message(INCOMPLETE))
+            return BoltResponse(status=200, body=slack_words.incomplete_request())
+        await self._respond_via_url(text_of(body, "response_url"), Message(slack_words.incomplete_request()))
         return BoltResponse(status=200, body="")
 
     async def _respond_via_url(self, response_url: str | None, message: Message) -> None:

@@ -23,6 +23,7 @@ from adapters.slack.images import ImageFiles
 from bot.chart_images import ChartImage
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.ports import Message, MissingPermission, PlatformError, PlatformLimits, Rate
+from bot.wording import slack as slack_words
 
 log = logging.getLogger(__name__)
 
@@ -54,15 +55,6 @@ PERMANENT_ERRORS = {
     "ekm_access_denied",
 }
 
-# What a user is told when Slack refuses a post; the raw error code follows in parentheses.
-FRIENDLY_ERRORS = {
-    "not_in_channel": "I am not a member of this channel: invite me with `/invite @quizbot`, then try again",
-    "channel_not_found": "I cannot see this channel (private channels need `/invite @quizbot` first)",
-    "is_archived": "this channel is archived",
-    "missing_scope": "the Slack app lacks a permission; reinstall it from adapters/slack/manifest.yaml",
-    "restricted_action": "this workspace does not let me post here",
-}
-
 
 def make_client(*, token: str, base_url: str | None = None) -> AsyncWebClient:
     """An AsyncWebClient that waits out 429s (Retry-After) and retries dropped connections."""
@@ -84,8 +76,7 @@ def platform_error(exc: SlackApiError, *, action: str) -> PlatformError:
     if response.status_code == 429:
         header = response.headers.get("Retry-After") or response.headers.get("retry-after")
         retry_after = float(header) if header and str(header).isdigit() else 1.0
-    friendly = FRIENDLY_ERRORS.get(code)
-    text = f"{friendly} ({code})" if friendly else f"Slack refused to {action}: {code}"
+    text = slack_words.refused(action, code)
     if code == "missing_scope":  # Slack names the scope it wanted in `needed`
         return MissingPermission(text, permission=str(response.get("needed") or "unknown"))
     return PlatformError(text, permanent=code in PERMANENT_ERRORS, retry_after=retry_after)
@@ -129,7 +120,7 @@ class SlackPlatform:
     async def post_card(self, channel: ChannelRef, card: QuestionCard) -> str:
         """Post a question card; the message's `ts` is its reference."""
         response = await self._call(
-            "post the question",
+            "post_card",
             channel,
             self.client.chat_postMessage,
             channel=channel.channel_id,
@@ -181,7 +172,7 @@ class SlackPlatform:
     async def update_card(self, channel: ChannelRef, message_ref: str, card: QuestionCard) -> None:
         """Edit a card in place (new answer count, or the reveal); 429s are waited out by the client."""
         await self._call(
-            "update the question",
+            "update_card",
             channel,
             self.client.chat_update,
             channel=channel.channel_id,
@@ -195,7 +186,7 @@ class SlackPlatform:
     ) -> None:
         """An ephemeral message: only `user_id` sees it, in the channel (`blocks`: the message with buttons)."""
         await self._call(
-            "send a private reply",
+            "send_private",
             channel,
             self.client.chat_postEphemeral,
             channel=channel.channel_id,
@@ -208,7 +199,7 @@ class SlackPlatform:
         """A direct message from the app (the DirectMessages capability): chat.postMessage to the user's id opens
         the app's conversation with them, so it needs no scope beyond chat:write."""
         await self._call(
-            "send a direct message",
+            "send_direct",
             ChannelRef(PLATFORM, user.workspace_id, user.user_id),
             self.client.chat_postMessage,
             channel=user.user_id,
@@ -222,21 +213,21 @@ class SlackPlatform:
         """The bot's direct-message channel with `user` (conversations.open; the same channel every time)."""
         where = ChannelRef(PLATFORM, user.workspace_id, user.user_id)
         response = await self._call(
-            "open a direct message", where, self.client.conversations_open, users=user.user_id, return_im=False
+            "open_direct", where, self.client.conversations_open, users=user.user_id, return_im=False
         )
         return ChannelRef(PLATFORM, user.workspace_id, str(response["channel"]["id"]))
 
     async def user_timezone(self, user: UserRef) -> str | None:
         """The timezone of the person's Slack profile (users.info `user.tz`), if it has one."""
         where = ChannelRef(PLATFORM, user.workspace_id, user.user_id)
-        response = await self._call("look up a person", where, self.client.users_info, user=user.user_id)
+        response = await self._call("look_up_person", where, self.client.users_info, user=user.user_id)
         timezone = (response.get("user") or {}).get("tz")
         return str(timezone) if timezone else None
 
     async def post_message(self, channel: ChannelRef, message: Message) -> None:
         """A message everyone in the channel sees."""
         await self._call(
-            "post a message",
+            "post_message",
             channel,
             self.client.chat_postMessage,
             channel=channel.channel_id,
@@ -252,7 +243,7 @@ class SlackPlatform:
         if not images:
             return
         await self._call(
-            "upload the charts",
+            "upload_charts",
             channel,
             self.client.files_upload_v2,
             channel=channel.channel_id,
@@ -285,4 +276,4 @@ class SlackPlatform:
                 exc,
                 extra={"platform": PLATFORM, "workspace": where.workspace_id, "channel": where.channel_id},
             )
-            raise PlatformError(f"could not reach Slack to {action}; please try again") from exc
+            raise PlatformError(slack_words.unreachable(action)) from exc

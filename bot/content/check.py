@@ -6,12 +6,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.content.curricula import load_curricula
+from bot.content.curricula import read_curricula
 from bot.content.loader import validate_pack_files
 from bot.content.quality import QualityWarning, duplicate_warnings, pack_warnings, prompt_entries
 from bot.content.schema import PackModel
 from bot.domain import IMAGES_DIR
-from bot.wording.i18n import plural
+from bot.errors import Problem
+from bot.wording import content as words
+from bot.wording import content_cli as cli_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,12 +26,13 @@ class CheckedPack:
 
     def summary(self) -> str:
         """`id: title (N questions, M warnings)`, saying so when the quality rules were skipped."""
-        details = [plural(len(self.model.questions), "question")]
-        if self.model.verbatim_seed:
-            details.append("verbatim seed: quality rules skipped")
-        elif self.warnings:
-            details.append(plural(len(self.warnings), "warning"))
-        return f"{self.model.id}: {self.model.title} ({', '.join(details)})"
+        return cli_words.pack_summary(
+            self.model.id,
+            self.model.title,
+            len(self.model.questions),
+            len(self.warnings),
+            seed=self.model.verbatim_seed,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +40,7 @@ class CheckReport:
     """What a check found: the good packs, every schema problem, every quality warning (in file order)."""
 
     packs: list[CheckedPack]
-    problems: list[str]
+    problems: list[str | Problem]
     warnings: list[QualityWarning]
     notes: list[str] = field(default_factory=list)
 
@@ -46,14 +49,15 @@ class CheckReport:
         return bool(self.problems) or (strict and bool(self.warnings))
 
 
-def missing_images(path: Path, model: PackModel) -> list[str]:
+def missing_images(path: Path, model: PackModel) -> list[str | Problem]:
     """A problem for each image file the pack at `path` names that is not in the `images/` folder next to it."""
     folder = path.parent / IMAGES_DIR
-    problems: list[str] = []
+    problems: list[str | Problem] = []
     for question in model.questions:
         for field_name, image in (("image", question.image), ("explanation_image", question.explanation_image)):
             if image is not None and image.file is not None and not (folder / image.file).is_file():
-                problems.append(f"{path}: question {question.id}: {field_name}: file {image.file!r} is not in {folder}")
+                where = (str(path), Problem(words.question, question_id=question.id), field_name)
+                problems.append(Problem(words.image_file_missing, where=where, file=image.file, folder=str(folder)))
     return problems
 
 
@@ -71,7 +75,7 @@ def check_paths(paths: Iterable[Path], *, against: Sequence[Path] = ()) -> Check
         problems += missing_images(path, model)
     ids = {model.id for _, model in found}
     for folder in (path for path in paths if path.is_dir()):  # a content folder's curricula name its packs
-        problems += load_curricula(folder, ids)[1]
+        problems += read_curricula(folder, ids)[1]
     by_source = {str(path): pack_warnings(model, source=str(path)) for path, model in found}
     entries = [entry for path, model in found for entry in prompt_entries(model, source=str(path))]
     checked_files = {path.resolve() for path, _ in found}

@@ -19,6 +19,7 @@ from bot.content.loader import PACK_SUFFIXES, load_pack_model, validate_pack_fil
 from bot.content.output import write_new_file
 from bot.content.schema import pack_json_schema
 from bot.errors import ConfigError, QuizError
+from bot.wording import content_cli as words
 
 if TYPE_CHECKING:
     from bot.content.schema import PackModel
@@ -33,46 +34,34 @@ def add_content_commands(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     """Add `content` and its subcommands to the `quizbot` parser; returns them, for commands that need the database."""
-    content = commands.add_parser("content", help="quiz packs").add_subparsers(dest="content_command", required=True)
-    check = content.add_parser(
-        "check", help="validate packs (default: the configured content folder) and report quality warnings"
-    )
-    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="pack files or folders")
-    check.add_argument("--strict", action="store_true", help="fail on quality warnings too (not on seed packs)")
-    check.add_argument(
-        "--against",
-        action="append",
-        type=Path,
-        metavar="PATH",
-        help="packs to look for near-duplicate prompts in, without checking them (default: the content folder)",
-    )
-    importer = content.add_parser(
-        "import", help="turn a quiz file (text, GIFT, Aiken, Open Trivia DB JSON, CSV) into a YAML pack skeleton"
-    )
+    content = commands.add_parser("content", help=words.help_for("content"))
+    content_commands = content.add_subparsers(dest="content_command", required=True)
+    check = content_commands.add_parser("check", help=words.help_for("check"))
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=words.help_for("check.paths"))
+    check.add_argument("--strict", action="store_true", help=words.help_for("check.strict"))
+    check.add_argument("--json", action="store_true", help=words.help_for("check.json"))
+    check.add_argument("--against", action="append", type=Path, metavar="PATH", help=words.help_for("check.against"))
+    importer = content_commands.add_parser("import", help=words.help_for("import"))
     importer.add_argument("source", type=Path, metavar="FILE")
-    importer.add_argument(
-        "--format", choices=IMPORT_FORMATS, help="the format of FILE (default: from its extension and content)"
-    )
-    importer.add_argument("-o", "--output", type=Path, metavar="OUT", help="write here instead of standard output")
-    importer.add_argument(
-        "--id", dest="pack_id", metavar="ID", help="pack id (default: the file's, or from its title or name)"
-    )
-    importer.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
-    exporter = content.add_parser("export", help="write a pack as GIFT or CSV (importing that gives the pack back)")
-    exporter.add_argument("pack", metavar="PACK", help="a pack id in the content folder, or a YAML pack file")
-    exporter.add_argument("--format", choices=EXPORT_FORMATS, help="default: from the extension of OUT")
-    exporter.add_argument("-o", "--output", type=Path, metavar="OUT", help="write here instead of standard output")
-    exporter.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
-    schema = content.add_parser("schema", help="print the JSON Schema of a pack file")
+    importer.add_argument("--format", choices=IMPORT_FORMATS, help=words.help_for("import.format"))
+    importer.add_argument("-o", "--output", type=Path, metavar="OUT", help=words.help_for("import.output"))
+    importer.add_argument("--id", dest="pack_id", metavar="ID", help=words.help_for("import.id"))
+    importer.add_argument("--force", action="store_true", help=words.help_for("import.force"))
+    exporter = content_commands.add_parser("export", help=words.help_for("export"))
+    exporter.add_argument("pack", metavar="PACK", help=words.help_for("export.pack"))
+    exporter.add_argument("--format", choices=EXPORT_FORMATS, help=words.help_for("export.format"))
+    exporter.add_argument("-o", "--output", type=Path, metavar="OUT", help=words.help_for("export.output"))
+    exporter.add_argument("--force", action="store_true", help=words.help_for("export.force"))
+    schema = content_commands.add_parser("schema", help=words.help_for("schema"))
     schema.add_argument("-o", "--output", type=Path)
-    schema.add_argument("--force", action="store_true", help="overwrite the -o file if it exists")
-    return content
+    schema.add_argument("--force", action="store_true", help=words.help_for("schema.force"))
+    return content_commands
 
 
 def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> int:
     """Run the parsed `content` subcommand; returns the exit status."""
     if args.content_command == "check":
-        return content_check(args.paths, content_dir, strict=args.strict, against=args.against)
+        return content_check(args.paths, content_dir, strict=args.strict, against=args.against, as_json=args.json)
     if args.content_command == "import":
         return content_import(args.source, args.format, args.output, pack_id=args.pack_id, force=args.force)
     if args.content_command == "export":
@@ -85,10 +74,12 @@ def run_content_command(args: argparse.Namespace, content_dir: ContentDir) -> in
     return 0
 
 
-def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, against: list[Path] | None) -> int:
-    """`content check`: `ok` lines on stdout; FAIL and WARN lines and the counts on stderr; 1 if it fails."""
+def content_check(
+    paths: list[Path], content_dir: ContentDir, *, strict: bool, against: list[Path] | None, as_json: bool = False
+) -> int:
+    """`content check`: `ok` lines on stdout; FAIL and WARN lines and the counts on stderr (or all of it as one JSON
+    object on stdout, docs/json.md); 1 if it fails."""
     from bot.content.check import check_paths
-    from bot.wording.i18n import plural
 
     if not paths:
         targets, references = [content_dir()], against or []
@@ -98,8 +89,31 @@ def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, a
             try:
                 references = [content_dir()]
             except ConfigError as exc:
-                print(f"note: prompts not compared with the content folder: {exc}", file=sys.stderr)
+                print(words.not_compared(str(exc)), file=sys.stderr)
     report = check_paths(targets, against=references)
+    if as_json:
+        document = {
+            "ok": not report.failed(strict=strict),
+            "strict": strict,
+            "packs": [
+                {
+                    "id": pack.model.id,
+                    "title": pack.model.title,
+                    "path": str(pack.path),
+                    "questions": len(pack.model.questions),
+                    "verbatim_seed": bool(pack.model.verbatim_seed),
+                    "warnings": len(pack.warnings),
+                }
+                for pack in report.packs
+            ],
+            "problems": [problem if isinstance(problem, str) else problem.worded() for problem in report.problems],
+            "warnings": [
+                {"source": w.source, "question_id": w.question_id, "rule": w.rule, "message": w.message}
+                for w in report.warnings
+            ],
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return 1 if report.failed(strict=strict) else 0
     for pack in report.packs:
         print(f"ok   {pack.summary()}")
     for problem in report.problems:
@@ -107,10 +121,9 @@ def content_check(paths: list[Path], content_dir: ContentDir, *, strict: bool, a
     for warning in report.warnings:
         print(f"WARN {warning.line()}", file=sys.stderr)
     if report.problems:
-        print(f"{plural(len(report.problems), 'problem')} found", file=sys.stderr)
+        print(words.problems_found(len(report.problems)), file=sys.stderr)
     if report.warnings:
-        consequence = "failing with --strict" if strict else "--strict would fail on them"
-        print(f"{plural(len(report.warnings), 'warning')}: {consequence}", file=sys.stderr)
+        print(words.warnings_found(len(report.warnings), strict=strict), file=sys.stderr)
     return 1 if report.failed(strict=strict) else 0
 
 
@@ -118,24 +131,19 @@ def content_import(source: Path, fmt: str | None, output: Path | None, *, pack_i
     """`content import`: the YAML skeleton to OUT (or stdout); skipped questions and what to do on stderr."""
     from bot.content.drafts import to_yaml
     from bot.content.formats import import_file
-    from bot.wording.i18n import plural
 
     result = import_file(source, fmt, pack_id=pack_id)
     skeleton = to_yaml(result.pack, origin=source.name, fmt=result.format)
     for skipped in result.skipped:
-        print(f"skipped {skipped.message()}", file=sys.stderr)
+        print(words.skipped(skipped.message()), file=sys.stderr)
     if output is None:
         sys.stdout.write(skeleton)
         return 0
     write_new_file(output, skeleton, force=force)
-    blanks = result.pack.blanks()
-    todo = f"fill in {plural(blanks, 'TODO blank')}, then run" if blanks else "now run"
-    imported = plural(len(result.pack.questions), "question")
-    skipped_count = f", {len(result.skipped)} skipped" if result.skipped else ""
-    print(
-        f"wrote {output}: {imported} from {result.format}{skipped_count}; {todo} `quizbot content check {output}`",
-        file=sys.stderr,
+    wrote = words.imported(
+        str(output), len(result.pack.questions), result.format, len(result.skipped), result.pack.blanks()
     )
+    print(wrote, file=sys.stderr)
     return 0
 
 
@@ -148,13 +156,13 @@ def content_export(pack: str, fmt: str | None, output: Path | None, content_dir:
         suffix = output.suffix.casefold() if output is not None else ""
         fmt = {".gift": "gift", ".csv": "csv"}.get(suffix)
         if fmt is None:
-            raise QuizError("give --format gift or --format csv (or an OUT ending in .gift or .csv)")
+            raise QuizError(words.export_format_needed())
     text = export_text(draft_from_model(find_pack(pack, content_dir)), fmt)
     if output is None:
         sys.stdout.write(text)
         return 0
     write_new_file(output, text, force=force)
-    print(f"wrote {output}: the pack as {fmt}", file=sys.stderr)
+    print(words.exported(str(output), fmt), file=sys.stderr)
     return 0
 
 
@@ -163,12 +171,11 @@ def find_pack(pack: str, content_dir: ContentDir) -> PackModel:
     path = Path(pack)
     if path.suffix in PACK_SUFFIXES or path.exists() or "/" in pack or "\\" in pack:
         if not path.is_file():
-            raise QuizError(f"{path}: no such pack file")
+            raise QuizError(words.no_such_pack_file(str(path)))
         return load_pack_model(path)
     folder = content_dir()
     found, _ = validate_pack_files([folder])
     for _, model in found:
         if model.id == pack:
             return model
-    known = ", ".join(model.id for _, model in found) or "none"
-    raise QuizError(f"there is no valid pack called {pack!r} in {folder}; packs: {known}")
+    raise QuizError(words.no_valid_pack(pack, str(folder), [model.id for _, model in found]))

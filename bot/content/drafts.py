@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.content.schema import TODO_MARK, PackModel
-from bot.errors import InvalidPack
-from bot.wording.i18n import plural
+from bot.errors import InvalidPack, Problem
+from bot.wording import content as words
+from bot.wording import imports as import_words
 
 DIFFICULTIES = ("easy", "medium", "hard")
 MAX_CHOICES = 10
@@ -27,13 +28,34 @@ _TAG = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 _URL = re.compile(r"^https?://\S+$")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
-DESCRIPTION_BLANK = f"{TODO_MARK}: one or two sentences on what this pack covers."
-EXPLANATION_BLANK = f"{TODO_MARK}: why the answer is right, and the others wrong"
+Place = str | Problem
+"""Where in a source something is: a place's words (`line 12`, `record 3`: bot/wording/content.py), or a name that
+is no sentence (`--id`, `response_code`)."""
 
 
-def title_blank(source_name: str) -> str:
+def description_blank() -> str:
+    """The description placeholder of a YAML skeleton."""
+    return import_words.description_blank(TODO_MARK)
+
+
+def explanation_blank() -> str:
+    """The explanation placeholder of a YAML skeleton."""
+    return import_words.explanation_blank(TODO_MARK)
+
+
+def title_blank(source_name: str | None) -> str:
     """The title placeholder of a pack imported from a format that has no pack title."""
-    return f"{TODO_MARK}: a title for the questions imported from {source_name}"
+    return import_words.title_blank(TODO_MARK, source_name)
+
+
+def at_line(number: int) -> Problem:
+    """The place `line N` of a source file."""
+    return Problem(words.line, number=number)
+
+
+def at_record(number: int) -> Problem:
+    """The place `record N` of a JSON source."""
+    return Problem(import_words.record, number=number)
 
 
 @dataclass(slots=True)
@@ -77,12 +99,16 @@ class Skipped:
     """A question of the source that was not imported, and why (e.g. a GIFT short-answer question)."""
 
     line: int
-    reason: str
-    where: str = "line"
+    problem: Problem
+
+    @property
+    def reason(self) -> str:
+        """Why it was skipped, worded now."""
+        return self.problem.worded()
 
     def message(self) -> str:
-        """`line 12: short-answer question skipped: ...`."""
-        return f"{self.where} {self.line}: {self.reason}"
+        """`line 12: short-answer question skipped: ...`, worded now."""
+        return self.problem.at(at_line(self.line)).worded()
 
 
 @dataclass(slots=True)
@@ -99,27 +125,27 @@ def source_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def refuse(source: str, where: str, reason: str) -> InvalidPack:
-    """The error for a malformed input: `SOURCE: WHERE: REASON`, one line."""
-    return InvalidPack(f"{source}: {where}: {reason}")
+def refuse(source: str, where: Place, reason: Problem) -> InvalidPack:
+    """The error for a malformed input: `SOURCE: WHERE: REASON`, one line, worded when shown."""
+    return InvalidPack(reason.at(source, where))
 
 
-def clean_text(value: str, *, what: str, source: str, where: str, limit: int = MAX_TEXT) -> str:
+def clean_text(value: str, *, what: Problem, source: str, where: Place, limit: int = MAX_TEXT) -> str:
     """A stripped, non-empty text of at most `limit` characters, or an error naming where it came from."""
     text = value.strip()
     if not text:
-        raise refuse(source, where, f"{what} is empty")
+        raise refuse(source, where, Problem(import_words.text_empty, what=what))
     if _SURROGATE.search(text):
-        raise refuse(source, where, f"{what} holds an invalid character (a lone UTF-16 surrogate)")
+        raise refuse(source, where, Problem(import_words.text_has_surrogate, what=what))
     if len(text) > limit:
-        raise refuse(source, where, f"{what} has {len(text)} characters; at most {limit}")
+        raise refuse(source, where, Problem(import_words.text_too_long, what=what, length=len(text), limit=limit))
     return text
 
 
 def build_question(
     *,
     source: str,
-    where: str,
+    where: Place,
     line: int,
     prompt: str,
     choices: Iterable[str],
@@ -129,7 +155,7 @@ def build_question(
     difficulty: str | None = None,
     references: Iterable[str] = (),
     question_id: str = "",
-    choice_wheres: Sequence[str] | None = None,
+    choice_wheres: Sequence[Place] | None = None,
     image: dict[str, str] | None = None,
     explanation_image: dict[str, str] | None = None,
 ) -> DraftQuestion:
@@ -142,35 +168,42 @@ def build_question(
     at = list(choice_wheres) if choice_wheres is not None and len(choice_wheres) == len(choices) else []
     at = at or [where] * len(choices)
     texts = [
-        clean_text(choice, what=f"choice {number}", source=source, where=at[number - 1], limit=MAX_CHOICE)
+        clean_text(
+            choice,
+            what=Problem(import_words.choice_number, number=number),
+            source=source,
+            where=at[number - 1],
+            limit=MAX_CHOICE,
+        )
         for number, choice in enumerate(choices, start=1)
     ]
     if len(texts) < 2:
-        raise refuse(source, where, f"the question has {_count(len(texts), 'choice')}; at least 2")
+        raise refuse(source, where, Problem(import_words.too_few_choices, count=len(texts)))
     if len(texts) > MAX_CHOICES:
-        raise refuse(source, where, f"the question has {len(texts)} choices; at most {MAX_CHOICES}")
+        raise refuse(source, where, Problem(import_words.too_many_choices, count=len(texts), limit=MAX_CHOICES))
     seen: dict[str, int] = {}
     for number, text in enumerate(texts, start=1):
         if text.casefold() in seen:
-            raise refuse(source, at[number - 1], f"choice {number} {text!r} repeats choice {seen[text.casefold()]}")
+            repeated = Problem(import_words.choice_repeats, number=number, text=text, first=seen[text.casefold()])
+            raise refuse(source, at[number - 1], repeated)
         seen[text.casefold()] = number
     if answer is not None and not 1 <= answer <= len(texts):
-        raise refuse(source, where, f"the answer {answer} is not one of the {plural(len(texts), 'choice')}")
+        raise refuse(source, where, Problem(import_words.answer_out_of_range, answer=answer, choices=len(texts)))
     if explanation is not None and (not explanation.strip() or explanation.lstrip().startswith(TODO_MARK)):
         explanation = None  # a blank, or a TODO blank written back by an export
     if explanation is not None:
-        explanation = clean_text(explanation, what="the explanation", source=source, where=where)
+        explanation = clean_text(explanation, what=Problem(import_words.the_explanation), source=source, where=where)
     if difficulty is not None:
         difficulty = difficulty.strip().casefold() or None
         if difficulty is not None and difficulty not in DIFFICULTIES:
-            raise refuse(source, where, f"difficulty {difficulty!r} is not one of {', '.join(DIFFICULTIES)}")
+            raise refuse(source, where, Problem(import_words.bad_difficulty, value=difficulty, allowed=DIFFICULTIES))
     urls = [url.strip() for url in references if url.strip()]
     for url in urls:
         if not _URL.match(url):
-            raise refuse(source, where, f"reference {url!r} is not an http(s) URL")
+            raise refuse(source, where, Problem(import_words.bad_reference, url=url))
     return DraftQuestion(
         id=question_id.strip() if _SLUG.match(question_id.strip()) else to_slug(question_id),
-        prompt=clean_text(prompt, what="the question", source=source, where=where),
+        prompt=clean_text(prompt, what=Problem(import_words.the_question), source=source, where=where),
         choices=texts,
         answer=answer,
         explanation=explanation,
@@ -213,9 +246,8 @@ def assign_ids(pack_id: str, questions: list[DraftQuestion], *, source: str, uni
         if question.id:
             if question.id in used:
                 if unique:
-                    raise refuse(
-                        source, f"line {question.line}", f"id {question.id} is already used on line {used[question.id]}"
-                    )
+                    used_on = Problem(import_words.id_used_on_line, question_id=question.id, line=used[question.id])
+                    raise refuse(source, at_line(question.line), used_on)
                 question.id = _next_free(question.id, used)
             used[question.id] = question.line
     for number, question in enumerate(questions, start=1):
@@ -238,10 +270,10 @@ def pack_id_from(text: str) -> str:
     return to_slug(re.sub(r"\bquiz\b", "", text, flags=re.IGNORECASE), max_length=48) or "pack"
 
 
-def check_pack_id(pack_id: str, *, source: str, where: str) -> str:
+def check_pack_id(pack_id: str, *, source: str, where: Place) -> str:
     """The pack id given by the user or the file, which must already be a slug."""
     if not _SLUG.match(pack_id):
-        raise refuse(source, where, f"pack id {pack_id!r} is not lowercase letters, digits and hyphens")
+        raise refuse(source, where, Problem(import_words.bad_pack_id, pack_id=pack_id))
     return pack_id
 
 
@@ -327,17 +359,10 @@ def to_yaml(draft: DraftPack, *, origin: str = "", fmt: str = "") -> str:
 
     `origin` (the source file's name) and `fmt` (its format) appear in the header and the title blank.
     """
-    source = f" from {origin}{f' ({fmt})' if fmt else ''}" if origin else ""
-    lines = [f"# Generated by `quizbot content import`{source}."]
-    if draft.blanks():
-        lines += [
-            "# Fill every TODO: `answer` is the 1-based number of the correct choice, `explanation` says why it",
-            "# is right and why the tempting alternatives are wrong. `quizbot content check` refuses this file",
-            "# until every blank is filled; `--strict` also wants a reference for each question.",
-        ]
+    lines = import_words.skeleton_header(origin, fmt, blanks=bool(draft.blanks()))
     lines.append(f"id: {quoted(draft.id)}")
-    lines.append(f"title: {quoted(draft.title if draft.title is not None else title_blank(origin or 'the source'))}")
-    lines.append(f"description: {quoted(draft.description if draft.description is not None else DESCRIPTION_BLANK)}")
+    lines.append(f"title: {quoted(draft.title if draft.title is not None else title_blank(origin or None))}")
+    lines.append(f"description: {quoted(draft.description if draft.description is not None else description_blank())}")
     if draft.verbatim_seed:
         lines.append("verbatim_seed: true")
     lines.append(f"tags: {_flow(draft.tags)}")
@@ -348,10 +373,10 @@ def to_yaml(draft: DraftPack, *, origin: str = "", fmt: str = "") -> str:
         lines.append("    choices:")
         lines.extend(f"      - {quoted(choice)}" for choice in question.choices)
         if question.answer is None:
-            lines.append(f"    answer: null  # {TODO_MARK}: number of the correct choice (1-{len(question.choices)})")
+            lines.append(f"    answer: null  # {import_words.answer_blank_comment(TODO_MARK, len(question.choices))}")
         else:
             lines.append(f"    answer: {question.answer}")
-        lines.append(f"    explanation: {quoted(question.explanation or EXPLANATION_BLANK)}")
+        lines.append(f"    explanation: {quoted(question.explanation or explanation_blank())}")
         lines.append(f"    tags: {_flow(question.tags)}")
         if question.difficulty is not None:
             lines.append(f"    difficulty: {question.difficulty}")
@@ -359,7 +384,7 @@ def to_yaml(draft: DraftPack, *, origin: str = "", fmt: str = "") -> str:
             lines.append("    references:")
             lines.extend(f"      - {quoted(url)}" for url in question.references)
         else:
-            lines.append(f"    references: []  # {TODO_MARK}: a link to the source that backs the answer")
+            lines.append(f"    references: []  # {import_words.references_blank_comment(TODO_MARK)}")
         for name, image in (("image", question.image), ("explanation_image", question.explanation_image)):
             if image is not None:
                 lines.append(f"    {name}:")
@@ -393,7 +418,3 @@ def _needs_escape(char: str) -> bool:
 
 def _flow(items: Iterable[str]) -> str:
     return "[" + ", ".join(quoted(item) for item in items) + "]"
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

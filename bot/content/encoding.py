@@ -7,7 +7,8 @@ from typing import Any
 
 import yaml
 
-from bot.errors import InvalidPack
+from bot.errors import InvalidPack, Problem
+from bot.wording import imports as words
 
 _CSafeLoader: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
 
@@ -21,18 +22,18 @@ def read_utf8(path: Path, *, pack: bool = False) -> str:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise InvalidPack(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise InvalidPack(Problem(words.cannot_read, where=[str(path)], reason=str(exc.strerror or exc))) from exc
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        where = f"byte 0x{data[exc.start]:02x} at line {line}, column {column}"
+        at = Problem(words.bad_byte, byte=data[exc.start], line=line, column=column)
         if pack:
-            message = f"{path}: cannot read: not utf-8 text ({where}); save it as UTF-8"
+            problem = Problem(words.pack_not_utf8, where=[str(path)], at=at)
         else:
-            message = f"{path} is not UTF-8 text ({where}); save it as UTF-8 and try again"
-        raise InvalidPack(message) from exc
+            problem = Problem(words.file_not_utf8, path=str(path), at=at)
+        raise InvalidPack(problem) from exc
 
 
 def load_yaml(text: str) -> Any:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.content.drafts import DraftPack, assign_ids, build_question, pack_id_from, source_lines, to_yaml
-from bot.errors import InvalidPack
-from bot.wording.i18n import plural
+from bot.content.drafts import DraftPack, assign_ids, at_line, build_question, pack_id_from, source_lines, to_yaml
+from bot.errors import InvalidPack, Problem
+from bot.wording import imports as words
 
 _QUESTION = re.compile(r"^\s*(\d+)[.)]\s+(?P<text>\S.*)$")
 _CHOICE = re.compile(r"^\s*(?:[•*\-–]|[A-Ja-j][.)])\s+(?P<text>\S.*)$")
@@ -45,19 +45,21 @@ def parse_plain_quiz(text: str, *, source: str = "<text>") -> ParsedQuiz:
             questions.append(ParsedQuestion(prompt=match["text"].strip(), line=number))
         elif match := _CHOICE.match(line):
             if not questions:
-                raise InvalidPack(f"{source}: line {number}: a choice comes before any numbered question")
+                raise InvalidPack(Problem(words.plain_choice_first, where=[source, at_line(number)]))
             questions[-1].choices.append(match["text"].strip())
             questions[-1].choice_lines.append(number)
         elif title is None:
             title = line.strip()
         elif questions:
-            raise InvalidPack(f"{source}: line {number}: neither a numbered question nor a bulleted choice")
+            raise InvalidPack(Problem(words.plain_not_understood, where=[source, at_line(number)]))
     if title is None or not questions:
-        raise InvalidPack(f"{source}: expected a title line and at least one numbered question")
+        raise InvalidPack(Problem(words.plain_no_questions, where=[source]))
     for index, question in enumerate(questions, start=1):
         if len(question.choices) < 2:
-            count = plural(len(question.choices), "choice")
-            raise InvalidPack(f"{source}: line {question.line}: question {index} has {count}; at least 2")
+            where: list[str | Problem] = [source, at_line(question.line)]
+            raise InvalidPack(
+                Problem(words.plain_too_few_choices, where=where, number=index, count=len(question.choices))
+            )
     return ParsedQuiz(title=title, questions=questions)
 
 
@@ -70,11 +72,11 @@ def plain_draft(quiz: ParsedQuiz, *, pack_id: str | None = None, source: str = "
         questions=[
             build_question(
                 source=source,
-                where=f"line {q.line}",
+                where=at_line(q.line),
                 line=q.line,
                 prompt=q.prompt,
                 choices=q.choices,
-                choice_wheres=[f"line {n}" for n in q.choice_lines],
+                choice_wheres=[at_line(n) for n in q.choice_lines],
                 answer=None,
             )
             for q in quiz.questions

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -11,12 +11,13 @@ from typing import Any, NamedTuple
 import yaml
 from pydantic import ValidationError
 
-from bot.content.curricula import Curriculum, load_curricula
+from bot.content.curricula import Curriculum, read_curricula
 from bot.content.encoding import load_yaml, read_utf8
-from bot.content.schema import PackModel
+from bot.content.schema import PackModel, Refused
 from bot.domain import Pack, Question
 from bot.domain.names import match_name
-from bot.errors import InvalidPack, UnknownPack
+from bot.errors import InvalidPack, Problem, UnknownPack
+from bot.wording import content as words
 from bot.wording import help as help_words
 
 log = logging.getLogger(__name__)
@@ -24,8 +25,9 @@ log = logging.getLogger(__name__)
 PACK_SUFFIXES = (".yaml", ".yml")
 
 
-def _describe_location(raw: Any, loc: Sequence[int | str]) -> str:
-    """Turn a pydantic error location into `question <id> (#n): field` using the raw document."""
+def _location(raw: Any, loc: Sequence[int | str]) -> tuple[str | Problem, ...]:
+    """Where a pydantic error is, using the raw document: a question (its id and number) and a field, or the pack
+    and a field."""
     if len(loc) >= 2 and loc[0] == "questions" and isinstance(loc[1], int):
         index = loc[1]
         question_id = None
@@ -33,10 +35,21 @@ def _describe_location(raw: Any, loc: Sequence[int | str]) -> str:
             item = raw["questions"][index]
             if isinstance(item, dict) and isinstance(item.get("id"), str):
                 question_id = item["id"]
-        where = f"question {question_id or '(no id)'} (#{index + 1})"
-        field = ".".join(str(part) for part in loc[2:]) or "(question)"
-        return f"{where}: {field}"
-    return "pack: " + (".".join(str(part) for part in loc) or "(document)")
+        field = ".".join(str(part) for part in loc[2:])
+        place = Problem(words.question_at, question_id=question_id, number=index + 1)
+        return place, field or Problem(words.whole_question)
+    field = ".".join(str(part) for part in loc)
+    return Problem(words.pack), field or Problem(words.whole_document)
+
+
+def _schema_problem(raw: Any, error: Mapping[str, Any], source: str) -> Problem:
+    """A pydantic error as a Problem: a validator's own (Refused), or pydantic's words as it said them."""
+    refused = (error.get("ctx") or {}).get("error")
+    if isinstance(refused, Refused):
+        problem = refused.problem
+    else:
+        problem = Problem(words.schema_says, message=str(error["msg"]).removeprefix("Value error, "))
+    return problem.at(source, *_location(raw, error["loc"]))
 
 
 def parse_pack(text: str, *, source: str) -> Pack:
@@ -51,19 +64,15 @@ def parse_pack_model(text: str, *, source: str) -> PackModel:
         raw = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = f"{source}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}"
-        raise InvalidPack(problem) from exc
+        detail = str(getattr(exc, "problem", None) or exc)
+        place = {"line": mark.line + 1, "column": mark.column + 1} if mark is not None else {}
+        raise InvalidPack(Problem(words.not_yaml, where=[source], detail=detail, **place)) from exc
     if not isinstance(raw, dict):
-        raise InvalidPack(f"{source}: a pack must be a mapping with id, title and questions")
+        raise InvalidPack(Problem(words.not_a_mapping, where=[source]))
     try:
         model = PackModel.model_validate(raw)
     except ValidationError as exc:
-        problems = [
-            f"{source}: {_describe_location(raw, err['loc'])}: {err['msg'].removeprefix('Value error, ')}"
-            for err in exc.errors()
-        ]
-        raise InvalidPack("\n".join(problems), problems=problems) from exc
+        raise InvalidPack(problems=[_schema_problem(raw, err, source) for err in exc.errors()]) from exc
     return model
 
 
@@ -87,37 +96,38 @@ def pack_files(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 class Validated(NamedTuple):
-    """The packs that passed, and every problem found in the others."""
+    """The packs that passed, and every problem found in the others (worded, one line each)."""
 
     packs: list[Pack]
     problems: list[str]
 
 
 def validate_paths(paths: Iterable[Path]) -> Validated:
-    """Validate every pack under `paths`; returns the good packs and every problem found."""
+    """Validate every pack under `paths`; returns the good packs and every problem found, worded now (for an
+    operator's report: `quizbot doctor`)."""
     found, problems = validate_pack_files(paths)
-    return Validated([model.to_domain() for _, model in found], problems)
+    return Validated([model.to_domain() for _, model in found], [str(problem) for problem in problems])
 
 
 class ValidatedFiles(NamedTuple):
     """Each pack that passed with its file, and every problem found in the others."""
 
     found: list[tuple[Path, PackModel]]
-    problems: list[str]
+    problems: list[str | Problem]
 
 
 def validate_pack_files(paths: Iterable[Path]) -> ValidatedFiles:
     """Validate every pack under `paths`; returns each good pack's file and model, and every problem found."""
     paths = list(paths)
     packs: list[tuple[Path, PackModel]] = []
-    problems: list[str] = []
+    problems: list[str | Problem] = []
     owners: dict[str, Path] = {}
     files = list(pack_files(paths))
     if not files:
-        problems.append(f"no pack files (*.yaml) found in {', '.join(str(p) for p in paths)}")
+        problems.append(Problem(words.no_pack_files, paths=tuple(str(p) for p in paths)))
     for file in files:
         if not file.exists():
-            problems.append(f"{file}: no such file")
+            problems.append(Problem(words.no_such_file, where=[str(file)]))
             continue
         try:
             model = load_pack_model(file)
@@ -125,7 +135,8 @@ def validate_pack_files(paths: Iterable[Path]) -> ValidatedFiles:
             problems.extend(exc.problems)
             continue
         if model.id in owners:
-            problems.append(f"{file}: pack: id: {model.id!r} is already used by {owners[model.id]}")
+            where = (str(file), Problem(words.pack), "id")
+            problems.append(Problem(words.pack_id_used, where=where, pack_id=model.id, other=str(owners[model.id])))
             continue
         owners[model.id] = file
         packs.append((file, model))
@@ -139,7 +150,8 @@ class Catalog:
     packs: tuple[Pack, ...]
     curricula: tuple[Curriculum, ...] = ()
     problems: tuple[str, ...] = ()
-    """Why the pack (and curriculum) files that were left out did not load: one problem each, naming the file."""
+    """Why the pack (and curriculum) files that were left out did not load: one problem each, naming the file
+    (worded when the catalog is loaded: admins read it in `/quiz packs`, operators in the log)."""
 
     def get(self, pack_id: str) -> Pack:
         """The pack with this id, or UnknownPack listing the ones there are."""
@@ -183,12 +195,13 @@ def load_catalog(directory: Path) -> Catalog:
     """Load the valid packs and curricula in `directory`, leaving the invalid ones out (each problem is logged and
     kept on the catalog for `/quiz packs` and `quizbot doctor`). With no valid pack at all, InvalidPack lists
     every problem: a bot with nothing to ask does not start."""
-    packs, problems = validate_paths([directory])
+    found, problems = validate_pack_files([directory])
+    packs = [model.to_domain() for _, model in found]
     if not packs:
-        raise InvalidPack("\n".join(problems), problems=problems)
-    curricula, curriculum_problems = load_curricula(directory, {pack.id for pack in packs})
+        raise InvalidPack(problems=problems)
+    curricula, curriculum_problems = read_curricula(directory, {pack.id for pack in packs})
     problems += curriculum_problems
     for problem in problems:
         log.warning("left out of the catalog: %s", problem)
     log.info("loaded %d packs and %d curricula from %s", len(packs), len(curricula), directory)
-    return Catalog(packs=tuple(packs), curricula=curricula, problems=tuple(problems))
+    return Catalog(packs=tuple(packs), curricula=curricula, problems=tuple(str(problem) for problem in problems))

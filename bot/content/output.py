@@ -8,8 +8,7 @@ import tempfile
 from pathlib import Path
 
 from bot.errors import QuizError
-
-_EXISTS = "{path} exists; pass --force to overwrite it, or give another -o"
+from bot.wording import content_cli as words
 
 
 def write_new_file(path: Path, text: str, *, force: bool = False) -> None:
@@ -21,17 +20,17 @@ def write_new_file(path: Path, text: str, *, force: bool = False) -> None:
     """
     folder = path.absolute().parent
     if not folder.is_dir():
-        raise QuizError(f"cannot write {path}: the folder {folder} does not exist; create it or give another -o")
+        raise QuizError(words.no_such_folder(str(path), str(folder)))
     if path.is_dir():
-        raise QuizError(f"cannot write {path}: it is a folder; give a file name with -o")
+        raise QuizError(words.is_a_folder(str(path)))
     exists = path.exists()
     if exists and not force:
-        raise QuizError(_EXISTS.format(path=path))
+        raise QuizError(words.file_exists(str(path)))
     try:
         mode = path.stat().st_mode & 0o7777 if exists else 0o666 & ~_umask()
         descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
-        raise QuizError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise QuizError(words.cannot_write(str(path), str(exc.strerror or exc))) from exc
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
@@ -43,9 +42,9 @@ def write_new_file(path: Path, text: str, *, force: bool = False) -> None:
         else:
             _rename_no_replace(temporary, path)
     except FileExistsError as exc:
-        raise QuizError(_EXISTS.format(path=path)) from exc
+        raise QuizError(words.file_exists(str(path))) from exc
     except OSError as exc:
-        raise QuizError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise QuizError(words.cannot_write(str(path), str(exc.strerror or exc))) from exc
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)

@@ -19,20 +19,19 @@ from fractions import Fraction
 from urllib.parse import urlsplit
 
 from bot.content.schema import TODO_MARK, PackModel, QuestionModel
-from bot.wording.i18n import plural
+from bot.errors import Problem
+from bot.wording import content as words
 
-RULES: dict[str, str] = {
-    "longest-correct": "the correct choice is the unique longest choice in more than 40% of the questions "
-    "that have 3 or more choices",
-    "answer-balance": "in a pack of 8 or more questions, one answer position is used far more than its fair "
-    "share, or a position that should come up at least twice by chance is never used",
-    "answer-run": "the correct choice sits at the same position in more than 3 questions in a row",
-    "near-duplicate": "two prompts, in any of the loaded packs, share half their words and are 90% or more alike",
-    "placeholder": "a TODO or FIXME mark, lorem ipsum, or an example.com reference is left in the text",
-    "no-reference": "the question has no reference",
-    "short-explanation": "the explanation is shorter than two sentences",
-}
-"""Every quality rule by name, with what it flags."""
+RULE_NAMES = (
+    "longest-correct",
+    "answer-balance",
+    "answer-run",
+    "near-duplicate",
+    "placeholder",
+    "no-reference",
+    "short-explanation",
+)
+"""Every quality rule by name (what each flags: bot/wording/content.py `rule_summary`)."""
 
 LONGEST_SHARE = Fraction(2, 5)
 """`longest-correct` flags a pack when more than this share of its 3+-choice questions have the longest answer."""
@@ -67,17 +66,21 @@ _LAST_WORD = re.compile(r"([\w.]+)$")
 
 @dataclass(frozen=True, slots=True)
 class QualityWarning:
-    """One finding of a quality rule: the file, the question (None for the pack as a whole), rule, message."""
+    """One finding of a quality rule: the file, the question (None for the pack as a whole), rule, problem."""
 
     source: str
     rule: str
-    message: str
+    problem: Problem
     question_id: str | None = None
+
+    @property
+    def message(self) -> str:
+        """What the rule found, worded now."""
+        return self.problem.worded()
 
     def line(self) -> str:
         """The warning as one line: `FILE: question ID: RULE: message` (or `FILE: pack: RULE: message`)."""
-        where = f"question {self.question_id}" if self.question_id is not None else "pack"
-        return f"{self.source}: {where}: {self.rule}: {self.message}"
+        return words.warning_line(self.source, self.rule, self.message, self.question_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,17 +105,14 @@ def pack_warnings(pack: PackModel, *, source: str) -> list[QualityWarning]:
     for question in pack.questions:
         warnings.extend(_placeholder_warnings_for_question(question, source))
         if not question.references:
-            warnings.append(
-                QualityWarning(source, "no-reference", "no references: add a link that backs the answer", question.id)
-            )
+            warnings.append(QualityWarning(source, "no-reference", Problem(words.no_reference), question.id))
         sentences = count_sentences(question.explanation)
         if sentences < MIN_SENTENCES:
             warnings.append(
                 QualityWarning(
                     source,
                     "short-explanation",
-                    f"the explanation has {plural(sentences, 'sentence')}; write at least {MIN_SENTENCES}: why "
-                    "the answer is right, and why the tempting others are wrong",
+                    Problem(words.short_explanation, sentences=sentences, least=MIN_SENTENCES),
                     question.id,
                 )
             )
@@ -215,12 +215,18 @@ def duplicate_warnings(
     warnings: list[QualityWarning] = []
     for first, second, ratio in near_duplicates(entries, threshold=threshold):
         warned, other = (second, first) if second.reported else (first, second)
-        alike = "the same prompt as" if ratio >= 1 else f"{int(ratio * 100)}% like the prompt of"
         warnings.append(
             QualityWarning(
                 warned.source,
                 "near-duplicate",
-                f"{alike} {other.source} question {other.question_id} (pack {other.pack_id}): {_snippet(other.prompt)}",
+                Problem(
+                    words.near_duplicate,
+                    ratio=ratio,
+                    source=other.source,
+                    question_id=other.question_id,
+                    pack_id=other.pack_id,
+                    snippet=_snippet(other.prompt),
+                ),
                 warned.question_id,
             )
         )
@@ -243,9 +249,13 @@ def _longest_correct(pack: PackModel, source: str) -> Iterable[QualityWarning]:
         yield QualityWarning(
             source,
             "longest-correct",
-            f"the correct choice is the longest in {len(hits)} of {plural(len(eligible), 'question')} with 3 or "
-            f"more choices ({share}%, more than {LONGEST_SHARE * 100}%): {', '.join(q.id for q in hits)}; "
-            "make a wrong choice as long, or the right one shorter",
+            Problem(
+                words.longest_correct,
+                hits=tuple(q.id for q in hits),
+                eligible=len(eligible),
+                share=share,
+                limit=str(LONGEST_SHARE * 100),
+            ),
         )
 
 
@@ -262,16 +272,20 @@ def _answer_balance(pack: PackModel, source: str) -> Iterable[QualityWarning]:
             yield QualityWarning(
                 source,
                 "answer-balance",
-                f"position {position} holds the correct choice in {used} of {plural(len(possible), 'question')} "
-                f"(fair share {float(expected):.1f}, at most {float(limit):.1f}): move some answers to other "
-                "positions",
+                Problem(
+                    words.position_overused,
+                    position=position,
+                    used=used,
+                    possible=len(possible),
+                    expected=float(expected),
+                    limit=float(limit),
+                ),
             )
         elif used == 0 and expected >= UNUSED_MIN_EXPECTED:
             yield QualityWarning(
                 source,
                 "answer-balance",
-                f"position {position} never holds the correct choice, though chance would put it there "
-                f"{float(expected):.1f} times in these {plural(len(possible), 'question')}",
+                Problem(words.position_unused, position=position, possible=len(possible), expected=float(expected)),
             )
 
 
@@ -286,8 +300,7 @@ def _answer_runs(pack: PackModel, source: str) -> Iterable[QualityWarning]:
             yield QualityWarning(
                 source,
                 "answer-run",
-                f"this and the next {len(run) - 1} questions ({', '.join(q.id for q in run)}) all have the correct "
-                f"choice at position {run[0].answer}: at most {RUN_LIMIT} in a row",
+                Problem(words.answer_run, ids=tuple(q.id for q in run), position=run[0].answer, limit=RUN_LIMIT),
                 run[0].id,
             )
         start = end
@@ -296,7 +309,9 @@ def _answer_runs(pack: PackModel, source: str) -> Iterable[QualityWarning]:
 def _placeholder_warnings_for_pack(pack: PackModel, source: str) -> Iterable[QualityWarning]:
     for field, text in (("title", pack.title), ("description", pack.description)):
         if mark := placeholder_in(text):
-            yield QualityWarning(source, "placeholder", f"the {field} still holds {mark!r}: {_snippet(text)}")
+            yield QualityWarning(
+                source, "placeholder", Problem(words.still_holds, field=field, mark=mark, snippet=_snippet(text))
+            )
 
 
 _CODE = re.compile(r"^```[^\n]*\n.*?^```[ \t]*$|`[^`\n]+`", re.MULTILINE | re.DOTALL)
@@ -318,19 +333,20 @@ def _placeholder_warnings_for_question(question: QuestionModel, source: str) -> 
                 yield QualityWarning(
                     source,
                     "placeholder",
-                    f"the {name} {image.url} is an example address: link the real image",
+                    Problem(words.example_image, field=name, url=image.url),
                     question.id,
                 )
     for field, text in fields:
         if mark := placeholder_in(without_code(text)):
             yield QualityWarning(
-                source, "placeholder", f"the {field} still holds {mark!r}: {_snippet(text)}", question.id
+                source,
+                "placeholder",
+                Problem(words.still_holds, field=field, mark=mark, snippet=_snippet(text)),
+                question.id,
             )
     for url in question.references:
         if is_placeholder_reference(url):
-            yield QualityWarning(
-                source, "placeholder", f"the reference {url} is an example address: link the real source", question.id
-            )
+            yield QualityWarning(source, "placeholder", Problem(words.example_reference, url=url), question.id)
 
 
 def _snippet(text: str, limit: int = 60) -> str:

@@ -17,7 +17,8 @@ from pydantic import (
 )
 
 from bot.domain import Image, Pack, Question
-from bot.wording.i18n import plural
+from bot.errors import Problem
+from bot.wording import content as words
 
 SLUG = r"^[a-z0-9][a-z0-9-]{0,63}$"
 TODO_MARK = "TODO"
@@ -37,18 +38,26 @@ FENCE_OPEN = re.compile(r"^```[A-Za-z0-9_+#.-]{0,30}[ \t]*$")
 IMAGE_FILE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.(png|jpe?g|gif)$"
 
 
+class Refused(ValueError):
+    """A validator's refusal: pydantic takes it as a ValueError; the loader reports the Problem it carries."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.worded())
+        self.problem = problem
+
+
 def _code_well_formed(value: str, what: str) -> str:
     """Refuse an unclosed code fence and a line of code too long to keep whole."""
     inside = False
     for number, line in enumerate(value.split("\n"), start=1):
         if FENCE_LINE.match(line):
             if not (FENCE_OPEN if not inside else re.compile(r"^```[ \t]*$")).match(line):
-                raise ValueError(f"{what}: line {number} starts with ``` but is not a fence (``` or ```language)")
+                raise Refused(Problem(words.fence_not_a_fence, what=what, number=number))
             inside = not inside
         elif inside and len(line) > CODE_LINE_MAX:
-            raise ValueError(f"{what}: line {number} of a code block is longer than {CODE_LINE_MAX} characters")
+            raise Refused(Problem(words.code_line_too_long, what=what, number=number, limit=CODE_LINE_MAX))
     if inside:
-        raise ValueError(f"{what} opens a code block (```) that it does not close: add a line of ``` after the code")
+        raise Refused(Problem(words.code_not_closed, what=what))
     return value
 
 
@@ -58,22 +67,22 @@ class ImageModel(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     url: Annotated[str, StringConstraints(pattern=r"^https://[^\s<>|`]+$", max_length=2000)] | None = Field(
-        default=None, description="An https URL of the image (no other scheme)."
+        default=None, description=words.field_description("image.url")
     )
     file: Annotated[str, StringConstraints(pattern=IMAGE_FILE)] | None = Field(
         default=None,
-        description="A png, jpg or gif file under content/images/, uploaded once by the bot instead of a url.",
+        description=words.field_description("image.file"),
     )
     alt: Annotated[str, StringConstraints(min_length=1, max_length=1000)] = Field(
-        description="What the image shows, for people who cannot see it (Slack's alt_text; the terminal shows it)."
+        description=words.field_description("image.alt")
     )
 
     @model_validator(mode="after")
     def _one_source(self) -> ImageModel:
         if (self.url is None) == (self.file is None):
-            raise ValueError("an image needs exactly one of url (https) and file (under content/images/)")
+            raise Refused(Problem(words.image_needs_one_source))
         if not self.alt.strip():
-            raise ValueError("an image needs its alt text")
+            raise Refused(Problem(words.image_needs_alt))
         return self
 
     def to_domain(self) -> Image:
@@ -84,9 +93,9 @@ class ImageModel(BaseModel):
 def _not_blank(value: str, what: str) -> str:
     """Refuse a blank value and a TODO placeholder left by the importer."""
     if not value.strip():
-        raise ValueError(f"{what} is blank")
+        raise Refused(Problem(words.blank, what=what))
     if value.lstrip().startswith(TODO_MARK):
-        raise ValueError(f"{what} is still a {TODO_MARK} placeholder: write it")
+        raise Refused(Problem(words.still_a_placeholder, what=what, mark=TODO_MARK))
     return value
 
 
@@ -95,36 +104,26 @@ class QuestionModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    id: Slug = Field(description="Stable id, unique in the pack; answers refer to it, so never reuse one.")
-    prompt: Text = Field(
-        description=(
-            "The question. Code shows as code: `inline code` in backticks, and fenced blocks (a line of ``` with an "
-            "optional language, the code, a line of ```; lines of code at most 200 characters)."
-        )
-    )
+    id: Slug = Field(description=words.field_description("question.id"))
+    prompt: Text = Field(description=words.field_description("question.prompt"))
     choices: list[ChoiceText] = Field(min_length=2, max_length=10)
-    answer: int = Field(ge=1, description="1-based number of the correct choice, as listed in `choices`.")
-    explanation: Text = Field(
-        description=(
-            "Why the answer is right and the tempting alternatives are wrong; code as in the prompt. Choices may "
-            "hold `inline code`."
-        )
-    )
+    answer: int = Field(ge=1, description=words.field_description("question.answer"))
+    explanation: Text = Field(description=words.field_description("question.explanation"))
     tags: list[Tag] = Field(default_factory=list)
     difficulty: Literal["easy", "medium", "hard"] | None = None
     references: list[Annotated[str, StringConstraints(pattern=r"^https?://\S+$")]] = Field(default_factory=list)
-    image: ImageModel | None = Field(default=None, description="An image shown with the prompt.")
+    image: ImageModel | None = Field(default=None, description=words.field_description("question.image"))
     explanation_image: ImageModel | None = Field(
-        default=None, description="An image shown with the explanation, once the answer is revealed."
+        default=None, description=words.field_description("question.explanation_image")
     )
 
     @field_validator("answer", mode="before")
     @classmethod
     def _answer_given(cls, value: object) -> object:
         if value is None:
-            raise ValueError(f"answer is still a {TODO_MARK} blank: write the number of the correct choice")
+            raise Refused(Problem(words.answer_blank, mark=TODO_MARK))
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"answer must be the number of the correct choice, not {value!r}")
+            raise Refused(Problem(words.answer_not_a_number, value=repr(value)))
         return value
 
     @field_validator("prompt")
@@ -143,9 +142,9 @@ class QuestionModel(BaseModel):
         seen: set[str] = set()
         for choice in value:
             if any(FENCE_LINE.match(line) for line in choice.split("\n")):
-                raise ValueError(f"choice {choice[:40]!r} holds a code block: a choice may hold `inline code` only")
+                raise Refused(Problem(words.choice_holds_code, choice=choice))
             if choice.casefold() in seen:
-                raise ValueError(f"choice {choice!r} is listed twice")
+                raise Refused(Problem(words.choice_twice, choice=choice))
             seen.add(choice.casefold())
         return value
 
@@ -154,7 +153,7 @@ class QuestionModel(BaseModel):
     def _answer_in_range(cls, value: int, info: ValidationInfo) -> int:
         choices = info.data.get("choices")
         if choices is not None and value > len(choices):
-            raise ValueError(f"answer {value} is not one of the {plural(len(choices), 'choice')}")
+            raise Refused(Problem(words.answer_not_a_choice, answer=value, choices=len(choices)))
         return value
 
 
@@ -173,11 +172,7 @@ class PackModel(BaseModel):
     tags: list[Tag] = Field(default_factory=list)
     verbatim_seed: StrictBool = Field(
         default=False,
-        description=(
-            "The questions and choices are seed text kept word for word: `quizbot content check` applies the "
-            "schema rules only and skips the quality rules for this pack (its prompts still count for "
-            "near-duplicate detection against other packs)."
-        ),
+        description=words.field_description("pack.verbatim_seed"),
     )
     questions: list[QuestionModel] = Field(min_length=1)
 
@@ -190,7 +185,7 @@ class PackModel(BaseModel):
     @classmethod
     def _description_filled(cls, value: str) -> str:
         if value.lstrip().startswith(TODO_MARK):
-            raise ValueError(f"description is still a {TODO_MARK} placeholder: write it (or leave it out)")
+            raise Refused(Problem(words.description_placeholder, mark=TODO_MARK))
         return value
 
     @field_validator("questions")
@@ -199,7 +194,9 @@ class PackModel(BaseModel):
         first: dict[str, int] = {}
         for number, question in enumerate(value, start=1):
             if question.id in first:
-                raise ValueError(f"question {question.id} (#{number}): id is already used by #{first[question.id]}")
+                raise Refused(
+                    Problem(words.question_id_used, question_id=question.id, number=number, first=first[question.id])
+                )
             first[question.id] = number
         return value
 

@@ -4,34 +4,16 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import ForeignKey, Table, and_, case, delete, func, or_, select, true, update
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from bot.db import Database
-from bot.db.models import (
-    Answer,
-    Base,
-    Channel,
-    PendingConfirmation,
-    Post,
-    PostSnapshot,
-    QuestionRow,
-    QuestionVersion,
-    Schedule,
-    User,
-    Workspace,
-)
 from bot.domain.ranking import Entry, rank_entries
 from bot.domain.text import spreadsheet_cell
 from bot.errors import QuizError
-from bot.service.lookups import CHANNEL_REF_COLUMNS, joined_to_channel
-from bot.service.schedules import paused_by
+from bot.service.operator_uow import OperatorUnitOfWork
 from bot.wording import operator as operator_words
 
 ANSWER_FIELDS = (
@@ -72,68 +54,23 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-async def export_data(db: Database, *, since: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Answers and posts (since a time, if given) and the all-time leaderboard of every workspace."""
-    async with db.transaction() as session:
-        answer_rows = (
-            await session.execute(
-                select(
-                    Answer,
-                    Workspace.platform,
-                    Workspace.external_id.label("workspace"),
-                    Channel.external_id.label("channel"),
-                    User.external_id.label("user_id"),
-                    User.display_name,
-                    QuestionRow.pack_id,
-                    QuestionRow.key,
-                    QuestionVersion.choices,  # as the post showed them: choice_index indexes these
-                )
-                .join(User, User.id == Answer.user_id)
-                .join(Workspace, Workspace.id == Answer.workspace_id)
-                .join(Channel, Channel.id == Answer.channel_id)
-                .join(Post, Post.id == Answer.post_id)
-                .join(QuestionRow, QuestionRow.id == Post.question_id)
-                .join(PostSnapshot, PostSnapshot.post_id == Post.id)
-                .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
-                .where(Answer.answered_at >= since if since else true())
-                .order_by(Answer.id)
-            )
-        ).all()
-        answer_counts = select(Answer.post_id, func.count(Answer.id).label("n")).group_by(Answer.post_id).subquery()
-        post_rows = (
-            await session.execute(
-                joined_to_channel(
-                    select(
-                        Post,
-                        *CHANNEL_REF_COLUMNS,
-                        QuestionRow.pack_id,
-                        QuestionRow.key,
-                        func.coalesce(answer_counts.c.n, 0).label("answers"),
-                    ),
-                    Post.channel_id,
-                )
-                .join(QuestionRow, QuestionRow.id == Post.question_id)
-                .outerjoin(answer_counts, answer_counts.c.post_id == Post.id)
-                .where(Post.opened_at >= since if since else true())
-                .order_by(Post.id)
-            )
-        ).all()
-        totals = (
-            await session.execute(
-                select(
-                    Workspace.platform,
-                    Workspace.external_id,
-                    User.external_id.label("user_id"),
-                    User.display_name,
-                    func.sum(Answer.points).label("points"),
-                    func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
-                    func.count(Answer.id).label("answered"),
-                )
-                .join(User, User.id == Answer.user_id)
-                .join(Workspace, Workspace.id == Answer.workspace_id)
-                .group_by(Workspace.platform, Workspace.external_id, User.id, User.external_id, User.display_name)
-            )
-        ).all()
+EXPORT_STEPS = 4
+"""The steps export_data reports to its `progress`: answers, posts and totals read, rows built."""
+
+
+async def export_data(
+    uow: OperatorUnitOfWork, *, since: datetime | None = None, progress: Callable[[int, int], None] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Answers and posts (since a time, if given) and the all-time leaderboard of every workspace.
+
+    `progress(done, EXPORT_STEPS)` is called as each step ends (`quizbot export`'s progress bar)."""
+    step = progress or (lambda done, total: None)
+    answer_rows = await uow.exports.answers(since)
+    step(1, EXPORT_STEPS)
+    post_rows = await uow.exports.posts(since)
+    step(2, EXPORT_STEPS)
+    totals = await uow.exports.totals()
+    step(3, EXPORT_STEPS)
     answers = [
         {
             "answer_id": row.Answer.id,
@@ -193,6 +130,7 @@ async def export_data(db: Database, *, since: datetime | None = None) -> dict[st
             }
             for rank, entry in rank_entries(entries)
         )
+    step(EXPORT_STEPS, EXPORT_STEPS)
     return {"answers": answers, "posts": posts, "leaderboard": leaderboard}
 
 
@@ -234,99 +172,37 @@ class Forgotten:
     rows: dict[str, int]
 
 
-def _tables_referencing_users() -> list[tuple[Table, str, str | None]]:
-    """(table, column, ondelete) for every foreign key to users.id, found from the models."""
-    found = []
-    for table in Base.metadata.sorted_tables:
-        for column in table.columns:
-            for fk in column.foreign_keys:
-                if isinstance(fk, ForeignKey) and fk.target_fullname == "users.id":
-                    found.append((table, column.name, fk.ondelete))
-    return found
-
-
-def _user_rows(platform: str, user_id: str, workspace: str | None) -> Any:
-    query = (
-        select(User.id)
-        .join(Workspace, Workspace.id == User.workspace_id)
-        .where(Workspace.platform == platform, User.external_id == user_id)
-    )
-    return query.where(Workspace.external_id == workspace) if workspace is not None else query
-
-
 def _unknown_user(platform: str, user_id: str, workspace: str | None) -> QuizError:
     where = f" in workspace {workspace}" if workspace else ""
     return QuizError(f"No {platform} user {user_id}{where} is known; nothing was deleted.")
 
 
 async def known_user(
-    db: Database, *, platform: str, user_id: str, workspace: str | None = None, installed: Sequence[str] = ()
+    uow: OperatorUnitOfWork, *, platform: str, user_id: str, workspace: str | None = None, installed: Sequence[str] = ()
 ) -> int:
     """How many identity rows (one per workspace) `forget_user` would delete; QuizError if there are none, which
     says so of the platform itself when it is neither `installed` (an adapter's name) nor in the database."""
-    async with db.transaction() as session:
-        found = len(list((await session.execute(_user_rows(platform, user_id, workspace))).scalars()))
-        if not found:
-            stored = set((await session.execute(select(Workspace.platform).distinct())).scalars())
+    found = len(await uow.people.identities(platform, user_id, workspace))
     if not found:
-        platforms = {*installed, *stored}
+        platforms = {*installed, *await uow.people.platforms()}
         if platform not in platforms:
             raise QuizError(operator_words.not_a_platform(platform, sorted(platforms)))
         raise _unknown_user(platform, user_id, workspace)
     return found
 
 
-async def forget_user(db: Database, *, platform: str, user_id: str, workspace: str | None = None) -> Forgotten:
-    """Delete one person's answers and every other row about them, and their identity, in one transaction.
+async def forget_user(
+    uow: OperatorUnitOfWork, *, platform: str, user_id: str, workspace: str | None = None
+) -> Forgotten:
+    """Delete one person's answers and every other row about them, and their identity, and commit.
 
     Rows that merely point at them without being theirs (who posted a question, who paused a schedule) are kept
     with the pointer cleared, so no column holds their name or id afterwards. Leaderboards are derived from
     answers, so they stay consistent. Raises QuizError if unknown.
     """
-    async with db.transaction() as session:
-        ids = list((await session.execute(_user_rows(platform, user_id, workspace))).scalars())
-        if not ids:
-            raise _unknown_user(platform, user_id, workspace)
-        removed: dict[str, int] = {}
-        # Pending confirmations name their asker by platform id (they reference no row), so they go by that id.
-        asked = delete(PendingConfirmation).where(
-            PendingConfirmation.platform == platform, PendingConfirmation.user_external_id == user_id
-        )
-        if workspace is not None:
-            asked = asked.where(PendingConfirmation.workspace_external_id == workspace)
-        removed["pending_confirmations"] = (await session.execute(asked)).rowcount or 0  # type: ignore[attr-defined]
-        removed["schedules (cleared paused_reason)"] = await _forget_pauses(session, ids)
-        for table, column, ondelete in _tables_referencing_users():
-            target = table.c[column]
-            if ondelete and ondelete.upper() == "SET NULL":
-                result = await session.execute(update(table).where(target.in_(ids)).values({column: None}))
-                removed[f"{table.name} (cleared {column})"] = result.rowcount or 0  # type: ignore[attr-defined]
-            else:
-                result = await session.execute(delete(table).where(target.in_(ids)))
-                removed[table.name] = result.rowcount or 0  # type: ignore[attr-defined]
-        await session.execute(delete(User).where(User.id.in_(ids)))
+    ids = await uow.people.identities(platform, user_id, workspace)
+    if not ids:
+        raise _unknown_user(platform, user_id, workspace)
+    removed = await uow.people.forget(ids, platform=platform, user_id=user_id, workspace=workspace)
+    await uow.commit()
     return Forgotten(users=len(ids), rows=removed)
-
-
-async def _forget_pauses(session: AsyncSession, ids: list[int]) -> int:
-    """Clear who paused a schedule from the reasons that name one of these users; returns how many changed.
-
-    A pause records its user by row (`paused-by:<id>`); a reason written before that named them in words
-    (`paused by <name or platform id>`, in their workspace), which is cleared too.
-    """
-    people = (
-        await session.execute(select(User.workspace_id, User.display_name, User.external_id).where(User.id.in_(ids)))
-    ).all()
-    in_words = [
-        and_(
-            Schedule.workspace_id == person.workspace_id,
-            Schedule.paused_reason.in_([f"paused by {person.display_name}", f"paused by {person.external_id}"]),
-        )
-        for person in people
-    ]
-    result = await session.execute(
-        update(Schedule)
-        .where(or_(Schedule.paused_reason.in_([paused_by(user_row) for user_row in ids]), *in_words))
-        .values(paused_reason=paused_by(None))
-    )
-    return int(result.rowcount or 0)  # type: ignore[attr-defined]

@@ -1,6 +1,12 @@
-"""`quizbot doctor`: check settings, database, migrations, content and tokens, and say what to fix."""
+"""`quizbot doctor`: check settings, database, migrations, content and tokens, and say what to fix.
+
+`--online` also asks each enabled platform what it makes of the credentials (the adapter's `online_findings`):
+Slack's auth.test and granted scopes, Discord's application and guild permissions.
+"""
 
 from __future__ import annotations
+
+import asyncio
 
 from bot.clock import Clock
 from bot.clock_skew import SKEW_LIMIT, probe
@@ -11,14 +17,38 @@ from bot.db import Database
 from bot.db.migrate import current_revision, head_revision
 from bot.db.problems import explain, masked_url, require_existing
 from bot.errors import DatabaseNotReady
-from bot.plugins import Finding
+from bot.plugins import Finding, failed_finding, installed_plugins
 from bot.wording import clock as clock_words
+from bot.wording import operator as operator_words
 from bot.wording.i18n import plural
 
 
 def _adapter_findings(settings: Settings) -> list[Finding]:
     """Each installed adapter checks its own settings (tokens, mode)."""
     return [finding for adapter in settings.adapter_settings().values() for finding in adapter.findings()]
+
+
+ONLINE_TIMEOUT = 20.0
+"""Seconds one platform's online checks may take before the doctor says it had no answer."""
+
+
+async def _online_findings(settings: Settings, seconds: float = ONLINE_TIMEOUT) -> list[Finding]:
+    """Each enabled platform whose settings are sound, asked about its credentials (in turn, each bounded)."""
+    findings: list[Finding] = []
+    enabled = settings.enabled_adapters()
+    for name, adapter in settings.adapter_settings().items():
+        if name not in enabled or any(f.level == "fail" for f in adapter.findings()):
+            continue
+        try:
+            async with asyncio.timeout(seconds):
+                findings.extend(await adapter.online_findings())
+        except TimeoutError:
+            plugin = installed_plugins().get(name)
+            platform = plugin.words.platform if plugin is not None and plugin.words is not None else name
+            findings.append(Finding("fail", platform, *operator_words.online_no_answer(platform, seconds)))
+        except Exception as exc:  # the platform's refusal, the network: one finding with its fix
+            findings.append(failed_finding(name, name, exc))
+    return findings
 
 
 async def _clock_findings(settings: Settings, clock: Clock | None = None) -> list[Finding]:
@@ -81,8 +111,8 @@ async def _database_findings(settings: Settings) -> list[Finding]:
     return findings
 
 
-async def diagnose(settings: Settings) -> list[Finding]:
-    """Run every check; nothing is changed."""
+async def diagnose(settings: Settings, *, online: bool = False) -> list[Finding]:
+    """Run every check (with `online`, ask the platforms too); nothing is changed."""
     findings = [Finding("ok", "settings", f"adapters: {', '.join(settings.enabled_adapters())}")]
     findings.extend(Finding("warn", "settings", warning, "rename or remove it") for warning in unknown_variables())
     packs, problems = validate_paths([settings.content_dir])
@@ -102,4 +132,6 @@ async def diagnose(settings: Settings) -> list[Finding]:
     findings.extend(await _database_findings(settings))
     findings.extend(_adapter_findings(settings))
     findings.extend(await _clock_findings(settings))
+    if online:
+        findings.extend(await _online_findings(settings))
     return findings

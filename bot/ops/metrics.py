@@ -1,18 +1,55 @@
-"""Prometheus metrics of one bot process (a registry per Runtime, so tests and replicas never share one)."""
+"""Prometheus metrics of one bot process (a registry per Runtime, so tests and replicas never share one).
+
+Besides quizbot's own: `quizbot_build_info` (version, python) and prometheus_client's standard process, platform
+and garbage-collector metrics (`process_*`, `python_info`, `python_gc_*`), as in its default registry. Labelled
+counters start at zero for every label value known in advance (the installed adapters, the outcomes, sources and
+kinds), so a rate or an alert on them has a series before the first event.
+"""
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+import platform as python_platform
+from collections.abc import Iterable, Sequence
+
+from prometheus_client import (
+    GC_COLLECTOR,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    Info,
+    PlatformCollector,
+    ProcessCollector,
+    generate_latest,
+)
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-__all__ = ["CONTENT_TYPE_LATEST", "Metrics"]
+from bot import __version__
+from bot.domain import AnswerOutcome, PostSource
+from bot.plugins import installed_plugins
+
+__all__ = ["ANSWER_OUTCOMES", "CONTENT_TYPE_LATEST", "ERROR_KINDS", "Metrics"]
+
+ANSWER_OUTCOMES = (*(outcome.value for outcome in AnswerOutcome), "failed")
+"""quizbot_answers_total's outcomes: the recorded outcomes, and `failed` (the click raised)."""
+ERROR_KINDS = ("rate_limited", "permanent", "error")
+"""quizbot_platform_errors_total's kinds."""
 
 
 class Metrics:
     """The counters, gauges and histograms quizbot exports on /metrics."""
 
-    def __init__(self) -> None:
+    def __init__(self, platforms: Sequence[str] | None = None) -> None:
+        """`platforms`: the label values to start the counters at zero for (default: the installed adapters)."""
         self.registry = CollectorRegistry(auto_describe=True)
+        Info("quizbot_build", "The running quizbot: its version and Python's.", registry=self.registry).info(
+            {"version": __version__, "python": python_platform.python_version()}
+        )
+        ProcessCollector(registry=self.registry)
+        PlatformCollector(registry=self.registry)
+        if GC_COLLECTOR is not None:  # None where the interpreter has no gc statistics
+            GCCollector(registry=self.registry)
         self.answers = Counter(
             "quizbot_answers_total",
             "Clicks handled, by platform and outcome (recorded, already_answered, closed, failed).",
@@ -72,6 +109,20 @@ class Metrics:
         )
         self._answer_children: dict[tuple[str, str], Counter] = {}
         self._latency_children: dict[str, Histogram] = {}
+        self._start_at_zero(list(installed_plugins()) if platforms is None else platforms)
+
+    def _start_at_zero(self, platforms: Iterable[str]) -> None:
+        """Every known label combination of the counters, at zero (a child exists once `labels` made it)."""
+        for name in platforms:
+            for outcome in ANSWER_OUTCOMES:
+                self.answers.labels(name, outcome)
+            for source in PostSource:
+                self.posts.labels(name, source.value)
+            for kind in ERROR_KINDS:
+                self.platform_errors.labels(name, kind)
+            self.adapter_restarts.labels(name)
+            self.late_acks.labels(name)
+            self.busy_refusals.labels(name)
 
     def answered(self, platform: str, outcome: str, seconds: float) -> None:
         """Count one click and its recording time (labelled children cached: this runs for every click)."""

@@ -7,10 +7,12 @@ parses each); typed text is quoted through `echo` (capped).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 from bot.wording.commands import did_you_mean
 from bot.wording.i18n import echo
 from bot.wording.i18n import translate as _
+from bot.wording.times import duration
 
 EXAMPLES = "`daily 09:00`, `weekdays 09:30`, `mon,wed,fri 14:00` or a cron rule such as `30 9 * * 1-5`"
 
@@ -172,11 +174,11 @@ def far_too_long(text: str) -> str:
     return _("`{text}` is far too long.", text=echo(text))
 
 
-def too_short(text: str, least: str) -> str:
+def too_short(text: str, least: timedelta) -> str:
     """A duration under the minimum."""
-    return _("`{text}` is too short; the least is {least}.", text=echo(text), least=least)
+    return _("`{text}` is too short; the least is {least}.", text=echo(text), least=duration(least))
 
 
-def too_long(text: str, most: str) -> str:
+def too_long(text: str, most: timedelta) -> str:
     """A duration over the maximum."""
-    return _("`{text}` is too long; the most is {most}.", text=echo(text), most=most)
+    return _("`{text}` is too long; the most is {most}.", text=echo(text), most=duration(most))

@@ -15,7 +15,7 @@ import yaml
 from sqlalchemy import select
 
 from adapters.discord.adapter import DiscordAdapter
-from adapters.discord.embeds import page_ids, planned_pages
+from adapters.discord.card_pages import page_ids, planned_pages
 from bot.config import Settings
 from bot.db.models import Post
 from bot.runtime import Runtime

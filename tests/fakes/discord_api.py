@@ -1680,8 +1680,8 @@ class FakeDiscord:
                     "id": g["id"],
                     "name": g["name"],
                     "icon": None,
-                    "owner": False,
-                    "permissions": "0",
+                    "owner": g["owner_id"] == self.bot_user_id,
+                    "permissions": str(self.member_permissions(g["id"], self.bot_user_id)),
                     "features": [],
                 }
                 for g in self.guilds.values()

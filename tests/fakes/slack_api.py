@@ -1160,7 +1160,8 @@ class FakeSlack:
         result = handler(args)
         if asyncio.iscoroutine(result):
             result = await result
-        return 200, result, {}
+        # As Slack does, every answer to a bot token lists the scopes the app was granted (what `doctor --online` reads).
+        return 200, result, ({"x-oauth-scopes": ",".join(sorted(self.scopes))} if kind == "bot" else {})
 
     @staticmethod
     def _err(error: str, **extra: Any) -> dict:

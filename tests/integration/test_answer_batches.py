@@ -12,6 +12,7 @@ from bot.domain import DISPLAY_NAME_MAX, AnswerOutcome, ChannelRef, UserRef
 from bot.errors import Busy, InvalidChoice, UnknownPost
 from bot.ops.data import forget_user
 from bot.runtime import Runtime
+from bot.service.operator_uow import operator_unit_of_work
 from tests.conftest import make_user
 from tests.held_commits import held_commits, metric
 
@@ -78,7 +79,8 @@ async def test_a_user_deleted_by_another_process_is_recreated_on_the_next_click(
 ) -> None:
     card = (await runtime.quiz.post_question(channel)).card
     await runtime.app.answer(post_id=card.post_id, user=make_user("zoe"), choice_index=card.choice_ids[0])
-    await forget_user(runtime.db, platform="fake", user_id="U-zoe")  # the recorder still caches zoe's old id
+    async with operator_unit_of_work(runtime.db) as uow:
+        await forget_user(uow, platform="fake", user_id="U-zoe")  # the recorder still caches zoe's old id
     again = await runtime.app.answer(post_id=card.post_id, user=make_user("zoe"), choice_index=card.choice_ids[1])
     assert again.outcome is AnswerOutcome.RECORDED
     assert again.chosen == card.choices[1]

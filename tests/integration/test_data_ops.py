@@ -15,9 +15,9 @@ from bot.cli import main
 from bot.commands import Scope, Window
 from bot.db.models import Answer, Base, Post, Schedule, User
 from bot.domain import ChannelRef, UserRef
-from bot.ops.data import _tables_referencing_users
 from bot.runtime import Runtime
 from bot.service.facade import Invocation
+from bot.service.repositories.people import tables_referencing_users
 from tests.conftest import SEED_CONTENT, make_user
 
 
@@ -194,7 +194,7 @@ async def test_forget_user_removes_every_row_of_that_user_and_nothing_else(
         async with runtime.db.transaction() as session:
             ids = list((await session.execute(select(User.id).where(User.external_id == "U-bob"))).scalars())
             out = {}
-            for table, column, _ in _tables_referencing_users():
+            for table, column, _ in tables_referencing_users():
                 out[f"{table.name}.{column}"] = (
                     await session.execute(select(func.count()).select_from(table).where(table.c[column].in_(ids)))
                 ).scalar_one()

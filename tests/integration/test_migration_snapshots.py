@@ -43,6 +43,7 @@ from bot.domain.versions import content_digest
 from bot.ops.data import export_data
 from bot.runtime import build_runtime
 from bot.service.facade import Invocation
+from bot.service.operator_uow import operator_unit_of_work
 from tests.conftest import _create_pg_database, _drop_pg_database, _pg_url, make_user
 from tests.fakes.fake_platform import FakePlatform
 
@@ -283,7 +284,8 @@ async def test_0005_backfills_snapshots_of_existing_posts_and_downgrades(blank_u
         assert grown.reveal.correct_position == 3
         _, _, retired = await runtime.quiz.card(3)
         assert retired.retired and retired.choices == ("m", "n", "o")
-        data = await export_data(runtime.db)
+        async with operator_unit_of_work(runtime.db) as uow:
+            data = await export_data(uow)
         assert [(a["post_id"], a["choice"], a["correct"]) for a in data["answers"]] == [
             (1, "b", True),
             (2, MISSING, False),

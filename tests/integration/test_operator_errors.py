@@ -655,49 +655,37 @@ async def test_slack_socket_mode_refusing_the_app_token_at_start(fake: FakeSlack
     [["export", "--out", "/sys/quizbot-export.json"], ["export", "--format", "csv", "--out", "/sys/quizbot-export"]],
     ids=["json", "csv"],
 )
-def test_export_to_a_place_it_may_not_write(
-    args: list[str],
-    database_url: str,
-    operator_env: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_export_to_a_place_it_may_not_write(args: list[str], database_url: str, operator_env: Path) -> None:
     """/sys refuses new files even to root: the export says which path and what to do, not `PermissionError: ...`."""
-    monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
-    assert cli(capsys, "db", "upgrade")[0] == 0
-    status, _, err = cli(capsys, *args)
-    assert status == 2
-    one_line(err, f"quizbot: cannot write {args[-1]}", "choose a place you may write with --out")
-    assert "PermissionError" not in err
+    assert quizbot_process(operator_env, "db", "upgrade", QUIZBOT_DATABASE_URL=database_url).returncode == 0
+    done = quizbot_process(operator_env, *args, QUIZBOT_DATABASE_URL=database_url)
+    assert done.returncode == 2
+    one_line(done.stderr, f"quizbot: cannot write {args[-1]}", "choose a place you may write with --out")
+    assert "PermissionError" not in done.stderr
 
 
-def test_forget_user_on_something_that_is_no_platform(
-    database_url: str, operator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
-    assert cli(capsys, "db", "upgrade")[0] == 0
-    status, _, err = cli(capsys, "forget-user", "irc", "zed", "--yes")
-    assert status == 2
-    one_line(err, "quizbot: 'irc' is not a platform; give one of:", "console", "discord", "slack")
-    status, _, err = cli(capsys, "forget-user", "slack", "U0NOBODY", "--yes")  # a platform: the user is unknown
-    assert status == 2
-    one_line(err, "No slack user U0NOBODY is known; nothing was deleted.")
+def test_forget_user_on_something_that_is_no_platform(database_url: str, operator_env: Path) -> None:
+    assert quizbot_process(operator_env, "db", "upgrade", QUIZBOT_DATABASE_URL=database_url).returncode == 0
+    done = quizbot_process(operator_env, "forget-user", "irc", "zed", "--yes", QUIZBOT_DATABASE_URL=database_url)
+    assert done.returncode == 2
+    one_line(done.stderr, "quizbot: 'irc' is not a platform; give one of:", "console", "discord", "slack")
+    # a platform: the user is unknown
+    done = quizbot_process(operator_env, "forget-user", "slack", "U0NOBODY", "--yes", QUIZBOT_DATABASE_URL=database_url)
+    assert done.returncode == 2
+    one_line(done.stderr, "No slack user U0NOBODY is known; nothing was deleted.")
 
 
-def test_a_mistyped_command_gets_the_nearest_one(operator_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stopped:
-        main(["runn"])
-    assert stopped.value.code == 2
-    err = capsys.readouterr().err
-    assert "quizbot: error: unknown command 'runn'; did you mean `quizbot run`?" in err
-    assert "choose from" not in err
-    with pytest.raises(SystemExit):
-        main(["db", "upgarde"])
-    assert "unknown command 'upgarde'; did you mean `quizbot db upgrade`?" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["export", "--format", "xml"])
-    err = capsys.readouterr().err
-    assert "argument --format: invalid choice: 'xml'" in err and "unknown command" not in err
+def test_a_mistyped_command_gets_the_nearest_one(operator_env: Path) -> None:
+    done = quizbot_process(operator_env, "runn")
+    assert done.returncode == 2
+    assert "quizbot: error: unknown command 'runn'; did you mean `quizbot run`?" in done.stderr
+    assert "choose from" not in done.stderr
+    done = quizbot_process(operator_env, "db", "upgarde")
+    assert done.returncode == 2
+    assert "unknown command 'upgarde'; did you mean `quizbot db upgrade`?" in done.stderr
+    done = quizbot_process(operator_env, "export", "--format", "xml")
+    assert done.returncode == 2
+    assert "argument --format: invalid choice: 'xml'" in done.stderr and "unknown command" not in done.stderr
 
 
 def test_the_log_level_is_read_in_any_case(operator_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -707,6 +695,13 @@ def test_the_log_level_is_read_in_any_case(operator_env: Path, monkeypatch: pyte
     assert load_settings().log_level == "DEBUG"
     monkeypatch.setenv("QUIZBOT_LOG_LEVEL", " Warning ")
     assert load_settings().log_level == "WARNING"
+    # The command itself: `debug` is taken (its INFO line shows), ` Warning ` too (no INFO line).
+    database = f"sqlite+aiosqlite:///{operator_env / 'q.db'}"
+    done = quizbot_process(operator_env, "db", "upgrade", QUIZBOT_DATABASE_URL=database, QUIZBOT_LOG_LEVEL="debug")
+    assert done.returncode == 0, done.stderr
+    assert "QUIZBOT_LOG_LEVEL" not in done.stderr and " INFO " in done.stderr
+    done = quizbot_process(operator_env, "db", "current", QUIZBOT_DATABASE_URL=database, QUIZBOT_LOG_LEVEL=" Warning ")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
 
 
 def test_the_health_port_in_use_names_the_setting(operator_env: Path) -> None:
@@ -726,3 +721,28 @@ def test_the_health_port_in_use_names_the_setting(operator_env: Path) -> None:
     assert done.returncode == 2, done.stderr
     line = one_line(done.stderr, f"127.0.0.1:{port}", "set QUIZBOT_HTTP_PORT to a free one")
     assert "Errno" not in line
+
+
+async def test_the_slack_port_in_use_names_the_setting(fake: FakeSlack, operator_env: Path) -> None:
+    """Another process holds QUIZBOT_SLACK_PORT: Slack HTTP mode names the setting, not "cannot reach Slack"."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = await asyncio.to_thread(
+            quizbot_process,
+            operator_env,
+            "run",
+            QUIZBOT_DATABASE_URL=f"sqlite+aiosqlite:///{operator_env / 'q.db'}",
+            QUIZBOT_SLACK_BOT_TOKEN=fake.bot_token,
+            QUIZBOT_SLACK_SIGNING_SECRET="0" * 32,
+            QUIZBOT_SLACK_HOST="127.0.0.1",
+            QUIZBOT_SLACK_PORT=str(port),
+            QUIZBOT_SLACK_API_URL=fake.api_url,
+            QUIZBOT_LOG_LEVEL="WARNING",
+        )
+    assert done.returncode == 2, done.stderr
+    line = one_line(
+        done.stderr, "quizbot: cannot listen for Slack's requests (", f"{port}", "set QUIZBOT_SLACK_PORT to a free one"
+    )
+    assert "cannot reach" not in line and "Errno" not in line

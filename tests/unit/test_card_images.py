@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adapters.console.adapter import image_lines
-from adapters.discord.embeds import card_embeds
+from adapters.discord.card_pages import card_embeds
 from adapters.slack.blocks import card_blocks
 from bot.domain import Image, QuestionCard, RevealView
 from tests.render_limits_support import assert_discord_message, assert_slack_blocks

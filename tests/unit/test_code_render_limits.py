@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from adapters.discord import markup as discord_markup
-from adapters.discord.embeds import card_embeds, card_layout, planned_pages
+from adapters.discord.card_pages import card_embeds, card_layout, planned_pages
 from adapters.slack import markup as slack_markup
 from adapters.slack.blocks import card_blocks, card_text
 from bot.content.schema import PackModel

@@ -1,4 +1,4 @@
-"""Every surface of a command agrees with its one declaration (bot/commands.py SPECS): the command union, the
+"""Every surface of a command agrees with its one declaration (bot/commands/ SPECS): the command union, the
 text grammar (each path and other word, the examples, the refusals for an unknown action), `/quiz help`, the
 permission check, confirmations and the Slack manifest's usage hint. The Discord tree is compared with the specs in
 tests/e2e/discord/test_discord_specs.py."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from adapters.discord.embeds import CONFIRM_TEMPLATE, confirm_custom_id
+from adapters.discord.custom_ids import CONFIRM_TEMPLATE, confirm_custom_id
 from adapters.slack.blocks import confirm_action_id, confirm_blocks, parse_confirm_action
 from bot.domain.views import ConfirmationRequest
 from bot.ports import Message

@@ -9,14 +9,9 @@ from datetime import UTC, datetime, timedelta
 import discord
 
 from adapters.discord.buttons import answer_view
-from adapters.discord.embeds import (
-    ANSWER_TEMPLATE,
-    CLOSED_COLOUR,
-    OPEN_COLOUR,
-    card_embed,
-    escape,
-    message_embed,
-)
+from adapters.discord.card_pages import card_embed
+from adapters.discord.custom_ids import ANSWER_TEMPLATE
+from adapters.discord.embeds import CLOSED_COLOUR, OPEN_COLOUR, escape, message_embed
 from bot.domain import PostSource, QuestionCard, RevealView
 from bot.ports import Message
 

@@ -8,7 +8,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.discord.embeds import ANSWER_TEMPLATE, answer_custom_id
+from adapters.discord.custom_ids import ANSWER_TEMPLATE, answer_custom_id
 from adapters.slack.blocks import parse_answer_action
 from bot.content.importer import parse_plain_quiz
 from bot.content.loader import parse_pack

@@ -17,18 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.discord.buttons import answer_view
-from adapters.discord.embeds import (
+from adapters.discord.card_pages import (
     CHOICES_MAX,
     EXPLANATION_MAX,
-    MAX_PAGES,
-    answer_embed,
     card_embeds,
     card_layout,
-    message_embed,
     message_ref,
     page_ids,
     planned_pages,
 )
+from adapters.discord.embeds import MAX_PAGES, answer_embed, message_embed
 from adapters.slack.blocks import card_blocks, card_text, message_blocks, message_text
 from bot.content.schema import pack_json_schema
 from bot.domain import (

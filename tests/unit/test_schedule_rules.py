@@ -102,6 +102,27 @@ def test_any_words_give_a_rule_or_a_command_error(words: list[str]) -> None:
         pass
 
 
+@given(st.lists(st.text(max_size=12), max_size=7))
+@settings(max_examples=100, deadline=None)
+def test_every_rule_refusal_carries_a_key_of_the_rule_words(words: list[str]) -> None:
+    key = "rules."
+    try:
+        split_rule(words)
+    except CommandError as refused:
+        key = refused.key
+    assert key.startswith("rules."), key
+
+
+def test_a_rule_refusal_carries_its_key_and_values_and_is_worded_at_the_edge() -> None:
+    with pytest.raises(CommandError) as refused:
+        parse_rule("9:30 weekdays")
+    assert (refused.value.key, refused.value.values) == ("rules.days_first", {"time_text": "9:30"})
+    assert refused.value.worded() == "Start with the days, then the time: e.g. `daily 9:30` or `weekdays 9:30`."
+    with pytest.raises(CommandError) as too_long:
+        parse_duration("8d", maximum=timedelta(days=7))
+    assert (too_long.value.key, too_long.value.values) == ("rules.too_long", {"text": "8d", "most": timedelta(days=7)})
+
+
 # --- next fires ---------------------------------------------------------------------------------------
 
 

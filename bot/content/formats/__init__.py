@@ -16,8 +16,10 @@ from bot.content.drafts import (
     DraftPack,
     DraftQuestion,
     ImportResult,
+    Place,
     Skipped,
     assign_ids,
+    at_line,
     check_pack_id,
     pack_id_from,
     refuse,
@@ -29,7 +31,9 @@ from bot.content.format_names import IMPORT_FORMATS as IMPORT_FORMATS
 from bot.content.formats import aiken, gift, opentdb, table
 from bot.content.importer import parse_plain_quiz, plain_draft
 from bot.content.schema import TODO_MARK
-from bot.errors import InvalidPack
+from bot.errors import InvalidPack, Problem
+from bot.wording import content as words
+from bot.wording import imports as import_words
 
 EXTENSIONS = {".gift": "gift", ".aiken": "aiken", ".json": "opentdb", ".csv": "csv", ".tsv": "csv"}
 """File extensions that name their format; anything else (.txt above all) is recognised by its content."""
@@ -89,7 +93,7 @@ def import_text(text: str, fmt: str, *, source: str, name: str, pack_id: str | N
         questions, values, lines = table.parse(text, source=source)
         draft = finish_pack(values, lines, questions, source=source, name=name, pack_id=pack_id, unique=True)
     else:
-        raise InvalidPack(f"{source}: unknown format {fmt!r}; the formats are {', '.join(IMPORT_FORMATS)}")
+        raise InvalidPack(Problem(import_words.unknown_format, where=[source], fmt=fmt, formats=IMPORT_FORMATS))
     return ImportResult(draft, fmt, skipped)
 
 
@@ -110,12 +114,12 @@ def finish_pack(
     blank. A title or description that starts with TODO is a blank, as in the YAML skeleton.
     """
 
-    def where(key: str) -> str:
+    def where(key: str) -> Place:
         """Where a pack value was given, for errors about it."""
-        return f"line {lines[key]}" if key in lines else "pack"
+        return at_line(lines[key]) if key in lines else Problem(words.pack)
 
     if not questions:
-        raise InvalidPack(f"{source}: no question to import (only multiple-choice and true/false questions are)")
+        raise InvalidPack(Problem(import_words.nothing_to_import, where=[source]))
     declared = values.get("pack_id")
     if declared is not None:
         check_pack_id(declared, source=source, where=where("pack_id"))
@@ -124,7 +128,7 @@ def finish_pack(
     description = values.get("pack_description", "" if declared is not None else None)
     seed = values.get("pack_verbatim_seed", "").strip().casefold()
     if seed not in ("", "true", "false", "yes", "no", "1", "0"):
-        raise refuse(source, where("pack_verbatim_seed"), f"pack_verbatim_seed {seed!r} is not true or false")
+        raise refuse(source, where("pack_verbatim_seed"), Problem(import_words.seed_not_a_flag, value=seed))
     draft = DraftPack(
         id=identifier,
         title=title,
@@ -147,4 +151,4 @@ def export_text(pack: DraftPack, fmt: str) -> str:
         return gift.dump(pack)
     if fmt == "csv":
         return table.dump(pack)
-    raise InvalidPack(f"cannot export as {fmt!r}; the export formats are {', '.join(EXPORT_FORMATS)}")
+    raise InvalidPack(Problem(import_words.cannot_export_as, fmt=fmt, formats=EXPORT_FORMATS))

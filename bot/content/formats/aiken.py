@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
-from bot.content.drafts import DraftQuestion, build_question, refuse, source_lines
+from bot.content.drafts import DraftQuestion, Place, at_line, build_question, refuse, source_lines
+from bot.errors import Problem
+from bot.wording import formats as words
 
 _CHOICE = re.compile(r"^\s*(?P<letter>[A-Za-z])\s*[.)]\s*(?P<text>\S.*?)\s*$")
 _ANSWER = re.compile(r"^\s*ANSWER\s*:\s*(?P<value>.*?)\s*$", re.IGNORECASE)
@@ -19,27 +21,27 @@ def parse(text: str, *, source: str) -> list[DraftQuestion]:
     questions: list[DraftQuestion] = []
     prompt: list[str] = []
     choices: list[str] = []
-    wheres: list[str] = []
+    wheres: list[Place] = []
     start = 0
     for number, line in enumerate(source_lines(text), start=1):
-        where = f"line {number}"
+        where = at_line(number)
         if not line.strip():
             if prompt and not choices:
-                raise refuse(source, f"line {start}", "the question has no choices (lines like `A. text`)")
+                raise refuse(source, at_line(start), Problem(words.aiken_no_choices))
             continue
         if answer := _ANSWER.match(line):
             if not prompt:
-                raise refuse(source, where, "ANSWER: comes before any question")
+                raise refuse(source, where, Problem(words.aiken_answer_before_question))
             if not choices:
-                raise refuse(source, where, "ANSWER: comes before any choice (lines like `A. text`)")
+                raise refuse(source, where, Problem(words.aiken_answer_before_choice))
             letter = answer["value"]
             last = chr(ord("A") + len(choices) - 1)
             if len(letter) != 1 or not "A" <= letter.upper() <= last:
-                raise refuse(source, where, f"ANSWER: {letter!r} is not one of the choices A-{last}")
+                raise refuse(source, where, Problem(words.aiken_answer_not_a_choice, letter=letter, last=last))
             questions.append(
                 build_question(
                     source=source,
-                    where=f"line {start}",
+                    where=at_line(start),
                     line=start,
                     prompt=" ".join(prompt),
                     choices=choices,
@@ -53,22 +55,25 @@ def parse(text: str, *, source: str) -> list[DraftQuestion]:
         expected = chr(ord("A") + len(choices))
         if choices:
             if choice is None:
-                raise refuse(source, where, f"expected choice {expected} or an ANSWER: line, found {line.strip()!r}")
+                found = Problem(words.aiken_expected_choice_or_answer, expected=expected, found=line.strip())
+                raise refuse(source, where, found)
             if choice["letter"].upper() != expected:
-                raise refuse(source, where, f"expected choice {expected}, found choice {choice['letter'].upper()}")
+                found = Problem(words.aiken_expected_choice, expected=expected, found=choice["letter"].upper())
+                raise refuse(source, where, found)
             choices.append(choice["text"])
             wheres.append(where)
         elif prompt and choice is not None:
             if choice["letter"].upper() != "A":
-                raise refuse(source, where, f"expected choice A, found choice {choice['letter'].upper()}")
+                found = Problem(words.aiken_expected_choice, expected="A", found=choice["letter"].upper())
+                raise refuse(source, where, found)
             choices.append(choice["text"])
             wheres.append(where)
         elif choice is not None:
-            raise refuse(source, where, f"choice {choice['letter'].upper()} comes before any question")
+            raise refuse(source, where, Problem(words.aiken_choice_before_question, letter=choice["letter"].upper()))
         else:
             if not prompt:
                 start = number
             prompt.append(line.strip())
     if prompt:
-        raise refuse(source, f"line {start}", "the question has no ANSWER: line (like `ANSWER: B`)")
+        raise refuse(source, at_line(start), Problem(words.aiken_no_answer_line))
     return questions

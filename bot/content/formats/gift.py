@@ -33,17 +33,21 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from bot.content.drafts import (
-    DESCRIPTION_BLANK,
     DraftPack,
     DraftQuestion,
+    Place,
     Skipped,
+    at_line,
     build_question,
+    description_blank,
     image_cells,
     image_from_cells,
     refuse,
     source_lines,
     tag_list,
 )
+from bot.errors import Problem
+from bot.wording import formats as words
 
 # Escaped characters are swapped for placeholders while parsing, then swapped back. The placeholders are
 # Unicode noncharacters (reserved for exactly this kind of internal use; a file holding one is refused), and
@@ -140,7 +144,7 @@ def _read_pack_keys(comments: list[tuple[int, str]], header: PackHeader, source:
             continue
         key = match["key"].casefold()
         if key in header.values:
-            raise refuse(source, f"line {number}", f"{key} is given twice (first on line {header.lines[key]})")
+            raise refuse(source, at_line(number), Problem(words.gift_key_twice, key=key, first=header.lines[key]))
         header.values[key] = unescape_comment(match["value"])
         header.lines[key] = number
 
@@ -161,53 +165,49 @@ def _question(
         return start + text.count("\n", 0, position)
 
     if reserved := _RESERVED.search(text):
-        raise refuse(source, f"line {line_at(reserved.start())}", f"the character U+{ord(reserved[0]):04X} is not text")
+        not_text = Problem(words.gift_not_text, code=f"{ord(reserved[0]):04X}")
+        raise refuse(source, at_line(line_at(reserved.start())), not_text)
     text = _ESCAPE.sub(lambda m: _NEWLINE if m[1] == "n" else _ESCAPES[m[1]], text)
 
     position = len(text) - len(text.lstrip())
     first_line = line_at(position)
-    where = f"line {first_line}"
+    where = at_line(first_line)
     title = ""
     if text.startswith("::", position):
         end = text.find("::", position + 2)
         if end < 0:
-            raise refuse(source, where, "the question name opened with :: is not closed with ::")
+            raise refuse(source, where, Problem(words.gift_name_not_closed))
         title = _restore(text[position + 2 : end]).strip()
         position = end + 2
     opening = text.find("{", position)
     closing = text.find("}", position)
-    name = f" ({title})" if title else ""
     if opening < 0 and closing < 0:
-        return Skipped(first_line, f"description{name} skipped: it has no answers")
+        return Skipped(first_line, Problem(words.gift_description_skipped, title=title))
     if closing >= 0 and (opening < 0 or closing < opening):
-        raise refuse(source, f"line {line_at(closing)}", "'}' without an opening '{' (write \\} for a brace)")
+        raise refuse(source, at_line(line_at(closing)), Problem(words.gift_brace_not_opened))
     if closing < 0:
-        raise refuse(source, f"line {line_at(opening)}", "the answers opened with '{' are not closed with '}'")
+        raise refuse(source, at_line(line_at(opening)), Problem(words.gift_answers_not_closed))
     if (nested := text.find("{", opening + 1, closing)) >= 0:
-        raise refuse(source, f"line {line_at(nested)}", "'{' inside the answers (write \\{ for a brace)")
+        raise refuse(source, at_line(line_at(nested)), Problem(words.gift_brace_inside_answers))
     if (second := _find_any(text, "{}", closing + 1)) >= 0:
-        raise refuse(
-            source,
-            f"line {line_at(second)}",
-            f"a second {text[second]!r} after the answers: put a blank line between questions",
-        )
+        raise refuse(source, at_line(line_at(second)), Problem(words.gift_second_brace, brace=text[second]))
     before, block, after = text[position:opening], text[opening + 1 : closing], text[closing + 1 :]
     prompt = before + ("_____" + after if after.strip() else "")
     block, general = _split_general_feedback(block)
     answers = block.strip()
     kind = _kind(answers)
     if kind not in ("multiple-choice", "true/false"):
-        return Skipped(first_line, f"{kind} question{name} skipped: only multiple-choice and true/false are imported")
+        return Skipped(first_line, Problem(words.gift_kind_skipped, kind=kind, title=title))
     metadata = _question_metadata(comments, source)
     if kind == "true/false":
         value, _wrong, right = ([*answers.split("#", 2), "", ""])[:3]
-        choices, wheres = list(TRUE_FALSE), [where, where]
+        choices, wheres = list(TRUE_FALSE), list[Place]([where, where])
         answer = 1 if value.strip().upper() in _TRUE else 2
         explanation = _text(right) or _text(general)
     else:
         parsed = _multiple_choice(block, opening + 1, line_at, source)
-        if isinstance(parsed, str):
-            return Skipped(first_line, f"{parsed} question{name} skipped: only one right answer is imported")
+        if not isinstance(parsed, tuple):
+            return Skipped(first_line, Problem(words.gift_several_right_skipped, kind=parsed, title=title))
         choices, wheres, answer, feedback = parsed
         explanation = feedback or _text(general)
     return build_question(
@@ -257,7 +257,7 @@ def _kind(answers: str) -> str:
 
 def _multiple_choice(
     block: str, offset: int, line_at: Callable[[int], int], source: str
-) -> tuple[list[str], list[str], int, str] | str:
+) -> tuple[list[str], list[Place], int, str] | str | Problem:
     """Choices, where each is, the 1-based right one and its feedback; or the name of the unsupported variant.
 
     `block` is the answer block as it stands in the text at `offset`, so errors name the answer's own line.
@@ -265,18 +265,16 @@ def _multiple_choice(
     marks = [match.start() for match in re.finditer("[=~]", block)]
     if not marks or block[: marks[0]].strip():
         found = _text(block[: marks[0]] if marks else block)
-        raise refuse(
-            source, f"line {line_at(offset)}", f"text before the first answer: {found!r} (start each with = or ~)"
-        )
+        raise refuse(source, at_line(line_at(offset)), Problem(words.gift_text_before_answer, found=found))
     choices: list[str] = []
-    wheres: list[str] = []
+    wheres: list[Place] = []
     right: list[int] = []
     partial = False
     feedback = ""
     for number, begin in enumerate(marks, start=1):
         end = marks[number] if number < len(marks) else len(block)
         answer = block[begin:end].strip()
-        where = f"line {line_at(offset + begin)}"
+        where = at_line(line_at(offset + begin))
         correct = answer.startswith("=")
         answer = answer[1:]
         if not correct and (weight := _WEIGHT.match(answer)):
@@ -286,18 +284,18 @@ def _multiple_choice(
             partial = partial or 0 < value < 100
         choice, _, note = answer.partition("#")
         if not _text(choice):
-            raise refuse(source, where, f"answer {number} is empty")
+            raise refuse(source, where, Problem(words.gift_answer_empty, number=number))
         choices.append(_text(choice))
         wheres.append(where)
         if correct:
             right.append(number)
             feedback = _text(note)
     if partial:
-        return "partial-credit (several right answers)"
+        return Problem(words.gift_partial_credit)
     if len(right) > 1:
         return "several-right-answers"
     if not right:
-        raise refuse(source, f"line {line_at(offset)}", "no right answer: mark the correct choice with = instead of ~")
+        raise refuse(source, at_line(line_at(offset)), Problem(words.gift_no_right_answer))
     return choices, wheres, right[0], feedback
 
 
@@ -379,10 +377,10 @@ def dump(pack: DraftPack) -> str:
 
     Every question must have its answer (a draft without one cannot be written as GIFT).
     """
-    lines = [f"// Exported by `quizbot content export` from the pack {pack.id}.", f"// pack_id: {pack.id}"]
+    lines = [words.gift_export_header(pack.id), f"// pack_id: {pack.id}"]
     if pack.title is not None:
         lines.append(f"// pack_title: {escape_comment(pack.title)}")
-    description = pack.description if pack.description is not None else DESCRIPTION_BLANK
+    description = pack.description if pack.description is not None else description_blank()
     lines.append(f"// pack_description: {escape_comment(description)}")
     if pack.tags:
         lines.append(f"// pack_tags: {', '.join(pack.tags)}")
@@ -390,7 +388,7 @@ def dump(pack: DraftPack) -> str:
         lines.append("// pack_verbatim_seed: true")
     for question in pack.questions:
         if question.answer is None:
-            raise ValueError(f"question {question.id} has no answer; GIFT cannot say so")
+            raise ValueError(words.gift_no_answer(question.id))
         lines.append("")
         if question.tags:
             lines.append("// " + " ".join(f"[tag:{tag}]" for tag in question.tags))

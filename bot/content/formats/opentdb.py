@@ -12,15 +12,10 @@ import html
 import json
 from typing import Any, NamedTuple
 
-from bot.content.drafts import DraftQuestion, build_question, refuse
-
-RESPONSE_CODES = {
-    1: "no results: the API could not return that many questions",
-    2: "invalid parameter",
-    3: "session token not found",
-    4: "session token exhausted: every question was returned already",
-    5: "rate limit: too many requests",
-}
+from bot.content.drafts import DraftQuestion, Place, at_line, at_record, build_question, refuse
+from bot.errors import Problem
+from bot.wording import formats as words
+from bot.wording import imports as import_words
 
 
 class TriviaFile(NamedTuple):
@@ -35,40 +30,41 @@ def parse(text: str, *, source: str) -> TriviaFile:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise refuse(source, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from exc
+        where = Problem(import_words.line_and_column, line=exc.lineno, column=exc.colno)
+        raise refuse(source, where, Problem(words.trivia_not_json, detail=exc.msg)) from exc
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-        raise refuse(source, "line 1", 'expected an object like {"response_code": 0, "results": [...]}')
+        raise refuse(source, at_line(1), Problem(words.trivia_not_a_response))
     code = data.get("response_code", 0)
     if code != 0:
-        reason = RESPONSE_CODES.get(code, "an error") if isinstance(code, int) else "not a number"
-        raise refuse(source, "response_code", f"{code!r} ({reason}); nothing to import")
+        number = code if isinstance(code, int) else None
+        raise refuse(source, "response_code", Problem(words.trivia_response_code, code=repr(code), number=number))
     questions: list[DraftQuestion] = []
     categories: set[str] = set()
     for number, record in enumerate(data["results"], start=1):
-        where = f"record {number}"
+        where = at_record(number)
         if not isinstance(record, dict):
-            raise refuse(source, where, "a result must be an object with type, question, correct_answer...")
+            raise refuse(source, where, Problem(words.trivia_result_not_object))
         kind = _field(record, "type", source, where)
         prompt = _field(record, "question", source, where)
         correct = _field(record, "correct_answer", source, where)
         incorrect = record.get("incorrect_answers")
         if not isinstance(incorrect, list) or not all(isinstance(item, str) for item in incorrect):
-            raise refuse(source, where, "incorrect_answers must be a list of texts")
+            raise refuse(source, where, Problem(words.trivia_incorrect_not_list))
         wrong = [html.unescape(item) for item in incorrect]
         category = html.unescape(record["category"]) if isinstance(record.get("category"), str) else ""
         difficulty = record.get("difficulty")
         if difficulty is not None and not isinstance(difficulty, str):
-            raise refuse(source, where, "difficulty must be easy, medium or hard")
+            raise refuse(source, where, Problem(words.trivia_bad_difficulty))
         if kind == "boolean":
             if correct.casefold() not in ("true", "false"):
-                raise refuse(source, where, f"correct_answer {correct!r} of a boolean question is not True or False")
+                raise refuse(source, where, Problem(words.trivia_not_true_or_false, correct=correct))
             choices, answer = ["True", "False"], 1 if correct.casefold() == "true" else 2
         elif kind == "multiple":
             slot = (number - 1) % (len(wrong) + 1)
             choices = [*wrong[:slot], correct, *wrong[slot:]]
             answer = slot + 1
         else:
-            raise refuse(source, where, f"type {kind!r} is not multiple or boolean")
+            raise refuse(source, where, Problem(words.trivia_unknown_type, kind=kind))
         categories.add(category)
         questions.append(
             build_question(
@@ -86,8 +82,8 @@ def parse(text: str, *, source: str) -> TriviaFile:
     return TriviaFile(questions, title)
 
 
-def _field(record: dict[str, Any], name: str, source: str, where: str) -> str:
+def _field(record: dict[str, Any], name: str, source: str, where: Place) -> str:
     value = record.get(name)
     if not isinstance(value, str):
-        raise refuse(source, where, f"{name} is missing or not a text")
+        raise refuse(source, where, Problem(words.trivia_missing_field, name=name))
     return html.unescape(value)

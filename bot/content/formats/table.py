@@ -30,10 +30,20 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from bot.content.drafts import DraftPack, DraftQuestion, build_question, image_cells, image_from_cells, refuse
+from bot.content.drafts import (
+    DraftPack,
+    DraftQuestion,
+    Place,
+    at_line,
+    build_question,
+    image_cells,
+    image_from_cells,
+    refuse,
+)
 from bot.content.schema import TODO_MARK
 from bot.domain.text import formula_safe, spreadsheet_text
-from bot.wording.i18n import plural
+from bot.errors import Problem
+from bot.wording import formats as words
 
 PACK_COLUMNS = ("pack_id", "pack_title", "pack_description", "pack_tags", "pack_verbatim_seed")
 IMAGE_COLUMNS = ("image_url", "image_alt", "explanation_image_url", "explanation_image_alt")
@@ -86,21 +96,19 @@ def parse(text: str, *, source: str) -> TableFile:
             rows.append((previous + 1, [spreadsheet_text(cell.strip()) for cell in row]))
             previous = reader.line_num
     except csv.Error as exc:
-        raise refuse(source, f"line {previous + 1}", f"not valid CSV: {exc}") from exc
+        raise refuse(source, at_line(previous + 1), Problem(words.table_not_csv, detail=str(exc))) from exc
     rows = [(line, row) for line, row in rows if any(cell.strip() for cell in row)]
     if not rows:
-        raise refuse(source, "line 1", "the file is empty: expected a header row (question, choice1, choice2, ...)")
+        raise refuse(source, at_line(1), Problem(words.table_empty))
     header_line, header = rows[0]
-    columns = _columns(header, source, f"line {header_line}")
+    columns = _columns(header, source, at_line(header_line))
     questions: list[DraftQuestion] = []
     pack: dict[str, str] = {}
     pack_lines: dict[str, int] = {}
     for line, row in rows[1:]:
-        where = f"line {line}"
+        where = at_line(line)
         if len(row) > columns.width and any(cell.strip() for cell in row[columns.width :]):
-            raise refuse(
-                source, where, f"{plural(len(row), 'cell')}, but the header has {plural(columns.width, 'column')}"
-            )
+            raise refuse(source, where, Problem(words.table_row_too_wide, cells=len(row), columns=columns.width))
         cells = row + [""] * (columns.width - len(row))
 
         def cell(name: str, cells: list[str] = cells) -> str:
@@ -112,13 +120,20 @@ def parse(text: str, *, source: str) -> TableFile:
             if not value:
                 continue
             if name in pack and pack[name] != value:
-                raise refuse(source, where, f"{name} {value!r} differs from {pack[name]!r} on line {pack_lines[name]}")
+                differs = Problem(
+                    words.table_pack_value_differs,
+                    name=name,
+                    value=value,
+                    earlier=pack[name],
+                    line=pack_lines[name],
+                )
+                raise refuse(source, where, differs)
             pack[name], pack_lines[name] = value, line
         choices = [cells[index].strip() for index in columns.choices]
         while choices and not choices[-1]:
             choices.pop()
         if "" in choices:
-            raise refuse(source, where, f"choice {choices.index('') + 1} is empty but a later choice is not")
+            raise refuse(source, where, Problem(words.table_choice_gap, number=choices.index("") + 1))
         questions.append(
             build_question(
                 source=source,
@@ -145,7 +160,7 @@ def _delimiter(text: str) -> str:
     return max(counts, key=lambda d: (counts[d], d == ","))
 
 
-def _columns(header: list[str], source: str, where: str) -> _Columns:
+def _columns(header: list[str], source: str, where: Place) -> _Columns:
     index: dict[str, int] = {}
     choices: dict[int, int] = {}
     for position, raw in enumerate(header):
@@ -156,27 +171,27 @@ def _columns(header: list[str], source: str, where: str) -> _Columns:
         if numbered or lettered:
             number = int(numbered[1]) if numbered else ord(lettered[1]) - ord("a") + 1  # type: ignore[index]
             if number in choices:
-                raise refuse(source, where, f"column {raw.strip()!r} is a second column for choice {number}")
+                second = Problem(words.table_second_choice_column, column=raw.strip(), number=number)
+                raise refuse(source, where, second)
             choices[number] = position
             continue
         if name not in _ALIASES:
-            known = "question, choice1..choice10 (or a..j), correct, id, explanation, tags, difficulty, references, "
-            raise refuse(source, where, f"unknown column {raw.strip()!r}; the columns are {known}pack_id...")
+            raise refuse(source, where, Problem(words.table_unknown_column, column=raw.strip()))
         canonical = _ALIASES[name]
         if canonical in index:
-            raise refuse(source, where, f"column {raw.strip()!r} repeats the {canonical} column")
+            raise refuse(source, where, Problem(words.table_column_repeats, column=raw.strip(), canonical=canonical))
         index[canonical] = position
     if "question" not in index:
-        raise refuse(source, where, "no question column: the header needs question, choice1, choice2, ... correct")
+        raise refuse(source, where, Problem(words.table_no_question_column))
     if len(choices) < 2:
-        raise refuse(source, where, "fewer than 2 choice columns (choice1, choice2, ... or a, b, ...)")
+        raise refuse(source, where, Problem(words.table_too_few_choice_columns))
     for number in range(1, len(choices) + 1):
         if number not in choices:
-            raise refuse(source, where, f"the choice columns skip choice {number}")
+            raise refuse(source, where, Problem(words.table_choice_columns_skip, number=number))
     return _Columns(index, [choices[n] for n in range(1, len(choices) + 1)], len(header))
 
 
-def _answer(value: str, choices: list[str], source: str, where: str) -> int | None:
+def _answer(value: str, choices: list[str], source: str, where: Place) -> int | None:
     """A number, then a letter, then the text of a choice; empty is unknown (a TODO blank)."""
     if not value:
         return None
@@ -188,9 +203,7 @@ def _answer(value: str, choices: list[str], source: str, where: str) -> int | No
     if len(matches) == 1:
         return matches[0]
     last = chr(ord("A") + len(choices) - 1)
-    raise refuse(
-        source, where, f"correct {value!r} is not a choice number (1-{len(choices)}), letter (A-{last}) or choice text"
-    )
+    raise refuse(source, where, Problem(words.table_bad_correct, value=value, choices=len(choices), last=last))
 
 
 def dump(pack: DraftPack) -> str:
@@ -211,7 +224,7 @@ def dump(pack: DraftPack) -> str:
         row += [str(question.answer) if question.answer is not None else "", question.explanation or ""]
         row += [", ".join(question.tags), question.difficulty or "", " ".join(question.references)]
         if number == 0:
-            description = pack.description if pack.description is not None else f"{TODO_MARK}: describe the pack"
+            description = pack.description if pack.description is not None else words.table_description_blank(TODO_MARK)
             row += [pack.id, pack.title or "", description, ", ".join(pack.tags)]
             row += ["true"] if pack.verbatim_seed else []
         else:

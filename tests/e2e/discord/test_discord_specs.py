@@ -1,4 +1,4 @@
-"""The JSON `quizbot discord sync` sends Discord is the command specs (bot/commands.py SPECS), option by option:
+"""The JSON `quizbot discord sync` sends Discord is the command specs (bot/commands/ SPECS), option by option:
 names, types, required, choices, bounds, autocomplete, descriptions (with who may run a command, from its
 permission), and nothing else. A new spec shows up here by itself; a hand-made difference fails."""
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-import adapters.discord.adapter
+import adapters.discord.interactions
 from adapters.discord.adapter import DiscordAdapter, invite_permissions
 from bot.chart_images import ChartImage
 from bot.clock import ManualClock
@@ -109,13 +109,13 @@ async def test_without_attach_files_the_report_posts_the_text_alone_and_says_whi
     # The charts are held until the summary is out, so that the refusal meets the charts' message: a report
     # deferred on a busy machine posts its summary as a channel message too.
     summary_out = asyncio.Event()
-    render_charts = adapters.discord.adapter.render_charts
+    render_charts = adapters.discord.interactions.render_charts
 
     async def held_render(charts: Any) -> list[ChartImage]:
         await summary_out.wait()
         return await render_charts(charts)
 
-    monkeypatch.setattr(adapters.discord.adapter, "render_charts", held_render)
+    monkeypatch.setattr(adapters.discord.interactions, "render_charts", held_render)
     adapter = DiscordAdapter(runtime)
     async with serving(adapter, fake):
         await answer(fake, nth=1, user_id=1001, name="alice")

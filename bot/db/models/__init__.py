@@ -1,0 +1,52 @@
+"""SQLAlchemy 2 models. Every row that belongs to a team is reached through its workspace (Slack team id,
+Discord guild id, or the terminal's local workspace), so several workspaces can share one database.
+
+One module per aggregate (places, questions, posts and answers, scores, cohorts, review, schedules and fires, flags,
+seasons, confirmations) over `base` (the declarative base and column types). Importing `bot.db.models` imports them
+all, so `Base.metadata` holds every table (Alembic's env and the migration checks read it)."""
+
+from bot.db.models.base import NAMING, Base, BigId, UTCDateTime
+from bot.db.models.cohorts import Cohort, CohortMember
+from bot.db.models.confirmations import PendingConfirmation
+from bot.db.models.flags import QuestionFlag
+from bot.db.models.places import Channel, SeenDelivery, User, Workspace
+from bot.db.models.posts import POST_FINISH_SQL, Answer, Post, PostRecipient, PostSnapshot, post_finish_time
+from bot.db.models.questions import PackRow, QuestionRow, QuestionVersion
+from bot.db.models.review import ReviewAnswer, ReviewItem, ReviewSnapshot
+from bot.db.models.schedules import MemberFire, Schedule, ScheduleFire
+from bot.db.models.scores import ChannelScore, PeriodScore, UserScore
+from bot.db.models.seasons import Season
+
+__all__ = [
+    "NAMING",
+    "POST_FINISH_SQL",
+    "Answer",
+    "Base",
+    "BigId",
+    "Channel",
+    "ChannelScore",
+    "Cohort",
+    "CohortMember",
+    "MemberFire",
+    "PackRow",
+    "PendingConfirmation",
+    "PeriodScore",
+    "Post",
+    "PostRecipient",
+    "PostSnapshot",
+    "QuestionFlag",
+    "QuestionRow",
+    "QuestionVersion",
+    "ReviewAnswer",
+    "ReviewItem",
+    "ReviewSnapshot",
+    "Schedule",
+    "ScheduleFire",
+    "Season",
+    "SeenDelivery",
+    "UTCDateTime",
+    "User",
+    "UserScore",
+    "Workspace",
+    "post_finish_time",
+]
