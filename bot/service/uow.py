@@ -28,7 +28,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
 from bot.service.deliveries import Deliveries
 from bot.service.directory import Directory
-from bot.service.repositories import Cohorts, Flags, MemberFires, Places, Posts, Questions, Review, Schedules
+from bot.service.repositories import (
+    Cohorts,
+    Flags,
+    MemberFires,
+    PendingConfirmations,
+    Places,
+    Posts,
+    Questions,
+    Review,
+    Schedules,
+)
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +55,7 @@ class UnitOfWork:
     review: Review
     flags: Flags
     member_fires: MemberFires
+    confirmations: PendingConfirmations
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -66,6 +77,7 @@ class UnitOfWork:
         self.flags = Flags(self.session)
         self.member_fires = MemberFires(self.session)
         self.deliveries = Deliveries(self.session)
+        self.confirmations = PendingConfirmations(self.session)
         try:
             await self.session.begin()
         except Exception as exc:

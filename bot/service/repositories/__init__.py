@@ -7,6 +7,7 @@ click path's batched statements live with the group commit that runs them (servi
 """
 
 from bot.service.repositories.cohorts import Cohorts, DeliveryMember, Totals
+from bot.service.repositories.confirmations import PendingConfirmations
 from bot.service.repositories.flags import FlaggedPost, Flags, Seen
 from bot.service.repositories.places import Places
 from bot.service.repositories.posts import FirePost, Posts, RevealedAnswer, Shown
@@ -21,6 +22,7 @@ __all__ = [
     "FlaggedPost",
     "Flags",
     "MemberFires",
+    "PendingConfirmations",
     "Places",
     "Posts",
     "Questions",
