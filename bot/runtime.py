@@ -32,7 +32,7 @@ from bot.ports import PlatformRegistry
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.ticker import Ticker
 from bot.service.answers import AnswerRecorder
-from bot.service.app import QuizApp
+from bot.service.app import QuizApp, sync_content
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
@@ -129,7 +129,7 @@ async def build_runtime(
             metrics=metrics,
             pause_threshold=settings.flag_pause_threshold,
         )
-        await quiz.sync_content()
+        await sync_content(uow, quiz)
     except BaseException:
         await db.dispose()
         raise
@@ -137,7 +137,7 @@ async def build_runtime(
     cohort_rules = AttentionRules(
         behind_after=settings.cohort_behind_after, inactive_days=settings.cohort_inactive_days
     )
-    cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
+    cards = CardRefresher(platforms=platforms, interval=settings.card_update_interval)
     schedules = ScheduleService(uow=uow, catalog=catalog, clock=clock)
     cohorts = CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz, rules=cohort_rules)
     answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)

@@ -23,6 +23,7 @@ from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Self
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
@@ -146,3 +147,8 @@ async def committed(factory: UnitOfWorkFactory) -> AsyncIterator[UnitOfWork]:
     async with factory() as uow:
         yield uow
         await uow.commit()
+
+
+def is_conflict(exc: BaseException) -> bool:
+    """Whether `exc` is a unique-key conflict with another transaction (worth running the whole unit again)."""
+    return isinstance(exc, IntegrityError)

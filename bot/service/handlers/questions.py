@@ -36,7 +36,7 @@ async def reveal_current(
     command: Reveal, context: Context, uow: UnitOfWork, *, quiz: QuizService, reveal: RevealPost
 ) -> Reply:
     """`/quiz reveal`: close the channel's newest open question and show the answer."""
-    card = await reveal(await quiz.current_post_id(context.channel))
+    card = await reveal(uow, await quiz.current_post_id(uow, context.channel))
     return Reply(cards.revealed_message(card), quiet=True)
 
 

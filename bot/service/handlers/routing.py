@@ -23,7 +23,7 @@ from bot.wording import cohorts, commands
 from bot.wording.errors import admins_only
 
 Handler = Callable[[Any, Context, UnitOfWork], Awaitable[Reply]]
-RevealPost = Callable[[int], Awaitable[QuestionCard]]
+RevealPost = Callable[[UnitOfWork, int], Awaitable[QuestionCard]]
 
 
 @dataclass(frozen=True, slots=True)
