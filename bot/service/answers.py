@@ -31,6 +31,7 @@ from bot.errors import InvalidChoice, NotYourQuestion, PostedElsewhere, QuizErro
 from bot.service.directory import Directory, insert_for, insert_ignoring_conflict
 from bot.service.scores import RecordedAnswer, channel_ranks, record_answers_effects
 from bot.service.uow import UnitOfWorkFactory
+from bot.wording.answers import no_such_choice
 from bot.wording.errors import UNKNOWN_POST, not_your_question, posted_elsewhere
 
 log = logging.getLogger(__name__)
@@ -392,7 +393,7 @@ def _refusal(click: _Click, post: _PostInfo | None, place: ChannelRef | None) ->
     if elsewhere and not _same_organisation(click, place):
         return PostedElsewhere(posted_elsewhere())
     if not 0 <= click.choice_index < len(post.choices):
-        return InvalidChoice(f"That button does not match a choice of this question ({click.choice_index}).")
+        return InvalidChoice(no_such_choice(click.choice_index))
     return None
 
 
@@ -425,7 +426,7 @@ def _private_refusal(click: _Click, post: _PostInfo, place: ChannelRef, recipien
     if not (in_its_workspace or in_its_channel):
         return PostedElsewhere(posted_elsewhere())
     if not 0 <= click.choice_index < len(post.choices):
-        return InvalidChoice(f"That button does not match a choice of this question ({click.choice_index}).")
+        return InvalidChoice(no_such_choice(click.choice_index))
     return None
 
 
