@@ -142,7 +142,7 @@ async def build_runtime(
     cohorts = CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz, rules=cohort_rules)
     answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)
     fanout = FanOut()  # one limiter for scheduled posts, reveals and season boards alike
-    seasons = SeasonService(uow=uow, clock=clock, stats=stats, platforms=platforms, fanout=fanout)
+    seasons = SeasonService(clock=clock, stats=stats, platforms=platforms, fanout=fanout)
     app = QuizApp(
         uow=uow,
         quiz=quiz,
@@ -175,7 +175,7 @@ async def build_runtime(
         platforms=platforms,
         clock=clock,
         fanout=fanout,
-        announce_season=seasons.announce,
+        announce_season=app.announce_season,
         grace=settings.schedule_grace,
         lease=timedelta(seconds=settings.schedule_lease_seconds),
         interval=settings.schedule_tick_seconds,

@@ -19,6 +19,7 @@ from typing import Any
 from bot.clock import Clock
 from bot.commands import Command, parse_command
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
+from bot.domain.views import SeasonEnded
 from bot.errors import Busy, CommandError, ShuttingDown
 from bot.ports import Message, Page, ServiceMetrics
 from bot.service.answers import AnswerRecorder
@@ -122,6 +123,7 @@ class QuizApp:
                 "seasons_": seasons,
                 "confirmations_": confirmations,
                 "home_": self.home_reader,
+                "announce_season": self.announce_season,
             },
         )
 
@@ -258,6 +260,13 @@ class QuizApp:
         await uow.commit()
         await self.cards.edit_now(post_id, closed)
         return closed[2]
+
+    async def announce_season(self, season_id: int) -> SeasonEnded:
+        """Post an ended season's final boards (the ticker's, or the admin's who ended it): read in a unit of work,
+        posted once it has ended."""
+        async with self.uow() as uow:
+            final = await self.seasons.final_boards(uow, season_id)
+        return await self.seasons.post_final_boards(final)
 
     async def current_post_id(self, channel: ChannelRef) -> int:
         """The newest open post in a channel, or NoOpenPost (read in a unit of work of its own)."""

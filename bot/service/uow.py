@@ -39,6 +39,7 @@ from bot.service.repositories import (
     Questions,
     Review,
     Schedules,
+    Seasons,
 )
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class UnitOfWork:
     flags: Flags
     member_fires: MemberFires
     confirmations: PendingConfirmations
+    seasons: Seasons
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -79,6 +81,7 @@ class UnitOfWork:
         self.member_fires = MemberFires(self.session)
         self.deliveries = Deliveries(self.session)
         self.confirmations = PendingConfirmations(self.session)
+        self.seasons = Seasons(self.session)
         try:
             await self.session.begin()
         except Exception as exc:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from bot.commands import EndSeason, ListSeasons, StartSeason
+from bot.domain.views import SeasonEnded
 from bot.service.confirmations import Confirmations
 from bot.service.facade import Context, Reply
 from bot.service.handlers.routing import ask_to_confirm, handles
@@ -10,6 +13,9 @@ from bot.service.lookups import local_date
 from bot.service.seasons import SeasonService
 from bot.service.uow import UnitOfWork
 from bot.wording import seasons
+
+AnnounceSeason = Callable[[int], Awaitable[SeasonEnded]]
+"""Posts an ended season's final boards (QuizApp.announce_season)."""
 
 
 @handles(StartSeason)
@@ -22,7 +28,13 @@ async def start_season(command: StartSeason, context: Context, uow: UnitOfWork, 
 
 @handles(EndSeason)
 async def end_season(
-    command: EndSeason, context: Context, uow: UnitOfWork, *, seasons_: SeasonService, confirmations_: Confirmations
+    command: EndSeason,
+    context: Context,
+    uow: UnitOfWork,
+    *,
+    seasons_: SeasonService,
+    confirmations_: Confirmations,
+    announce_season: AnnounceSeason,
 ) -> Reply:
     """`/quiz season end`: asks first; once confirmed the season ends and each channel gets its final board."""
     season, timezone = await seasons_.running(uow, context.channel)
@@ -37,7 +49,7 @@ async def end_season(
         )
     ended = await seasons_.end(uow, context.channel, context.user)
     await uow.commit()  # ended once: the boards are posted after the commit, by whoever ended it
-    return Reply(seasons.ended_message(await seasons_.announce(ended.id)))
+    return Reply(seasons.ended_message(await announce_season(ended.id)))
 
 
 @handles(ListSeasons)

@@ -14,6 +14,7 @@ from bot.service.repositories.posts import FirePost, Posts, RevealedAnswer, Show
 from bot.service.repositories.questions import Questions, Rotation
 from bot.service.repositories.review import Review
 from bot.service.repositories.schedules import MemberFires, Schedules
+from bot.service.repositories.seasons import Seasons
 
 __all__ = [
     "Cohorts",
@@ -30,6 +31,7 @@ __all__ = [
     "Review",
     "Rotation",
     "Schedules",
+    "Seasons",
     "Seen",
     "Shown",
     "Totals",
