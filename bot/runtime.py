@@ -139,7 +139,7 @@ async def build_runtime(
     )
     cards = CardRefresher(platforms=platforms, interval=settings.card_update_interval)
     schedules = ScheduleService(uow=uow, catalog=catalog, clock=clock)
-    cohorts = CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz, rules=cohort_rules)
+    cohorts = CohortService(catalog=catalog, clock=clock, quiz=quiz, rules=cohort_rules)
     answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)
     fanout = FanOut()  # one limiter for scheduled posts, reveals and season boards alike
     seasons = SeasonService(clock=clock, stats=stats, platforms=platforms, fanout=fanout)

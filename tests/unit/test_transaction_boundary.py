@@ -33,8 +33,6 @@ ALLOWED = Counter(
         "service/quiz.py:QuizService.publication_step": 1,
         "service/answers.py:AnswerRecorder._commit": 1,
         # not yet converted (issue 21 item 2): use cases that still open their own
-        "service/cohorts.py:CohortService.post_next_question": 1,
-        "service/cohorts.py:CohortService.send_next_privately": 1,
         "service/report.py:ReportService.build": 1,
         "service/report.py:ReportService.find_workspace": 1,
         # read models: in the caller's unit of work (`within=`), else in a read-only one of their own

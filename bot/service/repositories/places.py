@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import (
-    User,
-)
+from bot.db.models import User, Workspace
 from bot.domain import ChannelRef, UserRef
 from bot.service.directory import Directory
 from bot.service.lookups import (
@@ -44,3 +42,12 @@ class Places:
     async def remember_timezone(self, user_row: int, timezone: str) -> None:
         """Cache the timezone a user's platform profile gives ("" when it gives none)."""
         await self._session.execute(update(User).where(User.id == user_row).values(timezone=timezone[:64]))
+
+    async def workspace_ref(self, workspace: int) -> tuple[str, str]:
+        """The platform and platform id of a workspace's row."""
+        row = (
+            await self._session.execute(
+                select(Workspace.platform, Workspace.external_id).where(Workspace.id == workspace)
+            )
+        ).one()
+        return row.platform, row.external_id
