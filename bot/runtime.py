@@ -138,7 +138,7 @@ async def build_runtime(
         behind_after=settings.cohort_behind_after, inactive_days=settings.cohort_inactive_days
     )
     cards = CardRefresher(platforms=platforms, interval=settings.card_update_interval)
-    schedules = ScheduleService(uow=uow, catalog=catalog, clock=clock)
+    schedules = ScheduleService(catalog=catalog, clock=clock)
     cohorts = CohortService(catalog=catalog, clock=clock, quiz=quiz, rules=cohort_rules)
     answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)
     fanout = FanOut()  # one limiter for scheduled posts, reveals and season boards alike

@@ -41,6 +41,7 @@ from bot.service.repositories import (
     Schedules,
     Seasons,
 )
+from bot.service.repositories.schedule_listing import ScheduleListing
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ class UnitOfWork:
     member_fires: MemberFires
     confirmations: PendingConfirmations
     seasons: Seasons
+    schedule_listing: ScheduleListing
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -82,6 +84,7 @@ class UnitOfWork:
         self.deliveries = Deliveries(self.session)
         self.confirmations = PendingConfirmations(self.session)
         self.seasons = Seasons(self.session)
+        self.schedule_listing = ScheduleListing(self.session)
         try:
             await self.session.begin()
         except Exception as exc:

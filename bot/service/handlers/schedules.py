@@ -35,7 +35,7 @@ async def list_schedules(
     command: ListSchedules, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
 ) -> Reply:
     """`/quiz schedule list [all]`."""
-    views = await schedules_.list(context.channel, everywhere=command.everywhere, within=uow)
+    views = await schedules_.list(uow, context.channel, everywhere=command.everywhere)
     return Reply(schedules.listing(views, everywhere=command.everywhere, here=context.channel))
 
 
@@ -93,4 +93,4 @@ async def next_schedule(
     command: NextSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService, clock: Clock
 ) -> Reply:
     """`/quiz schedule next`."""
-    return Reply(schedules.next_here(await schedules_.next_here(context.channel, within=uow), now=clock.now()))
+    return Reply(schedules.next_here(await schedules_.next_here(uow, context.channel), now=clock.now()))

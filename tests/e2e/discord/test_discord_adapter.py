@@ -611,7 +611,8 @@ async def test_schedule_add_by_an_admin_replies_with_the_rule_in_words_and_other
             fake, "add", {"when": "daily 10:00", "tz": "Mars/Olympus"}, group="schedule", roles=[managers["id"]]
         )
         assert bad_zone.ephemeral and "Mars/Olympus" in text_of(bad_zone)
-    stored = sorted(await runtime.schedules.list(runtime_channel(fake), everywhere=True), key=lambda s: s.id)
+    async with runtime.uow() as uow:
+        stored = sorted(await runtime.schedules.list(uow, runtime_channel(fake), everywhere=True), key=lambda s: s.id)
     assert [(s.id, s.timezone, s.pack_ids, s.close_after, s.enabled) for s in stored] == [
         (1, "Europe/Helsinki", ("data-parallelism",), timedelta(hours=2), False),
         (2, "UTC", (), None, True),
