@@ -32,10 +32,9 @@ ALLOWED = Counter(
         # documented exceptions: a post's publication in steps (quiz.py); the click path's group commit (answers.py)
         "service/quiz.py:QuizService.publication_step": 1,
         "service/answers.py:AnswerRecorder._commit": 1,
-        # not yet converted (issue 21 item 2): use cases that still open their own
+        # read models: in the caller's unit of work (`within=`), else in a read-only one of their own
         "service/report.py:ReportService.build": 1,
         "service/report.py:ReportService.find_workspace": 1,
-        # read models: in the caller's unit of work (`within=`), else in a read-only one of their own
         "service/stats.py:Stats.leaderboard": 1,
         "service/stats.py:Stats.cohort_board": 1,
         "service/stats.py:Stats.user_stats": 1,

@@ -90,7 +90,12 @@ async def show_report(command: ShowReport, context: Context, uow: UnitOfWork, *,
     channel = context.channel
     try:
         report = await reports_.build(
-            platform=channel.platform, workspace=channel.workspace_id, cohort=command.cohort, daily=True, top=3
+            platform=channel.platform,
+            workspace=channel.workspace_id,
+            cohort=command.cohort,
+            daily=True,
+            top=3,
+            within=uow,
         )
     except UnknownWorkspace:
         return Reply(reports.no_answers_yet())
