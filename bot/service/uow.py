@@ -30,6 +30,7 @@ from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
 from bot.service.deliveries import Deliveries
 from bot.service.directory import Directory
 from bot.service.repositories import (
+    Answers,
     Cohorts,
     Flags,
     MemberFires,
@@ -51,6 +52,7 @@ class UnitOfWork:
 
     session: AsyncSession
     places: Places
+    answers: Answers
     questions: Questions
     posts: Posts
     cohorts: Cohorts
@@ -74,6 +76,7 @@ class UnitOfWork:
     async def __aenter__(self) -> Self:
         self.session = self._db.sessions()
         self.places = Places(self.session, self._directory)
+        self.answers = Answers(self.session)
         self.questions = Questions(self.session)
         self.posts = Posts(self.session)
         self.cohorts = Cohorts(self.session)

@@ -1,11 +1,14 @@
 """The repositories a unit of work exposes: what the use cases load and save, one class per aggregate.
 
 Each wraps the unit of work's session; none opens, commits or rolls back a transaction (the unit of work does).
-Use cases call `uow.posts`, `uow.questions`, `uow.schedules`, `uow.cohorts` and `uow.review`; the read models
-(boards, `/quiz me`, reports) stay tuned queries on the read side (service/stats.py, service/report.py), and the
-click path's batched statements live with the group commit that runs them (service/answers.py, scores.py).
+Use cases call `uow.posts`, `uow.questions`, `uow.schedules`, `uow.cohorts`, `uow.review`, `uow.seasons`,
+`uow.flags`, `uow.confirmations`, `uow.answers` and `uow.places`; the read models (boards, `/quiz me`, reports) stay
+tuned queries on the read side (service/stats.py, service/report.py, service/home.py). The click path's batched
+statements are the answers repository's (answers.py, with the rollups in scores.py), run by the group commit in
+service/answers.py.
 """
 
+from bot.service.repositories.answers import Answers, ClickedPost, KnownUser
 from bot.service.repositories.cohorts import Cohorts, DeliveryMember, Totals
 from bot.service.repositories.confirmations import PendingConfirmations
 from bot.service.repositories.flags import FlaggedPost, Flags, Seen
@@ -17,11 +20,14 @@ from bot.service.repositories.schedules import MemberFires, Schedules
 from bot.service.repositories.seasons import Seasons
 
 __all__ = [
+    "Answers",
+    "ClickedPost",
     "Cohorts",
     "DeliveryMember",
     "FirePost",
     "FlaggedPost",
     "Flags",
+    "KnownUser",
     "MemberFires",
     "PendingConfirmations",
     "Places",
