@@ -28,21 +28,20 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
 from bot.service.deliveries import Deliveries
-from bot.service.directory import Directory
 from bot.service.repositories import (
     Answers,
     Cohorts,
     Flags,
-    MemberFires,
     PendingConfirmations,
     Places,
     Posts,
     Questions,
     Review,
-    Schedules,
     Seasons,
 )
+from bot.service.repositories.directory import Directory
 from bot.service.repositories.schedule_listing import ScheduleListing
+from bot.service.repositories.schedules import MemberFires, Schedules
 
 log = logging.getLogger(__name__)
 

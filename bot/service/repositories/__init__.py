@@ -5,7 +5,9 @@ Use cases call `uow.posts`, `uow.questions`, `uow.schedules`, `uow.cohorts`, `uo
 `uow.flags`, `uow.confirmations`, `uow.answers` and `uow.places`; the read models (boards, `/quiz me`, reports) stay
 tuned queries on the read side (service/stats.py, service/report.py, service/home.py). The click path's batched
 statements are the answers repository's (answers.py, with the rollups in scores.py), run by the group commit in
-service/answers.py.
+service/answers.py. The schedules' repository (schedules.py: Schedules, MemberFires) is imported from its module:
+it still imports the lookups by their old names (bot.service.lookups, bot.service.directory), which re-export this
+package's, so importing it here would make a cycle.
 """
 
 from bot.service.repositories.answers import Answers, ClickedPost, KnownUser
@@ -16,7 +18,6 @@ from bot.service.repositories.places import Places
 from bot.service.repositories.posts import FirePost, Posts, RevealedAnswer, Shown
 from bot.service.repositories.questions import Questions, Rotation
 from bot.service.repositories.review import Review
-from bot.service.repositories.schedules import MemberFires, Schedules
 from bot.service.repositories.seasons import Seasons
 
 __all__ = [
@@ -28,7 +29,6 @@ __all__ = [
     "FlaggedPost",
     "Flags",
     "KnownUser",
-    "MemberFires",
     "PendingConfirmations",
     "Places",
     "Posts",
@@ -36,7 +36,6 @@ __all__ = [
     "RevealedAnswer",
     "Review",
     "Rotation",
-    "Schedules",
     "Seasons",
     "Seen",
     "Shown",

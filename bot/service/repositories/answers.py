@@ -13,8 +13,8 @@ from sqlalchemy.orm import aliased
 
 from bot.db.models import Answer, Channel, Post, PostRecipient, PostSnapshot, QuestionVersion, User, Workspace
 from bot.domain import ChannelRef
-from bot.service.directory import insert_for, insert_ignoring_conflict
 from bot.service.repositories.base import Repository
+from bot.service.repositories.directory import insert_for, insert_ignoring_conflict
 from bot.service.repositories.scores import RecordedAnswer, channel_ranks, record_answers_effects
 
 _Recipient = aliased(User)

@@ -24,9 +24,9 @@ from bot.db.models import (
     Workspace,
 )
 from bot.domain import ChannelRef, PostSource, UserRef
-from bot.service.directory import insert_ignoring_conflict
-from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, find_cohort
 from bot.service.repositories.base import Repository
+from bot.service.repositories.directory import insert_ignoring_conflict
+from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, find_cohort
 
 
 class DeliveryMember(NamedTuple):

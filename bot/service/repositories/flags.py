@@ -12,8 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Answer, Channel, PackRow, Post, QuestionFlag, QuestionRow, User
 from bot.domain.flags import FlaggedQuestion, FlagReason
-from bot.service.directory import insert_ignoring_conflict
 from bot.service.repositories.base import Repository
+from bot.service.repositories.directory import insert_ignoring_conflict
 
 
 class FlaggedPost(NamedTuple):

@@ -9,8 +9,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import User, Workspace
 from bot.domain import ChannelRef, UserRef
-from bot.service.directory import Directory
-from bot.service.lookups import (
+from bot.service.repositories.directory import Directory
+from bot.service.repositories.lookups import (
     WorkspaceRow,
     workspace_row,
 )

@@ -23,13 +23,13 @@ from bot.db.models import (
 )
 from bot.domain import ChannelRef, PostSource
 from bot.domain.schedules import FireKey
-from bot.service.lookups import (
+from bot.service.repositories.base import Repository
+from bot.service.repositories.lookups import (
     CHANNEL_REF_COLUMNS,
     channel_ref_of,
     in_channel,
     joined_to_channel,
 )
-from bot.service.repositories.base import Repository
 
 
 class Shown(NamedTuple):

@@ -10,8 +10,8 @@ from sqlalchemy.orm import aliased
 
 from bot.db.models import Channel, Cohort, Schedule, User
 from bot.domain import ChannelRef
-from bot.service.lookups import in_channel, in_workspace, joined_to_channel
 from bot.service.repositories.base import Repository
+from bot.service.repositories.lookups import in_channel, in_workspace, joined_to_channel
 
 PAUSED_BY = "paused-by:"
 """How `schedules.paused_reason` records who paused a schedule: `paused-by:<user row id>`, never their name or

@@ -47,7 +47,7 @@ from bot.db.models import (
 )
 from bot.domain.leitner import BOX_INTERVALS
 from bot.domain.windows import Window, window_start
-from bot.service.directory import insert_for
+from bot.service.repositories.directory import insert_for
 
 COUNTERS = ("points", "correct", "answered")
 """The totals every rollup row keeps."""

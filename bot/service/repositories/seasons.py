@@ -11,8 +11,8 @@ from bot.db.models import Answer, Channel, Season
 from bot.db.rows import rows_changed
 from bot.domain import ChannelRef
 from bot.domain.windows import Span
-from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel, running_season
 from bot.service.repositories.base import Repository
+from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel, running_season
 
 
 class Seasons(Repository):
