@@ -104,7 +104,7 @@ class QuizApp:
         self.flags = flags
         self.seasons = seasons
         self.confirmations = confirmations
-        self.home_reader = HomeReader(uow, stats)
+        self.home_reader = HomeReader(stats)
         cards.read_card = self.card  # a coalesced edit reads the card in a unit of work of the dispatcher's
         self.routes: dict[type[Any], Route] = bind_routes(
             COMMAND_HANDLERS,
@@ -194,7 +194,7 @@ class QuizApp:
     async def home(self, user: UserRef) -> Page:
         """A person's home page (Slack's App Home tab): the same page as `/quiz me`, read in one unit of work."""
         async with self.uow() as uow:
-            view = await self.home_reader.home(user, now=self.clock.now(), within=uow)
+            view = await self.home_reader.home(uow, user, now=self.clock.now())
         return home_words.home_page(view)
 
     async def answer(

@@ -38,7 +38,6 @@ ALLOWED = Counter(
         "service/stats.py:Stats.leaderboard": 1,
         "service/stats.py:Stats.cohort_board": 1,
         "service/stats.py:Stats.user_stats": 1,
-        "service/home.py:HomeReader.home": 1,
         # the unit of work's own helpers
         "service/uow.py:reading": 1,
         "service/uow.py:committed": 1,

@@ -80,7 +80,7 @@ async def show_leaderboard(
 @handles(ShowMe)
 async def show_me(command: ShowMe, context: Context, uow: UnitOfWork, *, home_: HomeReader, clock: Clock) -> Reply:
     """`/quiz me`: the personal home (the same page as Slack's App Home tab), with its review button."""
-    page = home.home_page(await home_.home(context.user, now=clock.now(), within=uow))
+    page = home.home_page(await home_.home(uow, context.user, now=clock.now()))
     return Reply(page.message, page=page)
 
 
