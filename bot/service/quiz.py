@@ -361,7 +361,7 @@ class QuizService:
         now = self.clock.now()
         await uow.posts.close(post_id, now)
         shown = await self._shown(uow, post_id)
-        channel = await uow.posts.channel(shown.post.channel_id)
+        channel = await uow.places.channel_ref(shown.post.channel_id)
         card = await self._card(uow, shown)
         log.info(
             "post closed",
@@ -372,7 +372,7 @@ class QuizService:
     async def card(self, uow: UnitOfWork, post_id: int) -> PostedCard:
         """A post's current card, where it was posted, and its message reference."""
         shown = await self._shown(uow, post_id)
-        channel = await uow.posts.channel(shown.post.channel_id)
+        channel = await uow.places.channel_ref(shown.post.channel_id)
         card = await self._card(uow, shown)
         return PostedCard(channel, shown.post.message_ref, card)
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -15,6 +16,7 @@ from bot.db.models import Answer, Channel, Post, PostRecipient, PostSnapshot, Qu
 from bot.domain import ChannelRef
 from bot.service.repositories.base import Repository
 from bot.service.repositories.directory import insert_for, insert_ignoring_conflict
+from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
 from bot.service.repositories.scores import RecordedAnswer, channel_ranks, record_answers_effects
 
 _Recipient = aliased(User)
@@ -55,31 +57,28 @@ class Answers(Repository):
 
     async def posts(self, post_ids: Collection[int]) -> dict[int, ClickedPost]:
         """The clicked posts that exist, by id."""
+        columns = select(
+            Post.id,
+            Post.question_id,
+            Post.channel_id,
+            Channel.workspace_id,
+            Post.opened_at,
+            Post.closes_at,
+            Post.closed_at,
+            # What the post showed (its snapshot's version), never the pack as it is now: a click and
+            # its stored choice_index keep meaning what they meant when the question was posted.
+            QuestionVersion.choices,
+            QuestionVersion.correct_index,
+            QuestionVersion.explanation,
+            _Recipient.external_id.label("recipient"),
+            *CHANNEL_REF_COLUMNS,
+            Workspace.timezone,
+            Workspace.enterprise_id,
+        )
         rows = await self._session.execute(
-            select(
-                Post.id,
-                Post.question_id,
-                Post.channel_id,
-                Channel.workspace_id,
-                Post.opened_at,
-                Post.closes_at,
-                Post.closed_at,
-                # What the post showed (its snapshot's version), never the pack as it is now: a click and
-                # its stored choice_index keep meaning what they meant when the question was posted.
-                QuestionVersion.choices,
-                QuestionVersion.correct_index,
-                QuestionVersion.explanation,
-                _Recipient.external_id.label("recipient"),
-                Workspace.platform,
-                Workspace.external_id.label("workspace"),
-                Channel.external_id.label("channel"),
-                Workspace.timezone,
-                Workspace.enterprise_id,
-            )
+            joined_to_channel(columns, Post.channel_id)
             .join(PostSnapshot, PostSnapshot.post_id == Post.id)
             .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
-            .join(Channel, Channel.id == Post.channel_id)
-            .join(Workspace, Workspace.id == Channel.workspace_id)
             .outerjoin(PostRecipient, PostRecipient.post_id == Post.id)
             .outerjoin(_Recipient, _Recipient.id == PostRecipient.user_id)
             .where(Post.id.in_(post_ids))
@@ -96,7 +95,7 @@ class Answers(Repository):
                 choices=tuple(row.choices),
                 correct_index=row.correct_index,
                 explanation=row.explanation,
-                place=ChannelRef(row.platform, row.workspace, row.channel, enterprise_id=row.enterprise_id),
+                place=replace(channel_ref_of(row), enterprise_id=row.enterprise_id),
                 timezone=row.timezone or "UTC",
                 recipient=row.recipient,
             )

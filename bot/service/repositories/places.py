@@ -7,11 +7,14 @@ from datetime import datetime
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import User, Workspace
+from bot.db.models import Channel, User, Workspace
 from bot.domain import ChannelRef, UserRef
 from bot.service.repositories.directory import Directory
 from bot.service.repositories.lookups import (
+    CHANNEL_REF_COLUMNS,
     WorkspaceRow,
+    channel_ref_of,
+    joined_to_channel,
     workspace_row,
 )
 
@@ -51,3 +54,9 @@ class Places:
             )
         ).one()
         return row.platform, row.external_id
+
+    async def channel_ref(self, channel_row: int) -> ChannelRef:
+        """The platform ids of a channel's row: the one join from a channel row to its platform and workspace ids
+        (queries that select many channels use CHANNEL_REF_COLUMNS and `channel_ref_of`, repositories/lookups.py)."""
+        query = joined_to_channel(select(*CHANNEL_REF_COLUMNS)).where(Channel.id == channel_row)
+        return channel_ref_of((await self._session.execute(query)).one())
