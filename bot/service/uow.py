@@ -12,7 +12,10 @@ The shape is cosmicpython's (`src/allocation/service_layer/unit_of_work.py`)::
 Leaving the block without `commit()` rolls back. Driver failures (database down, connection lost, locked)
 surface as StorageUnavailable, whether they happen inside the block or at commit. Callbacks registered with
 `after_commit` run only once the transaction is durable (caches are filled there, never from a rolled-back
-transaction). Nothing else in the core opens a transaction.
+transaction). Nothing else in the core opens a transaction, and only a few places open a unit of work: the
+dispatcher (service/app.py), the documented exceptions (a post's publication, the click path's group commit), the
+read side's read-only fallback, the scheduler's jobs and the operator commands; tests/unit/test_transaction_boundary.py
+lists them, and fails for a new one.
 """
 
 from __future__ import annotations
