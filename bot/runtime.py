@@ -32,7 +32,7 @@ from bot.ports import PlatformRegistry
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.ticker import Ticker
 from bot.service.answers import AnswerRecorder
-from bot.service.app import QuizApp
+from bot.service.app import QuizApp, sync_content
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
@@ -129,7 +129,7 @@ async def build_runtime(
             metrics=metrics,
             pause_threshold=settings.flag_pause_threshold,
         )
-        await quiz.sync_content()
+        await sync_content(uow, quiz)
     except BaseException:
         await db.dispose()
         raise
@@ -137,12 +137,12 @@ async def build_runtime(
     cohort_rules = AttentionRules(
         behind_after=settings.cohort_behind_after, inactive_days=settings.cohort_inactive_days
     )
-    cards = CardRefresher(quiz=quiz, platforms=platforms, interval=settings.card_update_interval)
-    schedules = ScheduleService(uow=uow, catalog=catalog, clock=clock)
-    cohorts = CohortService(uow=uow, catalog=catalog, clock=clock, quiz=quiz, rules=cohort_rules)
+    cards = CardRefresher(platforms=platforms, interval=settings.card_update_interval)
+    schedules = ScheduleService(catalog=catalog, clock=clock)
+    cohorts = CohortService(catalog=catalog, clock=clock, quiz=quiz, rules=cohort_rules)
     answers = AnswerRecorder(uow=uow, directory=directory, clock=clock)
     fanout = FanOut()  # one limiter for scheduled posts, reveals and season boards alike
-    seasons = SeasonService(uow=uow, clock=clock, stats=stats, platforms=platforms, fanout=fanout)
+    seasons = SeasonService(clock=clock, stats=stats, platforms=platforms, fanout=fanout)
     app = QuizApp(
         uow=uow,
         quiz=quiz,
@@ -175,7 +175,7 @@ async def build_runtime(
         platforms=platforms,
         clock=clock,
         fanout=fanout,
-        announce_season=seasons.announce,
+        announce_season=app.announce_season,
         grace=settings.schedule_grace,
         lease=timedelta(seconds=settings.schedule_lease_seconds),
         interval=settings.schedule_tick_seconds,

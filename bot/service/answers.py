@@ -1,6 +1,10 @@
 """Recording clicks with group commit: concurrent clicks are gathered into one transaction, and each caller is
 woken with its own result only after that transaction has committed.
 
+This is one of the two documented places where the service opens a unit of work outside the dispatcher
+(QuizApp.answer hands the click here): a batch of concurrent clicks is one unit of work (`AnswerRecorder._commit`),
+so no click's transaction is the dispatcher's. Its statements are the answers repository's (`uow.answers`).
+
 One transaction per click tops out at a few hundred answers a second on SQLite (every commit is a write lock
 and an fsync); a batch costs about the same as one click, so throughput grows with concurrency while each
 click still learns its result only once its row is durable. Batching is natural: while one batch commits, new
@@ -14,30 +18,22 @@ import logging
 from collections.abc import Container, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select, tuple_, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
-
 from bot.clock import Clock
-from bot.db import Database
-from bot.db.models import Answer, Channel, Post, PostRecipient, PostSnapshot, QuestionVersion, User, Workspace
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, UserRef
 from bot.domain.scoring import points_for
 from bot.errors import InvalidChoice, NotYourQuestion, PostedElsewhere, QuizError, UnknownPost
-from bot.service.directory import Directory, insert_for, insert_ignoring_conflict
-from bot.service.scores import RecordedAnswer, channel_ranks, record_answers_effects
-from bot.service.uow import UnitOfWorkFactory
+from bot.service.directory import Directory
+from bot.service.repositories.answers import ClickedPost
+from bot.service.repositories.scores import RecordedAnswer
+from bot.service.uow import UnitOfWork, UnitOfWorkFactory, is_conflict
+from bot.wording.answers import no_such_choice
 from bot.wording.errors import UNKNOWN_POST, not_your_question, posted_elsewhere
 
 log = logging.getLogger(__name__)
 
 UserKey = tuple[str, str, str]
-
-_Recipient = aliased(User)
 
 
 @dataclass(slots=True)
@@ -48,40 +44,6 @@ class _Click:
     at: datetime
     future: asyncio.Future[AnswerResult] = field(repr=False)
     channel: ChannelRef | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _PostInfo:
-    post_id: int
-    question_id: int
-    channel_id: int
-    workspace_id: int
-    opened_at: datetime
-    closes_at: datetime | None
-    closed_at: datetime | None
-    choices: tuple[str, ...]
-    correct_index: int
-    explanation: str
-    place: ChannelRef
-    """Where it was posted: its platform, workspace and channel (platform ids)."""
-    timezone: str
-    """Its workspace's timezone, which the period rollups start their weeks and months in."""
-    recipient: str | None = None
-    """The platform user id of the one person a privately delivered post was sent to (None: a channel's post)."""
-
-    def is_closed(self, at: datetime) -> bool:
-        return self.closed_at is not None or (self.closes_at is not None and at >= self.closes_at)
-
-    def result(self, outcome: AnswerOutcome, answer: tuple[int, bool] | None) -> AnswerResult:
-        return AnswerResult(
-            outcome=outcome,
-            post_id=self.post_id,
-            chosen=self.choices[answer[0]] if answer else None,
-            correct=answer[1] if answer else None,
-            correct_choice=self.choices[self.correct_index],
-            explanation=self.explanation,
-            revealed=outcome is AnswerOutcome.CLOSED,
-        )
 
 
 class AnswerRecorder:
@@ -134,7 +96,9 @@ class AnswerRecorder:
     async def _commit_with_retry(self, batch: list[_Click]) -> list[AnswerResult | Exception]:
         try:
             return await self._commit(batch)
-        except IntegrityError:
+        except Exception as exc:
+            if not is_conflict(exc):
+                raise
             # A cached user id was deleted meanwhile (e.g. `quizbot forget-user` in another process):
             # forget the caches and try once more from the database.
             log.info("answer batch hit a stale cache; retrying once")
@@ -145,17 +109,16 @@ class AnswerRecorder:
     async def _commit(self, batch: list[_Click]) -> list[AnswerResult | Exception]:
         results: list[AnswerResult | Exception | None] = [None] * len(batch)
         async with self.uow() as uow:  # one unit of work for the whole batch (group commit)
-            session = uow.session
-            posts = await self._posts(session, {c.post_id for c in batch})
+            posts = await uow.answers.posts({c.post_id for c in batch})
             live = _admit(batch, posts, results)
-            users = await self._user_ids(session, [batch[i].user for i in live], batch[0].at)
+            users = await self._user_ids(uow, [batch[i].user for i in live], batch[0].at)
             first: dict[tuple[int, int], int] = {}
             rows: list[dict[str, Any]] = []
             closed: set[int] = set()
             for index in live:
                 click, post = batch[index], posts[batch[index].post_id]
                 key = (click.post_id, users[_user_key(click.user)])
-                if post.is_closed(click.at):
+                if _is_closed(post, click.at):
                     closed.add(index)
                     continue
                 if key in first:
@@ -164,10 +127,8 @@ class AnswerRecorder:
                 rows.append(_answer_row(click, post, key[1]))
             inserted: dict[tuple[int, int], int] = {}
             if rows:
-                returned = await session.execute(_insert_answers(session.get_bind().dialect.name), rows)
-                inserted = {(row.post_id, row.user_id): row.id for row in returned}
-                await record_answers_effects(
-                    session,
+                inserted = await uow.answers.insert(rows)
+                await uow.answers.record_effects(
                     [
                         RecordedAnswer(
                             answer_id=inserted[key],
@@ -181,8 +142,7 @@ class AnswerRecorder:
                         if (key := (row["post_id"], row["user_id"])) in inserted
                     ],
                 )
-            earlier = await self._existing(
-                session,
+            earlier = await uow.answers.existing(
                 [
                     (batch[i].post_id, users[_user_key(batch[i].user)])
                     for i in live
@@ -193,18 +153,18 @@ class AnswerRecorder:
                 click, post = batch[index], posts[batch[index].post_id]
                 key = (click.post_id, users[_user_key(click.user)])
                 if index in closed:
-                    results[index] = post.result(AnswerOutcome.CLOSED, earlier.get(key))
+                    results[index] = _result(post, AnswerOutcome.CLOSED, earlier.get(key))
                 elif key in inserted and first.get(key) == index:
                     correct = click.choice_index == post.correct_index
-                    results[index] = post.result(AnswerOutcome.RECORDED, (click.choice_index, correct))
+                    results[index] = _result(post, AnswerOutcome.RECORDED, (click.choice_index, correct))
                 else:
                     previous = earlier.get(key)
                     if previous is None and key in inserted:
                         earlier_click = batch[first[key]]
                         previous = (earlier_click.choice_index, earlier_click.choice_index == post.correct_index)
-                    results[index] = post.result(AnswerOutcome.ALREADY_ANSWERED, previous)
+                    results[index] = _result(post, AnswerOutcome.ALREADY_ANSWERED, previous)
             await _add_standing(
-                session, results, {i: (batch[i].post_id, users[_user_key(batch[i].user)]) for i in live}, rows, inserted
+                uow, results, {i: (batch[i].post_id, users[_user_key(batch[i].user)]) for i in live}, rows, inserted
             )
             await uow.commit()
         self.batches += 1
@@ -212,68 +172,14 @@ class AnswerRecorder:
             log.debug("recorded %d answers in one batch of %d clicks", len(inserted), len(batch))
         return [r if r is not None else RuntimeError("click was not processed") for r in results]
 
-    @staticmethod
-    async def _posts(session: AsyncSession, post_ids: set[int]) -> dict[int, _PostInfo]:
-        rows = (
-            await session.execute(
-                select(
-                    Post.id,
-                    Post.question_id,
-                    Post.channel_id,
-                    Channel.workspace_id,
-                    Post.opened_at,
-                    Post.closes_at,
-                    Post.closed_at,
-                    # What the post showed (its snapshot's version), never the pack as it is now: a click and
-                    # its stored choice_index keep meaning what they meant when the question was posted.
-                    QuestionVersion.choices,
-                    QuestionVersion.correct_index,
-                    QuestionVersion.explanation,
-                    _Recipient.external_id.label("recipient"),
-                    Workspace.platform,
-                    Workspace.external_id.label("workspace"),
-                    Channel.external_id.label("channel"),
-                    Workspace.timezone,
-                    Workspace.enterprise_id,
-                )
-                .join(PostSnapshot, PostSnapshot.post_id == Post.id)
-                .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
-                .join(Channel, Channel.id == Post.channel_id)
-                .join(Workspace, Workspace.id == Channel.workspace_id)
-                .outerjoin(PostRecipient, PostRecipient.post_id == Post.id)
-                .outerjoin(_Recipient, _Recipient.id == PostRecipient.user_id)
-                .where(Post.id.in_(post_ids))
-            )
-        ).all()
-        return {
-            row.id: _PostInfo(
-                post_id=row.id,
-                question_id=row.question_id,
-                channel_id=row.channel_id,
-                workspace_id=row.workspace_id,
-                opened_at=row.opened_at,
-                closes_at=row.closes_at,
-                closed_at=row.closed_at,
-                choices=tuple(row.choices),
-                correct_index=row.correct_index,
-                explanation=row.explanation,
-                place=ChannelRef(row.platform, row.workspace, row.channel, enterprise_id=row.enterprise_id),
-                timezone=row.timezone or "UTC",
-                recipient=row.recipient,
-            )
-            for row in rows
-        }
-
-    async def _user_ids(
-        self, session: AsyncSession, refs: Sequence[UserRef], now: datetime
-    ) -> dict[tuple[str, str, str], int]:
+    async def _user_ids(self, uow: UnitOfWork, refs: Sequence[UserRef], now: datetime) -> dict[UserKey, int]:
         """Row ids of the clicking users: cached, else read, else inserted (race-safe), names kept current."""
         wanted: dict[UserKey, UserRef] = {_user_key(ref): ref for ref in refs}
         ids: dict[UserKey, int] = {}
         missing: dict[tuple[int, str], UserKey] = {}
         renamed: list[tuple[int, str]] = []
         for key, ref in wanted.items():
-            workspace = await self.directory.workspace_id(session, ref.platform, ref.workspace_id, now)
+            workspace = await uow.places.workspace_id(ref.platform, ref.workspace_id, now)
             cached = self._users.get((workspace, ref.user_id))
             if cached is None:
                 missing[(workspace, ref.user_id)] = key
@@ -283,20 +189,13 @@ class AnswerRecorder:
                 renamed.append((cached[0], ref.display_name))
         if missing:
             for _attempt in range(2):
-                found = (
-                    await session.execute(
-                        select(User.id, User.workspace_id, User.external_id, User.display_name).where(
-                            tuple_(User.workspace_id, User.external_id).in_(list(missing))
-                        )
-                    )
-                ).all()
-                for row in found:
+                for row in await uow.answers.users(list(missing)):
                     key = missing.pop((row.workspace_id, row.external_id))
                     ids[key] = row.id
                     name = wanted[key].display_name
                     if name and row.display_name != name:
                         renamed.append((row.id, name))
-                    self._remember(session, row.workspace_id, row.external_id, row.id, name or row.display_name)
+                    self._remember(uow, row.workspace_id, row.external_id, row.id, name or row.display_name)
                 if not missing:
                     break
                 new_rows = [
@@ -308,31 +207,17 @@ class AnswerRecorder:
                     }
                     for (workspace, external), key in missing.items()
                 ]
-                statement = insert_ignoring_conflict(session, User, None, ["workspace_id", "external_id"])
-                await session.execute(statement, new_rows)
+                await uow.answers.add_users(new_rows)
         for user_id, name in renamed:
-            await session.execute(update(User).where(User.id == user_id).values(display_name=name))
+            await uow.answers.rename_user(user_id, name)
         return ids
 
-    def _remember(self, session: AsyncSession, workspace: int, external: str, row_id: int, name: str) -> None:
-        Database.after_commit(session, lambda: self._users.__setitem__((workspace, external), (row_id, name)))
-
-    @staticmethod
-    async def _existing(session: AsyncSession, keys: list[tuple[int, int]]) -> dict[tuple[int, int], tuple[int, bool]]:
-        if not keys:
-            return {}
-        rows = (
-            await session.execute(
-                select(Answer.post_id, Answer.user_id, Answer.choice_index, Answer.is_correct).where(
-                    tuple_(Answer.post_id, Answer.user_id).in_(keys)
-                )
-            )
-        ).all()
-        return {(r.post_id, r.user_id): (r.choice_index, r.is_correct) for r in rows}
+    def _remember(self, uow: UnitOfWork, workspace: int, external: str, row_id: int, name: str) -> None:
+        uow.after_commit(lambda: self._users.__setitem__((workspace, external), (row_id, name)))
 
 
 async def _add_standing(
-    session: AsyncSession,
+    uow: UnitOfWork,
     results: list[AnswerResult | Exception | None],
     keys: dict[int, tuple[int, int]],
     rows: list[dict[str, Any]],
@@ -345,7 +230,7 @@ async def _add_standing(
         for row in rows
         if row["is_correct"] and (row["post_id"], row["user_id"]) in inserted
     }
-    ranks = await channel_ranks(session, [(row["user_id"], row["channel_id"]) for row in earned.values()])
+    ranks = await uow.answers.channel_ranks([(row["user_id"], row["channel_id"]) for row in earned.values()])
     for index, key in keys.items():
         result, row = results[index], earned.get(key)
         if isinstance(result, AnswerResult) and result.outcome is AnswerOutcome.RECORDED and row is not None:
@@ -354,7 +239,7 @@ async def _add_standing(
 
 
 def _admit(
-    batch: list[_Click], posts: dict[int, _PostInfo], results: list[AnswerResult | Exception | None]
+    batch: list[_Click], posts: dict[int, ClickedPost], results: list[AnswerResult | Exception | None]
 ) -> list[int]:
     """The indexes of clicks on an existing post of their own place with a valid choice; the others get their
     refusal in `results`. A click on a private post is attributed to its recipient's row in the post's workspace,
@@ -374,7 +259,7 @@ def _admit(
     return live
 
 
-def _refusal(click: _Click, post: _PostInfo | None, place: ChannelRef | None) -> QuizError | None:
+def _refusal(click: _Click, post: ClickedPost | None, place: ChannelRef | None) -> QuizError | None:
     """Why a click cannot count (None when it can): no such post, a post of another place, or a bad choice.
 
     A click counts only on a post of the clicking user's own platform and workspace, and of the click's channel
@@ -392,7 +277,7 @@ def _refusal(click: _Click, post: _PostInfo | None, place: ChannelRef | None) ->
     if elsewhere and not _same_organisation(click, place):
         return PostedElsewhere(posted_elsewhere())
     if not 0 <= click.choice_index < len(post.choices):
-        return InvalidChoice(f"That button does not match a choice of this question ({click.choice_index}).")
+        return InvalidChoice(no_such_choice(click.choice_index))
     return None
 
 
@@ -411,7 +296,7 @@ def _same_organisation(click: _Click, place: ChannelRef) -> bool:
     )
 
 
-def _private_refusal(click: _Click, post: _PostInfo, place: ChannelRef, recipient: str) -> QuizError | None:
+def _private_refusal(click: _Click, post: ClickedPost, place: ChannelRef, recipient: str) -> QuizError | None:
     """Why a click on a privately delivered post cannot count: only its recipient's click does, in the direct
     message it was sent to (or in its workspace, when the platform names no channel)."""
     user = click.user
@@ -425,23 +310,15 @@ def _private_refusal(click: _Click, post: _PostInfo, place: ChannelRef, recipien
     if not (in_its_workspace or in_its_channel):
         return PostedElsewhere(posted_elsewhere())
     if not 0 <= click.choice_index < len(post.choices):
-        return InvalidChoice(f"That button does not match a choice of this question ({click.choice_index}).")
+        return InvalidChoice(no_such_choice(click.choice_index))
     return None
-
-
-@lru_cache(maxsize=4)
-def _insert_answers(dialect: str) -> Any:
-    """The batch's INSERT of answer rows, built once per dialect: a (post, user) pair already answered is skipped,
-    and the rows inserted come back with their ids (an executemany, batched into multi-row INSERTs)."""
-    statement = insert_for(dialect, Answer).on_conflict_do_nothing(index_elements=["post_id", "user_id"])
-    return statement.returning(Answer.id, Answer.post_id, Answer.user_id)
 
 
 def _user_key(ref: UserRef) -> UserKey:
     return (ref.platform, ref.workspace_id, ref.user_id)
 
 
-def _answer_row(click: _Click, post: _PostInfo, user_row: int) -> dict[str, Any]:
+def _answer_row(click: _Click, post: ClickedPost, user_row: int) -> dict[str, Any]:
     latency = click.at - post.opened_at
     correct = click.choice_index == post.correct_index
     window = (post.closes_at - post.opened_at) if post.closes_at else None
@@ -456,3 +333,19 @@ def _answer_row(click: _Click, post: _PostInfo, user_row: int) -> dict[str, Any]
         "answered_at": click.at,
         "latency_ms": max(0, int(latency.total_seconds() * 1000)),
     }
+
+
+def _is_closed(post: ClickedPost, at: datetime) -> bool:
+    return post.closed_at is not None or (post.closes_at is not None and at >= post.closes_at)
+
+
+def _result(post: ClickedPost, outcome: AnswerOutcome, answer: tuple[int, bool] | None) -> AnswerResult:
+    return AnswerResult(
+        outcome=outcome,
+        post_id=post.post_id,
+        chosen=post.choices[answer[0]] if answer else None,
+        correct=answer[1] if answer else None,
+        correct_choice=post.choices[post.correct_index],
+        explanation=post.explanation,
+        revealed=outcome is AnswerOutcome.CLOSED,
+    )

@@ -1,6 +1,11 @@
 """The one entry point adapters call: run a `/quiz` command, take a click, reveal a post.
 
 Adapters turn platform payloads into these calls and the returned Reply into platform messages.
+
+This is the service's transaction boundary: the dispatcher opens the unit of work of each command, confirmation,
+home page, reveal and card read, and the use cases and handlers run in the one they are given. The exceptions,
+each explained in its module, are a post's publication (quiz.py, `publication_step`) and the click path's group
+commit (answers.py); tests/unit/test_transaction_boundary.py lists every place that opens one.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Any
 from bot.clock import Clock
 from bot.commands import Command, parse_command
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
+from bot.domain.views import SeasonEnded
 from bot.errors import Busy, CommandError, ShuttingDown
 from bot.ports import Message, Page, ServiceMetrics
 from bot.service.answers import AnswerRecorder
@@ -25,13 +31,13 @@ from bot.service.facade import Context, Invocation, Reply, error_reply
 from bot.service.flags import FlagService
 from bot.service.handlers import COMMAND_HANDLERS, Route, bind_routes, check_permission
 from bot.service.home import HomeReader
-from bot.service.quiz import QuizService
+from bot.service.quiz import PostedCard, QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
 from bot.service.schedules import ScheduleService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
-from bot.service.uow import UnitOfWorkFactory
+from bot.service.uow import UnitOfWork, UnitOfWorkFactory, is_conflict
 from bot.wording import commands as command_words
 from bot.wording import confirmations as confirm_words
 from bot.wording import home as home_words
@@ -40,6 +46,21 @@ from bot.wording.errors import RESTARTING, not_available_here
 from bot.wording.i18n import reading_in
 
 log = logging.getLogger(__name__)
+
+
+async def sync_content(uow_factory: UnitOfWorkFactory, quiz: QuizService) -> None:
+    """Copy the loaded packs into the database (the runtime, at start-up, before the app is built), again if another
+    replica synced the same rows at the same moment."""
+    for attempt in range(3):
+        try:
+            async with uow_factory() as uow:
+                await quiz.sync_content(uow)
+                await uow.commit()
+            return
+        except Exception as exc:
+            if not is_conflict(exc) or attempt == 2:
+                raise
+            log.info("content sync raced another process; retrying")
 
 
 class QuizApp:
@@ -83,13 +104,14 @@ class QuizApp:
         self.flags = flags
         self.seasons = seasons
         self.confirmations = confirmations
-        self.home_reader = HomeReader(uow, stats)
+        self.home_reader = HomeReader(stats)
+        cards.read_card = self.card  # a coalesced edit reads the card in a unit of work of the dispatcher's
         self.routes: dict[type[Any], Route] = bind_routes(
             COMMAND_HANDLERS,
             {
                 "quiz": quiz,
                 "platforms": quiz.platforms,
-                "reveal": self.reveal,
+                "reveal": self.reveal_in,
                 "catalog": quiz.catalog,
                 "stats": stats,
                 "clock": clock,
@@ -101,6 +123,7 @@ class QuizApp:
                 "seasons_": seasons,
                 "confirmations_": confirmations,
                 "home_": self.home_reader,
+                "announce_season": self.announce_season,
             },
         )
 
@@ -171,7 +194,7 @@ class QuizApp:
     async def home(self, user: UserRef) -> Page:
         """A person's home page (Slack's App Home tab): the same page as `/quiz me`, read in one unit of work."""
         async with self.uow() as uow:
-            view = await self.home_reader.home(user, now=self.clock.now(), within=uow)
+            view = await self.home_reader.home(uow, user, now=self.clock.now())
         return home_words.home_page(view)
 
     async def answer(
@@ -226,10 +249,38 @@ class QuizApp:
         return True
 
     async def reveal(self, post_id: int) -> QuestionCard:
-        """Close a post and edit its card to show the answer, the distribution and who got it right."""
-        closed = await self.quiz.close_post(post_id)
+        """Close a post and edit its card to show the answer, the distribution and who got it right (the
+        scheduler's reveals call this: one unit of work)."""
+        async with self.uow() as uow:
+            return await self.reveal_in(uow, post_id)
+
+    async def reveal_in(self, uow: UnitOfWork, post_id: int) -> QuestionCard:
+        """`reveal` in the caller's unit of work: the post is closed and committed before the card is edited."""
+        closed = await self.quiz.close_post(uow, post_id)
+        await uow.commit()
         await self.cards.edit_now(post_id, closed)
         return closed[2]
+
+    async def announce_season(self, season_id: int) -> SeasonEnded:
+        """Post an ended season's final boards (the ticker's, or the admin's who ended it): read in a unit of work,
+        posted once it has ended."""
+        async with self.uow() as uow:
+            final = await self.seasons.final_boards(uow, season_id)
+        return await self.seasons.post_final_boards(final)
+
+    async def current_post_id(self, channel: ChannelRef) -> int:
+        """The newest open post in a channel, or NoOpenPost (read in a unit of work of its own)."""
+        async with self.uow() as uow:
+            return await self.quiz.current_post_id(uow, channel)
+
+    async def card(self, post_id: int) -> PostedCard:
+        """A post's current card, where it was posted, and its message reference (what a card edit shows)."""
+        async with self.uow() as uow:
+            return await self.quiz.card(uow, post_id)
+
+    async def sync_content(self) -> None:
+        """Copy the loaded packs into the database (see `sync_content`)."""
+        await sync_content(self.uow, self.quiz)
 
     async def flush_cards(self) -> None:
         """Finish pending card edits now (an adapter calls this before it disconnects)."""

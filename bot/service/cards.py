@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from bot.ports import PlatformRegistry
-from bot.service.quiz import PostedCard, QuizService
+from bot.service.quiz import PostedCard
 
 log = logging.getLogger(__name__)
 
@@ -14,8 +15,9 @@ log = logging.getLogger(__name__)
 class CardRefresher:
     """Schedules at most one pending edit per post; the edit shows the count as of when it runs."""
 
-    def __init__(self, *, quiz: QuizService, platforms: PlatformRegistry, interval: float) -> None:
-        self.quiz = quiz
+    def __init__(self, *, platforms: PlatformRegistry, interval: float) -> None:
+        self.read_card: Callable[[int], Awaitable[PostedCard]] | None = None
+        """Reads a post's card as it stands; set by the dispatcher (QuizApp), which opens the unit of work."""
         self.platforms = platforms
         self.interval = interval
         self._pending: dict[int, asyncio.Task[None]] = {}
@@ -48,7 +50,10 @@ class CardRefresher:
         pending = self._pending.pop(post_id, None)
         if pending is not None and pending is not asyncio.current_task():
             pending.cancel()
-        channel, message_ref, card = current or await self.quiz.card(post_id)
+        if current is None:
+            assert self.read_card is not None, "QuizApp wires the card reader"
+            current = await self.read_card(post_id)
+        channel, message_ref, card = current
         platform = self.platforms.get(channel.platform)
         if platform is None or message_ref is None:
             return

@@ -7,6 +7,10 @@ bot/service/scores.py), so cohort boards read one row per member.
 
 `post_next_question` is the piece a cohort schedule calls: it posts the first question of the curriculum that
 the cohort has not been asked yet, with PostSource.COHORT and source_ref = the cohort's id.
+
+Transactions: the use cases run in the caller's unit of work (the dispatcher's), through its repositories
+(`uow.cohorts`, `uow.places` ...). Posting a cohort's next question is a publication (QuizService's documented
+steps): which question comes next is read in the publication's first step, `QuizService.publication_step`.
 """
 
 from __future__ import annotations
@@ -14,36 +18,22 @@ from __future__ import annotations
 import logging
 from datetime import date, datetime
 
-from sqlalchemy import ColumnElement, func, select
-
 from bot.clock import Clock
 from bot.content import Catalog
 from bot.db.models import (
-    Answer,
-    Channel,
     Cohort,
-    CohortMember,
-    PackRow,
-    Post,
-    PostRecipient,
-    PostSnapshot,
     QuestionRow,
-    QuestionVersion,
-    User,
-    Workspace,
 )
 from bot.domain import ChannelRef, Delivery, PostSource, QuestionKey, UserRef
 from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.domain.views import CohortView, CurriculumPack, DueQuestion, MemberProgress, Nudge
 from bot.errors import NotFound, QuizError
 from bot.service.lookups import (
-    CHANNEL_REF_COLUMNS,
-    channel_ref_of,
     local_date,
     local_midnight,
 )
 from bot.service.quiz import PostedQuestion, QuizService
-from bot.service.uow import UnitOfWork, UnitOfWorkFactory
+from bot.service.uow import UnitOfWork
 from bot.wording import cohorts as cohort_words
 from bot.wording.flags import curriculum_paused
 
@@ -56,13 +46,11 @@ class CohortService:
     def __init__(
         self,
         *,
-        uow: UnitOfWorkFactory,
         catalog: Catalog,
         clock: Clock,
         quiz: QuizService,
         rules: AttentionRules = DEFAULT_RULES,
     ) -> None:
-        self.uow = uow
         self.catalog = catalog
         self.clock = clock
         self.quiz = quiz
@@ -81,56 +69,26 @@ class CohortService:
         behind = [m for m in view.members if m.behind]
         if not behind:
             return view, []
-        now = self.clock.now()
-        session = uow.session
-        open_posts = (
-            await session.execute(
-                select(
-                    Post.id, QuestionVersion.prompt, PackRow.title, Channel.timezone, Workspace.timezone.label("wtz")
-                )
-                .add_columns(*CHANNEL_REF_COLUMNS, Post.closes_at)
-                .join(PostSnapshot, PostSnapshot.post_id == Post.id)
-                .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
-                .join(QuestionRow, QuestionRow.id == Post.question_id)
-                .join(PackRow, PackRow.id == QuestionRow.pack_id)
-                .join(Channel, Channel.id == Post.channel_id)
-                .join(Workspace, Workspace.id == Channel.workspace_id)
-                .where(*_cohort_posts(cohort.id), Post.closed_at.is_(None))
-                .where((Post.closes_at.is_(None)) | (Post.closes_at > now))
-                .order_by(Post.opened_at, Post.id)
-            )
-        ).all()
+        open_posts = await uow.cohorts.open_posts(cohort.id, self.clock.now())
         if not open_posts:
             return view, []
-        answered = {
-            (int(post_id), str(user_id))
-            for post_id, user_id in (
-                await session.execute(
-                    select(Answer.post_id, User.external_id)
-                    .join(User, User.id == Answer.user_id)
-                    .where(Answer.post_id.in_([row.id for row in open_posts]))
-                    .where(User.external_id.in_([m.user_id for m in behind]), User.workspace_id == cohort.workspace_id)
-                )
-            ).all()
-        }
-        platform, workspace = (
-            await session.execute(
-                select(Workspace.platform, Workspace.external_id).where(Workspace.id == cohort.workspace_id)
-            )
-        ).one()
+        answered = await uow.cohorts.answered(
+            [post.post_id for post in open_posts], [m.user_id for m in behind], cohort.workspace_id
+        )
+        platform, workspace = await uow.places.workspace_ref(cohort.workspace_id)
         nudges = []
         for member in behind:
             due = tuple(
                 DueQuestion(
-                    post_id=row.id,
-                    prompt=row.prompt,
-                    pack_title=row.title,
-                    channel=channel_ref_of(row),
-                    closes_at=row.closes_at,
-                    timezone=row.timezone or row.wtz or "UTC",
+                    post_id=post.post_id,
+                    prompt=post.prompt,
+                    pack_title=post.pack_title,
+                    channel=post.channel,
+                    closes_at=post.closes_at,
+                    timezone=post.timezone,
                 )
-                for row in open_posts
-                if (row.id, member.user_id) not in answered
+                for post in open_posts
+                if (post.post_id, member.user_id) not in answered
             )
             if due:
                 user = UserRef(platform, workspace, member.user_id, member.name)
@@ -277,7 +235,7 @@ class CohortService:
             resumed = await self.quiz.publish_unsent(channel, fire_key=fire_key, source=PostSource.COHORT)
             if resumed is not None:
                 return resumed
-        async with self.uow() as uow:
+        async with self.quiz.publication_step() as uow:  # the publication's first step: which question
             question = await self.next_question(uow, cohort_id)
         if question is None:
             return None
@@ -307,7 +265,7 @@ class CohortService:
         resumed = await self.quiz.publish_unsent(direct, fire_key=fire_key, recipient=member, source=PostSource.COHORT)
         if resumed is not None:
             return resumed
-        async with self.uow() as uow:
+        async with self.quiz.publication_step() as uow:  # the publication's first step: which question
             question = await self.next_question(uow, cohort_id, member=member_row)
         if question is None:
             return None
@@ -336,10 +294,8 @@ async def cohort_view(
     the start (and how many of them came from the cohort's questions), last active, behind or inactive.
 
     Members who never answered are listed too. Four small queries, whatever the number of members: the cohort's
-    posts, the members, their answers to those posts, and each member's last answer. A read model: tuned SQL on
-    the unit of work's session, as service/stats.py.
+    posts, the members, their answers to those posts, and each member's last answer (`uow.cohorts.progress`).
     """
-    session = uow.session
     curriculum = await curriculum_questions(uow, cohort)
     posted = set(await uow.posts.asked_by_cohort(cohort.id))
     titles = await uow.questions.titles(cohort.packs)
@@ -352,48 +308,10 @@ async def cohort_view(
         )
         for pack_id in cohort.packs
     )
-    posts = list(
-        (
-            await session.execute(
-                select(Post.id).where(*_cohort_posts(cohort.id)).order_by(Post.opened_at.desc(), Post.id.desc())
-            )
-        ).scalars()
-    )
-    # A privately delivered post was sent to one member: it counts for them only (a channel post, for everyone).
-    recipient_of = dict(
-        (
-            await session.execute(
-                select(PostRecipient.post_id, PostRecipient.user_id).where(PostRecipient.post_id.in_(posts))
-            )
-        ).all()
-    )
-    rows = (
-        await session.execute(
-            select(User.id, User.external_id, User.display_name, CohortMember.points, CohortMember.joined_at)
-            .join(User, User.id == CohortMember.user_id)
-            .where(CohortMember.cohort_id == cohort.id)
-        )
-    ).all()
-    members = select(CohortMember.user_id).where(CohortMember.cohort_id == cohort.id)
-    answers: dict[int, dict[int, tuple[bool, int]]] = {}
-    for user_id, post_id, is_correct, points in await session.execute(
-        select(Answer.user_id, Answer.post_id, Answer.is_correct, Answer.points)
-        .join(Post, Post.id == Answer.post_id)
-        .where(*_cohort_posts(cohort.id), Answer.user_id.in_(members))
-    ):
-        answers.setdefault(user_id, {})[post_id] = (bool(is_correct), int(points))
-    last_answers = dict(
-        (
-            await session.execute(
-                select(Answer.user_id, func.max(Answer.answered_at))
-                .where(Answer.user_id.in_(members))
-                .group_by(Answer.user_id)
-            )
-        ).all()
-    )
-    timezone = (await session.execute(select(Workspace.timezone).where(Workspace.id == cohort.workspace_id))).scalar()
+    found = await uow.cohorts.progress(cohort)
+    posts, recipient_of, answers, last_answers = found.posts, found.recipient_of, found.answers, found.last_answers
     progress = []
-    for user_id, external_id, name, points, joined_at in rows:
+    for user_id, external_id, name, points, joined_at in found.members:
         mine = answers.get(user_id, {})
         last = last_answers.get(user_id)
         theirs = [post for post in posts if recipient_of.get(post, user_id) == user_id]
@@ -402,9 +320,9 @@ async def cohort_view(
                 name=name,
                 answered=len(mine),
                 correct=sum(1 for ok, _ in mine.values() if ok),
-                points=int(points),
+                points=points,
                 cohort_points=sum(p for _, p in mine.values()),
-                last_active=local_date(last, timezone or "UTC") if last else None,
+                last_active=local_date(last, found.timezone or "UTC") if last else None,
                 behind=rules.is_behind([post in mine for post in theirs]),
                 sent=len(theirs),
                 inactive=rules.is_inactive(last, since=max(joined_at, cohort.starts_at), now=now),
@@ -421,13 +339,4 @@ async def cohort_view(
         members=tuple(progress),
         rules=rules,
         posts=len(posts),
-    )
-
-
-def _cohort_posts(cohort_id: int) -> tuple[ColumnElement[bool], ...]:
-    """Posts made for the cohort (published: a post whose platform call failed is no post)."""
-    return (
-        Post.source == PostSource.COHORT.value,
-        Post.source_ref == str(cohort_id),
-        Post.message_ref.is_not(None),
     )

@@ -22,12 +22,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, update
-
 from bot.clock import Clock
 from bot.commands import ACCESS, Command, DeleteCohort, EndSeason, RemoveSchedule
 from bot.db.models import PendingConfirmation
-from bot.db.rows import rows_changed
 from bot.domain import ChannelRef, UserRef
 from bot.domain.views import ConfirmationRequest
 from bot.errors import NotAllowed, NotFound, UserInputError
@@ -96,8 +93,8 @@ class Confirmations:
         """Store a pending confirmation of `command` for `user` (the caller commits) and describe its buttons."""
         now = self.clock.now()
         token = secrets.token_urlsafe(16)
-        await uow.session.execute(delete(PendingConfirmation).where(PendingConfirmation.expires_at < now - SWEEP_AFTER))
-        uow.session.add(
+        await uow.confirmations.sweep(now - SWEEP_AFTER)
+        uow.confirmations.add(
             PendingConfirmation(
                 token=token,
                 platform=user.platform,
@@ -127,7 +124,7 @@ class Confirmations:
         workspace), an expired one, and any click after the first.
         """
         now = self.clock.now()
-        row = await uow.session.get(PendingConfirmation, token[:64])
+        row = await uow.confirmations.get(token)
         if row is None:
             raise UnknownConfirmation(words.unknown())
         if (row.platform, row.workspace_external_id, row.user_external_id) != (
@@ -141,13 +138,7 @@ class Confirmations:
         if row.expires_at <= now:
             raise ConfirmationExpired(words.expired(row.expires_at - row.created_at))
         outcome = "confirmed" if accept else "cancelled"
-        changed = await uow.session.execute(
-            update(PendingConfirmation)
-            .where(PendingConfirmation.token == row.token, PendingConfirmation.used_at.is_(None))
-            .values(used_at=now, outcome=outcome)
-            .execution_options(synchronize_session=False)
-        )
-        if not rows_changed(changed):  # another click got there first
+        if not await uow.confirmations.use(row.token, now, outcome):  # another click got there first
             raise ConfirmationUsed(words.already_answered(None))
         if not accept:
             return None

@@ -14,7 +14,7 @@ from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import SeenDelivery
-from bot.service.directory import dialect_insert
+from bot.service.repositories.directory import dialect_insert
 
 REPLAY_WINDOW = timedelta(minutes=6)
 """How long a request is remembered: Slack's five-minute signature window plus a minute of clock disagreement."""

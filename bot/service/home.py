@@ -21,7 +21,7 @@ from bot.domain.views import ChannelStanding, CohortProgress, HomeView, NextQues
 from bot.service.cohorts import curriculum_questions
 from bot.service.lookups import workspace_row
 from bot.service.stats import Stats
-from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
+from bot.service.uow import UnitOfWork
 
 CHANNELS_SHOWN = 10
 """The home lists a person's channels with the most points first, at most this many."""
@@ -31,35 +31,34 @@ WEAKEST_SHOWN = 3
 class HomeReader:
     """The personal home's read model."""
 
-    def __init__(self, uow: UnitOfWorkFactory, stats: Stats) -> None:
-        self.uow = uow
+    def __init__(self, stats: Stats) -> None:
         self.stats = stats
 
-    async def home(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> HomeView:
-        """What `user`'s home shows now. A user the database does not know gets an empty home (nothing written)."""
-        async with reading(self.uow, within) as uow:
-            session = uow.session
-            workspace = await workspace_row(session, user.platform, user.workspace_id)
-            user_row = None
-            if workspace is not None:
-                found = (
-                    await session.execute(
-                        select(User.id, User.display_name).where(
-                            User.workspace_id == workspace[0], User.external_id == user.user_id
-                        )
+    async def home(self, uow: UnitOfWork, user: UserRef, *, now: datetime) -> HomeView:
+        """What `user`'s home shows now, read in the caller's unit of work. A user the database does not know gets
+        an empty home (nothing written)."""
+        session = uow.session
+        workspace = await workspace_row(session, user.platform, user.workspace_id)
+        user_row = None
+        if workspace is not None:
+            found = (
+                await session.execute(
+                    select(User.id, User.display_name).where(
+                        User.workspace_id == workspace[0], User.external_id == user.user_id
                     )
-                ).first()
-                if found is not None:
-                    user_row = int(found.id)
-                    if not user.display_name and found.display_name:
-                        user = UserRef(user.platform, user.workspace_id, user.user_id, found.display_name)
-            stats = await self.stats.user_stats(user, now=now, within=uow)
-            if user_row is None:
-                return HomeView(stats=stats, channels=(), weakest=(), cohorts=(), next_question=None, now=now)
-            channels = await _channel_standings(session, user, user_row)
-            weakest = await _weakest_tags(session, user_row)
-            cohorts = await _cohort_progress(uow, user_row)
-            next_question = await _next_question(session, user, user_row)
+                )
+            ).first()
+            if found is not None:
+                user_row = int(found.id)
+                if not user.display_name and found.display_name:
+                    user = UserRef(user.platform, user.workspace_id, user.user_id, found.display_name)
+        stats = await self.stats.user_stats(user, now=now, within=uow)
+        if user_row is None:
+            return HomeView(stats=stats, channels=(), weakest=(), cohorts=(), next_question=None, now=now)
+        channels = await _channel_standings(session, user, user_row)
+        weakest = await _weakest_tags(session, user_row)
+        cohorts = await _cohort_progress(uow, user_row)
+        next_question = await _next_question(session, user, user_row)
         return HomeView(
             stats=stats, channels=channels, weakest=weakest, cohorts=cohorts, next_question=next_question, now=now
         )

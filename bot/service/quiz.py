@@ -3,6 +3,13 @@
 A post is a snapshot of what it showed. Posting pins the question's current version (PostSnapshot -> QuestionVersion:
 prompt, choices in the pack's order, correct choice, explanation) and the card's number and count; cards and
 reveals are drawn from that, never from the pack as it is now, so syncing an edited pack changes only later posts.
+
+Transactions: closing a post, reading its card and syncing content run in the unit of work the caller gives them
+(the dispatcher's, QuizApp). The one exception is publishing a post (`post_question`, `publish_unsent`): a
+platform call must not run inside a transaction that holds SQLite's write lock, so publication is steps, each
+its own committed transaction (`publication_step`, the only place this module opens one): insert the post and
+commit; call the platform; record the message id (or delete the refused post). A post left without a message id by
+a crash is published again as the same post by the slot's retry.
 """
 
 from __future__ import annotations
@@ -10,11 +17,10 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
-
-from sqlalchemy.exc import IntegrityError
 
 from bot.clock import Clock
 from bot.content import Catalog
@@ -32,7 +38,7 @@ from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ports import ChatPlatform, FindsPostedCards, NoMetrics, PlatformError, PlatformRegistry, ServiceMetrics
 from bot.service.repositories import Shown
-from bot.service.uow import UnitOfWork, UnitOfWorkFactory
+from bot.service.uow import UnitOfWork, UnitOfWorkFactory, committed
 from bot.wording import cards as card_words
 from bot.wording.flags import all_paused
 
@@ -57,7 +63,8 @@ class PostedQuestion:
 
 
 class QuizService:
-    """The quiz's use cases. Each opens its own transaction; platforms are called outside transactions."""
+    """The quiz's use cases, in the caller's unit of work, except a post's publication (its own steps, each one
+    transaction: `publication_step`); platforms are called outside transactions."""
 
     def __init__(
         self,
@@ -78,21 +85,13 @@ class QuizService:
         self.clock = clock
         self.rng = rng or random.Random()
 
-    async def sync_content(self) -> None:
-        """Copy the loaded packs into the database; questions no longer in a pack are kept but retired.
+    async def sync_content(self, uow: UnitOfWork) -> None:
+        """Copy the loaded packs into the database in `uow` (the caller commits, and retries a race with another
+        replica: QuizApp.sync_content); questions no longer in a pack are kept but retired.
 
         Only the current text of each question changes here; posts already made keep the version they showed.
         """
-        for attempt in range(3):
-            try:
-                async with self.uow() as uow:
-                    await self._sync(uow)
-                    await uow.commit()
-                return
-            except IntegrityError:  # another replica synced the same rows at the same moment
-                if attempt == 2:
-                    raise
-                log.info("content sync raced another process; retrying")
+        await self._sync(uow)
 
     async def _sync(self, uow: UnitOfWork) -> None:
         now = self.clock.now()
@@ -149,6 +148,11 @@ class QuizService:
             if key not in seen and question_row.active:
                 question_row.active = False
 
+    def publication_step(self) -> AbstractAsyncContextManager[UnitOfWork]:
+        """One step of a post's publication in its own transaction, committed when the step ends normally (see the
+        module's docstring: the one place QuizService opens units of work)."""
+        return committed(self.uow)
+
     def _packs_to_draw_from(
         self, pack_id: str | None, pack_ids: list[str] | None, question: QuestionKey | None
     ) -> list[str]:
@@ -189,7 +193,7 @@ class QuizService:
                 return resumed
         packs = self._packs_to_draw_from(pack_id, pack_ids, question)
         now = self.clock.now()
-        async with self.uow() as uow:
+        async with self.publication_step() as uow:  # the first step: the post's row, committed
             channel_row = await uow.places.channel_id(channel, now)
             if question is None:
                 chosen = await self._next_question(uow, channel_row, packs)
@@ -223,7 +227,6 @@ class QuizService:
             )
             await uow.posts.pin(snapshot)
             card = await self._card(uow, Shown(post, snapshot, version, chosen))
-            await uow.commit()
         return await self._publish(platform, channel, card, source)
 
     async def publish_unsent(
@@ -246,7 +249,7 @@ class QuizService:
         """The post of a fire slot that a killed attempt created and never saw published (no message reference):
         recovery left it for the slot's next attempt, which publishes that very post again (the same id, so the
         platform can tell a repeat: see `_publish_again`)."""
-        async with self.uow() as uow:
+        async with self.publication_step() as uow:
             recipient_row = await uow.places.user_id(recipient, self.clock.now()) if recipient else None
             posts = await uow.posts.of_fire(fire_key, recipient=recipient_row)
             unsent = [post.id for post in posts if post.message_ref is None]
@@ -260,15 +263,14 @@ class QuizService:
         """Publish a post an earlier attempt may already have published: the platform is asked first where it can
         say (`FindsPostedCards`) and its card adopted if there; else it is posted (Discord's nonce, derived from
         the post's id, makes the platform itself answer a repeat with the first message)."""
-        async with self.uow() as uow:
+        async with self.publication_step() as uow:
             card = await self._card(uow, unsent)
         extra = {"platform": channel.platform, "channel": channel.channel_id, "post_id": card.post_id}
         if isinstance(platform, FindsPostedCards):
             found = await platform.find_card(channel, card, since=unsent.post.opened_at)
             if found is not None:
-                async with self.uow() as uow:
+                async with self.publication_step() as uow:
                     await uow.posts.record_message(card.post_id, found)
-                    await uow.commit()
                 log.warning(
                     "post %s was published before its process died: adopted, not posted again",
                     card.post_id,
@@ -286,9 +288,8 @@ class QuizService:
         try:
             message_ref = await platform.post_card(channel, card)
         except Exception as exc:
-            async with self.uow() as uow:
+            async with self.publication_step() as uow:
                 await uow.posts.remove(card.post_id)
-                await uow.commit()
             log.warning(
                 "posting a question failed: %s",
                 exc,
@@ -300,9 +301,8 @@ class QuizService:
                 raise
             self.metrics.platform_error(channel.platform, "error")
             raise QuizError(card_words.could_not_post(exc)) from exc
-        async with self.uow() as uow:
+        async with self.publication_step() as uow:
             await uow.posts.record_message(card.post_id, message_ref)
-            await uow.commit()
         self.metrics.posted(channel.platform, source.value)
         log.info(
             "posted question",
@@ -349,35 +349,31 @@ class QuizService:
             raise UnknownPost(card_words.unknown_post())
         return shown
 
-    async def current_post_id(self, channel: ChannelRef) -> int:
+    async def current_post_id(self, uow: UnitOfWork, channel: ChannelRef) -> int:
         """The newest open post in a channel, or NoOpenPost."""
-        async with self.uow() as uow:
-            post_id = await uow.posts.newest_open(channel)
+        post_id = await uow.posts.newest_open(channel)
         if post_id is None:
             raise NoOpenPost(card_words.no_open_post())
         return post_id
 
-    async def close_post(self, post_id: int) -> PostedCard:
-        """Close a post (idempotent) and return where it is and its revealed card."""
+    async def close_post(self, uow: UnitOfWork, post_id: int) -> PostedCard:
+        """Close a post (idempotent; the caller commits) and return where it is and its revealed card."""
         now = self.clock.now()
-        async with self.uow() as uow:
-            await uow.posts.close(post_id, now)
-            shown = await self._shown(uow, post_id)
-            channel = await uow.posts.channel(shown.post.channel_id)
-            card = await self._card(uow, shown)
-            await uow.commit()
+        await uow.posts.close(post_id, now)
+        shown = await self._shown(uow, post_id)
+        channel = await uow.places.channel_ref(shown.post.channel_id)
+        card = await self._card(uow, shown)
         log.info(
             "post closed",
             extra={"post_id": post_id, "platform": channel.platform, "channel": channel.channel_id},
         )
         return PostedCard(channel, shown.post.message_ref, card)
 
-    async def card(self, post_id: int) -> PostedCard:
+    async def card(self, uow: UnitOfWork, post_id: int) -> PostedCard:
         """A post's current card, where it was posted, and its message reference."""
-        async with self.uow() as uow:
-            shown = await self._shown(uow, post_id)
-            channel = await uow.posts.channel(shown.post.channel_id)
-            card = await self._card(uow, shown)
+        shown = await self._shown(uow, post_id)
+        channel = await uow.places.channel_ref(shown.post.channel_id)
+        card = await self._card(uow, shown)
         return PostedCard(channel, shown.post.message_ref, card)
 
     @staticmethod

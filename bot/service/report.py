@@ -47,7 +47,7 @@ from bot.service.cohorts import cohort_view
 from bot.service.flags import flagged_questions
 from bot.service.lookups import find_cohort, local_date
 from bot.service.stats import Stats
-from bot.service.uow import UnitOfWorkFactory
+from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.wording import reports as report_words
 
 
@@ -111,8 +111,9 @@ class ReportService:
     async def find_workspace(
         self, *, platform: str | None = None, workspace: str | None = None, cohort: str | None = None
     ) -> WorkspaceKey:
-        """(platform, workspace id) matching the filters, or QuizError saying which ones there are."""
-        async with self.uow() as uow:
+        """(platform, workspace id) matching the filters, or QuizError saying which ones there are (the operator's
+        `quizbot report`: a read-only unit of work of its own)."""
+        async with reading(self.uow, None) as uow:
             session = uow.session
             query = select(Workspace.platform, Workspace.external_id).order_by(
                 Workspace.platform, Workspace.external_id
@@ -150,11 +151,19 @@ class ReportService:
         raise QuizError(report_words.several_match([f"--platform {p} --workspace {w}" for p, w in found]))
 
     async def build(
-        self, *, platform: str, workspace: str, cohort: str | None = None, daily: bool = True, top: int = 10
+        self,
+        *,
+        platform: str,
+        workspace: str,
+        cohort: str | None = None,
+        daily: bool = True,
+        top: int = 10,
+        within: UnitOfWork | None = None,
     ) -> Report:
-        """The report for a workspace, or one of its cohorts; `daily` adds participation over time."""
+        """The report for a workspace, or one of its cohorts; `daily` adds participation over time. Read in the
+        caller's unit of work (`within`: a command's), else in a read-only one (the operator's `quizbot report`)."""
         now = self.clock.now()
-        async with self.uow() as uow:
+        async with reading(self.uow, within) as uow:
             session = uow.session
             row = (
                 await session.execute(

@@ -1,7 +1,8 @@
 """Schedule use cases behind `/quiz schedule ...`: add, list, remove, pause, resume, and what fires next.
 
-Each use case is one transaction. Changes land in the database only, so every replica's ticker sees them on its
-next tick, without a restart.
+Each use case runs in the caller's unit of work (the dispatcher's), through its repositories (`uow.schedules`,
+`uow.schedule_listing`). Changes land in the database only, so every replica's ticker sees them on its next tick,
+without a restart.
 """
 
 from __future__ import annotations
@@ -11,20 +12,17 @@ from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Select, String, cast, literal, select
-from sqlalchemy.orm import aliased
-
 from bot.clock import Clock
 from bot.commands import AddCohortSchedule, AddSchedule
 from bot.content import Catalog
-from bot.db.models import Channel, Cohort, Schedule, User
+from bot.db.models import Cohort, Schedule
 from bot.domain import ChannelRef, Delivery, UserRef
 from bot.domain.schedules import Slot
 from bot.domain.views import ScheduleView
 from bot.errors import QuizError, UnknownSchedule
 from bot.schedule_rules import load_rule
-from bot.service.lookups import in_channel, in_workspace, joined_to_channel
-from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
+from bot.service.repositories.schedule_listing import PAUSED_BY, ListedSchedule
+from bot.service.uow import UnitOfWork
 from bot.wording import schedules as schedule_words
 from bot.wording.times import rule_words
 
@@ -35,17 +33,10 @@ MAX_PER_CHANNEL = 25
 
 _NEVER = datetime.max.replace(tzinfo=UTC)
 
-PAUSED_BY = "paused-by:"
-"""How `schedules.paused_reason` records who paused a schedule: `paused-by:<user row id>`, never their name or
-platform id. Lists show the person's current name; `quizbot forget-user` clears the reference to `paused-by:`."""
-
 
 def paused_by(user_row: int | None) -> str:
     """The stored pause reason naming a user row (None: someone who is no longer known)."""
     return f"{PAUSED_BY}{user_row}" if user_row is not None else PAUSED_BY
-
-
-_PausedBy = aliased(User)
 
 
 class AddedSchedule(NamedTuple):
@@ -65,8 +56,7 @@ class PauseChange(NamedTuple):
 class ScheduleService:
     """Manage a workspace's schedules. Only admins change them; anyone may list them."""
 
-    def __init__(self, *, uow: UnitOfWorkFactory, catalog: Catalog, clock: Clock) -> None:
-        self.uow = uow  # for reads outside a command (a listing without an open unit of work)
+    def __init__(self, *, catalog: Catalog, clock: Clock) -> None:
         self.catalog = catalog
         self.clock = clock
 
@@ -140,16 +130,9 @@ class ScheduleService:
         )
         return AddedSchedule(view, upcoming)
 
-    async def list(
-        self, channel: ChannelRef, *, everywhere: bool = False, within: UnitOfWork | None = None
-    ) -> list[ScheduleView]:
+    async def list(self, uow: UnitOfWork, channel: ChannelRef, *, everywhere: bool = False) -> list[ScheduleView]:
         """The schedules of a channel (or of its whole workspace), soonest first, paused ones last."""
-        async with reading(self.uow, within) as uow:
-            rows = await uow.schedules.rows(self._query(channel, channel_only=not everywhere))
-        views = [
-            _view(row.Schedule, _ref(channel, row.channel), row.created_by, row.paused_by, cohort=row.Cohort)
-            for row in rows
-        ]
+        views = [_listed(channel, row) for row in await uow.schedule_listing.of(channel, channel_only=not everywhere)]
         return sorted(views, key=lambda v: (not v.enabled, v.next_slot.due if v.next_slot else _NEVER, v.id))
 
     async def remove(self, uow: UnitOfWork, schedule_id: int, *, channel: ChannelRef, user: UserRef) -> ScheduleView:
@@ -193,50 +176,29 @@ class ScheduleService:
             )
         return PauseChange(view, changed)
 
-    async def next_here(self, channel: ChannelRef, *, within: UnitOfWork | None = None) -> ScheduleView | None:
+    async def next_here(self, uow: UnitOfWork, channel: ChannelRef) -> ScheduleView | None:
         """The enabled schedule of this channel that fires soonest, if any."""
-        listed = await self.list(channel, within=within)
+        listed = await self.list(uow, channel)
         views = [view for view in listed if view.enabled and view.next_slot is not None]
         return views[0] if views else None
 
     # --- helpers ---------------------------------------------------------------------------------
-
-    @staticmethod
-    def _query(channel: ChannelRef, *, channel_only: bool) -> Select[Schedule, str, str, str, Cohort]:
-        query = (
-            joined_to_channel(
-                select(
-                    Schedule,
-                    Channel.external_id.label("channel"),
-                    User.display_name.label("created_by"),
-                    _PausedBy.display_name.label("paused_by"),
-                    Cohort,
-                ),
-                Schedule.channel_id,
-            )
-            .outerjoin(Cohort, Cohort.id == Schedule.cohort_id)
-            .outerjoin(User, User.id == Schedule.created_by)
-            .outerjoin(_PausedBy, Schedule.paused_reason == literal(PAUSED_BY) + cast(_PausedBy.id, String))
-            .where(*in_workspace(channel))
-        )
-        if channel_only:
-            query = query.where(*in_channel(channel))
-        return query
 
     async def get(self, uow: UnitOfWork, channel: ChannelRef, schedule_id: int) -> ScheduleView:
         """A schedule of this workspace (UnknownSchedule if none has that id), in the caller's unit of work."""
         return await self._get(uow, channel, schedule_id)
 
     async def _get(self, uow: UnitOfWork, channel: ChannelRef, schedule_id: int) -> ScheduleView:
-        rows = await uow.schedules.rows(self._query(channel, channel_only=False).where(Schedule.id == schedule_id))
-        row = rows[0] if rows else None
+        row = await uow.schedule_listing.one(channel, schedule_id)
         if row is None:
             raise UnknownSchedule(schedule_words.unknown_schedule(schedule_id))
-        return _view(row.Schedule, _ref(channel, row.channel), row.created_by, row.paused_by, cohort=row.Cohort)
+        return _listed(channel, row)
 
 
-def _ref(channel: ChannelRef, channel_id: str) -> ChannelRef:
-    return ChannelRef(platform=channel.platform, workspace_id=channel.workspace_id, channel_id=channel_id)
+def _listed(here: ChannelRef, row: ListedSchedule) -> ScheduleView:
+    """A listed schedule as people see it, in its own channel of `here`'s workspace."""
+    channel = ChannelRef(platform=here.platform, workspace_id=here.workspace_id, channel_id=row.channel)
+    return _view(row.schedule, channel, row.created_by, row.paused_by, cohort=row.cohort)
 
 
 def _view(

@@ -7,6 +7,8 @@ the workspace with answers in the season gets its final board (the top three) th
 the fan-out limiter like scheduled posts. Boards are read models (service/stats.py); all-time rollups never change.
 The announcement runs after the end is committed (a platform call never runs inside the transaction); a crash in
 between leaves the season ended without its boards posted, and its board still at `/quiz leaderboard season NAME`.
+The use cases run in the caller's unit of work: the dispatcher's (QuizApp.announce_season reads the final boards in
+one, then posts them after it has ended), the repositories' (`uow.seasons`) SQL included.
 """
 
 from __future__ import annotations
@@ -14,30 +16,18 @@ from __future__ import annotations
 import functools
 import logging
 from datetime import date, datetime, timedelta
-
-from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
+from typing import NamedTuple
 
 from bot.clock import Clock
-from bot.db.models import Answer, Channel, Season
-from bot.db.rows import rows_changed
+from bot.db.models import Season
 from bot.domain import ChannelRef, UserRef
 from bot.domain.views import SeasonEnded, SeasonView
 from bot.domain.windows import Scope, Window
 from bot.errors import NoSeasonRunning, QuizError, UserInputError
-from bot.ports import PlatformError, PlatformRegistry, Sender
-from bot.service.lookups import (
-    CHANNEL_REF_COLUMNS,
-    channel_ref_of,
-    joined_to_channel,
-    local_date,
-    local_midnight,
-    running_season,
-    season_span,
-    workspace_row,
-)
-from bot.service.stats import Stats, in_span
-from bot.service.uow import UnitOfWork, UnitOfWorkFactory
+from bot.ports import Message, PlatformError, PlatformRegistry, Sender
+from bot.service.lookups import local_date, local_midnight, season_span
+from bot.service.stats import Stats
+from bot.service.uow import UnitOfWork
 from bot.wording import seasons as season_words
 
 log = logging.getLogger(__name__)
@@ -57,19 +47,25 @@ def season_view(season: Season, timezone: str) -> SeasonView:
     )
 
 
+class FinalBoards(NamedTuple):
+    """An ended season's name and the final board for each channel that had answers in it."""
+
+    name: str
+    boards: list[tuple[ChannelRef, Message]]
+
+
 class SeasonService:
-    """Season use cases: start, end (and announce), list. Each step runs inside the caller's unit of work."""
+    """Season use cases: start, end (and read the final boards), list, each inside the caller's unit of work; and
+    posting the final boards, outside any."""
 
     def __init__(
         self,
         *,
-        uow: UnitOfWorkFactory,
         clock: Clock,
         stats: Stats,
         platforms: PlatformRegistry,
         fanout: Sender,
     ) -> None:
-        self.uow = uow
         self.clock = clock
         self.stats = stats
         self.platforms = platforms
@@ -80,16 +76,13 @@ class SeasonService:
     ) -> SeasonView:
         """Start a season in the channel's workspace now, through the `until` date (inclusive, local) if given."""
         now = self.clock.now()
-        session = uow.session
         workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
-        found = await workspace_row(session, channel.platform, channel.workspace_id)  # just created if it was new
+        found = await uow.places.workspace(channel.platform, channel.workspace_id)  # just created if it was new
         timezone = found.timezone if found is not None else "UTC"
-        running = await running_season(session, workspace)
+        running = await uow.seasons.running(workspace)
         if running is not None:
             raise UserInputError(season_words.already_running(running.name, local_date(running.starts_at, timezone)))
-        same_name = select(Season.id).where(Season.workspace_id == workspace, Season.key == name.casefold())
-        taken = (await session.execute(same_name)).scalar()
-        if taken is not None:
+        if await uow.seasons.name_taken(workspace, name):
             raise UserInputError(season_words.name_taken(name))
         ends_at: datetime | None = None
         if until is not None:
@@ -107,17 +100,14 @@ class SeasonService:
             created_by=await uow.places.user_id(user, now),
             created_at=now,
         )
-        session.add(season)
-        try:
-            await session.flush()
-        except IntegrityError:  # another admin started one (or took the name) at the same moment
-            raise UserInputError(season_words.already_running(name, local_date(now, timezone))) from None
+        if not await uow.seasons.add(season):  # another admin started one (or took the name) at the same moment
+            raise UserInputError(season_words.already_running(name, local_date(now, timezone)))
         return season_view(season, timezone)
 
     async def running(self, uow: UnitOfWork, channel: ChannelRef) -> tuple[Season, str]:
         """The season running in the channel's workspace and the workspace's timezone, or NoSeasonRunning."""
-        workspace = await workspace_row(uow.session, channel.platform, channel.workspace_id)
-        season = await running_season(uow.session, workspace.id if workspace else None)
+        workspace = await uow.places.workspace(channel.platform, channel.workspace_id)
+        season = await uow.seasons.running(workspace.id if workspace else None)
         if season is None or workspace is None:
             raise NoSeasonRunning(season_words.none_running())
         return season, workspace.timezone
@@ -127,70 +117,47 @@ class SeasonService:
         season, _ = await self.running(uow, channel)
         now = self.clock.now()
         ended_at = min(now, season.ends_at) if season.ends_at is not None else now
-        changed = await uow.session.execute(
-            update(Season)
-            .where(Season.id == season.id, Season.ended_at.is_(None))
-            .values(ended_at=ended_at, ended_by=await uow.places.user_id(user, now))
-            .execution_options(synchronize_session=False)
-        )
-        if not rows_changed(changed):
+        if not await uow.seasons.end(season.id, ended_at, await uow.places.user_id(user, now)):
             raise NoSeasonRunning(season_words.none_running())
         season.ended_at = ended_at
         return season
 
     async def list(self, uow: UnitOfWork, channel: ChannelRef) -> list[SeasonView]:
         """The workspace's seasons: the running one first, then the others, newest first."""
-        workspace = await workspace_row(uow.session, channel.platform, channel.workspace_id)
+        workspace = await uow.places.workspace(channel.platform, channel.workspace_id)
         if workspace is None:
             return []
-        seasons = (
-            (
-                await uow.session.execute(
-                    select(Season)
-                    .where(Season.workspace_id == workspace.id)
-                    .order_by(Season.ended_at.is_not(None), Season.starts_at.desc())
-                )
-            )
-            .scalars()
-            .all()
-        )
-        return [season_view(season, workspace.timezone) for season in seasons]
+        return [season_view(season, workspace.timezone) for season in await uow.seasons.of_workspace(workspace.id)]
 
-    async def announce(self, season_id: int) -> SeasonEnded:
-        """Post an ended season's final board (its top three) to each channel of its workspace that had answers in it.
+    async def final_boards(self, uow: UnitOfWork, season_id: int) -> FinalBoards:
+        """An ended season's final board (its top three) for each channel of its workspace that had answers in it,
+        read in the caller's unit of work; `post_final_boards` posts them once the caller's block has ended."""
+        now = self.clock.now()
+        season = await uow.seasons.get(season_id)
+        if season is None or season.ended_at is None:
+            raise NoSeasonRunning(season_words.none_running())
+        boards = []
+        for channel in await uow.seasons.channels_with_answers(season.workspace_id, season_span(season)):
+            board = await self.stats.leaderboard(
+                channel,
+                window=Window.SEASON,
+                scope=Scope.CHANNEL,
+                season=season.name,
+                now=now,
+                limit=FINAL_BOARD_SIZE,
+                within=uow,
+            )
+            boards.append((channel, season_words.final_board_message(board)))
+        return FinalBoards(season.name, boards)
+
+    async def post_final_boards(self, final: FinalBoards) -> SeasonEnded:
+        """Post an ended season's final boards (outside any transaction), paced by the fan-out limiter.
 
         Called once per season, by whoever ended it. A channel the platform refuses is logged and counted; the others
         still get theirs. Platforms not running here are skipped (counted as failed).
         """
-        now = self.clock.now()
-        async with self.uow() as uow:
-            season = await uow.session.get(Season, season_id)
-            if season is None or season.ended_at is None:
-                raise NoSeasonRunning(season_words.none_running())
-            span = season_span(season)
-            answered_here = select(Answer.id).where(Answer.channel_id == Channel.id, *in_span(span)).exists()
-            rows = (
-                await uow.session.execute(
-                    joined_to_channel(select(*CHANNEL_REF_COLUMNS))
-                    .where(Channel.workspace_id == season.workspace_id, answered_here)
-                    .order_by(Channel.id)
-                )
-            ).all()
-            boards = []
-            for row in rows:
-                channel = channel_ref_of(row)
-                board = await self.stats.leaderboard(
-                    channel,
-                    window=Window.SEASON,
-                    scope=Scope.CHANNEL,
-                    season=season.name,
-                    now=now,
-                    limit=FINAL_BOARD_SIZE,
-                    within=uow,
-                )
-                boards.append((channel, season_words.final_board_message(board)))
         posted = failed = 0
-        for channel, message in boards:
+        for channel, message in final.boards:
             platform = self.platforms.get(channel.platform)
             if platform is None:
                 failed += 1
@@ -203,5 +170,5 @@ class SeasonService:
                 log.warning("a season's final board could not be posted: %s", exc, extra=extra)
                 continue
             posted += 1
-        log.info("season %s ended: final boards posted to %d channel(s), %d failed", season.name, posted, failed)
-        return SeasonEnded(name=season.name, posted=posted, failed=failed)
+        log.info("season %s ended: final boards posted to %d channel(s), %d failed", final.name, posted, failed)
+        return SeasonEnded(name=final.name, posted=posted, failed=failed)

@@ -12,7 +12,10 @@ The shape is cosmicpython's (`src/allocation/service_layer/unit_of_work.py`)::
 Leaving the block without `commit()` rolls back. Driver failures (database down, connection lost, locked)
 surface as StorageUnavailable, whether they happen inside the block or at commit. Callbacks registered with
 `after_commit` run only once the transaction is durable (caches are filled there, never from a rolled-back
-transaction). Nothing else in the core opens a transaction.
+transaction). Nothing else in the core opens a transaction, and only a few places open a unit of work: the
+dispatcher (service/app.py), the documented exceptions (a post's publication, the click path's group commit), the
+read side's read-only fallback, the scheduler's jobs and the operator commands; tests/unit/test_transaction_boundary.py
+lists them, and fails for a new one.
 """
 
 from __future__ import annotations
@@ -23,12 +26,25 @@ from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Self
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
 from bot.service.deliveries import Deliveries
-from bot.service.directory import Directory
-from bot.service.repositories import Cohorts, Flags, MemberFires, Places, Posts, Questions, Review, Schedules
+from bot.service.repositories import (
+    Answers,
+    Cohorts,
+    Flags,
+    PendingConfirmations,
+    Places,
+    Posts,
+    Questions,
+    Review,
+    Seasons,
+)
+from bot.service.repositories.directory import Directory
+from bot.service.repositories.schedule_listing import ScheduleListing
+from bot.service.repositories.schedules import MemberFires, Schedules
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +54,7 @@ class UnitOfWork:
 
     session: AsyncSession
     places: Places
+    answers: Answers
     questions: Questions
     posts: Posts
     cohorts: Cohorts
@@ -45,6 +62,9 @@ class UnitOfWork:
     review: Review
     flags: Flags
     member_fires: MemberFires
+    confirmations: PendingConfirmations
+    seasons: Seasons
+    schedule_listing: ScheduleListing
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -58,6 +78,7 @@ class UnitOfWork:
     async def __aenter__(self) -> Self:
         self.session = self._db.sessions()
         self.places = Places(self.session, self._directory)
+        self.answers = Answers(self.session)
         self.questions = Questions(self.session)
         self.posts = Posts(self.session)
         self.cohorts = Cohorts(self.session)
@@ -66,6 +87,9 @@ class UnitOfWork:
         self.flags = Flags(self.session)
         self.member_fires = MemberFires(self.session)
         self.deliveries = Deliveries(self.session)
+        self.confirmations = PendingConfirmations(self.session)
+        self.seasons = Seasons(self.session)
+        self.schedule_listing = ScheduleListing(self.session)
         try:
             await self.session.begin()
         except Exception as exc:
@@ -134,3 +158,8 @@ async def committed(factory: UnitOfWorkFactory) -> AsyncIterator[UnitOfWork]:
     async with factory() as uow:
         yield uow
         await uow.commit()
+
+
+def is_conflict(exc: BaseException) -> bool:
+    """Whether `exc` is a unique-key conflict with another transaction (worth running the whole unit again)."""
+    return isinstance(exc, IntegrityError)

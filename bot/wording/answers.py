@@ -50,3 +50,8 @@ def standing(*, points: int, rank: int) -> str:
 def busy() -> str:
     """The reply to a click refused because too many clicks are waiting to be recorded (nothing was recorded)."""
     return _("The quiz bot is busy right now and did not record that click. Please click again in a moment.")
+
+
+def no_such_choice(choice_index: int) -> str:
+    """The refusal of a click whose button names no choice of the question (nothing was recorded)."""
+    return _("That button does not match a choice of this question ({choice}).", choice=choice_index)

@@ -104,7 +104,7 @@ async def test_discord_accepts_a_max_size_card_its_replies_and_its_reveal(
         pages = await fake.wait_for(lambda: card_messages(fake), what="the card")
         last = pages[-1]
         post_id = int(ANSWER_ID.fullmatch(custom_ids(last)[0]).group(1))  # type: ignore[union-attr]
-        _, _, card = await runtime.quiz.card(post_id)
+        _, _, card = await runtime.app.card(post_id)
         assert len(pages) == planned_pages(card) > 1  # a card this long spans messages
         assert page_ids(await _message_ref(runtime, post_id)) == [int(m["id"]) for m in pages]
         assert len(custom_ids(last)) == 10 and all(not m["components"] for m in pages[:-1])

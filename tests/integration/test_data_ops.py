@@ -259,7 +259,7 @@ async def test_forget_user_leaves_their_name_and_id_in_no_column_of_any_table(
     await as_(alice, "cohort add alices-cohort <@U-bob>")
     await as_(bob, "cohort create bobs")
     await as_(bob, "cohort add bobs <@U-alice-smith>")
-    card = (await runtime.quiz.card(await runtime.quiz.current_post_id(channel))).card
+    card = (await runtime.app.card(await runtime.app.current_post_id(channel))).card
     await runtime.app.answer(post_id=card.post_id, user=alice, choice_index=card.choice_ids[0], channel=channel)
     await runtime.app.answer(post_id=card.post_id, user=alice, choice_index=card.choice_ids[1], channel=channel)
     await runtime.app.reveal(card.post_id)

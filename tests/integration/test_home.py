@@ -45,7 +45,8 @@ async def test_the_home_shows_standing_per_channel_weakest_topics_cohorts_review
     await run(runtime, other, "admin", "schedule add weekdays 09:30", admin=True)
     clock.advance(timedelta(minutes=11))  # the miss is due for review
 
-    home = await runtime.app.home_reader.home(make_user("ann"), now=clock.now())
+    async with runtime.uow() as uow:
+        home = await runtime.app.home_reader.home(uow, make_user("ann"), now=clock.now())
     assert (home.stats.answered, home.stats.correct) == (3, 2)
     # Most points first; at equal points more answers first. Bob (two right) leads C1.
     assert [(c.channel.channel_id, c.points, c.rank, c.players, c.correct, c.answered) for c in home.channels] == [

@@ -271,7 +271,7 @@ async def test_0005_backfills_snapshots_of_existing_posts_and_downgrades(blank_u
     runtime.platforms.register(FakePlatform())
     channel = ChannelRef("fake", "W1", "C1")
     try:
-        _, _, stuck = await runtime.quiz.card(2)
+        _, _, stuck = await runtime.app.card(2)
         assert stuck.choices == (MISSING, "x", MISSING, "y")
         again = await runtime.app.answer(post_id=2, user=make_user("ann"), choice_index=1)
         assert (again.outcome, again.chosen, again.correct) == (AnswerOutcome.ALREADY_ANSWERED, MISSING, False)
@@ -282,7 +282,7 @@ async def test_0005_backfills_snapshots_of_existing_posts_and_downgrades(blank_u
         grown = await runtime.app.reveal(4)
         assert grown.reveal is not None and grown.choices == ("t", "r", "s", "u")
         assert grown.reveal.correct_position == 3
-        _, _, retired = await runtime.quiz.card(3)
+        _, _, retired = await runtime.app.card(3)
         assert retired.retired and retired.choices == ("m", "n", "o")
         async with operator_unit_of_work(runtime.db) as uow:
             data = await export_data(uow)

@@ -154,7 +154,7 @@ async def test_reveal_shows_distribution_in_shown_order_and_who_got_it_right(
         clock.advance(1)
         await runtime.app.answer(post_id=card.post_id, user=make_user(name), choice_index=choice)
 
-    revealed = await runtime.app.reveal(await runtime.quiz.current_post_id(channel))
+    revealed = await runtime.app.reveal(await runtime.app.current_post_id(channel))
 
     assert revealed.reveal is not None
     assert revealed.choice_ids[revealed.reveal.correct_position] == correct
@@ -166,12 +166,12 @@ async def test_reveal_shows_distribution_in_shown_order_and_who_got_it_right(
     assert edits[-1].card == revealed
     assert edits[-1].message_ref == platform.of_kind("post_card")[0].message_ref
     with pytest.raises(NoOpenPost):
-        await runtime.quiz.current_post_id(channel)
+        await runtime.app.current_post_id(channel)
 
 
 async def test_reveal_with_no_open_question_says_so(runtime: Runtime, channel: ChannelRef) -> None:
     with pytest.raises(NoOpenPost):
-        await runtime.quiz.current_post_id(channel)
+        await runtime.app.current_post_id(channel)
 
 
 async def test_adapter_not_running_is_a_clear_error(runtime: Runtime) -> None:
@@ -263,10 +263,10 @@ async def test_content_sync_retires_removed_questions_and_keeps_old_posts_readab
         id=pack.id, title=pack.title, description=pack.description, questions=tuple(kept), tags=pack.tags
     )
     runtime.quiz.catalog = Catalog(packs=(smaller, runtime.catalog.get("model-pipeline-parallelism")))
-    await runtime.quiz.sync_content()
+    await runtime.app.sync_content()
     prompts = {(await runtime.quiz.post_question(channel, pack_id="data-parallelism")).card.prompt for _ in range(7)}
     assert card.prompt not in prompts
-    _, _, old = await runtime.quiz.card(card.post_id)
+    _, _, old = await runtime.app.card(card.post_id)
     assert old.prompt == card.prompt
 
 
@@ -276,7 +276,7 @@ async def test_a_pack_title_as_long_as_the_schema_allows_is_synced_and_posted(
     long_title = "Collectives " * 166 + "end"  # 1,995 characters: schema-legal (up to 2,000)
     pack = runtime.catalog.get("data-parallelism")
     runtime.quiz.catalog = Catalog(packs=(replace(pack, title=long_title),))
-    await runtime.quiz.sync_content()  # PostgreSQL refused this with VARCHAR(300)
+    await runtime.app.sync_content()  # PostgreSQL refused this with VARCHAR(300)
     async with runtime.db.transaction() as session:
         stored = await session.get(PackRow, pack.id)
     assert stored is not None and stored.title == long_title

@@ -26,7 +26,7 @@ async def _with_pair_pack(runtime: Runtime) -> None:
         questions=tuple(dataclasses.replace(q, pack_id="pair") for q in seed.questions[:2]),
     )
     runtime.quiz.catalog = Catalog(packs=(*runtime.catalog.packs, pair))
-    await runtime.quiz.sync_content()
+    await runtime.app.sync_content()
 
 
 async def _asked(runtime: Runtime, channel: ChannelRef, pack: str | None) -> tuple[str, str]:

@@ -72,7 +72,7 @@ async def edit(runtime: Runtime, change: Callable[[Question], Question | None], 
             questions.append(changed)
     edited = dataclasses.replace(pack, questions=tuple(questions))
     runtime.quiz.catalog = Catalog(packs=tuple(edited if p.id == PACK else p for p in runtime.quiz.catalog.packs))
-    await runtime.quiz.sync_content()
+    await runtime.app.sync_content()
 
 
 async def post_it(runtime: Runtime, channel: ChannelRef, key: str = KEY) -> QuestionCard:
@@ -123,7 +123,7 @@ async def test_shrunk_choices_quiz_reveal_shows_what_the_post_showed(runtime: Ru
     reply = await reveal_command(runtime, channel)
     assert reply.ok, reply.message
     assert reply.message.title == f"Revealed: {ORIGINAL[0]}"
-    _, _, revealed = await runtime.quiz.card(card.post_id)
+    _, _, revealed = await runtime.app.card(card.post_id)
     assert revealed.reveal is not None
     assert revealed.choices == card.choices  # all four, in the order shown
     assert revealed.choices[revealed.reveal.correct_position] == ORIGINAL[0]
@@ -154,7 +154,7 @@ async def test_reordered_choices_and_a_moved_answer_keep_old_answers_and_the_old
     pack = runtime.quiz.catalog.get(PACK)
     moved = dataclasses.replace(pack, questions=(*pack.questions[1:], pack.questions[0]))
     runtime.quiz.catalog = Catalog(packs=tuple(moved if p.id == PACK else p for p in runtime.quiz.catalog.packs))
-    await runtime.quiz.sync_content()
+    await runtime.app.sync_content()
 
     cat = await runtime.app.answer(post_id=card.post_id, user=make_user("cat"), choice_index=0)
     assert (cat.chosen, cat.correct) == (ORIGINAL[0], True)  # index 0 still means what it showed
@@ -162,7 +162,7 @@ async def test_reordered_choices_and_a_moved_answer_keep_old_answers_and_the_old
         stored = dict((await session.execute(select(Answer.choice_index, Answer.is_correct))).all())
     assert stored == {0: True, 1: False}
 
-    _, _, open_card = await runtime.quiz.card(card.post_id)
+    _, _, open_card = await runtime.app.card(card.post_id)
     assert (open_card.choices, open_card.choice_ids) == (card.choices, card.choice_ids)
     assert card_footer(open_card) == card_footer(card).replace("0 answers", "3 answers")  # still "question 1"
     revealed = await runtime.app.reveal(card.post_id)
@@ -201,7 +201,7 @@ async def test_a_removed_question_is_retired_and_its_posts_still_reveal_and_expo
         ).scalar_one()
     assert row.active is False  # retired, history kept
 
-    _, _, open_card = await runtime.quiz.card(card.post_id)
+    _, _, open_card = await runtime.app.card(card.post_id)
     footer = card_footer(open_card)
     assert "question 8 (retired)" in footer
     assert " of " not in footer.removeprefix(open_card.pack_title)
@@ -210,7 +210,7 @@ async def test_a_removed_question_is_retired_and_its_posts_still_reveal_and_expo
 
     reply = await reveal_command(runtime, channel)
     assert reply.ok, reply.message
-    _, _, revealed = await runtime.quiz.card(card.post_id)
+    _, _, revealed = await runtime.app.card(card.post_id)
     assert revealed.reveal is not None and sum(revealed.reveal.counts) == 2
     assert revealed.choices == card.choices
     assert card_footer(revealed).endswith("· question 8 (retired) · 2 answers · closed")

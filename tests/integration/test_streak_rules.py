@@ -37,7 +37,7 @@ async def scheduled(
 async def cohort_next(runtime: Runtime, channel: ChannelRef, cohort: str) -> QuestionCard:
     """`/quiz cohort next COHORT` typed by an admin; the card it posted."""
     assert (await run(runtime, channel, "lead", f"cohort next {cohort}")).ok
-    return (await runtime.quiz.card(await runtime.quiz.current_post_id(channel))).card
+    return (await runtime.app.card(await runtime.app.current_post_id(channel))).card
 
 
 async def streaks(runtime: Runtime, channel: ChannelRef, clock: ManualClock) -> dict[str, tuple[int, int]]:
@@ -171,7 +171,7 @@ async def test_closing_an_older_cohort_question_changes_no_streak(
     await a_streak_of_two(runtime, channel, clock, "alice")
     assert (await run(runtime, channel, "alice", "cohort create x1")).ok
     assert (await run(runtime, channel, "alice", "cohort next x1")).ok  # open, no close time
-    cohort_post = await runtime.quiz.current_post_id(channel)
+    cohort_post = await runtime.app.current_post_id(channel)
     card = await scheduled(runtime, channel, clock)
     await answer(runtime, card, "alice", right=True)
     clock.advance(timedelta(days=2))

@@ -1,33 +1,42 @@
 """The repositories a unit of work exposes: what the use cases load and save, one class per aggregate.
 
 Each wraps the unit of work's session; none opens, commits or rolls back a transaction (the unit of work does).
-Use cases call `uow.posts`, `uow.questions`, `uow.schedules`, `uow.cohorts` and `uow.review`; the read models
-(boards, `/quiz me`, reports) stay tuned queries on the read side (service/stats.py, service/report.py), and the
-click path's batched statements live with the group commit that runs them (service/answers.py, scores.py).
+Use cases call `uow.posts`, `uow.questions`, `uow.schedules`, `uow.cohorts`, `uow.review`, `uow.seasons`,
+`uow.flags`, `uow.confirmations`, `uow.answers` and `uow.places`; the read models (boards, `/quiz me`, reports) stay
+tuned queries on the read side (service/stats.py, service/report.py, service/home.py). The click path's batched
+statements are the answers repository's (answers.py, with the rollups in scores.py), run by the group commit in
+service/answers.py. The schedules' repository (schedules.py: Schedules, MemberFires) is imported from its module:
+it still imports the lookups by their old names (bot.service.lookups, bot.service.directory), which re-export this
+package's, so importing it here would make a cycle.
 """
 
+from bot.service.repositories.answers import Answers, ClickedPost, KnownUser
 from bot.service.repositories.cohorts import Cohorts, DeliveryMember, Totals
+from bot.service.repositories.confirmations import PendingConfirmations
 from bot.service.repositories.flags import FlaggedPost, Flags, Seen
 from bot.service.repositories.places import Places
 from bot.service.repositories.posts import FirePost, Posts, RevealedAnswer, Shown
 from bot.service.repositories.questions import Questions, Rotation
 from bot.service.repositories.review import Review
-from bot.service.repositories.schedules import MemberFires, Schedules
+from bot.service.repositories.seasons import Seasons
 
 __all__ = [
+    "Answers",
+    "ClickedPost",
     "Cohorts",
     "DeliveryMember",
     "FirePost",
     "FlaggedPost",
     "Flags",
-    "MemberFires",
+    "KnownUser",
+    "PendingConfirmations",
     "Places",
     "Posts",
     "Questions",
     "RevealedAnswer",
     "Review",
     "Rotation",
-    "Schedules",
+    "Seasons",
     "Seen",
     "Shown",
     "Totals",

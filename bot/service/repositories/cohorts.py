@@ -6,22 +6,27 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import case, delete, func, select
+from sqlalchemy import ColumnElement, case, delete, func, select
 
 from bot.db.models import (
     Answer,
+    Channel,
     Cohort,
     CohortMember,
+    PackRow,
+    Post,
+    PostRecipient,
+    PostSnapshot,
+    QuestionRow,
+    QuestionVersion,
     Schedule,
     User,
     Workspace,
 )
-from bot.domain import UserRef
-from bot.service.directory import insert_ignoring_conflict
-from bot.service.lookups import (
-    find_cohort,
-)
+from bot.domain import ChannelRef, PostSource, UserRef
 from bot.service.repositories.base import Repository
+from bot.service.repositories.directory import insert_ignoring_conflict
+from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, find_cohort
 
 
 class DeliveryMember(NamedTuple):
@@ -31,6 +36,43 @@ class DeliveryMember(NamedTuple):
     user: UserRef
     timezone: str | None
     joined_at: datetime
+
+
+class OpenCohortPost(NamedTuple):
+    """A cohort post still open to answers: what a nudge lists."""
+
+    post_id: int
+    prompt: str
+    pack_title: str
+    channel: ChannelRef
+    closes_at: datetime | None
+    timezone: str
+
+
+class MemberRow(NamedTuple):
+    """A member of a cohort: their row, platform id, name, points since the cohort's start and when they joined."""
+
+    user_row: int
+    user_id: str
+    name: str
+    points: int
+    joined_at: datetime
+
+
+class Progress(NamedTuple):
+    """What a cohort's progress is computed from (service/cohorts.py `cohort_view`)."""
+
+    posts: list[int]
+    """The cohort's published posts, newest first."""
+    recipient_of: dict[int, int]
+    """The one member (user row) a privately delivered post was sent to."""
+    members: list[MemberRow]
+    answers: dict[int, dict[int, tuple[bool, int]]]
+    """user row -> post -> (right, points), for the members' answers to the cohort's posts."""
+    last_answers: dict[int, datetime]
+    """user row -> their last answer anywhere."""
+    timezone: str | None
+    """The cohort's workspace's timezone."""
 
 
 class Totals(NamedTuple):
@@ -152,3 +194,94 @@ class Cohorts(Repository):
         """The timezone of a workspace (cohort start dates are local to it)."""
         query = select(Workspace.timezone).where(Workspace.id == workspace)
         return str((await self._session.execute(query)).scalar_one())
+
+    async def progress(self, cohort: Cohort) -> Progress:
+        """The rows a cohort's progress is computed from: four small queries, whatever the number of members."""
+        session = self._session
+        posts = list(
+            (
+                await session.execute(
+                    select(Post.id).where(*_cohort_posts(cohort.id)).order_by(Post.opened_at.desc(), Post.id.desc())
+                )
+            ).scalars()
+        )
+        recipient_of = {
+            int(post_id): int(user_id)
+            for post_id, user_id in await session.execute(
+                select(PostRecipient.post_id, PostRecipient.user_id).where(PostRecipient.post_id.in_(posts))
+            )
+        }
+        members = [
+            MemberRow(int(row.id), row.external_id, row.display_name, int(row.points), row.joined_at)
+            for row in await session.execute(
+                select(User.id, User.external_id, User.display_name, CohortMember.points, CohortMember.joined_at)
+                .join(User, User.id == CohortMember.user_id)
+                .where(CohortMember.cohort_id == cohort.id)
+            )
+        ]
+        of_members = select(CohortMember.user_id).where(CohortMember.cohort_id == cohort.id)
+        answers: dict[int, dict[int, tuple[bool, int]]] = {}
+        for user_id, post_id, is_correct, points in await session.execute(
+            select(Answer.user_id, Answer.post_id, Answer.is_correct, Answer.points)
+            .join(Post, Post.id == Answer.post_id)
+            .where(*_cohort_posts(cohort.id), Answer.user_id.in_(of_members))
+        ):
+            answers.setdefault(user_id, {})[post_id] = (bool(is_correct), int(points))
+        last_answers = {
+            int(user_id): last
+            for user_id, last in await session.execute(
+                select(Answer.user_id, func.max(Answer.answered_at))
+                .where(Answer.user_id.in_(of_members))
+                .group_by(Answer.user_id)
+            )
+        }
+        timezone = (
+            await session.execute(select(Workspace.timezone).where(Workspace.id == cohort.workspace_id))
+        ).scalar()
+        return Progress(posts, recipient_of, members, answers, last_answers, timezone)
+
+    async def open_posts(self, cohort_id: int, now: datetime) -> list[OpenCohortPost]:
+        """The cohort's published posts still open to answers at `now`, oldest first."""
+        rows = await self._session.execute(
+            select(Post.id, QuestionVersion.prompt, PackRow.title, Channel.timezone, Workspace.timezone.label("wtz"))
+            .add_columns(*CHANNEL_REF_COLUMNS, Post.closes_at)
+            .join(PostSnapshot, PostSnapshot.post_id == Post.id)
+            .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
+            .join(QuestionRow, QuestionRow.id == Post.question_id)
+            .join(PackRow, PackRow.id == QuestionRow.pack_id)
+            .join(Channel, Channel.id == Post.channel_id)
+            .join(Workspace, Workspace.id == Channel.workspace_id)
+            .where(*_cohort_posts(cohort_id), Post.closed_at.is_(None))
+            .where((Post.closes_at.is_(None)) | (Post.closes_at > now))
+            .order_by(Post.opened_at, Post.id)
+        )
+        return [
+            OpenCohortPost(
+                post_id=int(row.id),
+                prompt=row.prompt,
+                pack_title=row.title,
+                channel=channel_ref_of(row),
+                closes_at=row.closes_at,
+                timezone=row.timezone or row.wtz or "UTC",
+            )
+            for row in rows
+        ]
+
+    async def answered(self, post_ids: Sequence[int], user_ids: Sequence[str], workspace: int) -> set[tuple[int, str]]:
+        """(post, platform user id) of the answers these users of the workspace gave to these posts."""
+        rows = await self._session.execute(
+            select(Answer.post_id, User.external_id)
+            .join(User, User.id == Answer.user_id)
+            .where(Answer.post_id.in_(post_ids))
+            .where(User.external_id.in_(user_ids), User.workspace_id == workspace)
+        )
+        return {(int(post_id), str(user_id)) for post_id, user_id in rows}
+
+
+def _cohort_posts(cohort_id: int) -> tuple[ColumnElement[bool], ...]:
+    """Posts made for the cohort (published: a post whose platform call failed is no post)."""
+    return (
+        Post.source == PostSource.COHORT.value,
+        Post.source_ref == str(cohort_id),
+        Post.message_ref.is_not(None),
+    )

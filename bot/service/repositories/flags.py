@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy import ColumnElement, Select, case, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import (
-    Answer,
-    Channel,
-    Post,
-    QuestionFlag,
-    QuestionRow,
-)
-from bot.service.directory import insert_ignoring_conflict
+from bot.db.models import Answer, Channel, PackRow, Post, QuestionFlag, QuestionRow, User
+from bot.domain.flags import FlaggedQuestion, FlagReason
 from bot.service.repositories.base import Repository
+from bot.service.repositories.directory import insert_ignoring_conflict
 
 
 class FlaggedPost(NamedTuple):
@@ -136,3 +134,95 @@ class Flags(Repository):
             .having(func.count(QuestionFlag.id) >= threshold)
         )
         return {int(question) for question in (await self._session.execute(query)).scalars()}
+
+    async def flagged(self, *, threshold: int, workspace_ids: Sequence[int]) -> list[FlaggedQuestion]:
+        """The workspaces' questions with open flags, most flagged first (see `flagged_questions`)."""
+        return await flagged_questions(self._session, threshold=threshold, workspace_ids=workspace_ids)
+
+
+async def flagged_questions(
+    session: AsyncSession,
+    *,
+    threshold: int,
+    workspace_ids: Sequence[int] | None = None,
+    users: Select[Any] | None = None,
+    since: datetime | None = None,
+) -> list[FlaggedQuestion]:
+    """Questions with open flags, most flagged first, each with its reasons (newest first) and its accuracy.
+
+    Scope: the given workspaces (None: all), and only flags and answers by `users` (a select of user ids) and
+    answers from `since` on when given (a cohort report). `paused_in` counts the workspaces where the question
+    has reached `threshold`.
+    """
+    flag_scope: list[ColumnElement[bool]] = [QuestionFlag.cleared_at.is_(None)]
+    answer_scope: list[ColumnElement[bool]] = []
+    if workspace_ids is not None:
+        flag_scope.append(QuestionFlag.workspace_id.in_(workspace_ids))
+        answer_scope.append(Answer.workspace_id.in_(workspace_ids))
+    if users is not None:
+        flag_scope.append(QuestionFlag.user_id.in_(users))
+        answer_scope.append(Answer.user_id.in_(users))
+    if since is not None:
+        answer_scope.append(Answer.answered_at >= since)
+    flags = (
+        await session.execute(
+            select(
+                QuestionFlag.question_id,
+                QuestionFlag.workspace_id,
+                QuestionFlag.reason,
+                QuestionFlag.updated_at,
+                User.display_name,
+                User.external_id,
+            )
+            .join(User, User.id == QuestionFlag.user_id)
+            .where(*flag_scope)
+            .order_by(QuestionFlag.updated_at.desc(), QuestionFlag.id.desc())
+        )
+    ).all()
+    if not flags:
+        return []
+    reasons: dict[int, list[FlagReason]] = defaultdict(list)
+    per_workspace: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for row in flags:
+        reasons[row.question_id].append(
+            FlagReason(name=row.display_name or row.external_id, reason=row.reason, flagged_at=row.updated_at)
+        )
+        per_workspace[row.question_id][row.workspace_id] += 1
+    ids = list(reasons)
+    questions = (
+        await session.execute(
+            select(QuestionRow, PackRow.title)
+            .outerjoin(PackRow, PackRow.id == QuestionRow.pack_id)
+            .where(QuestionRow.id.in_(ids))
+        )
+    ).all()
+    tallies = {
+        row.question_id: (int(row.answered), int(row.correct or 0))
+        for row in await session.execute(
+            select(
+                Post.question_id,
+                func.count(Answer.id).label("answered"),
+                func.sum(case((Answer.is_correct, 1), else_=0)).label("correct"),
+            )
+            .join(Post, Post.id == Answer.post_id)
+            .where(Post.question_id.in_(ids), *answer_scope)
+            .group_by(Post.question_id)
+        )
+    }
+    result = [
+        FlaggedQuestion(
+            pack_id=question.pack_id,
+            pack_title=title or question.pack_id,
+            key=question.key,
+            number=question.position + 1,
+            prompt=question.prompt,
+            flags=len(reasons[question.id]),
+            reasons=tuple(reasons[question.id]),
+            answered=tallies.get(question.id, (0, 0))[0],
+            correct=tallies.get(question.id, (0, 0))[1],
+            paused_in=sum(1 for count in per_workspace[question.id].values() if count >= threshold),
+            active=question.active,
+        )
+        for question, title in questions
+    ]
+    return sorted(result, key=lambda q: (-q.flags, -q.reasons[0].flagged_at.timestamp(), q.pack_id, q.number))

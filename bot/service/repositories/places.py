@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import (
-    User,
-)
+from bot.db.models import Channel, User, Workspace
 from bot.domain import ChannelRef, UserRef
-from bot.service.directory import Directory
-from bot.service.lookups import (
+from bot.service.repositories.directory import Directory
+from bot.service.repositories.lookups import (
+    CHANNEL_REF_COLUMNS,
     WorkspaceRow,
+    channel_ref_of,
+    joined_to_channel,
     workspace_row,
 )
 
@@ -44,3 +45,18 @@ class Places:
     async def remember_timezone(self, user_row: int, timezone: str) -> None:
         """Cache the timezone a user's platform profile gives ("" when it gives none)."""
         await self._session.execute(update(User).where(User.id == user_row).values(timezone=timezone[:64]))
+
+    async def workspace_ref(self, workspace: int) -> tuple[str, str]:
+        """The platform and platform id of a workspace's row."""
+        row = (
+            await self._session.execute(
+                select(Workspace.platform, Workspace.external_id).where(Workspace.id == workspace)
+            )
+        ).one()
+        return row.platform, row.external_id
+
+    async def channel_ref(self, channel_row: int) -> ChannelRef:
+        """The platform ids of a channel's row: the one join from a channel row to its platform and workspace ids
+        (queries that select many channels use CHANNEL_REF_COLUMNS and `channel_ref_of`, repositories/lookups.py)."""
+        query = joined_to_channel(select(*CHANNEL_REF_COLUMNS)).where(Channel.id == channel_row)
+        return channel_ref_of((await self._session.execute(query)).one())

@@ -23,13 +23,11 @@ from bot.db.models import (
 )
 from bot.domain import ChannelRef, PostSource
 from bot.domain.schedules import FireKey
-from bot.service.lookups import (
-    CHANNEL_REF_COLUMNS,
-    channel_ref_of,
+from bot.service.repositories.base import Repository
+from bot.service.repositories.lookups import (
     in_channel,
     joined_to_channel,
 )
-from bot.service.repositories.base import Repository
 
 
 class Shown(NamedTuple):
@@ -108,11 +106,6 @@ class Posts(Repository):
             )
         ).scalar()
         return int(found) if found is not None else None
-
-    async def channel(self, channel_row: int) -> ChannelRef:
-        """The platform ids of the channel a post is in."""
-        query = joined_to_channel(select(*CHANNEL_REF_COLUMNS)).where(Channel.id == channel_row)
-        return channel_ref_of((await self._session.execute(query)).one())
 
     async def origin(self, post: Post) -> tuple[str, str | None]:
         """The timezone a post's card tells time in, and the name of the cohort it was posted for (if any).

@@ -15,8 +15,8 @@ from bot.db.models import (
     QuestionVersion,
 )
 from bot.domain.versions import content_digest
-from bot.service.directory import insert_ignoring_conflict
 from bot.service.repositories.base import Repository
+from bot.service.repositories.directory import insert_ignoring_conflict
 
 
 class Rotation(NamedTuple):

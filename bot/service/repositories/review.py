@@ -13,8 +13,8 @@ from bot.db.models import (
     ReviewItem,
     ReviewSnapshot,
 )
-from bot.service.directory import dialect_insert
 from bot.service.repositories.base import Repository
+from bot.service.repositories.directory import dialect_insert
 
 
 def _live(user_row: int) -> Select[ReviewItem]:

@@ -29,7 +29,7 @@ async def _card(runtime: Runtime, fake: FakeDiscord) -> tuple[dict[str, object],
     await slash(fake, "now", {"pack": "data-parallelism"}, user_name="alice")
     message = card_messages(fake)[-1]
     post_id = int(ANSWER_ID.fullmatch(custom_ids(message)[0]).group(1))  # type: ignore[union-attr]
-    _, _, card = await runtime.quiz.card(post_id)
+    _, _, card = await runtime.app.card(post_id)
     question = next(q for pack in runtime.catalog.packs for q in pack.questions if q.prompt == card.prompt)
     return message, f"quiz:answer:{post_id}:{question.correct_index}"
 

@@ -51,7 +51,7 @@ async def test_quiz_now_posts_an_embed_with_one_button_per_choice(
         assert body["allowed_mentions"] == {"parse": []}
         [embed] = body["embeds"]
         [(post_id, message_ref)] = await post_refs(runtime)
-        _, _, card = await runtime.quiz.card(post_id)
+        _, _, card = await runtime.app.card(post_id)
         [message] = card_messages(fake)
         assert message_ref == message["id"]
         assert embed["title"] == card.prompt
@@ -82,7 +82,7 @@ async def _post(runtime: Runtime, fake: FakeDiscord, **kw: object) -> tuple[dict
     assert callback.ephemeral, text_of(callback)
     message = (await fake.wait_for(lambda: card_messages(fake)[before:], what="the card"))[0]
     post_id = int(ANSWER_ID.fullmatch(custom_ids(message)[0]).group(1))  # type: ignore[union-attr]
-    _, _, card = await runtime.quiz.card(post_id)
+    _, _, card = await runtime.app.card(post_id)
     correct, wrong = _correct_and_wrong(runtime, card.prompt)
     return message, post_id, correct, wrong
 
@@ -246,7 +246,9 @@ async def test_a_click_on_a_closed_question_is_told_so(
     async with serving(adapter, fake):
         message, post_id, correct, _ = await _post(runtime, fake)
         # Closed (by another replica, or its time ran out) before the card's edit reached Discord.
-        await runtime.quiz.close_post(post_id)
+        async with runtime.uow() as uow:
+            await runtime.quiz.close_post(uow, post_id)
+            await uow.commit()
         late = await click(fake, message, f"quiz:answer:{post_id}:{correct}", user_id=1001, user_name="alice")
         assert late.ephemeral
         assert "This question is closed" in text_of(late)
@@ -299,7 +301,7 @@ async def test_slow_work_is_deferred_then_the_answer_edits_the_deferred_reply(
 
         message = card_messages(fake)[-1]
         post_id = int(ANSWER_ID.fullmatch(custom_ids(message)[0]).group(1))  # type: ignore[union-attr]
-        _, _, card = await runtime.quiz.card(post_id)
+        _, _, card = await runtime.app.card(post_id)
         correct, _ = _correct_and_wrong(runtime, card.prompt)
         click_data = fake.component_interaction(message, f"quiz:answer:{post_id}:{correct}", user_name="bob")
         clicked = await fake.send_interaction(click_data)
@@ -392,7 +394,7 @@ async def test_direct_messages_are_their_own_channel(
         dm_channel = callback.interaction["channel_id"]
         [message] = [m for m in fake.channel_messages(dm_channel) if m["embeds"] and not m.get("interaction_metadata")]
         post_id = int(ANSWER_ID.fullmatch(custom_ids(message)[0]).group(1))  # type: ignore[union-attr]
-        channel, _, card = await runtime.quiz.card(post_id)
+        channel, _, card = await runtime.app.card(post_id)
         assert (channel.workspace_id, channel.channel_id) == (f"dm-{dm_channel}", dm_channel)  # a workspace of its own
         correct, _ = _correct_and_wrong(runtime, card.prompt)
         clicked = await click(fake, message, f"quiz:answer:{post_id}:{correct}", user_id=1001)
@@ -406,7 +408,7 @@ async def test_a_stranger_in_a_direct_message_sees_nobody_elses_names_or_scores(
         posted = await slash(fake, "now", user_id=1001, user_name="alice", dm=True)
         [message] = [m for m in fake.channel_messages(posted.interaction["channel_id"]) if m.get("components")]
         post_id = int(ANSWER_ID.fullmatch(custom_ids(message)[0]).group(1))  # type: ignore[union-attr]
-        _, _, card = await runtime.quiz.card(post_id)
+        _, _, card = await runtime.app.card(post_id)
         correct, _ = _correct_and_wrong(runtime, card.prompt)
         assert text_of(await click(fake, message, f"quiz:answer:{post_id}:{correct}", user_id=1001)).startswith(
             "Correct!"
@@ -431,7 +433,7 @@ async def test_a_click_carrying_another_guilds_or_channels_post_is_refused_and_r
         message, post_id, correct, _ = await _post(runtime, fake)
         button = f"quiz:answer:{post_id}:{correct}"
         # The same card (so the same buttons) misrouted into another guild, and into another channel of this one.
-        _, _, card = await runtime.quiz.card(post_id)
+        _, _, card = await runtime.app.card(post_id)
         places = [
             (ChannelRef("discord", other_guild["id"], other_guild["_text_channel_id"]), 2001),
             (ChannelRef("discord", fake.guild_id, other_channel["id"]), 2002),
@@ -505,7 +507,7 @@ async def test_two_shards_in_one_process(runtime: Runtime) -> None:
                 m for m in fake.channel_messages(second["_text_channel_id"]) if not m.get("interaction_metadata")
             ]
             post_id = int(ANSWER_ID.fullmatch(custom_ids(message)[0]).group(1))  # type: ignore[union-attr]
-            channel, _, card = await runtime.quiz.card(post_id)
+            channel, _, card = await runtime.app.card(post_id)
             assert channel.workspace_id == second["id"]
             correct, _ = _correct_and_wrong(runtime, card.prompt)
             clicked = await click(fake, message, f"quiz:answer:{post_id}:{correct}", user_name="alice")
@@ -609,7 +611,8 @@ async def test_schedule_add_by_an_admin_replies_with_the_rule_in_words_and_other
             fake, "add", {"when": "daily 10:00", "tz": "Mars/Olympus"}, group="schedule", roles=[managers["id"]]
         )
         assert bad_zone.ephemeral and "Mars/Olympus" in text_of(bad_zone)
-    stored = sorted(await runtime.schedules.list(runtime_channel(fake), everywhere=True), key=lambda s: s.id)
+    async with runtime.uow() as uow:
+        stored = sorted(await runtime.schedules.list(uow, runtime_channel(fake), everywhere=True), key=lambda s: s.id)
     assert [(s.id, s.timezone, s.pack_ids, s.close_after, s.enabled) for s in stored] == [
         (1, "Europe/Helsinki", ("data-parallelism",), timedelta(hours=2), False),
         (2, "UTC", (), None, True),

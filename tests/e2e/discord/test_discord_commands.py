@@ -314,7 +314,8 @@ async def test_typed_schedule_and_cohort_options_take_effect(
             fake, "remove", {"name": "spring-26", "members": cara["id"]}, group="cohort", user_id=1001
         )
         assert text_of(removed) == f"Removed {cara['id']} from cohort spring-26."
-    [schedule] = await runtime.schedules.list(channel, everywhere=True)
+    async with runtime.uow() as uow:
+        [schedule] = await runtime.schedules.list(uow, channel, everywhere=True)
     assert (schedule.timezone, schedule.pack_ids, schedule.close_after) == (
         "Europe/Helsinki",
         ("model-pipeline-parallelism",),

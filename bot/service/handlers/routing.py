@@ -1,0 +1,97 @@
+"""What every handler module shares: the Route, `@handles`, the one permission check, binding by name, and
+the confirmation step of destructive commands."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from bot.clock import Clock
+from bot.commands import Command, DeleteCohort, EndSeason, RemoveSchedule
+from bot.commandspec import Permission
+from bot.domain import QuestionCard
+from bot.errors import NotAllowed
+from bot.ports import Message
+from bot.service.cohorts import CohortService
+from bot.service.confirmations import Confirmations
+from bot.service.facade import Context, Reply
+from bot.service.uow import UnitOfWork
+from bot.wording import cohorts, commands
+from bot.wording.errors import admins_only
+
+Handler = Callable[[Any, Context, UnitOfWork], Awaitable[Reply]]
+RevealPost = Callable[[UnitOfWork, int], Awaitable[QuestionCard]]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A command's handler, who may run it, and what the refusal says they tried (`add schedules`)."""
+
+    handler: Callable[..., Awaitable[Reply]]
+    permission: Permission = Permission.ANYONE
+    action: str = ""
+
+
+REGISTERED: dict[type[Any], Callable[..., Awaitable[Reply]]] = {}
+HandlerT = TypeVar("HandlerT", bound=Callable[..., Awaitable[Reply]])
+
+
+def handles(*kinds: type[Any]) -> Callable[[HandlerT], HandlerT]:
+    """Register a handler for its command types (the dispatcher finds it in COMMAND_HANDLERS)."""
+
+    def register(handler: HandlerT) -> HandlerT:
+        for kind in kinds:
+            if kind in REGISTERED:
+                raise TypeError(f"{kind.__name__} has two handlers")
+            REGISTERED[kind] = handler
+        return handler
+
+    return register
+
+
+async def check_permission(route: Route, command: Command, context: Context, uow: UnitOfWork, clock: Clock) -> None:
+    """Raise NotAllowed unless the context may run the command (the only place permissions are decided)."""
+    if route.permission is Permission.ANYONE or context.is_admin:
+        return
+    if route.permission is Permission.ADMIN:
+        raise NotAllowed(admins_only(commands.action_words(route.action)))
+    cohort = await CohortService.find(uow, context.channel, getattr(command, "name", ""))
+    if cohort.created_by != await uow.places.user_id(context.user, clock.now()):
+        raise NotAllowed(cohorts.not_allowed(cohort.name, commands.action_words(route.action)))
+
+
+async def ask_to_confirm(
+    command: DeleteCohort | RemoveSchedule | EndSeason,
+    context: Context,
+    uow: UnitOfWork,
+    confirmations_: Confirmations,
+    *,
+    prompt: Message,
+    confirm_label: str,
+) -> Reply:
+    """Store a pending confirmation of a destructive command and reply with its question and buttons."""
+    request = await confirmations_.ask(
+        uow, command, channel=context.channel, user=context.user, confirm_label=confirm_label
+    )
+    await uow.commit()
+    return Reply(prompt, confirm=request)
+
+
+def bind_routes(routes: Mapping[type[Any], Route], dependencies: Mapping[str, object]) -> dict[type[Any], Route]:
+    """The routes with each handler's keyword-only dependencies bound by name (cosmicpython's bootstrap)."""
+    bound: dict[type[Any], Route] = {}
+    for command_type, route in routes.items():
+        wanted = [
+            name
+            for name, parameter in inspect.signature(route.handler).parameters.items()
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+        ]
+        missing = [name for name in wanted if name not in dependencies]
+        if missing:
+            raise TypeError(f"{route.handler.__name__} needs {', '.join(missing)}, which bootstrap does not provide")
+        handler = functools.partial(route.handler, **{name: dependencies[name] for name in wanted})
+        bound[command_type] = Route(handler, route.permission, route.action)
+    return bound

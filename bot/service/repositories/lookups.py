@@ -1,0 +1,170 @@
+"""Small shared reads: a workspace by its platform id, a cohort by name, and local dates in a workspace's timezone."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any, NamedTuple, TypeVarTuple
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import ColumnElement, Select, and_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import Channel, Cohort, Season, Workspace
+from bot.domain import ChannelRef
+from bot.domain.windows import Span
+from bot.errors import NoSeasonRunning, UnknownCohort, UnknownSeason
+from bot.wording import cohorts as cohort_words
+from bot.wording import seasons as season_words
+
+
+def local_midnight(day: date, timezone: str) -> datetime:
+    """The UTC instant at which `day` begins in `timezone`."""
+    return datetime(day.year, day.month, day.day, tzinfo=ZoneInfo(timezone)).astimezone(UTC)
+
+
+def local_date(instant: datetime, timezone: str) -> date:
+    """The calendar date of an instant in `timezone`."""
+    return instant.astimezone(ZoneInfo(timezone)).date()
+
+
+class WorkspaceRow(NamedTuple):
+    """A workspace's row id and timezone."""
+
+    id: int
+    timezone: str
+
+
+async def workspace_row(session: AsyncSession, platform: str, external_id: str) -> WorkspaceRow | None:
+    """(row id, timezone) of a workspace, or None if it has never been seen."""
+    row = (
+        await session.execute(
+            select(Workspace.id, Workspace.timezone).where(
+                Workspace.platform == platform, Workspace.external_id == external_id
+            )
+        )
+    ).first()
+    return WorkspaceRow(int(row.id), row.timezone) if row else None
+
+
+class ChannelPlace(NamedTuple):
+    """A channel's workspace (row id and timezone) and the channel's row id (None if never seen)."""
+
+    workspace: WorkspaceRow
+    channel: int | None
+
+
+async def channel_place(session: AsyncSession, channel: ChannelRef) -> ChannelPlace | None:
+    """`workspace_row` and `channel_row` of a channel in one statement, or None if its workspace was never seen."""
+    query = (
+        select(Workspace.id, Workspace.timezone, Channel.id.label("channel"))
+        .outerjoin(Channel, and_(Channel.workspace_id == Workspace.id, Channel.external_id == channel.channel_id))
+        .where(Workspace.platform == channel.platform, Workspace.external_id == channel.workspace_id)
+    )
+    row = (await (await session.connection()).execute(query)).first()
+    if row is None:
+        return None
+    return ChannelPlace(WorkspaceRow(int(row.id), row.timezone), None if row.channel is None else int(row.channel))
+
+
+async def channel_row(session: AsyncSession, workspace: int, channel: ChannelRef) -> int | None:
+    """The row id of a channel of a workspace, or None if it has never been seen."""
+    found = (
+        await session.execute(
+            select(Channel.id).where(Channel.workspace_id == workspace, Channel.external_id == channel.channel_id)
+        )
+    ).scalar()
+    return int(found) if found is not None else None
+
+
+async def find_cohort(session: AsyncSession, workspace: int | None, name: str) -> Cohort:
+    """The cohort of this name (any case) in a workspace, or UnknownCohort naming the cohorts there are."""
+    found = None
+    if workspace is not None:
+        found = (
+            await session.execute(select(Cohort).where(Cohort.workspace_id == workspace, Cohort.key == name.casefold()))
+        ).scalar()
+    if found is not None:
+        return found
+    names = []
+    if workspace is not None:
+        names = list(
+            (
+                await session.execute(select(Cohort.name).where(Cohort.workspace_id == workspace).order_by(Cohort.key))
+            ).scalars()
+        )
+    raise UnknownCohort(cohort_words.unknown_cohort(name, names))
+
+
+async def running_season(session: AsyncSession, workspace: int | None) -> Season | None:
+    """The season running in a workspace (at most one), if any."""
+    if workspace is None:
+        return None
+    return (
+        await session.execute(select(Season).where(Season.workspace_id == workspace, Season.ended_at.is_(None)))
+    ).scalar()
+
+
+async def find_season(session: AsyncSession, workspace: int | None, name: str | None) -> Season:
+    """The season of this name (any case), or the running one when `name` is None; NotFound says what there is."""
+    if name is None:
+        running = await running_season(session, workspace)
+        if running is None:
+            raise NoSeasonRunning(season_words.none_running())
+        return running
+    found = None
+    if workspace is not None:
+        found = (
+            await session.execute(select(Season).where(Season.workspace_id == workspace, Season.key == name.casefold()))
+        ).scalar()
+    if found is not None:
+        return found
+    names: list[str] = []
+    if workspace is not None:
+        names = list(
+            (
+                await session.execute(
+                    select(Season.name).where(Season.workspace_id == workspace).order_by(Season.starts_at.desc())
+                )
+            ).scalars()
+        )
+    raise UnknownSeason(season_words.unknown_season(name, names))
+
+
+def season_span(season: Season) -> Span:
+    """The answers a season counts: from its start until it ended (or its planned end; open while it runs)."""
+    return Span(start=season.starts_at, end=season.ended_at or season.ends_at)
+
+
+_Ts = TypeVarTuple("_Ts")
+
+
+# --- the one join from a channel row to the platform's ids -----------------------------------------------------
+
+CHANNEL_REF_COLUMNS = (
+    Workspace.platform.label("platform"),
+    Workspace.external_id.label("workspace"),
+    Channel.external_id.label("channel"),
+)
+"""Select these (with `joined_to_channel`) to rebuild a ChannelRef with `channel_ref_of(row)`."""
+
+
+def joined_to_channel(query: Select[*_Ts], channel_row: Any = None) -> Select[*_Ts]:
+    """`query` joined to the channel that `channel_row` (a column holding a channel's row id) names, or selecting
+    from channels when None, and to its workspace, so CHANNEL_REF_COLUMNS and `in_channel` can be used on it."""
+    query = query.select_from(Channel) if channel_row is None else query.join(Channel, Channel.id == channel_row)
+    return query.join(Workspace, Workspace.id == Channel.workspace_id)
+
+
+def in_workspace(ref: ChannelRef) -> list[ColumnElement[bool]]:
+    """Conditions matching the workspace of a channel's platform ids (on a query made with `joined_to_channel`)."""
+    return [Workspace.platform == ref.platform, Workspace.external_id == ref.workspace_id]
+
+
+def in_channel(ref: ChannelRef) -> list[ColumnElement[bool]]:
+    """Conditions matching the channel of these platform ids (on a query made with `joined_to_channel`)."""
+    return [*in_workspace(ref), Channel.external_id == ref.channel_id]
+
+
+def channel_ref_of(row: Any) -> ChannelRef:
+    """The ChannelRef of a row that selected CHANNEL_REF_COLUMNS."""
+    return ChannelRef(platform=row.platform, workspace_id=row.workspace, channel_id=row.channel)

@@ -1,0 +1,270 @@
+"""Score rollups, kept in step with `answers` inside the transaction that records the answer.
+
+All-time boards read these rollups (an index scan of at most one row per user) instead of summing every answer;
+a workspace's week and month boards read the period rollup (`period_scores`: a user's totals in the period of
+each window in ROLLUP_WINDOWS that contains the answer, in the workspace's timezone) the same way.
+bench/leaderboard_queries.py measures both against the plain GROUP BY over answers.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, cast
+
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    String,
+    Table,
+    any_,
+    bindparam,
+    case,
+    func,
+    literal,
+    select,
+    tuple_,
+    union_all,
+    update,
+)
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import (
+    Answer,
+    Base,
+    ChannelScore,
+    Cohort,
+    CohortMember,
+    PeriodScore,
+    Post,
+    ReviewItem,
+    UserScore,
+    UTCDateTime,
+)
+from bot.domain.leitner import BOX_INTERVALS
+from bot.domain.windows import Window, window_start
+from bot.service.repositories.directory import insert_for
+
+COUNTERS = ("points", "correct", "answered")
+"""The totals every rollup row keeps."""
+
+ROLLUP_WINDOWS: tuple[Window, ...] = (Window.WEEK, Window.MONTH)
+"""Windows whose boards read period rollups. A window added to bot.domain.windows is summed from answers until it
+is listed here, with a migration that fills its rows for the current periods (as 0008 does for these)."""
+
+
+@lru_cache(maxsize=4096)
+def _period_start(window: Window, timezone: str, bucket: datetime) -> datetime:
+    start = window_start(window, bucket, timezone)
+    assert start is not None
+    return start
+
+
+def period_start(window: Window, at: datetime, timezone: str) -> datetime:
+    """window_start of `at`, cached per quarter hour: every UTC offset, and so every local midnight, is a whole
+    number of quarter hours, so all the instants of one UTC quarter hour are in the same period."""
+    bucket = at.replace(minute=at.minute - at.minute % 15, second=0, microsecond=0)
+    return _period_start(window, timezone, bucket)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedAnswer:
+    """What the rollups need to know about an answer that was just inserted (the rest they read from its row)."""
+
+    answer_id: int
+    user_id: int
+    correct: bool
+    points: int
+    answered_at: datetime
+    timezone: str
+    """The IANA timezone of the answer's workspace, which its week and month start in."""
+
+
+def _sums(answer: type[Answer] | Any) -> tuple[ColumnElement[Any], ...]:
+    """The counters of a group of answer rows, in COUNTERS order."""
+    return (
+        func.sum(answer.points),
+        func.sum(case((answer.is_correct, 1), else_=0)),
+        func.count(),
+    )
+
+
+def _one_of(column: Any, dialect: str) -> ColumnElement[bool]:
+    """Rows whose `column` is one of the `ids` parameter: one array parameter on PostgreSQL, so a statement is
+    prepared once whatever the batch's size; a list of parameters on SQLite."""
+    if dialect == "postgresql":
+        return cast(ColumnElement[bool], column == any_(bindparam("ids", type_=postgresql.ARRAY(BigInteger()))))
+    return cast(ColumnElement[bool], column.in_(bindparam("ids", expanding=True)))
+
+
+@lru_cache(maxsize=4)
+def _statements(dialect: str) -> dict[str, Any]:
+    """The batch's rollup statements, built once per dialect (SQLAlchemy then reuses their compiled form).
+
+    Each reads the batch's new answer rows by id and adds their sums per key in one INSERT .. SELECT .. ON
+    CONFLICT DO UPDATE: no row of parameters goes through Python, and the rows are grouped by key (one INSERT
+    may not update the same row twice) in key order (so concurrent batches lock rows in the same order).
+    """
+    in_batch = _one_of(Answer.id, dialect)  # the answer rows of this batch (or of part of it)
+
+    def add_sums(model: type[Base], keys: list[str], columns: Sequence[Sequence[Any]], group: Sequence[Any]) -> Any:
+        """One INSERT of the sums grouped by `group`, for each of the column lists (several: a UNION ALL, e.g. one
+        per rollup window)."""
+        table = cast(Table, model.__table__)
+        grouped = [select(*cols, *_sums(Answer)).where(in_batch).group_by(*group) for cols in columns]
+        rows = grouped[0].order_by(*group) if len(grouped) == 1 else union_all(*grouped).order_by(*keys)
+        names = [column.key for column in columns[0]]
+        statement = insert_for(dialect, model).from_select([*names, *COUNTERS], rows)
+        changes = {name: table.c[name] + statement.excluded[name] for name in COUNTERS}
+        return statement.on_conflict_do_update(index_elements=keys, set_=changes)
+
+    user_workspace, user_channel = [Answer.user_id, Answer.workspace_id], [Answer.user_id, Answer.channel_id]
+    each_period = [
+        [
+            Answer.user_id,
+            bindparam(f"period_{n}", type_=String()).label("period"),
+            bindparam(f"start_{n}", type_=UTCDateTime()).label("period_start"),
+            Answer.workspace_id,
+        ]
+        for n in range(len(ROLLUP_WINDOWS))
+    ]
+    reviews = cast(Table, ReviewItem.__table__)
+    missed = (
+        select(
+            Answer.user_id,
+            Post.question_id,
+            literal(1).label("box"),
+            bindparam("due", type_=UTCDateTime()).label("due_at"),
+            literal(0).label("reviews"),
+            literal(0).label("lapses"),
+            func.max(Answer.answered_at).label("created_at"),
+            func.max(Answer.answered_at).label("updated_at"),
+        )
+        .join(Post, Post.id == Answer.post_id)
+        .where(in_batch)
+        .group_by(Answer.user_id, Post.question_id)
+        .order_by(Answer.user_id, Post.question_id)
+    )
+    review = insert_for(dialect, ReviewItem).from_select(
+        ["user_id", "question_id", "box", "due_at", "reviews", "lapses", "created_at", "updated_at"], missed
+    )
+    review = review.on_conflict_do_update(
+        index_elements=["user_id", "question_id"],
+        set_={
+            "box": 1,
+            "due_at": review.excluded.due_at,
+            "retired_at": None,
+            "updated_at": review.excluded.updated_at,
+            "lapses": reviews.c.lapses + 1,
+        },
+    )
+    return {
+        "in_cohorts": select(CohortMember.user_id).where(_one_of(CohortMember.user_id, dialect)).distinct(),
+        "users": add_sums(UserScore, ["user_id"], [user_workspace], user_workspace),
+        "channels": add_sums(ChannelScore, ["user_id", "channel_id"], [user_channel], user_channel),
+        "periods": add_sums(PeriodScore, ["user_id", "period", "period_start"], each_period, user_workspace),
+        "review": review,
+    }
+
+
+async def record_answers_effects(session: AsyncSession, answers: Sequence[RecordedAnswer]) -> None:
+    """Everything a batch of inserted answers changes besides their own rows: score rollups, cohort totals, review.
+
+    The rollups are set-based statements over the batch's answer rows (`_statements`): one for the user totals,
+    one for the channel totals, one for the periods of every rollup window (one per distinct set of periods:
+    usually one) and one for the review boxes of the wrong answers, whatever the batch's size.
+    """
+    if not answers:
+        return
+    statements = _statements(session.get_bind().dialect.name)
+    ids = [answer.answer_id for answer in answers]
+    await session.execute(statements["users"], {"ids": ids})
+    await session.execute(statements["channels"], {"ids": ids})
+    # The answers of a batch are nearly always all in the same week and month: one statement for both windows.
+    periods: dict[tuple[datetime, ...], list[int]] = defaultdict(list)
+    for answer in answers:
+        starts = tuple(period_start(window, answer.answered_at, answer.timezone) for window in ROLLUP_WINDOWS)
+        periods[starts].append(answer.answer_id)
+    for starts, of_periods in sorted(periods.items()):
+        windows = {f"period_{n}": window.value for n, window in enumerate(ROLLUP_WINDOWS)}
+        await session.execute(
+            statements["periods"],
+            {"ids": of_periods, **windows, **{f"start_{n}": start for n, start in enumerate(starts)}},
+        )
+    await _add_to_cohorts(session, statements["in_cohorts"], answers)
+    wrong = [answer for answer in answers if not answer.correct]
+    if wrong:
+        # Into box 1 (back to box 1, un-retired, if already there), due one interval after the batch's last miss.
+        due = max(answer.answered_at for answer in wrong) + BOX_INTERVALS[0]
+        await session.execute(statements["review"], {"ids": [answer.answer_id for answer in wrong], "due": due})
+
+
+async def _add_to_cohorts(session: AsyncSession, members_of: Any, answers: Sequence[RecordedAnswer]) -> None:
+    """Add each answer to the totals of its user's cohorts that had started when it was given.
+
+    Most answerers are in no cohort: find the ones who are (`members_of`), and update only their memberships.
+    """
+    users = sorted({answer.user_id for answer in answers})
+    in_cohorts = set((await session.execute(members_of, {"ids": users})).scalars())
+    by_member: dict[tuple[int, datetime], dict[str, int]] = {}
+    for answer in answers:
+        if answer.user_id in in_cohorts:
+            totals = by_member.setdefault((answer.user_id, answer.answered_at), dict.fromkeys(COUNTERS, 0))
+            totals["points"] += answer.points
+            totals["correct"] += int(answer.correct)
+            totals["answered"] += 1
+    if not by_member:
+        return
+    members = cast(Table, CohortMember.__table__)
+    await session.execute(
+        update(members)
+        .where(
+            members.c.user_id == bindparam("member"),
+            members.c.cohort_id.in_(select(Cohort.id).where(Cohort.starts_at <= bindparam("at"))),
+        )
+        .values(
+            points=members.c.points + bindparam("add_points"),
+            correct=members.c.correct + bindparam("add_correct"),
+            answered=members.c.answered + bindparam("add_answered"),
+        ),
+        [
+            {"member": user, "at": at, **{f"add_{name}": value for name, value in totals.items()}}
+            for (user, at), totals in sorted(by_member.items())
+        ],
+    )
+
+
+async def channel_ranks(session: AsyncSession, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
+    """Rank of each (user, channel) on the channel's all-time board, as the board ranks (ties share a rank).
+
+    One statement for the pairs: RANK() over each of their channels' rollup rows in the board's order (points,
+    then correct answers, then fewer answers). That is one sorted pass over each channel, however many of its
+    users are asking; counting the rows ahead of each pair instead costs a pass per pair.
+    """
+    if not pairs:
+        return {}
+    wanted = sorted(set(pairs))
+    ranked = (
+        select(
+            ChannelScore.user_id,
+            ChannelScore.channel_id,
+            func.rank()
+            .over(
+                partition_by=ChannelScore.channel_id,
+                order_by=(ChannelScore.points.desc(), ChannelScore.correct.desc(), ChannelScore.answered),
+            )
+            .label("rank"),
+        )
+        .where(ChannelScore.channel_id.in_(sorted({channel for _, channel in wanted})))
+        .subquery()
+    )
+    rows = await session.execute(
+        select(ranked.c.user_id, ranked.c.channel_id, ranked.c.rank).where(
+            tuple_(ranked.c.user_id, ranked.c.channel_id).in_(wanted)
+        )
+    )
+    return {(int(user), int(channel)): int(rank) for user, channel, rank in rows}

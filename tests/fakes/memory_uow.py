@@ -1,0 +1,333 @@
+"""An in-memory unit of work and `bootstrap_test_app`: the real QuizApp and handlers, wired to repositories that
+keep their rows in memory instead of a database (cosmicpython's `FakeUnitOfWork` and `bootstrap_test_app`).
+
+It implements the repository methods that the season, schedule and confirmation handlers use (places, seasons,
+schedules, schedule_listing, confirmations, deliveries), under the unit of work's own rule: nothing is kept unless
+committed. A handler that reaches for a repository this store does not have fails with AttributeError, never with
+a silent default: its tests stay in tests/integration/, where the SQL is what they check.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import random
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from bot.clock import Clock
+from bot.content import load_catalog
+from bot.db.models import PendingConfirmation, Schedule, Season
+from bot.domain import ChannelRef, UserRef
+from bot.domain.windows import Span
+from bot.ports import PlatformRegistry
+from bot.scheduling.fanout import FanOut
+from bot.service.answers import AnswerRecorder
+from bot.service.app import QuizApp
+from bot.service.cards import CardRefresher
+from bot.service.cohorts import CohortService
+from bot.service.confirmations import Confirmations
+from bot.service.directory import Directory
+from bot.service.flags import FlagService
+from bot.service.lookups import WorkspaceRow
+from bot.service.quiz import QuizService
+from bot.service.report import ReportService
+from bot.service.repositories.schedule_listing import PAUSED_BY, ListedSchedule
+from bot.service.review import ReviewService
+from bot.service.schedules import ScheduleService
+from bot.service.seasons import SeasonService
+from bot.service.stats import Stats
+from tests.fakes.fake_platform import FakePlatform
+
+
+@dataclass
+class Rows:
+    """What the in-memory database holds: the rows of the tables these handlers touch."""
+
+    workspaces: dict[tuple[str, str], WorkspaceRow] = field(default_factory=dict)
+    channels: dict[tuple[int, str], int] = field(default_factory=dict)
+    users: dict[tuple[int, str], tuple[int, str]] = field(default_factory=dict)
+    """(workspace row, platform user id) -> (user row, display name)."""
+    seasons: list[Season] = field(default_factory=list)
+    schedules: list[Schedule] = field(default_factory=list)
+    confirmations: dict[str, PendingConfirmation] = field(default_factory=dict)
+    deliveries: set[str] = field(default_factory=set)
+
+
+@dataclass
+class MemoryStore:
+    """The committed rows, shared by every unit of work of one test app, and the row ids handed out so far."""
+
+    default_timezone: str = "UTC"
+    committed: Rows = field(default_factory=Rows)
+    ids: dict[str, Iterator[int]] = field(default_factory=lambda: defaultdict(lambda: itertools.count(1)))
+    """Each table's id sequence (as PostgreSQL's, not rolled back)."""
+    commits: int = 0
+
+    def workspace_rows(self) -> dict[int, tuple[str, str]]:
+        """Workspace row -> (platform, platform id), committed."""
+        return {row.id: key for key, row in self.committed.workspaces.items()}
+
+
+class _Repository:
+    def __init__(self, uow: MemoryUnitOfWork) -> None:
+        self._uow = uow
+
+    @property
+    def _rows(self) -> Rows:
+        return self._uow.rows
+
+    def _new_id(self, table: str) -> int:
+        return next(self._uow.store.ids[table])
+
+
+class MemoryPlaces(_Repository):
+    """uow.places: workspace, channel and user rows, created on first sight."""
+
+    async def workspace(self, platform: str, external_id: str) -> WorkspaceRow | None:
+        return self._rows.workspaces.get((platform, external_id))
+
+    async def workspace_id(self, platform: str, external_id: str, now: datetime) -> int:
+        found = self._rows.workspaces.get((platform, external_id))
+        if found is None:
+            found = self._rows.workspaces[(platform, external_id)] = WorkspaceRow(
+                self._new_id("workspaces"), self._uow.store.default_timezone
+            )
+        return found.id
+
+    async def workspace_ref(self, workspace: int) -> tuple[str, str]:
+        return next(key for key, row in self._rows.workspaces.items() if row.id == workspace)
+
+    async def channel_id(self, ref: ChannelRef, now: datetime) -> int:
+        workspace = await self.workspace_id(ref.platform, ref.workspace_id, now)
+        channels = self._rows.channels
+        if (workspace, ref.channel_id) not in channels:
+            channels[(workspace, ref.channel_id)] = self._new_id("channels")
+        return channels[(workspace, ref.channel_id)]
+
+    async def user_id(self, ref: UserRef, now: datetime) -> int:
+        workspace = await self.workspace_id(ref.platform, ref.workspace_id, now)
+        row, name = self._rows.users.get((workspace, ref.user_id), (0, ""))
+        if not row:
+            row = self._new_id("users")
+        self._rows.users[(workspace, ref.user_id)] = (row, ref.display_name or name or ref.user_id)
+        return row
+
+    def user_name(self, user_row: int | None) -> str | None:
+        """The current name of a user row (a listing's `created_by` and `paused_by`)."""
+        return next((name for row, name in self._rows.users.values() if row == user_row), None)
+
+    def channel_ref(self, channel_row: int) -> ChannelRef:
+        """The platform ids of a channel row."""
+        (workspace, external) = next(key for key, row in self._rows.channels.items() if row == channel_row)
+        platform, workspace_id = next(key for key, row in self._rows.workspaces.items() if row.id == workspace)
+        return ChannelRef(platform, workspace_id, external)
+
+
+class MemorySeasons(_Repository):
+    """uow.seasons."""
+
+    async def get(self, season_id: int) -> Season | None:
+        return next((season for season in self._rows.seasons if season.id == season_id), None)
+
+    async def running(self, workspace: int | None) -> Season | None:
+        return next(
+            (s for s in self._rows.seasons if s.workspace_id == workspace and s.ended_at is None),
+            None,
+        )
+
+    async def name_taken(self, workspace: int, name: str) -> bool:
+        return any(s.workspace_id == workspace and s.key == name.casefold() for s in self._rows.seasons)
+
+    async def add(self, season: Season) -> bool:
+        if await self.running(season.workspace_id) or await self.name_taken(season.workspace_id, season.name):
+            return False  # the unique indexes: one running season per workspace, names unique
+        season.id = self._new_id("seasons")
+        self._rows.seasons.append(season)
+        return True
+
+    async def end(self, season_id: int, ended_at: datetime, ended_by: int | None) -> bool:
+        season = await self.get(season_id)
+        if season is None or season.ended_at is not None:
+            return False
+        season.ended_at, season.ended_by = ended_at, ended_by
+        return True
+
+    async def of_workspace(self, workspace: int) -> list[Season]:
+        mine = [s for s in self._rows.seasons if s.workspace_id == workspace]
+        mine.sort(key=lambda s: s.starts_at, reverse=True)
+        return sorted(mine, key=lambda s: s.ended_at is not None)
+
+    async def channels_with_answers(self, workspace: int, span: Span) -> list[ChannelRef]:
+        return []  # this store records no answers
+
+
+class MemorySchedules(_Repository):
+    """uow.schedules: what the schedule commands use."""
+
+    async def channel_timezone(self, channel_row: int) -> str:
+        workspace = next(ws for (ws, _), row in self._rows.channels.items() if row == channel_row)
+        return next(row.timezone for row in self._rows.workspaces.values() if row.id == workspace)
+
+    async def in_channel(self, channel_row: int) -> list[Schedule]:
+        return [s for s in self._rows.schedules if s.channel_id == channel_row]
+
+    async def of_cohort(self, cohort_id: int) -> list[Schedule]:
+        return [s for s in self._rows.schedules if s.cohort_id == cohort_id]
+
+    async def add(self, schedule: Schedule) -> Schedule:
+        schedule.id = self._new_id("schedules")
+        self._rows.schedules.append(schedule)
+        return schedule
+
+    async def get(self, schedule_id: int) -> Schedule | None:
+        return next((s for s in self._rows.schedules if s.id == schedule_id), None)
+
+    async def remove(self, schedule_id: int) -> None:
+        self._rows.schedules = [s for s in self._rows.schedules if s.id != schedule_id]
+
+    async def flush(self) -> None:
+        return None  # the rows are the objects handed out
+
+
+class MemoryScheduleListing(_Repository):
+    """uow.schedule_listing."""
+
+    async def of(self, channel: ChannelRef, *, channel_only: bool) -> list[ListedSchedule]:
+        places = self._uow.places
+        found = []
+        for schedule in self._rows.schedules:
+            where = places.channel_ref(schedule.channel_id)
+            if (where.platform, where.workspace_id) != (channel.platform, channel.workspace_id):
+                continue
+            if channel_only and where.channel_id != channel.channel_id:
+                continue
+            reason = schedule.paused_reason or ""
+            pauser = int(reason[len(PAUSED_BY) :]) if reason.startswith(PAUSED_BY) and reason != PAUSED_BY else None
+            found.append(
+                ListedSchedule(
+                    schedule, where.channel_id, places.user_name(schedule.created_by), places.user_name(pauser), None
+                )
+            )
+        return found
+
+    async def one(self, channel: ChannelRef, schedule_id: int) -> ListedSchedule | None:
+        listed = await self.of(channel, channel_only=False)
+        return next((row for row in listed if row.schedule.id == schedule_id), None)
+
+
+class MemoryConfirmations(_Repository):
+    """uow.confirmations."""
+
+    async def sweep(self, expired_before: datetime) -> None:
+        rows = self._rows.confirmations
+        for token in [t for t, row in rows.items() if row.expires_at < expired_before]:
+            del rows[token]
+
+    def add(self, pending: PendingConfirmation) -> None:
+        self._rows.confirmations[pending.token] = pending
+
+    async def get(self, token: str) -> PendingConfirmation | None:
+        return self._rows.confirmations.get(token[:64])
+
+    async def use(self, token: str, now: datetime, outcome: str) -> bool:
+        row = self._rows.confirmations.get(token)
+        if row is None or row.used_at is not None:
+            return False
+        row.used_at, row.outcome = now, outcome
+        return True
+
+
+class MemoryDeliveries(_Repository):
+    """uow.deliveries."""
+
+    async def first_sight(self, key: str, now: datetime) -> bool:
+        if key in self._rows.deliveries:
+            return False
+        self._rows.deliveries.add(key)
+        return True
+
+
+class MemoryUnitOfWork:
+    """A unit of work over a MemoryStore: works on a copy of the committed rows, which `commit` makes the committed
+    ones; leaving the block without committing drops the copy (a rollback)."""
+
+    dialect = "memory"
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self._after_commit: list[Callable[[], None]] = []
+
+    async def __aenter__(self) -> Self:
+        self.rows = copy.deepcopy(self.store.committed)
+        self.places = MemoryPlaces(self)
+        self.seasons = MemorySeasons(self)
+        self.schedules = MemorySchedules(self)
+        self.schedule_listing = MemoryScheduleListing(self)
+        self.confirmations = MemoryConfirmations(self)
+        self.deliveries = MemoryDeliveries(self)
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._after_commit.clear()
+
+    async def commit(self) -> None:
+        """Make this unit's rows the committed ones, then run the after-commit callbacks."""
+        self.store.committed = copy.deepcopy(self.rows)
+        self.store.commits += 1
+        callbacks, self._after_commit = self._after_commit, []
+        for callback in callbacks:
+            callback()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once this unit of work has committed (never if it is dropped)."""
+        self._after_commit.append(callback)
+
+
+@dataclass
+class MemoryApp:
+    """The core wired to the in-memory store and a FakePlatform named `fake` (what `runtime` is to the SQL tiers)."""
+
+    app: QuizApp
+    store: MemoryStore
+    platform: FakePlatform
+
+
+def bootstrap_test_app(
+    *, clock: Clock, content_dir: Path, default_timezone: str = "UTC", confirm_seconds: float = 600
+) -> MemoryApp:
+    """The real QuizApp, its handlers and use cases, on an in-memory unit of work and the fake platform."""
+    store = MemoryStore(default_timezone=default_timezone)
+
+    def uow() -> Any:
+        return MemoryUnitOfWork(store)
+
+    catalog = load_catalog(content_dir)
+    platforms = PlatformRegistry()
+    platform = FakePlatform()
+    platforms.register(platform)
+    quiz = QuizService(uow=uow, catalog=catalog, platforms=platforms, clock=clock, rng=random.Random(7))
+    stats = Stats(uow)
+    app = QuizApp(
+        uow=uow,
+        quiz=quiz,
+        answers=AnswerRecorder(uow=uow, directory=Directory(default_timezone=default_timezone), clock=clock),
+        stats=stats,
+        cards=CardRefresher(platforms=platforms, interval=0.0),
+        clock=clock,
+        cohorts=CohortService(catalog=catalog, clock=clock, quiz=quiz),
+        review=ReviewService(clock=clock, rng=random.Random(7)),
+        reports=ReportService(uow=uow, stats=stats, clock=clock),
+        schedules=ScheduleService(catalog=catalog, clock=clock),
+        flags=FlagService(clock=clock),
+        seasons=SeasonService(clock=clock, stats=stats, platforms=platforms, fanout=FanOut()),
+        confirmations=Confirmations(clock=clock, ttl=timedelta(seconds=confirm_seconds)),
+    )
+    return MemoryApp(app=app, store=store, platform=platform)
