@@ -94,8 +94,8 @@ async def bench(replicas: int, clicks: int, concurrency: int, workdir: Path) -> 
                 )
             lb, port = await _balancer(workdir, [i["port"] for _, i in children], str(replicas))
             try:
-                bodies = _bodies(info["messages"], clicks)
-                warm = _warm_bodies(info["messages"])
+                bodies = _bodies(info["messages"], clicks, fake)
+                warm = _warm_bodies(info["messages"], fake)
                 await _load(port, warm, 2 * replicas)
                 pids = [p.pid for p, _ in children] + [lb.pid, os.getpid()] + postgres_pids()
                 cpu_before, started = cpu_seconds(pids), time.perf_counter()
