@@ -66,7 +66,22 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any, *, busy_ms: int) -> Non
     cursor.close()
 
 
+READ_ONLY = "quizbot_read_only"
+"""Execution option of a connection that only reads (see `read_only_options`)."""
+
+
+def read_only_options(dialect: str) -> dict[str, Any]:
+    """Execution options for a unit of work that only reads (a board, a view), set when it takes its connection:
+    no transaction of its own, each statement reading committed data. PostgreSQL: autocommit, so no BEGIN and
+    ROLLBACK round trips; SQLite: no BEGIN IMMEDIATE, which would queue the read behind writers for the write lock."""
+    if dialect == "postgresql":
+        return {READ_ONLY: True, "isolation_level": "AUTOCOMMIT"}
+    return {READ_ONLY: True}
+
+
 def _sqlite_begin_immediate(conn: Any) -> None:
+    if conn.get_execution_options().get(READ_ONLY):
+        return
     # A deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
     # writer got in between (busy_timeout does not help); taking the write lock up front makes writers
     # queue on busy_timeout instead.
