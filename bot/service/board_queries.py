@@ -12,8 +12,9 @@ from typing import Any
 
 from sqlalchemy import BindParameter, ColumnElement, Select, and_, bindparam, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.orm import aliased
 
-from bot.db.models import Answer, ChannelScore, CohortMember, PeriodScore, User, UserScore
+from bot.db.models import Answer, ChannelScore, Cohort, CohortMember, PeriodScore, User, UserScore
 from bot.domain.ranking import Entry
 from bot.domain.windows import Span, Window
 
@@ -199,3 +200,52 @@ def _named(query: Select[Any, Any, Any, Any], user_id: ColumnElement[Any]) -> Se
 
 def _entry(row: Any) -> Entry:
     return Entry(int(row[0]), row[4] or "?", int(row[1]), int(row[2]), int(row[3]))
+
+
+@functools.cache
+def cohort_board_query(rollup: bool, start: bool, end: bool) -> Select[Any, Any, Any, Any, Any, Any]:
+    """Cohort vs cohort in one statement, built once per shape (parameters: scope, the workspace's row id; start
+    and end when set): each cohort with answers (name, members, active members, points, correct, answered), from
+    the members' rollups (`rollup`, all time) or summed from their answers in the window since the cohort's start.
+    """
+    workspace: BindParameter[Any] = bindparam("scope")
+    if rollup:
+        totals = (
+            select(
+                CohortMember.cohort_id.label("cohort_id"),
+                func.count(CohortMember.user_id).label("active"),
+                func.sum(CohortMember.points).label("points"),
+                func.sum(CohortMember.correct).label("correct"),
+                func.sum(CohortMember.answered).label("answered"),
+            )
+            .join(Cohort, Cohort.id == CohortMember.cohort_id)
+            .where(Cohort.workspace_id == workspace, CohortMember.answered > 0)
+            .group_by(CohortMember.cohort_id)
+        )
+    else:
+        window = [Answer.answered_at >= Cohort.starts_at]
+        if start:
+            window.append(Answer.answered_at >= bindparam("start"))
+        if end:
+            window.append(Answer.answered_at < bindparam("end"))
+        totals = (
+            select(
+                CohortMember.cohort_id.label("cohort_id"),
+                func.count(func.distinct(Answer.user_id)).label("active"),
+                func.sum(Answer.points).label("points"),
+                correct_count().label("correct"),
+                func.count().label("answered"),  # not count(answers.id): the id is not in the user index, the rest is
+            )
+            .join(Answer, Answer.user_id == CohortMember.user_id)
+            .join(Cohort, Cohort.id == CohortMember.cohort_id)
+            .where(Cohort.workspace_id == workspace, *window)
+            .group_by(CohortMember.cohort_id)
+        )
+    found = totals.subquery()
+    members = aliased(CohortMember)
+    size = select(func.count()).select_from(members).where(members.cohort_id == Cohort.id).scalar_subquery()
+    return (
+        select(Cohort.name, size, found.c.active, found.c.points, found.c.correct, found.c.answered)
+        .select_from(found)
+        .join(Cohort, Cohort.id == found.c.cohort_id)
+    )

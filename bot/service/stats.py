@@ -13,8 +13,8 @@ import functools
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
-from typing import Any
+from datetime import date, datetime
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Select,
@@ -23,6 +23,7 @@ from sqlalchemy import (
     func,
     select,
 )
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.db.database import read_only_options
@@ -32,6 +33,7 @@ from bot.db.models import (
     CohortMember,
     Post,
     QuestionRow,
+    Season,
     User,
     UserScore,
     Workspace,
@@ -40,7 +42,7 @@ from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, Lea
 from bot.domain.ranking import rank_cohorts, rank_entries
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError
-from bot.service.board_queries import board_top, correct_count, in_span, period_top, span_params
+from bot.service.board_queries import board_top, cohort_board_query, in_span, period_top, span_params
 from bot.service.lookups import channel_place, find_cohort, find_season, season_span, workspace_row
 from bot.service.review import review_summary
 from bot.service.scores import ROLLUP_WINDOWS
@@ -100,6 +102,52 @@ def _me_query() -> Select[Any, Any, Any, Any, Any, Any, Any]:
     )
 
 
+class _CohortRow(NamedTuple):
+    id: int
+    name: str
+    start_date: date
+    starts_at: datetime
+
+
+@functools.cache
+def _cohort_query() -> Select[Any, Any, Any, Any]:
+    return select(Cohort.id, Cohort.name, Cohort.start_date, Cohort.starts_at).where(
+        Cohort.workspace_id == bindparam("workspace"), Cohort.key == bindparam("key")
+    )
+
+
+async def _cohort(session: AsyncSession, workspace: int | None, name: str) -> _CohortRow:
+    """The cohort a board names, as plain columns in a statement built once (`find_cohort`, which loads the ORM
+    entity, only to name the cohorts there are when there is none of that name)."""
+    if workspace is not None:
+        conn = await session.connection()
+        row = (await conn.execute(_cohort_query(), {"workspace": workspace, "key": name.casefold()})).first()
+        if row is not None:
+            return _CohortRow(int(row.id), row.name, row.start_date, row.starts_at)
+    found = await find_cohort(session, workspace, name)
+    return _CohortRow(found.id, found.name, found.start_date, found.starts_at)
+
+
+@functools.cache
+def _season_query(named: bool) -> Select[Any, Any, Any, Any]:
+    which = Season.key == bindparam("key") if named else Season.ended_at.is_(None)
+    return select(Season.name, Season.starts_at, Season.ends_at, Season.ended_at).where(
+        Season.workspace_id == bindparam("workspace"), which
+    )
+
+
+async def _season(session: AsyncSession, workspace: int | None, name: str | None) -> tuple[str, Span]:
+    """The name and span (`season_span`) of the season a board names, or of the running one, in a statement built
+    once (`find_season` only to say what there is when there is no such season)."""
+    if workspace is not None:
+        params: dict[str, Any] = {"workspace": workspace} | ({} if name is None else {"key": name.casefold()})
+        row = (await (await session.connection()).execute(_season_query(name is not None), params)).first()
+        if row is not None:
+            return row.name, Span(start=row.starts_at, end=row.ended_at or row.ends_at)
+    found = await find_season(session, workspace, name)
+    return found.name, season_span(found)
+
+
 class Stats:
     """Leaderboards, cohort boards and per-user stats."""
 
@@ -128,19 +176,18 @@ class Stats:
         if scope is Scope.COHORTS:
             raise QuizError(board_words.cohorts_board_elsewhere())  # use cohort_board
         label = scope.value
-        found: Cohort | None = None
+        found: _CohortRow | None = None
         async with viewing(self.uow, within) as uow:
             session = uow.session
             place = await channel_place(session, channel)
             workspace = place.workspace if place else None
             if scope is Scope.COHORT:
-                found = await find_cohort(session, workspace[0] if workspace else None, cohort or "")
+                found = await _cohort(session, workspace[0] if workspace else None, cohort or "")
                 label = board_words.cohort_scope(found.name, found.start_date)
             season_label: str | None = None
             season_bounds: Span | None = None
             if window is Window.SEASON:
-                found_season = await find_season(session, workspace[0] if workspace else None, season)
-                season_label, season_bounds = found_season.name, season_span(found_season)
+                season_label, season_bounds = await _season(session, workspace[0] if workspace else None, season)
             if place is None:
                 return Leaderboard(scope=label, window=window.value, rows=())
             (workspace_id, timezone), streak_channel = place
@@ -206,63 +253,26 @@ class Stats:
             season_label: str | None = None
             season_bounds: Span | None = None
             if window is Window.SEASON:
-                found_season = await find_season(session, workspace[0] if workspace else None, season)
-                season_label, season_bounds = found_season.name, season_span(found_season)
+                season_label, season_bounds = await _season(session, workspace[0] if workspace else None, season)
             if workspace is None:
                 return CohortBoard(window=window.value, rows=())
             workspace_id, timezone = workspace
             span = window_span(window, now, timezone, season=season_bounds)
-            start = span.start
-            conn = await session.connection()
-            cohorts = (
-                await conn.execute(
-                    select(Cohort.id, Cohort.name, func.count(CohortMember.user_id))
-                    .outerjoin(CohortMember, CohortMember.cohort_id == Cohort.id)
-                    .where(Cohort.workspace_id == workspace_id)
-                    .group_by(Cohort.id, Cohort.name)
-                )
-            ).all()
-            sizes = {cohort_id: size for cohort_id, _, size in cohorts}
-            names = {cohort_id: name for cohort_id, name, _ in cohorts}
-            if start is None and self.rollups:
-                query = (
-                    select(
-                        CohortMember.cohort_id,
-                        func.count(CohortMember.user_id),
-                        func.sum(CohortMember.points),
-                        func.sum(CohortMember.correct),
-                        func.sum(CohortMember.answered),
-                    )
-                    .join(Cohort, Cohort.id == CohortMember.cohort_id)
-                    .where(Cohort.workspace_id == workspace_id, CohortMember.answered > 0)
-                    .group_by(CohortMember.cohort_id)
-                )
-            else:
-                query = (
-                    select(
-                        CohortMember.cohort_id,
-                        func.count(func.distinct(Answer.user_id)),
-                        func.sum(Answer.points),
-                        correct_count(),
-                        func.count(),  # not count(answers.id): the id is not in the user index, the rest is
-                    )
-                    .join(Answer, Answer.user_id == CohortMember.user_id)
-                    .join(Cohort, Cohort.id == CohortMember.cohort_id)
-                    .where(Cohort.workspace_id == workspace_id, *in_span(span), Answer.answered_at >= Cohort.starts_at)
-                    .group_by(CohortMember.cohort_id)
-                )
-            rows = (await conn.execute(query)).all()
+            rollup = span.start is None and self.rollups
+            params = span_params(workspace_id, span)
+            query = cohort_board_query(rollup, "start" in params, "end" in params)
+            rows = (await (await session.connection()).execute(query, params)).all()
         standings = [
             CohortStanding(
                 rank=0,
-                name=names[cohort_id],
-                members=int(sizes.get(cohort_id, 0)),
+                name=name,
+                members=int(size or 0),
                 active=int(active),
                 points=int(points or 0),
                 correct=int(correct or 0),
                 answered=int(answered or 0),
             )
-            for cohort_id, active, points, correct, answered in rows
+            for name, size, active, points, correct, answered in rows
             if active
         ]
         return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)), season=season_label)
