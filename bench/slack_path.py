@@ -361,11 +361,15 @@ async def bench(kind: str, clicks: int, concurrency: int, workdir: Path) -> tupl
     ]
     if stored != clicks or failures:
         checks.append(Check(f"every click acked 200 and recorded ({kind})", "all", f"{stored} of {clicks}", False))
-    if same_stored != clicks or same_failures:
-        checks.append(
-            Check(f"the same-job app stored every click ({kind})", "all", f"{same_stored} of {clicks}", False)
+    notes = []
+    if same_failures:
+        notes.append(
+            f"- {kind}: the same-job app answered {same_failures} of {clicks} clicks with a non-200 (Bolt's answer "
+            "when a listener has not acked within 3 s: these clicks queued for one of the pool's connections); it "
+            f"still stored {same_stored} and replied to {same_replies}, so its rate counts their whole job and its "
+            "p99 is cut at Bolt's 3 s: both flatter the reference, not the bot"
         )
-    notes = [
+    notes += [
         f"- {kind}: the bot's answers recorded: {stored} of {clicks}, within {recorded_after:.1f} s of the last ack"
     ]
     return rows, notes, checks
