@@ -59,6 +59,7 @@ async def flood(url: str, concurrency: int, size: int, kind: str, stats_file: Pa
     statuses: Counter[str] = Counter()
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    stats_file.with_suffix(".ready").touch()  # SIGTERM now ends the flood with its counts written
 
     def headers() -> dict[str, str]:
         hdrs = {"Content-Type": "application/x-www-form-urlencoded"}
@@ -116,6 +117,12 @@ class Flood:
             str(stats),
             env=_child_env(),
         )
+        # On a loaded machine the child takes seconds to start: a SIGTERM before its handler would kill it
+        # without its counts.
+        for _ in range(600):
+            if stats.with_suffix(".ready").exists() or process.returncode is not None:
+                break
+            await asyncio.sleep(0.1)
         await asyncio.sleep(WARMUP_SECONDS)
         return cls(process, stats)
 
