@@ -42,6 +42,7 @@ lock: $(INSTALLED)
 lint: $(DEV_INSTALLED)
 	$(BIN)/ruff check bot adapters migrations tests
 	$(BIN)/ruff format --check bot adapters migrations tests
+	$(BIN)/ruff check bench && $(BIN)/ruff format --check bench
 
 # The import graph's contracts (.importlinter): the layers of bot/, adapters behind the facade, who may import
 # sqlalchemy and the platform libraries; TYPE_CHECKING imports included.

@@ -224,7 +224,7 @@ async def bench_one(kind: str, users: int, posts: int, naive: bool) -> tuple[lis
                     checks.append(Check(f"{kind}: every click recorded once", "all", f"{stored} of {clicks}", False))
                 lines.append(
                     f"| {kind} | QuizApp.answer (what adapters call) | {core_rate:,.0f}/s | {summary_ms(latencies)} | "
-                    f"{'all %d recorded once' % clicks if ok else f'MISMATCH: {stored} stored'} |"
+                    f"{f'all {clicks} recorded once' if ok else f'MISMATCH: {stored} stored'} |"
                 )
                 lines.append(f"| {kind} | floor: bare batched INSERT, 1,000 rows a statement | {floor:,.0f}/s | | |")
                 if naive:

@@ -8,7 +8,8 @@ get the slot's question exactly once.
 One `quizbot run` process (Slack adapter in HTTP mode, SQLite) against a loopback fake Slack; `--channels` channels
 each get a daily schedule at the next minute. The scheduler's own Slack limits (about two posts a second for a
 workspace) make the fan-out take long enough to kill it a third of the way through. The restarted process recovers
-the claims the dead one held once their lease (10 s here, the least allowed) runs out. Posts are counted at the fake, per channel.
+the claims the dead one held once their lease (10 s here, the least allowed) runs out. Posts are counted at the
+fake, per channel.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ async def _start(env: dict[str, str], cwd: str) -> asyncio.subprocess.Process:
         cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
-        stderr=open(f"{cwd}/bot.log", "a"),  # noqa: SIM115 - the child owns it
+        stderr=open(f"{cwd}/bot.log", "a"),
     )
 
 
@@ -109,7 +110,7 @@ async def main() -> None:
         killed_at = time.monotonic()
         bot = await _start(env, tmp)
         try:
-            while len(posted()) < args.channels and time.monotonic() - killed_at < 180:
+            while len(posted()) < args.channels and time.monotonic() - killed_at < 180:  # noqa: ASYNC110 - polls the fake
                 await asyncio.sleep(0.2)
             recovered_after = time.monotonic() - killed_at
         finally:

@@ -18,8 +18,8 @@ from datetime import UTC, date, datetime, timedelta
 from bot import charts as drawing
 from bot.chart_images import render_charts
 from bot.domain import Leaderboard
-from bot.service.report import tag_results
 from bot.domain.views import DayActivity, QuestionResult, Report
+from bot.service.report import tag_results
 from bot.wording.reports import charts
 
 COLD = """

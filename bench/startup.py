@@ -141,7 +141,7 @@ async def main() -> None:
     args = parser.parse_args()
     runs = args.runs or (3 if args.quick else 7)
     loaded = json.loads(
-        subprocess.run(
+        subprocess.run(  # noqa: ASYNC221 - before anything is timed
             [sys.executable, "-c", IMPORTS], capture_output=True, text=True, check=True, env=child_env()
         ).stdout
     )

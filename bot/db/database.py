@@ -13,6 +13,7 @@ from sqlalchemy import event, literal, select
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.util.concurrency import await_
 
 from bot.errors import StorageUnavailable
 from bot.timeouts import DatabaseTimeouts
@@ -66,7 +67,22 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any, *, busy_ms: int) -> Non
     cursor.close()
 
 
+READ_ONLY = "quizbot_read_only"
+"""Execution option of a connection that only reads (see `read_only_options`)."""
+
+
+def read_only_options(dialect: str) -> dict[str, Any]:
+    """Execution options for a unit of work that only reads (a board, a view), set when it takes its connection:
+    no transaction of its own, each statement reading committed data. PostgreSQL: autocommit, so no BEGIN and
+    ROLLBACK round trips; SQLite: no BEGIN IMMEDIATE, which would queue the read behind writers for the write lock."""
+    if dialect == "postgresql":
+        return {READ_ONLY: True, "isolation_level": "AUTOCOMMIT"}
+    return {READ_ONLY: True}
+
+
 def _sqlite_begin_immediate(conn: Any) -> None:
+    if conn.get_execution_options().get(READ_ONLY):
+        return
     # A deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
     # writer got in between (busy_timeout does not help); taking the write lock up front makes writers
     # queue on busy_timeout instead.
@@ -97,7 +113,19 @@ def create_engine(url: str, *, echo: bool = False, timeouts: DatabaseTimeouts | 
         connect_args=connect_args,
     )
     event.listen(engine.sync_engine.pool, "invalidate", _terminate_at_once)
+    engine.dialect.do_ping = _ping_outside_a_transaction  # type: ignore[method-assign]
     return engine
+
+
+def _ping_outside_a_transaction(dbapi_connection: Any) -> bool:
+    # SQLAlchemy's asyncpg ping wraps its ";" in BEGIN and ROLLBACK (for pgbouncer's transaction mode, which this
+    # bot does not use): three round trips at every checkout, before every unit of work. The ";" alone is the ping;
+    # a failure is the driver's error, which the pool reads as a disconnect (and replaces the connection) or raises.
+    try:
+        await_(dbapi_connection._connection.fetchrow(";"))
+    except Exception as error:
+        dbapi_connection._handle_exception(error)
+    return True
 
 
 def _terminate_at_once(dbapi_connection: Any, _record: Any, _exception: BaseException | None) -> None:

@@ -11,39 +11,38 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Sequence
-from datetime import datetime, timedelta
-from typing import Any
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import date, datetime
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
-    ColumnElement,
     Select,
     and_,
     bindparam,
-    case,
     func,
-    or_,
     select,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
+from bot.db.database import read_only_options
 from bot.db.models import (
     Answer,
-    ChannelScore,
     Cohort,
     CohortMember,
-    PeriodScore,
     Post,
     QuestionRow,
+    Season,
     User,
     UserScore,
     Workspace,
 )
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
-from bot.domain.ranking import Entry, rank_cohorts, rank_entries
+from bot.domain.ranking import rank_cohorts, rank_entries
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError
+from bot.service.board_queries import board_top, cohort_board_query, in_span, period_top, span_params
 from bot.service.lookups import channel_place, find_cohort, find_season, season_span, workspace_row
 from bot.service.review import review_summary
 from bot.service.scores import ROLLUP_WINDOWS
@@ -51,131 +50,19 @@ from bot.service.streak_stats import user_streaks
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.wording import boards as board_words
 
-PERIOD_SLACK = timedelta(hours=27)
-"""Two timezones' starts of the same local period are less than this apart (UTC offsets span 26 hours); the
-starts of two periods of one window, at least a week."""
+__all__ = ["Stats", "in_span", "viewing"]
+"""`in_span` (bot/service/board_queries.py) is read by the seasons' use cases from here too."""
 
 
-def _keyed_elsewhere(workspace_id: int, window: Window, start: datetime) -> list[Select[Any]]:
-    """Rows of the same period of this workspace keyed at another start than `start`: keyed in another timezone
-    (the workspace's timezone was changed). If there is one, the period's rollup rows are not the period's totals.
-
-    Two queries, one a range on each side of `start`: one range with `!= start` would read every row keyed at
-    `start` (every user of the period) to skip them, and SQLite reads an OR of two ranges as no range at all.
-    """
-    keyed = (PeriodScore.workspace_id == workspace_id, PeriodScore.period == window.value)
-    before = and_(PeriodScore.period_start > start - PERIOD_SLACK, PeriodScore.period_start < start)
-    after = and_(PeriodScore.period_start > start, PeriodScore.period_start < start + PERIOD_SLACK)
-    return [select(PeriodScore.user_id).where(*keyed, side).limit(1) for side in (before, after)]
-
-
-async def _period_entries(
-    session: AsyncSession, workspace_id: int, window: Window, span: Span, limit: int
-) -> list[Entry]:
-    """The top of a workspace's board in the current period of a rollup window, from `period_scores` when every
-    row of the period was keyed at its start in the workspace's timezone, else summed from answers.
-
-    The check is a one-time NOT EXISTS inside the board's own statement: a period keyed elsewhere reads as an
-    empty board, and only an empty board costs a second statement to tell the two apart.
-    """
-    assert span.start is not None
-    elsewhere = _keyed_elsewhere(workspace_id, window, span.start)
-    totals = select(PeriodScore.user_id, PeriodScore.points, PeriodScore.correct, PeriodScore.answered).where(
-        PeriodScore.workspace_id == workspace_id,
-        PeriodScore.period == window.value,
-        PeriodScore.period_start == span.start,
-    )
-    agree = and_(*(~side.exists() for side in elsewhere))
-    entries = await top_entries(session, totals, limit, rollup=True, only_if=agree)
-    if entries or not (await session.execute(select(or_(*(side.exists() for side in elsewhere))))).scalar():
-        return entries
-    answers = _windowed_totals([Answer.workspace_id == workspace_id, *in_span(span)])
-    return await top_entries(session, answers, limit, rollup=False)
-
-
-def _correct_count() -> ColumnElement[Any]:
-    return func.sum(case((Answer.is_correct, 1), else_=0))
-
-
-def in_span(span: Span, *, since: datetime | None = None) -> list[ColumnElement[bool]]:
-    """The conditions on `answers.answered_at` of a span (starting no earlier than `since`, if given); none for an
-    unbounded span (all time) without `since`."""
-    starts = [at for at in (span.start, since) if at is not None]
-    conditions = [Answer.answered_at >= max(starts)] if starts else []
-    if span.end is not None:
-        conditions.append(Answer.answered_at < span.end)
-    return conditions
-
-
-def _windowed_totals(conditions: Sequence[ColumnElement[bool]]) -> Select[Any, Any, Any, Any]:
-    return (
-        select(
-            Answer.user_id.label("user_id"),
-            func.sum(Answer.points).label("points"),
-            _correct_count().label("correct"),
-            func.count().label("answered"),
-        )
-        .where(and_(*conditions))
-        .group_by(Answer.user_id)
-    )
-
-
-FLOOR = -(2**31)
-"""Below any total (what a missing cut compares as: a board shorter than its limit shows every row)."""
-
-
-async def top_entries(
-    session: AsyncSession,
-    totals: Select[Any, Any, Any, Any],
-    limit: int,
-    *,
-    rollup: bool,
-    only_if: ColumnElement[bool] | None = None,
-) -> list[Entry]:
-    """The top `limit` users of a totals query (user_id, points, correct, answered), plus everyone tied at the cut.
-
-    Ties at the cut are always fetched whole, so who makes the board never depends on the database's sort order.
-    A rollup (`rollup=True`) is read in board order through its index (ix_*_board is in that order): the cut is
-    the limit-th row's totals, read from the top of the index, and the rows at or above it are a range of the same
-    index (points >= the cut's), in one statement however long a tie. An aggregate over answers is ranked in SQL
-    instead (RANK() <= limit), so the answers are summed once. Names are joined in the same statement (plain
-    rows, no ORM entities). `only_if`, a condition of no row (a one-time check), is added to the outer query
-    only, so the cut's subqueries do not repeat it.
-    """
-    sub = totals.subquery()
-    key = (sub.c.points.desc(), sub.c.correct.desc(), sub.c.answered)
-    columns = (sub.c.user_id, sub.c.points, sub.c.correct, sub.c.answered)
-    conn = await session.connection()
-    if not rollup:
-        ranked = select(*columns, func.rank().over(order_by=key).label("place")).subquery()
-        query = _named(
-            select(ranked.c.user_id, ranked.c.points, ranked.c.correct, ranked.c.answered), ranked.c.user_id
-        ).where(ranked.c.place <= limit)
-        return [_entry(row) for row in await conn.execute(query)]
-
-    def cut(column: Any) -> ColumnElement[Any]:
-        at_limit = select(column).order_by(*key, sub.c.user_id).offset(limit - 1).limit(1).scalar_subquery()
-        return func.coalesce(at_limit, FLOOR)
-
-    points, correct, answered = cut(sub.c.points), cut(sub.c.correct), cut(sub.c.answered)
-    at_or_above = or_(
-        sub.c.points > points,
-        and_(sub.c.points == points, sub.c.correct > correct),
-        and_(sub.c.points == points, sub.c.correct == correct, sub.c.answered <= answered),
-    )
-    query = _named(select(*columns), sub.c.user_id).where(sub.c.points >= points, at_or_above)
-    if only_if is not None:
-        query = query.where(only_if)
-    return [_entry(row) for row in await conn.execute(query)]
-
-
-def _named(query: Select[Any, Any, Any, Any], user_id: ColumnElement[Any]) -> Select[Any, Any, Any, Any, Any]:
-    """`query` with the user's display name as a fifth column."""
-    return query.add_columns(User.display_name).outerjoin(User, User.id == user_id)
-
-
-def _entry(row: Any) -> Entry:
-    return Entry(int(row[0]), row[4] or "?", int(row[1]), int(row[2]), int(row[3]))
+@asynccontextmanager
+async def viewing(factory: UnitOfWorkFactory, within: UnitOfWork | None) -> AsyncIterator[UnitOfWork]:
+    """`reading`, and when the view opens its own unit of work, one that only reads: its connection starts no
+    transaction of its own (`read_only_options`: no BEGIN and ROLLBACK round trips on PostgreSQL, no BEGIN
+    IMMEDIATE queueing behind writers on SQLite); each statement reads committed data."""
+    async with reading(factory, within) as uow:
+        if within is None:
+            await uow.session.connection(execution_options=read_only_options(uow.dialect))
+        yield uow
 
 
 @functools.cache
@@ -215,6 +102,52 @@ def _me_query() -> Select[Any, Any, Any, Any, Any, Any, Any]:
     )
 
 
+class _CohortRow(NamedTuple):
+    id: int
+    name: str
+    start_date: date
+    starts_at: datetime
+
+
+@functools.cache
+def _cohort_query() -> Select[Any, Any, Any, Any]:
+    return select(Cohort.id, Cohort.name, Cohort.start_date, Cohort.starts_at).where(
+        Cohort.workspace_id == bindparam("workspace"), Cohort.key == bindparam("key")
+    )
+
+
+async def _cohort(session: AsyncSession, workspace: int | None, name: str) -> _CohortRow:
+    """The cohort a board names, as plain columns in a statement built once (`find_cohort`, which loads the ORM
+    entity, only to name the cohorts there are when there is none of that name)."""
+    if workspace is not None:
+        conn = await session.connection()
+        row = (await conn.execute(_cohort_query(), {"workspace": workspace, "key": name.casefold()})).first()
+        if row is not None:
+            return _CohortRow(int(row.id), row.name, row.start_date, row.starts_at)
+    found = await find_cohort(session, workspace, name)
+    return _CohortRow(found.id, found.name, found.start_date, found.starts_at)
+
+
+@functools.cache
+def _season_query(named: bool) -> Select[Any, Any, Any, Any]:
+    which = Season.key == bindparam("key") if named else Season.ended_at.is_(None)
+    return select(Season.name, Season.starts_at, Season.ends_at, Season.ended_at).where(
+        Season.workspace_id == bindparam("workspace"), which
+    )
+
+
+async def _season(session: AsyncSession, workspace: int | None, name: str | None) -> tuple[str, Span]:
+    """The name and span (`season_span`) of the season a board names, or of the running one, in a statement built
+    once (`find_season` only to say what there is when there is no such season)."""
+    if workspace is not None:
+        params: dict[str, Any] = {"workspace": workspace} | ({} if name is None else {"key": name.casefold()})
+        row = (await (await session.connection()).execute(_season_query(name is not None), params)).first()
+        if row is not None:
+            return row.name, Span(start=row.starts_at, end=row.ended_at or row.ends_at)
+    found = await find_season(session, workspace, name)
+    return found.name, season_span(found)
+
+
 class Stats:
     """Leaderboards, cohort boards and per-user stats."""
 
@@ -243,57 +176,44 @@ class Stats:
         if scope is Scope.COHORTS:
             raise QuizError(board_words.cohorts_board_elsewhere())  # use cohort_board
         label = scope.value
-        found: Cohort | None = None
-        async with reading(self.uow, within) as uow:
+        found: _CohortRow | None = None
+        async with viewing(self.uow, within) as uow:
             session = uow.session
             place = await channel_place(session, channel)
             workspace = place.workspace if place else None
             if scope is Scope.COHORT:
-                found = await find_cohort(session, workspace[0] if workspace else None, cohort or "")
-                label = f"cohort {found.name} from {found.start_date.isoformat()}"
+                found = await _cohort(session, workspace[0] if workspace else None, cohort or "")
+                label = board_words.cohort_scope(found.name, found.start_date)
             season_label: str | None = None
             season_bounds: Span | None = None
             if window is Window.SEASON:
-                found_season = await find_season(session, workspace[0] if workspace else None, season)
-                season_label, season_bounds = found_season.name, season_span(found_season)
+                season_label, season_bounds = await _season(session, workspace[0] if workspace else None, season)
             if place is None:
                 return Leaderboard(scope=label, window=window.value, rows=())
             (workspace_id, timezone), streak_channel = place
             span = window_span(window, now, timezone, season=season_bounds)
             start = span.start
             rollup = start is None and self.rollups
-            period: list[Entry] | None = None
-            totals: Select[Any, Any, Any, Any]
             if scope is not Scope.CHANNEL:
                 streak_channel = None  # question streaks: the best of the user's channels
             elif streak_channel is None:
                 return Leaderboard(scope=label, window=window.value, rows=(), season=season_label)
+            conn = await session.connection()
             if scope is Scope.CHANNEL:
-                if rollup:
-                    totals = select(
-                        ChannelScore.user_id, ChannelScore.points, ChannelScore.correct, ChannelScore.answered
-                    ).where(ChannelScore.channel_id == streak_channel)
-                else:
-                    totals = _windowed_totals([Answer.channel_id == streak_channel, *in_span(span)])
+                assert streak_channel is not None
+                params = span_params(streak_channel, span)
+                source = "channel_scores" if rollup else "channel_answers"
             elif scope is Scope.WORKSPACE:
-                if rollup:
-                    totals = select(UserScore.user_id, UserScore.points, UserScore.correct, UserScore.answered).where(
-                        UserScore.workspace_id == workspace_id
-                    )
-                elif self.rollups and window in ROLLUP_WINDOWS:
-                    period = await _period_entries(session, workspace_id, window, span, limit)
-                else:
-                    totals = _windowed_totals([Answer.workspace_id == workspace_id, *in_span(span)])
+                params = span_params(workspace_id, span)
+                source = "user_scores" if rollup else "workspace_answers"
             else:
                 assert found is not None
-                if rollup:
-                    totals = select(
-                        CohortMember.user_id, CohortMember.points, CohortMember.correct, CohortMember.answered
-                    ).where(CohortMember.cohort_id == found.id, CohortMember.answered > 0)
-                else:
-                    members = select(CohortMember.user_id).where(CohortMember.cohort_id == found.id)
-                    totals = _windowed_totals([Answer.user_id.in_(members), *in_span(span, since=found.starts_at)])
-            entries = period if period is not None else await top_entries(session, totals, limit, rollup=rollup)
+                params = {"scope": found.id} if rollup else span_params(found.id, span, since=found.starts_at)
+                source = "cohort_members" if rollup else "cohort_answers"
+            if scope is Scope.WORKSPACE and not rollup and self.rollups and window in ROLLUP_WINDOWS:
+                entries = await period_top(conn, workspace_id, window, span, limit)
+            else:
+                entries = await board_top(conn, source, params, limit)
             ranked = rank_entries(entries)[:limit]
             streaks = await user_streaks(
                 session,
@@ -327,76 +247,39 @@ class Stats:
         within: UnitOfWork | None = None,
     ) -> CohortBoard:
         """Cohorts of the channel's workspace ranked by points per active member (members who answered)."""
-        async with reading(self.uow, within) as uow:
+        async with viewing(self.uow, within) as uow:
             session = uow.session
             workspace = await workspace_row(session, channel.platform, channel.workspace_id)
             season_label: str | None = None
             season_bounds: Span | None = None
             if window is Window.SEASON:
-                found_season = await find_season(session, workspace[0] if workspace else None, season)
-                season_label, season_bounds = found_season.name, season_span(found_season)
+                season_label, season_bounds = await _season(session, workspace[0] if workspace else None, season)
             if workspace is None:
                 return CohortBoard(window=window.value, rows=())
             workspace_id, timezone = workspace
             span = window_span(window, now, timezone, season=season_bounds)
-            start = span.start
-            conn = await session.connection()
-            cohorts = (
-                await conn.execute(
-                    select(Cohort.id, Cohort.name, func.count(CohortMember.user_id))
-                    .outerjoin(CohortMember, CohortMember.cohort_id == Cohort.id)
-                    .where(Cohort.workspace_id == workspace_id)
-                    .group_by(Cohort.id, Cohort.name)
-                )
-            ).all()
-            sizes = {cohort_id: size for cohort_id, _, size in cohorts}
-            names = {cohort_id: name for cohort_id, name, _ in cohorts}
-            if start is None and self.rollups:
-                query = (
-                    select(
-                        CohortMember.cohort_id,
-                        func.count(CohortMember.user_id),
-                        func.sum(CohortMember.points),
-                        func.sum(CohortMember.correct),
-                        func.sum(CohortMember.answered),
-                    )
-                    .join(Cohort, Cohort.id == CohortMember.cohort_id)
-                    .where(Cohort.workspace_id == workspace_id, CohortMember.answered > 0)
-                    .group_by(CohortMember.cohort_id)
-                )
-            else:
-                query = (
-                    select(
-                        CohortMember.cohort_id,
-                        func.count(func.distinct(Answer.user_id)),
-                        func.sum(Answer.points),
-                        _correct_count(),
-                        func.count(),  # not count(answers.id): the id is not in the user index, the rest is
-                    )
-                    .join(Answer, Answer.user_id == CohortMember.user_id)
-                    .join(Cohort, Cohort.id == CohortMember.cohort_id)
-                    .where(Cohort.workspace_id == workspace_id, *in_span(span), Answer.answered_at >= Cohort.starts_at)
-                    .group_by(CohortMember.cohort_id)
-                )
-            rows = (await conn.execute(query)).all()
+            rollup = span.start is None and self.rollups
+            params = span_params(workspace_id, span)
+            query = cohort_board_query(rollup, "start" in params, "end" in params)
+            rows = (await (await session.connection()).execute(query, params)).all()
         standings = [
             CohortStanding(
                 rank=0,
-                name=names[cohort_id],
-                members=int(sizes.get(cohort_id, 0)),
+                name=name,
+                members=int(size or 0),
                 active=int(active),
                 points=int(points or 0),
                 correct=int(correct or 0),
                 answered=int(answered or 0),
             )
-            for cohort_id, active, points, correct, answered in rows
+            for name, size, active, points, correct, answered in rows
             if active
         ]
         return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)), season=season_label)
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""
-        async with reading(self.uow, within) as uow:
+        async with viewing(self.uow, within) as uow:
             session = uow.session
             conn = await session.connection()
             params = {"platform": user.platform, "workspace": user.workspace_id, "user": user.user_id}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from bot.domain import CohortBoard, Leaderboard
 from bot.domain.windows import Window
 from bot.ports import Message
@@ -15,6 +17,11 @@ _WINDOW_WORDS: dict[Window, str] = {
     Window.ALL: "all time",
 }
 _COHORT_WINDOW_WORDS: dict[Window, str] = {**_WINDOW_WORDS, Window.ALL: "since each cohort's start"}
+
+
+def cohort_scope(name: str, start: date) -> str:
+    """What a cohort's board says of its scope: `cohort spring from 2026-01-05`."""
+    return _("cohort {name} from {start}", name=name, start=start.isoformat())
 
 
 def window_words(window: str, *, cohorts: bool = False) -> str:

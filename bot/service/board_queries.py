@@ -1,0 +1,251 @@
+"""The statements of the boards a read model ranks (bot/service/stats.py): each board's totals from a rollup or
+summed from answers, its top rows and ties at the cut, built once per shape with bound parameters, so a board
+builds and compiles nothing per call. Split out of stats.py.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import BindParameter, ColumnElement, Select, and_, bindparam, case, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.orm import aliased
+
+from bot.db.models import Answer, ChannelScore, Cohort, CohortMember, PeriodScore, User, UserScore
+from bot.domain.ranking import Entry
+from bot.domain.windows import Span, Window
+
+PERIOD_SLACK = timedelta(hours=27)
+"""Two timezones' starts of the same local period are less than this apart (UTC offsets span 26 hours); the
+starts of two periods of one window, at least a week."""
+
+
+_ROLLUPS = ("user_scores", "channel_scores", "cohort_members", "period_scores")
+"""Sources of a board's totals that are rollups, read in board order through their index; the others sum answers."""
+
+
+def _keyed_elsewhere() -> list[Select[Any]]:
+    """Rows of the same period of a workspace keyed at another start than the period's (parameters: scope, period,
+    start, and the bounds around it): keyed in another timezone (the workspace's timezone was changed). If there is
+    one, the period's rollup rows are not the period's totals.
+
+    Two queries, one a range on each side of `start`: one range with `!= start` would read every row keyed at
+    `start` (every user of the period) to skip them, and SQLite reads an OR of two ranges as no range at all.
+    """
+    keyed = (PeriodScore.workspace_id == bindparam("scope"), PeriodScore.period == bindparam("period"))
+    start: BindParameter[Any] = bindparam("start")
+    before = and_(PeriodScore.period_start > bindparam("slack_from"), PeriodScore.period_start < start)
+    after = and_(PeriodScore.period_start > start, PeriodScore.period_start < bindparam("slack_to"))
+    return [select(PeriodScore.user_id).where(*keyed, side).limit(1) for side in (before, after)]
+
+
+@functools.cache
+def _keyed_elsewhere_query() -> Select[Any]:
+    """Whether a period has rows keyed elsewhere (`_keyed_elsewhere`), as one statement."""
+    return select(or_(*(side.exists() for side in _keyed_elsewhere())))
+
+
+async def period_top(conn: AsyncConnection, workspace_id: int, window: Window, span: Span, limit: int) -> list[Entry]:
+    """The top of a workspace's board in the current period of a rollup window, from `period_scores` when every
+    row of the period was keyed at its start in the workspace's timezone, else summed from answers.
+
+    The check is a one-time NOT EXISTS inside the board's own statement: a period keyed elsewhere reads as an
+    empty board, and only an empty board costs a second statement to tell the two apart.
+    """
+    assert span.start is not None
+    params = {
+        "scope": workspace_id,
+        "period": window.value,
+        "start": span.start,
+        "slack_from": span.start - PERIOD_SLACK,
+        "slack_to": span.start + PERIOD_SLACK,
+    }
+    entries = await board_top(conn, "period_scores", params, limit)
+    if entries or not (await conn.execute(_keyed_elsewhere_query(), params)).scalar():
+        return entries
+    return await board_top(conn, "workspace_answers", span_params(workspace_id, span), limit)
+
+
+def correct_count() -> ColumnElement[Any]:
+    return func.sum(case((Answer.is_correct, 1), else_=0))
+
+
+def in_span(span: Span, *, since: datetime | None = None) -> list[ColumnElement[bool]]:
+    """The conditions on `answers.answered_at` of a span (starting no earlier than `since`, if given); none for an
+    unbounded span (all time) without `since`."""
+    starts = [at for at in (span.start, since) if at is not None]
+    conditions = [Answer.answered_at >= max(starts)] if starts else []
+    if span.end is not None:
+        conditions.append(Answer.answered_at < span.end)
+    return conditions
+
+
+def span_params(scope: int, span: Span, *, since: datetime | None = None) -> dict[str, Any]:
+    """The parameters of a board summing answers (`_totals`): its scope's row id and the bounds of the window (from
+    no earlier than `since`, if given), only those it has."""
+    starts = [at for at in (span.start, since) if at is not None]
+    params: dict[str, Any] = {"scope": scope}
+    if starts:
+        params["start"] = max(starts)
+    if span.end is not None:
+        params["end"] = span.end
+    return params
+
+
+def _windowed_totals(conditions: Sequence[ColumnElement[bool]]) -> Select[Any, Any, Any, Any]:
+    return (
+        select(
+            Answer.user_id.label("user_id"),
+            func.sum(Answer.points).label("points"),
+            correct_count().label("correct"),
+            func.count().label("answered"),
+        )
+        .where(and_(*conditions))
+        .group_by(Answer.user_id)
+    )
+
+
+def _totals(source: str, start: bool, end: bool) -> Select[Any, Any, Any, Any]:
+    """The totals (user_id, points, correct, answered) of a board's source, with bound parameters: `scope` (the
+    workspace, channel or cohort row id); `period` and `start` for `period_scores`; `start` and `end` for a source
+    summing answers when `start` / `end` are set."""
+    scope: BindParameter[Any] = bindparam("scope")
+    if source == "user_scores":
+        return select(UserScore.user_id, UserScore.points, UserScore.correct, UserScore.answered).where(
+            UserScore.workspace_id == scope
+        )
+    if source == "channel_scores":
+        return select(ChannelScore.user_id, ChannelScore.points, ChannelScore.correct, ChannelScore.answered).where(
+            ChannelScore.channel_id == scope
+        )
+    if source == "cohort_members":
+        return select(CohortMember.user_id, CohortMember.points, CohortMember.correct, CohortMember.answered).where(
+            CohortMember.cohort_id == scope, CohortMember.answered > 0
+        )
+    if source == "period_scores":
+        return select(PeriodScore.user_id, PeriodScore.points, PeriodScore.correct, PeriodScore.answered).where(
+            PeriodScore.workspace_id == scope,
+            PeriodScore.period == bindparam("period"),
+            PeriodScore.period_start == bindparam("start"),
+        )
+    conditions: list[ColumnElement[bool]] = [
+        {
+            "workspace_answers": Answer.workspace_id == scope,
+            "channel_answers": Answer.channel_id == scope,
+            "cohort_answers": Answer.user_id.in_(select(CohortMember.user_id).where(CohortMember.cohort_id == scope)),
+        }[source]
+    ]
+    if start:
+        conditions.append(Answer.answered_at >= bindparam("start"))
+    if end:
+        conditions.append(Answer.answered_at < bindparam("end"))
+    return _windowed_totals(conditions)
+
+
+FLOOR = -(2**31)
+"""Below any total (what a missing cut compares as: a board shorter than its limit shows every row)."""
+
+
+@functools.cache
+def _board_query(source: str, start: bool, end: bool, limit: int) -> Select[Any, Any, Any, Any, Any]:
+    """The top `limit` users of a source's totals (`_totals`), plus everyone tied at the cut, with their names:
+    built once per shape, with bound parameters, so a board builds and compiles nothing.
+
+    Ties at the cut are always fetched whole, so who makes the board never depends on the database's sort order.
+    A rollup is read in board order through its index (ix_*_board is in that order): the cut is the limit-th row's
+    totals, read from the top of the index, and the rows at or above it are a range of the same index (points >=
+    the cut's), in one statement however long a tie. An aggregate over answers is ranked in SQL instead (RANK() <=
+    limit), so the answers are summed once. Names are joined in the same statement (plain rows, no ORM entities).
+    A period's board (`period_scores`) also checks that no row of the period was keyed elsewhere
+    (`_keyed_elsewhere`): a condition of no row, on the outer query only, so the cut's subqueries do not repeat it.
+    """
+    sub = _totals(source, start, end).subquery()
+    key = (sub.c.points.desc(), sub.c.correct.desc(), sub.c.answered)
+    columns = (sub.c.user_id, sub.c.points, sub.c.correct, sub.c.answered)
+    if source not in _ROLLUPS:
+        ranked = select(*columns, func.rank().over(order_by=key).label("place")).subquery()
+        return _named(
+            select(ranked.c.user_id, ranked.c.points, ranked.c.correct, ranked.c.answered), ranked.c.user_id
+        ).where(ranked.c.place <= limit)
+
+    def cut(column: Any) -> ColumnElement[Any]:
+        at_limit = select(column).order_by(*key, sub.c.user_id).offset(limit - 1).limit(1).scalar_subquery()
+        return func.coalesce(at_limit, FLOOR)
+
+    points, correct, answered = cut(sub.c.points), cut(sub.c.correct), cut(sub.c.answered)
+    at_or_above = or_(
+        sub.c.points > points,
+        and_(sub.c.points == points, sub.c.correct > correct),
+        and_(sub.c.points == points, sub.c.correct == correct, sub.c.answered <= answered),
+    )
+    query = _named(select(*columns), sub.c.user_id).where(sub.c.points >= points, at_or_above)
+    if source == "period_scores":
+        query = query.where(and_(*(~side.exists() for side in _keyed_elsewhere())))
+    return query
+
+
+async def board_top(conn: AsyncConnection, source: str, params: dict[str, Any], limit: int) -> list[Entry]:
+    """The top of a board (`_board_query`) of `source` with these parameters."""
+    query = _board_query(source, "start" in params and source != "period_scores", "end" in params, limit)
+    return [_entry(row) for row in await conn.execute(query, params)]
+
+
+def _named(query: Select[Any, Any, Any, Any], user_id: ColumnElement[Any]) -> Select[Any, Any, Any, Any, Any]:
+    """`query` with the user's display name as a fifth column."""
+    return query.add_columns(User.display_name).outerjoin(User, User.id == user_id)
+
+
+def _entry(row: Any) -> Entry:
+    return Entry(int(row[0]), row[4] or "?", int(row[1]), int(row[2]), int(row[3]))
+
+
+@functools.cache
+def cohort_board_query(rollup: bool, start: bool, end: bool) -> Select[Any, Any, Any, Any, Any, Any]:
+    """Cohort vs cohort in one statement, built once per shape (parameters: scope, the workspace's row id; start
+    and end when set): each cohort with answers (name, members, active members, points, correct, answered), from
+    the members' rollups (`rollup`, all time) or summed from their answers in the window since the cohort's start.
+    """
+    workspace: BindParameter[Any] = bindparam("scope")
+    if rollup:
+        totals = (
+            select(
+                CohortMember.cohort_id.label("cohort_id"),
+                func.count(CohortMember.user_id).label("active"),
+                func.sum(CohortMember.points).label("points"),
+                func.sum(CohortMember.correct).label("correct"),
+                func.sum(CohortMember.answered).label("answered"),
+            )
+            .join(Cohort, Cohort.id == CohortMember.cohort_id)
+            .where(Cohort.workspace_id == workspace, CohortMember.answered > 0)
+            .group_by(CohortMember.cohort_id)
+        )
+    else:
+        window = [Answer.answered_at >= Cohort.starts_at]
+        if start:
+            window.append(Answer.answered_at >= bindparam("start"))
+        if end:
+            window.append(Answer.answered_at < bindparam("end"))
+        totals = (
+            select(
+                CohortMember.cohort_id.label("cohort_id"),
+                func.count(func.distinct(Answer.user_id)).label("active"),
+                func.sum(Answer.points).label("points"),
+                correct_count().label("correct"),
+                func.count().label("answered"),  # not count(answers.id): the id is not in the user index, the rest is
+            )
+            .join(Answer, Answer.user_id == CohortMember.user_id)
+            .join(Cohort, Cohort.id == CohortMember.cohort_id)
+            .where(Cohort.workspace_id == workspace, *window)
+            .group_by(CohortMember.cohort_id)
+        )
+    found = totals.subquery()
+    members = aliased(CohortMember)
+    size = select(func.count()).select_from(members).where(members.cohort_id == Cohort.id).scalar_subquery()
+    return (
+        select(Cohort.name, size, found.c.active, found.c.points, found.c.correct, found.c.answered)
+        .select_from(found)
+        .join(Cohort, Cohort.id == found.c.cohort_id)
+    )
