@@ -28,7 +28,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
 from bot.service.deliveries import Deliveries
 from bot.service.directory import Directory
-from bot.service.repositories import Cohorts, Flags, MemberFires, Places, Posts, Questions, Review, Schedules
+from bot.service.repositories import (
+    ChannelFires,
+    Cohorts,
+    Deadlines,
+    Flags,
+    MemberFires,
+    Places,
+    Posts,
+    Questions,
+    Review,
+    Schedules,
+)
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +55,9 @@ class UnitOfWork:
     schedules: Schedules
     review: Review
     flags: Flags
+    channel_fires: ChannelFires
     member_fires: MemberFires
+    deadlines: Deadlines
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -64,7 +77,9 @@ class UnitOfWork:
         self.schedules = Schedules(self.session)
         self.review = Review(self.session)
         self.flags = Flags(self.session)
+        self.channel_fires = ChannelFires(self.session)
         self.member_fires = MemberFires(self.session)
+        self.deadlines = Deadlines(self.session)
         self.deliveries = Deliveries(self.session)
         try:
             await self.session.begin()

@@ -7,17 +7,23 @@ click path's batched statements live with the group commit that runs them (servi
 """
 
 from bot.service.repositories.cohorts import Cohorts, DeliveryMember, Totals
+from bot.service.repositories.deadlines import Deadlines
+from bot.service.repositories.fires import ChannelFires, FireClaims, FireRow, MemberFires
 from bot.service.repositories.flags import FlaggedPost, Flags, Seen
 from bot.service.repositories.places import Places
 from bot.service.repositories.posts import FirePost, Posts, RevealedAnswer, Shown
 from bot.service.repositories.questions import Questions, Rotation
 from bot.service.repositories.review import Review
-from bot.service.repositories.schedules import MemberFires, Schedules
+from bot.service.repositories.schedules import Schedules
 
 __all__ = [
+    "ChannelFires",
     "Cohorts",
+    "Deadlines",
     "DeliveryMember",
+    "FireClaims",
     "FirePost",
+    "FireRow",
     "FlaggedPost",
     "Flags",
     "MemberFires",
