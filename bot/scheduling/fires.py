@@ -13,10 +13,11 @@ import secrets
 import socket
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.db.models import Schedule
-from bot.domain import ChannelRef
+from bot.domain import ChannelRef, QuestionCard
 from bot.domain.schedules import FireKey, Rule, Slot
 from bot.schedule_rules import load_rule
 
@@ -34,12 +35,64 @@ class FireStatus(enum.StrEnum):
     SKIPPED = "skipped"
 
 
+class Refused(Exception):
+    """A send that retrying cannot fix (the platform refused for good, the pack is unknown): the slot fails."""
+
+
 class LostClaim(Exception):
     """Another replica took the slot over (its lease ran out here): this one must not post it."""
 
 
 class Stopping(Exception):
     """This replica is stopping: a slot it holds is handed back rather than tried (again) now."""
+
+
+class HeldClaim(Protocol):
+    """What the lifecycle (lifecycle.py, leases.py) needs of a claim, a channel's slot or a member's."""
+
+    @property
+    def fire_id(self) -> int:
+        """The claim row."""
+        ...
+
+    @property
+    def attempts(self) -> int:
+        """The attempt this process holds (the fence of every update)."""
+        ...
+
+    @property
+    def schedule_id(self) -> int:
+        """The schedule the slot belongs to."""
+        ...
+
+    @property
+    def slot(self) -> Slot:
+        """The slot (its local key and the UTC instant it was due)."""
+        ...
+
+    @property
+    def lane(self) -> ChannelRef:
+        """Where it is sent: its platform, and its lane in the fan-out limiter."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """How reports and logs name the slot."""
+        ...
+
+    @property
+    def extra(self) -> dict[str, object]:
+        """The `extra=` of a log line about it."""
+        ...
+
+
+class PostedFire(Protocol):
+    """What the lifecycle needs of a posted question: its card (for the post's id)."""
+
+    @property
+    def card(self) -> QuestionCard:
+        """The card that was posted."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +136,21 @@ class Claim:
     def source_ref(self) -> str:
         """What the post records as its source: the fire key (`12:2026-01-05T09:00`)."""
         return str(self.key)
+
+    @property
+    def lane(self) -> ChannelRef:
+        """The channel it is posted in (its fan-out lane)."""
+        return self.channel
+
+    @property
+    def name(self) -> str:
+        """The fire key: how reports name a channel's slot."""
+        return str(self.key)
+
+    @property
+    def extra(self) -> dict[str, object]:
+        """The `extra=` of a log line about this slot."""
+        return log_context(self.channel, schedule_id=self.schedule_id)
 
 
 @dataclass

@@ -1,49 +1,34 @@
-"""Posting a claimed slot: through the fan-out limiter, renewing the claim right before the platform call.
+"""Posting a channel's claimed slot: the channel fires' kind in the shared lifecycle (lifecycle.py).
 
-How a post ends:
-- posted: the claim is finished with the post's id;
-- another replica took the claim over (its lease expired while this one waited): not posted here;
-- a failure that may pass (a transient platform error, the database, the platform not running here): the claim is
-  left to expire in a minute and recovery tries again, until `max_attempts`;
-- a failure retrying cannot fix (channel gone, bot removed, pack unknown): the slot fails and the schedule is
-  paused with the reason.
-- this replica is stopping before the platform call (see `Ticker.stop`): the claim is released, and the next tick
-  of any replica posts it.
-
-The poster knows the quiz only as a `PostQuestion` callable, so the service layer can change behind it.
+The lifecycle sends a held claim through the fan-out limiter, renewing it right before the platform call, and
+records how it ended. What is a channel's own:
+- the platform call: the channel's next question from the schedule's packs, or a cohort schedule's next curriculum
+  question (`PostQuestion`, `PostCohortNext`: the poster knows the quiz only as callables, so the service layer can
+  change behind it);
+- a failure retrying cannot fix (channel gone, bot removed, pack unknown), and a cohort whose curriculum is done,
+  pause the schedule with the reason;
+- a claim taken over from a dead replica keeps the newest unsent post, which the retry publishes again.
 """
 
 from __future__ import annotations
 
-import asyncio
-import enum
 import logging
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.clock import Clock
-from bot.domain import ChannelRef, PostSource, QuestionCard
+from bot.domain import ChannelRef, PostSource
 from bot.domain.schedules import DEFAULT_CLOSE_CAP, Rule, Slot
-from bot.errors import QuizError, StorageUnavailable, UnknownPack
-from bot.ports import PlatformError, PlatformRegistry
-from bot.scheduling.fanout import FanOut
-from bot.scheduling.fires import LOGGER_NAME, Claim, FireStatus, LostClaim, Stopping, TickReport, log_context
-from bot.scheduling.leases import Leases
+from bot.errors import QuizError
+from bot.ports import ChatPlatform, PlatformError
+from bot.scheduling.fires import LOGGER_NAME, Claim, PostedFire, TickReport
+from bot.service.repositories import FireRow
+from bot.service.uow import UnitOfWork
 from bot.wording import schedules as schedule_words
 
 log = logging.getLogger(LOGGER_NAME)
-
-
-class PostedFire(Protocol):
-    """What the poster needs of a posted question: its card (for the post's id)."""
-
-    @property
-    def card(self) -> QuestionCard:
-        """The card that was posted."""
-        ...
 
 
 class PostQuestion(Protocol):
@@ -73,162 +58,27 @@ class PostCohortNext(Protocol):
         ...
 
 
-class Stage(enum.Enum):
-    """How far the post of a held claim got, which decides what stopping may do with it."""
+class ChannelPosts:
+    """The channel fires' kind (lifecycle.FireKind): posts a claimed slot in its channel."""
 
-    WAITING = "waiting"  # for the channel's reveal, a rate limit or a free worker: nothing sent, can be handed back
-    SENDING = "sending"  # inside the platform call: whether it went out is known only when the call returns
-    POSTED = "posted"  # the platform took it; only the bookkeeping is left
-
-
-@dataclass(eq=False, slots=True)
-class Holding:
-    """A claim this process holds, the task posting it, and how far that got."""
-
-    claim: Claim
-    stage: Stage = Stage.WAITING
-    task: asyncio.Task[None] | None = None
-
-
-class Holdings:
-    """The claims this process is posting, by fire id: kept alive each tick, skipped by recovery, released on stop."""
-
-    def __init__(self) -> None:
-        self._held: dict[int, Holding] = {}
-
-    def hold(self, claim: Claim) -> Holding:
-        """Start holding a claim."""
-        holding = self._held[claim.fire_id] = Holding(claim)
-        return holding
-
-    def drop(self, fire_id: int) -> None:
-        """Stop holding a claim (posted, given up, lost or released)."""
-        self._held.pop(fire_id, None)
-
-    def __contains__(self, fire_id: object) -> bool:
-        return fire_id in self._held
-
-    def __iter__(self) -> Iterator[Holding]:
-        return iter(list(self._held.values()))
-
-    def __len__(self) -> int:
-        return len(self._held)
-
-    def fire_ids(self) -> list[int]:
-        """The fire rows held."""
-        return list(self._held)
-
-    def at(self, stage: Stage) -> list[Holding]:
-        """The holdings whose post is at `stage`."""
-        return [holding for holding in self._held.values() if holding.stage is stage]
-
-
-class _CurriculumDone(Exception):
-    """A cohort schedule's fire found nothing left to post: the cohort has been asked its whole curriculum."""
-
-
-class Poster:
-    """Posts held claims one slot at a time; see the module docstring for how a post ends."""
+    keeps_last_unsent = True
+    pauses = True
 
     def __init__(
         self,
         *,
         post_question: PostQuestion,
-        platforms: PlatformRegistry,
-        fanout: FanOut,
-        leases: Leases,
-        holdings: Holdings,
         clock: Clock,
-        working: asyncio.Semaphore,
-        max_attempts: int,
         post_cohort: PostCohortNext | None = None,
         observe_lag: Callable[[float], None] | None = None,
     ) -> None:
         self.post_question = post_question
+        self.post_cohort = post_cohort
+        self.clock = clock
         self.observe_lag = observe_lag
         """Told how many seconds after its slot each scheduled post went out (the scheduler lag gauge)."""
-        self.post_cohort = post_cohort
-        self.platforms = platforms
-        self.fanout = fanout
-        self.leases = leases
-        self.holdings = holdings
-        self.clock = clock
-        self.working = working
-        self.max_attempts = max_attempts
-        self.stopping = False  # set by the ticker's stop: no platform call starts any more
 
-    async def post(self, holding: Holding, report: TickReport, *, after: asyncio.Task[None] | None = None) -> None:
-        """Post a held claim (after the task `after`, the reveal of the channel's previous question), then drop it."""
-        claim = holding.claim
-        extra = log_context(claim.channel, schedule_id=claim.schedule_id)
-        try:
-            if after is not None:
-                await asyncio.wait([after])
-            platform = self.platforms.get(claim.channel.platform)
-            if platform is None:
-                await self._defer(claim, "its platform is not running here", report)
-                return
-            try:
-                posted = await self.fanout.send(platform, claim.channel, lambda: self._attempt(holding))
-            except LostClaim:
-                log.info("slot %s was taken over by another replica; not posting it here", claim.slot.key, extra=extra)
-                return
-            except Stopping:
-                await self.leases.release([claim])
-                log.info("slot %s handed back: this replica is stopping", claim.slot.key, extra=extra)
-                return
-            except _CurriculumDone:
-                reason = schedule_words.curriculum_done()
-                await self.leases.fail_and_pause(claim, reason, status=FireStatus.SKIPPED)
-                report.skipped.append(str(claim.key))
-                report.paused.append(claim.schedule_id)
-                log.info("schedule paused: %s", reason, extra=extra)
-                return
-            except PlatformError as exc:
-                if exc.permanent:
-                    await self._give_up(claim, schedule_words.platform_refused_post(exc), report)
-                else:
-                    await self._defer(claim, str(exc), report)
-                return
-            except UnknownPack as exc:
-                await self._give_up(claim, str(exc), report)
-                return
-            except (QuizError, StorageUnavailable) as exc:
-                await self._defer(claim, str(exc), report)
-                return
-            async with self.working:
-                await self.leases.finish(claim, FireStatus.POSTED, post_id=posted.card.post_id)
-            report.posted.append(posted.card.post_id)
-            if self.observe_lag is not None:
-                self.observe_lag(max(0.0, (self.clock.now() - claim.slot.due).total_seconds()))
-            log.info(
-                "posted scheduled question for slot %s",
-                claim.slot.key,
-                extra={**extra, "post_id": posted.card.post_id},
-            )
-        except StorageUnavailable as exc:  # bookkeeping failed: the claim expires and is recovered
-            log.warning("slot %s: database unavailable (%s); left for recovery", claim.key, exc, extra=extra)
-        finally:
-            self.holdings.drop(claim.fire_id)
-
-    async def _attempt(self, holding: Holding) -> PostedFire:
-        """One try (the fan-out retries 429s): renew the claim, then the platform call."""
-        claim = holding.claim
-        async with self.working:
-            if self.stopping:  # e.g. the retry of a post refused with a 429 while the ticker stops
-                raise Stopping
-            if not await self.leases.renew(claim):
-                raise LostClaim
-            holding.stage = Stage.SENDING
-            try:
-                posted = await self._post(claim)
-            except Exception:
-                holding.stage = Stage.WAITING  # refused: the post's row is removed again and nothing went out
-                raise
-            holding.stage = Stage.POSTED
-            return posted
-
-    async def _post(self, claim: Claim) -> PostedFire:
+    async def send(self, claim: Claim, platform: ChatPlatform) -> PostedFire | None:
         """The platform call of one claim: a pack question, or a cohort schedule's next curriculum question."""
         closes = closes_at(claim, self.clock.now())
         if claim.cohort_id is None:
@@ -242,31 +92,32 @@ class Poster:
             )
         if self.post_cohort is None:
             raise QuizError("cohort schedules are not wired into this scheduler")
-        posted = await self.post_cohort(
+        return await self.post_cohort(
             claim.channel, cohort_id=claim.cohort_id, closes_at=closes, fire_key=claim.source_ref
         )
-        if posted is None:
-            raise _CurriculumDone
-        return posted
 
-    async def _defer(self, claim: Claim, reason: str, report: TickReport) -> None:
-        """A failure that may pass: retry in a minute (as an expired claim), or give up after max attempts."""
-        extra = log_context(claim.channel, schedule_id=claim.schedule_id)
-        if claim.attempts >= self.max_attempts:
-            await self.leases.finish(claim, FireStatus.FAILED, detail=reason)
-            report.failed.append(str(claim.key))
-            log.error("slot %s failed after %d attempts: %s", claim.slot.key, claim.attempts, reason, extra=extra)
-            return
-        await self.leases.retry_later(claim, reason)
-        report.deferred.append(str(claim.key))
-        log.warning("slot %s not posted (%s); will retry", claim.slot.key, reason, extra=extra)
+    async def resume(self, uow: UnitOfWork, fire: FireRow, attempts: int) -> Claim | None:
+        """The claim on a channel's slot just taken over; None if its schedule is gone."""
+        loaded = await uow.channel_fires.schedule(fire.schedule_id)
+        if loaded is None:
+            return None
+        schedule, channel = loaded
+        return Claim.of(schedule, fire_id=fire.fire_id, attempts=attempts, slot=fire.slot, channel=channel)
 
-    async def _give_up(self, claim: Claim, reason: str, report: TickReport) -> None:
-        """A failure retrying cannot fix: mark the slot failed and pause the schedule with the reason."""
-        await self.leases.fail_and_pause(claim, reason)
-        report.failed.append(str(claim.key))
-        report.paused.append(claim.schedule_id)
-        log.warning("schedule paused: %s", reason, extra=log_context(claim.channel, schedule_id=claim.schedule_id))
+    def refusal(self, exc: PlatformError) -> str:
+        """Why the schedule is paused when the platform refused its post for good."""
+        return schedule_words.platform_refused_post(exc)
+
+    def nothing_left(self) -> str:
+        """Why a cohort's schedule is paused once its curriculum is done."""
+        return schedule_words.curriculum_done()
+
+    def sent(self, claim: Claim, post_id: int, report: TickReport) -> None:
+        """Report a posted slot, and tell the lag gauge how late it went out."""
+        report.posted.append(post_id)
+        if self.observe_lag is not None:
+            self.observe_lag(max(0.0, (self.clock.now() - claim.slot.due).total_seconds()))
+        log.info("posted scheduled question for slot %s", claim.slot.key, extra={**claim.extra, "post_id": post_id})
 
 
 def closes_at(claim: Claim, now: datetime) -> datetime:

@@ -1,8 +1,8 @@
 """Revealing posts whose time is up: close them (one replica wins each), then edit their cards.
 
-Closing is a conditional update (`closed_at IS NULL`), so however many replicas tick at once, one closes each post
-and only that one edits its card. Edits go through the fan-out limiter like posts do. The reveal itself is a
-`RevealPost` callable, so the service layer can change behind it.
+Closing is a conditional update (`closed_at IS NULL`, repositories.Deadlines), so however many replicas tick at
+once, one closes each post and only that one edits its card. Edits go through the fan-out limiter like posts do.
+The reveal itself is a `RevealPost` callable, so the service layer can change behind it.
 """
 
 from __future__ import annotations
@@ -13,17 +13,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select, update
-
-from bot.db.models import Post, Workspace
-from bot.db.rows import rows_changed
 from bot.domain import ChannelRef
 from bot.errors import QuizError
 from bot.ports import PlatformError, PlatformRegistry
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import LOGGER_NAME, TickReport, log_context
-from bot.service.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
-from bot.service.uow import UnitOfWorkFactory, committed
+from bot.scheduling.jobs import Jobs
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -45,14 +40,14 @@ class Reveals:
     def __init__(
         self,
         *,
-        uow: UnitOfWorkFactory,
+        jobs: Jobs,
         platforms: PlatformRegistry,
         fanout: FanOut,
         reveal_post: RevealPost,
         working: asyncio.Semaphore,
         batch: int,
     ) -> None:
-        self.uow = uow
+        self.jobs = jobs
         self.platforms = platforms
         self.fanout = fanout
         self.reveal_post = reveal_post
@@ -61,34 +56,8 @@ class Reveals:
 
     async def close_due(self, now: datetime, served: list[str]) -> list[ClosedPost]:
         """Close the posts (of platforms served here) whose close time has passed; those this replica closed."""
-        closed = []
-        async with committed(self.uow) as uow:
-            session = uow.session
-            rows = (
-                await session.execute(
-                    joined_to_channel(select(Post.id, Post.closes_at, *CHANNEL_REF_COLUMNS), Post.channel_id)
-                    .where(
-                        Post.closed_at.is_(None),
-                        Post.closes_at.is_not(None),
-                        Post.closes_at <= now,
-                        Post.message_ref.is_not(None),
-                        Workspace.platform.in_(served),
-                    )
-                    # By id among equal close times, so that replicas closing the same posts lock them in one order.
-                    .order_by(Post.closes_at, Post.id)
-                    .limit(self.batch)
-                )
-            ).all()
-            for row in rows:
-                # Whoever closes the post reveals it: one replica, once.
-                if rows_changed(
-                    await session.execute(
-                        update(Post).where(Post.id == row.id, Post.closed_at.is_(None)).values(closed_at=row.closes_at)
-                    )
-                ):
-                    channel = channel_ref_of(row)
-                    closed.append(ClosedPost(post_id=row.id, channel=channel))
-        return closed
+        closed = await self.jobs.run(lambda uow: uow.deadlines.close_due_posts(now, served, limit=self.batch))
+        return [ClosedPost(post_id=post_id, channel=channel) for post_id, channel in closed]
 
     async def reveal(self, post: ClosedPost, report: TickReport, *, after: asyncio.Task[None] | None = None) -> None:
         """Edit a closed post's card (after the task `after`, the reveal of an older post in the same channel)."""

@@ -1,9 +1,10 @@
 """Ending seasons whose `until:` date has passed: one replica ends each, then announces it.
 
-Like reveals: ending is a conditional update (`ended_at IS NULL`), so however many replicas tick at once (and
-whether or not an admin types `/quiz season end` at the same moment) one ends each season, and only that one
-posts its final boards. The announcement is an `AnnounceSeason` callable (`SeasonService.announce`), so the
-service layer can change behind it; it posts through the platform port and the fan-out limiter.
+Like reveals: ending is a conditional update (`ended_at IS NULL`, repositories.Deadlines), so however many
+replicas tick at once (and whether or not an admin types `/quiz season end` at the same moment) one ends each
+season, and only that one posts its final boards. The announcement is an `AnnounceSeason` callable
+(`SeasonService.announce`), so the service layer can change behind it; it posts through the platform port and the
+fan-out limiter.
 """
 
 from __future__ import annotations
@@ -12,14 +13,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
-from sqlalchemy import select, update
-
-from bot.db.models import Season, Workspace
-from bot.db.rows import rows_changed
 from bot.errors import QuizError
 from bot.ports import PlatformError
 from bot.scheduling.fires import LOGGER_NAME, TickReport
-from bot.service.uow import UnitOfWorkFactory, committed
+from bot.scheduling.jobs import Jobs
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -30,42 +27,17 @@ AnnounceSeason = Callable[[int], Awaitable[object]]
 class SeasonEnds:
     """Ends the seasons whose planned end has passed and announces them."""
 
-    def __init__(self, *, uow: UnitOfWorkFactory, announce: AnnounceSeason, batch: int) -> None:
-        self.uow = uow
+    def __init__(self, *, jobs: Jobs, announce: AnnounceSeason, batch: int) -> None:
+        self.jobs = jobs
         self.announce_season = announce
         self.batch = batch
 
     async def end_due(self, now: datetime, served: list[str]) -> list[int]:
-        """End the seasons (of workspaces on platforms served here) whose `ends_at` has passed; those this one ended."""
-        ended = []
-        async with committed(self.uow) as uow:
-            session = uow.session
-            rows = (
-                await session.execute(
-                    select(Season.id, Season.ends_at)
-                    .join(Workspace, Workspace.id == Season.workspace_id)
-                    .where(
-                        Season.ended_at.is_(None),
-                        Season.ends_at.is_not(None),
-                        Season.ends_at <= now,
-                        Workspace.platform.in_(served),
-                    )
-                    .order_by(Season.ends_at, Season.id)
-                    .limit(self.batch)
-                )
-            ).all()
-            for row in rows:
-                # It ends at its planned end, not at this tick: the season's board counts up to `until`, whenever
-                # the tick that noticed came.
-                if rows_changed(
-                    await session.execute(
-                        update(Season)
-                        .where(Season.id == row.id, Season.ended_at.is_(None))
-                        .values(ended_at=row.ends_at)
-                    )
-                ):
-                    ended.append(int(row.id))
-        return ended
+        """End the seasons (of workspaces on platforms served here) whose `ends_at` has passed; those this one ended.
+
+        A season ends at its planned end, not at this tick: its board counts up to `until`, whenever the tick came.
+        """
+        return await self.jobs.run(lambda uow: uow.deadlines.end_due_seasons(now, served, limit=self.batch))
 
     async def announce(self, season_id: int, report: TickReport) -> None:
         """Post the final boards of a season this replica ended."""

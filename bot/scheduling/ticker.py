@@ -4,17 +4,18 @@
 
 - timer.py: calls `Ticker.tick` every few seconds of monotonic time, in the bot's own event loop;
 - reveals.py: closes posts whose `closes_at` has passed (one replica each) and edits their cards;
-- claims.py: advances each due schedule and claims its slot with a unique insert, before anything is posted;
-  missed slots: the latest is posted late within the grace window, every other one is recorded as skipped;
-- recovery.py: takes over claims whose lease expired (a replica died between claim and post), fenced by
-  `attempts`; a post the old attempt made is adopted, not posted again;
-- posting.py: posts each claimed slot through the fan-out limiter (fanout.py), renewing the claim right before
-  the platform call; a permanent platform failure pauses the schedule with the reason;
+- claims.py: who is due when for channels: advances each due schedule and claims its slot with a unique insert,
+  before anything is posted; missed slots: the latest is posted late within the grace window, every other one is
+  recorded as skipped;
+- delivery.py: who is due when for a cohort delivered by direct message: each member at the schedule's local time
+  in their own timezone, claimed per (schedule, member, local slot);
+- lifecycle.py: one lifecycle for both kinds of claim: held and kept alive, sent through the fan-out limiter
+  (fanout.py) renewing the claim right before the platform call, ended, taken over once its lease expired (a post
+  the old attempt made is adopted, not posted again), handed back on stop; posting.py and delivery.py say what
+  differs (the platform call; a channel's schedule is paused on a failure for good, a member's slot just fails);
+- leases.py: the fenced updates of the claim rows; fires.py: the fire key, the claims and the tick's report;
 - season_ends.py: ends seasons whose `until:` date has passed (one replica each) and posts their final boards;
-- leases.py: the fenced updates of the claim rows; fires.py: the fire key, the claim and the tick's report.
-
-- delivery.py: a cohort delivered by direct message fires per member, at the schedule's local time in each
-  member's own timezone, claimed per (schedule, member, local slot) and sent through the same fan-out limiter.
+- jobs.py: the job runner, the one place here that opens units of work (one per step).
 
 A tick keeps this process's in-flight claims alive, reveals, ends seasons that are due, claims, recovers, then
 posts (and delivers privately).
@@ -36,9 +37,10 @@ from bot.scheduling.claims import SlotClaimer
 from bot.scheduling.delivery import PrivateDelivery, SendPrivately
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import LOGGER_NAME, TickReport, replica_name
-from bot.scheduling.leases import Leases
-from bot.scheduling.posting import Holdings, PostCohortNext, Poster, PostQuestion, Stage
-from bot.scheduling.recovery import Recovery
+from bot.scheduling.jobs import Jobs
+from bot.scheduling.leases import Leases, Store, channel_fires, member_fires
+from bot.scheduling.lifecycle import C, FireKind, Lifecycle, Stage
+from bot.scheduling.posting import ChannelPosts, PostCohortNext, PostQuestion
 from bot.scheduling.reveals import RevealPost, Reveals
 from bot.scheduling.season_ends import AnnounceSeason, SeasonEnds
 from bot.scheduling.timer import Timer
@@ -80,44 +82,45 @@ class Ticker:
         # Rate limits pace the platform calls; this bounds how many posts use the database at once, so a fan-out
         # of hundreds of channels queues here instead of exhausting the connection pool.
         working = asyncio.Semaphore(max_concurrent)
-        self.holdings = Holdings()
-        self.leases = Leases(uow=uow, clock=clock, replica=self.replica, lease=lease)
+        self.jobs = jobs = Jobs(uow)
         self.reveals = Reveals(
-            uow=uow, platforms=platforms, fanout=self.fanout, reveal_post=reveal_post, working=working, batch=batch
+            jobs=jobs, platforms=platforms, fanout=self.fanout, reveal_post=reveal_post, working=working, batch=batch
         )
         # Without an announcer (a ticker built for schedules alone), seasons are left to a ticker that has one.
         self.season_ends = (
-            SeasonEnds(uow=uow, announce=announce_season, batch=batch) if announce_season is not None else None
+            SeasonEnds(jobs=jobs, announce=announce_season, batch=batch) if announce_season is not None else None
         )
-        self.claimer = SlotClaimer(uow=uow, replica=self.replica, grace=grace, batch=batch)
-        self.recovery = Recovery(
-            uow=uow, replica=self.replica, lease=lease, grace=grace, batch=batch, max_attempts=max_attempts
-        )
-        self.poster = Poster(
-            post_question=post_question,
+        self.claimer = SlotClaimer(jobs=jobs, replica=self.replica, grace=grace, batch=batch)
+        self.private = PrivateDelivery(
+            jobs=jobs,
             platforms=platforms,
-            fanout=self.fanout,
-            leases=self.leases,
-            holdings=self.holdings,
-            clock=clock,
-            working=working,
-            max_attempts=max_attempts,
-            post_cohort=post_cohort,
-            observe_lag=observe_lag,
-        )
-        self.delivery = PrivateDelivery(
-            uow=uow,
-            platforms=platforms,
-            fanout=self.fanout,
-            clock=clock,
             replica=self.replica,
-            lease=lease,
             grace=grace,
             batch=batch,
-            max_attempts=max_attempts,
-            working=working,
+            clock=clock,
             send=send_privately,
         )
+
+        def lifecycle(kind: FireKind[C], store: Store) -> Lifecycle[C]:
+            leases = Leases(jobs=jobs, store=store, clock=clock, replica=self.replica, lease=lease)
+            return Lifecycle(
+                kind=kind,
+                jobs=jobs,
+                leases=leases,
+                platforms=platforms,
+                fanout=self.fanout,
+                working=working,
+                grace=grace,
+                batch=batch,
+                max_attempts=max_attempts,
+            )
+
+        channels = ChannelPosts(
+            post_question=post_question, clock=clock, post_cohort=post_cohort, observe_lag=observe_lag
+        )
+        self.poster = lifecycle(channels, channel_fires)
+        self.holdings = self.poster.holdings
+        self.delivery = lifecycle(self.private, member_fires)
         self._tasks: set[asyncio.Task[None]] = set()
         self._timer: Timer | None = None
         self._stopping = False
@@ -156,7 +159,8 @@ class Ticker:
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=drain_seconds)
             await self._hand_back()  # posts sent back to waiting meanwhile (a 429, say) that have not retried yet
-            cut = [holding for holding in self.holdings.at(Stage.SENDING) if holding.task in pending]
+            sending = self.poster.holdings.at(Stage.SENDING) + self.delivery.holdings.at(Stage.SENDING)
+            cut = [holding for holding in sending if holding.task in pending]
             if cut:
                 log.warning("stopping: %d post(s) cut short in the platform call; left for recovery", len(cut))
             for task in pending:
@@ -166,21 +170,7 @@ class Ticker:
     async def _hand_back(self) -> None:
         """Cancel the posts that have not reached their platform call, and release their claims."""
         await self.delivery.hand_back()
-        waiting = self.holdings.at(Stage.WAITING)
-        if not waiting:
-            return
-        tasks = [holding.task for holding in waiting if holding.task is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)  # so that the release below is the last write
-        for holding in waiting:
-            self.holdings.drop(holding.claim.fire_id)
-        try:
-            released = await self.leases.release(holding.claim for holding in waiting)
-        except StorageUnavailable as exc:
-            log.warning("stopping: %d unposted slot(s) not handed back (%s); left for recovery", len(waiting), exc)
-            return
-        log.info("stopping: handed %d unposted slot(s) back to the next tick of any replica", released)
+        await self.poster.hand_back()
 
     async def _scheduled_tick(self) -> None:
         if self._stopping:
@@ -203,7 +193,7 @@ class Ticker:
         if not served:
             return report
         now = self.clock.now()
-        await self.leases.keep_alive(self.holdings.fire_ids(), now)
+        await self.poster.keep_alive(now)
         await self.delivery.keep_alive(now)
         reveals: dict[ChannelRef, asyncio.Task[None]] = {}
         for post in await self.reveals.close_due(now, served):
@@ -218,22 +208,22 @@ class Ticker:
                     self._spawn(self.season_ends.announce(season_id, report), name=f"season-{season_id}")
                 )
         claims = await self.claimer.claim_due(now, served, report)
-        claims += await self.recovery.take_over_expired(now, served, report, held=self.holdings)
+        claims += await self.poster.take_over_expired(now, served, report)
         tasks = list(reveals.values()) + announcements
         for claim in claims:
-            holding = self.holdings.hold(claim)
+            holding = self.poster.holdings.hold(claim)
             # The channel's previous question is revealed before its next one is posted.
             after = reveals.get(claim.channel)
             holding.task = self._spawn(
-                self.poster.post(holding, report, after=after), name=f"schedule-{claim.schedule_id}"
+                self.poster.send(holding, report, after=after), name=f"schedule-{claim.schedule_id}"
             )
             tasks.append(holding.task)
-        members = await self.delivery.claim_due(now, served, report)
+        members = await self.private.claim_due(now, served, report)
         members += await self.delivery.take_over_expired(now, served, report)
         for member_claim in members:
-            member_holding = self.delivery.hold(member_claim)
+            member_holding = self.delivery.holdings.hold(member_claim)
             member_holding.task = self._spawn(
-                self.delivery.deliver(member_holding, report), name=f"deliver-{member_claim.fire_id}"
+                self.delivery.send(member_holding, report), name=f"deliver-{member_claim.fire_id}"
             )
             tasks.append(member_holding.task)
         if wait and tasks:

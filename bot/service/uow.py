@@ -33,8 +33,11 @@ from bot.db.database import ON_COMMIT, Database, raise_if_unavailable
 from bot.service.deliveries import Deliveries
 from bot.service.repositories import (
     Answers,
+    ChannelFires,
     Cohorts,
+    Deadlines,
     Flags,
+    MemberFires,
     PendingConfirmations,
     Places,
     Posts,
@@ -44,7 +47,7 @@ from bot.service.repositories import (
 )
 from bot.service.repositories.directory import Directory
 from bot.service.repositories.schedule_listing import ScheduleListing
-from bot.service.repositories.schedules import MemberFires, Schedules
+from bot.service.repositories.schedules import Schedules
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +64,12 @@ class UnitOfWork:
     schedules: Schedules
     review: Review
     flags: Flags
+    channel_fires: ChannelFires
     member_fires: MemberFires
     confirmations: PendingConfirmations
     seasons: Seasons
     schedule_listing: ScheduleListing
+    deadlines: Deadlines
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -85,7 +90,9 @@ class UnitOfWork:
         self.schedules = Schedules(self.session)
         self.review = Review(self.session)
         self.flags = Flags(self.session)
+        self.channel_fires = ChannelFires(self.session)
         self.member_fires = MemberFires(self.session)
+        self.deadlines = Deadlines(self.session)
         self.deliveries = Deliveries(self.session)
         self.confirmations = PendingConfirmations(self.session)
         self.seasons = Seasons(self.session)

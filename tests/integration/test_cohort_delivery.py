@@ -23,7 +23,7 @@ from bot.domain import AnswerOutcome, ChannelRef, PostSource, UserRef
 from bot.errors import NotYourQuestion, PostedElsewhere
 from bot.runtime import Runtime, build_runtime
 from bot.scheduling.fanout import FanOut
-from bot.scheduling.leases import Leases
+from bot.scheduling.leases import Leases, channel_fires
 from bot.scheduling.ticker import Ticker
 from bot.service.facade import Invocation, Reply
 from tests.conftest import make_user
@@ -172,7 +172,9 @@ async def test_a_cohort_post_of_a_crashed_replica_is_adopted_by_its_fire_key_not
     assert (await run(runtime, channel, LEAD, "schedule add daily 09:00 tz:UTC cohort:hires")).ok
     clock.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
     crashing = make_ticker(runtime, clock, replica="A")
-    crashing.poster.leases = CrashAfterPostLeases(uow=runtime.uow, clock=clock, replica="A", lease=LEASE)
+    crashing.poster.leases = CrashAfterPostLeases(
+        jobs=crashing.jobs, store=channel_fires, clock=clock, replica="A", lease=LEASE
+    )
     await crashing.tick()
     assert len(platform.of_kind("post_card")) == 1
     (fire,) = [f for f in await rows(runtime, ScheduleFire) if f.status != "skipped"]  # Sunday's was missed
@@ -419,7 +421,7 @@ async def test_a_private_question_sent_before_a_crash_is_adopted_not_sent_again(
     async def crash(*args: Any, **kwargs: Any) -> None:
         raise asyncio.CancelledError  # dies right after the platform accepted the DM, before recording it
 
-    crashing.delivery._finish = crash  # type: ignore[method-assign]
+    crashing.delivery.leases.finish = crash  # type: ignore[method-assign]
     await crashing.tick()
     assert len(direct.direct_cards(EVE.user_id)) == 1
     (fire,) = await rows(runtime, MemberFire)

@@ -23,8 +23,8 @@ from bot.ports import PlatformError, PlatformLimits, Rate
 from bot.runtime import Runtime, build_runtime
 from bot.scheduling.fanout import FanOut
 from bot.scheduling.fires import TickReport
-from bot.scheduling.leases import Leases
-from bot.scheduling.posting import Stage
+from bot.scheduling.leases import Leases, channel_fires
+from bot.scheduling.lifecycle import Stage
 from bot.scheduling.ticker import Ticker
 from bot.service.facade import Invocation
 from bot.wording.cards import reveal_lines
@@ -463,7 +463,9 @@ async def test_a_claim_whose_replica_crashed_after_posting_is_adopted_not_posted
     await add(runtime, channel, "daily 09:00 tz:UTC")
     monday.set(datetime(2026, 1, 5, 9, 0, 2, tzinfo=UTC))
     crashing = make_ticker(runtime, monday, replica="A")
-    crashing.poster.leases = CrashAfterPostLeases(uow=runtime.uow, clock=monday, replica="A", lease=LEASE)
+    crashing.poster.leases = CrashAfterPostLeases(
+        jobs=crashing.jobs, store=channel_fires, clock=monday, replica="A", lease=LEASE
+    )
     await crashing.tick()
     assert len(platform.of_kind("post_card")) == 1
     (fire,) = await rows(runtime, ScheduleFire)

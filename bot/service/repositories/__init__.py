@@ -5,7 +5,7 @@ Use cases call `uow.posts`, `uow.questions`, `uow.schedules`, `uow.cohorts`, `uo
 `uow.flags`, `uow.confirmations`, `uow.answers` and `uow.places`; the read models (boards, `/quiz me`, reports) stay
 tuned queries on the read side (service/stats.py, service/report.py, service/home.py). The click path's batched
 statements are the answers repository's (answers.py, with the rollups in scores.py), run by the group commit in
-service/answers.py. The schedules' repository (schedules.py: Schedules, MemberFires) is imported from its module:
+service/answers.py. The schedules' repository (schedules.py: Schedules) is imported from its module:
 it still imports the lookups by their old names (bot.service.lookups, bot.service.directory), which re-export this
 package's, so importing it here would make a cycle.
 """
@@ -13,6 +13,8 @@ package's, so importing it here would make a cycle.
 from bot.service.repositories.answers import Answers, ClickedPost, KnownUser
 from bot.service.repositories.cohorts import Cohorts, DeliveryMember, Totals
 from bot.service.repositories.confirmations import PendingConfirmations
+from bot.service.repositories.deadlines import Deadlines
+from bot.service.repositories.fires import ChannelFires, FireClaims, FireRow, MemberFires
 from bot.service.repositories.flags import FlaggedPost, Flags, Seen
 from bot.service.repositories.places import Places
 from bot.service.repositories.posts import FirePost, Posts, RevealedAnswer, Shown
@@ -22,13 +24,18 @@ from bot.service.repositories.seasons import Seasons
 
 __all__ = [
     "Answers",
+    "ChannelFires",
     "ClickedPost",
     "Cohorts",
+    "Deadlines",
     "DeliveryMember",
+    "FireClaims",
     "FirePost",
+    "FireRow",
     "FlaggedPost",
     "Flags",
     "KnownUser",
+    "MemberFires",
     "PendingConfirmations",
     "Places",
     "Posts",
