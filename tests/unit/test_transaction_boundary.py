@@ -40,13 +40,8 @@ ALLOWED = Counter(
         "service/uow.py:reading": 1,
         "service/uow.py:committed": 1,
         "service/uow.py:unit_of_work_factory.<lambda>": 1,
-        # the scheduler's jobs (to become one job runner with the fire lifecycle, issue 21 item 4)
-        "scheduling/leases.py:*": 4,
-        "scheduling/recovery.py:*": 2,
-        "scheduling/claims.py:*": 2,
-        "scheduling/delivery.py:*": 7,
-        "scheduling/reveals.py:*": 1,
-        "scheduling/season_ends.py:*": 1,
+        # the scheduler's one job runner: each tick step in a unit of work of its own (test_scheduler_jobs.py)
+        "scheduling/jobs.py:Jobs.run": 1,
         # the operator commands: each of quizbot's data commands opens one operator unit of work
         "cli.py:*": 4,
         # the database itself (Database.transaction's helper)
