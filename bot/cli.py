@@ -29,7 +29,6 @@ from bot.plugins import Finding, installed_plugins, one_line, start_failure
 from bot.progress import Progress
 from bot.wording import cli as words
 from bot.wording import operator as operator_words
-from bot.wording.i18n import plural
 
 if TYPE_CHECKING:
     from bot.db import Database
@@ -145,7 +144,7 @@ async def _export(
         except OSError as exc:
             raise QuizError(operator_words.cannot_write(str(out), exc.strerror or str(exc), "--out")) from exc
         for path in written:
-            print(f"wrote {path}", file=sys.stderr)
+            print(words.wrote(path), file=sys.stderr)
     else:
         _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n", out)
         written = [out] if out is not None else []
@@ -179,18 +178,19 @@ async def _forget(settings: Settings, platform: str, user_id: str, workspace: st
                 )
             if not yes:
                 if not sys.stdin.isatty():
-                    print(f"quizbot: {confirmations.not_a_terminal()}", file=sys.stderr)
+                    print(words.error_line(confirmations.not_a_terminal()), file=sys.stderr)
                     return 2
-                where = f"workspace {workspace}" if workspace else "every workspace"
-                if not _confirmed(confirmations.forget_user_question(f"{platform} user {user_id}", where)):
+                question = confirmations.forget_user_question(
+                    words.person(platform, user_id), words.where_to_forget(workspace)
+                )
+                if not _confirmed(question):
                     print(confirmations.forget_user_cancelled())
                     return 1
             async with operator_unit_of_work(db) as uow:
                 result = await forget_user(uow, platform=platform, user_id=user_id, workspace=workspace)
     finally:
         await db.dispose()
-    details = ", ".join(f"{n} {table}" for table, n in result.rows.items() if n)
-    print(f"forgot {platform} user {user_id} ({plural(result.users, 'identity row')}; {details or 'no other rows'})")
+    print(words.forgot(platform, user_id, result.users, result.rows))
     return 0
 
 
@@ -234,7 +234,7 @@ def _report(
     try:
         out.write_text(render_html(report), encoding="utf-8")
     except OSError as exc:
-        raise QuizError(f"cannot write {out}: {exc}") from exc
+        raise QuizError(words.cannot_write_report(out, exc)) from exc
     if as_json:
         print_json(
             {
@@ -252,8 +252,7 @@ def _report(
             }
         )
         return 0
-    answers, people = plural(report.answers, "answer"), plural(report.participants, "person", "people")
-    print(f"wrote {out}: {report.title}, {answers} by {people}")
+    print(words.report_written(out, report.title, report.answers, report.participants))
     return 0
 
 
@@ -270,13 +269,13 @@ def _debug(settings: Settings | None) -> bool:
 def _fail(message: str, exc: BaseException, settings: Settings | None, status: int) -> int:
     if _debug(settings):
         traceback.print_exception(exc, file=sys.stderr)
-    print(f"quizbot: {message}", file=sys.stderr)
+    print(words.error_line(message), file=sys.stderr)
     return status
 
 
 def _warn_unknown_variables() -> None:
     for warning in unknown_variables():
-        print(f"quizbot: warning: {warning}", file=sys.stderr)
+        print(words.warning_line(warning), file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

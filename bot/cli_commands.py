@@ -18,7 +18,6 @@ from bot.errors import ConfigError, InvalidPack, QuizError
 from bot.plugins import Finding, one_line, start_failure
 from bot.progress import Progress, watched
 from bot.wording import cli as words
-from bot.wording.i18n import plural
 
 if TYPE_CHECKING:
     from bot.db import Database
@@ -111,7 +110,7 @@ def print_findings(findings: Sequence[Finding], *, as_json: bool) -> int:
         return 1 if failed else 0
     for finding in findings:
         print(finding.line())
-    print("all good" if not failed else f"{plural(failed, 'problem')} to fix")
+    print(words.doctor_summary(failed))
     return 1 if failed else 0
 
 

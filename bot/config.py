@@ -252,14 +252,14 @@ def _error_line(err: Mapping[str, Any]) -> str:
     message = str(err["msg"]).removeprefix("Value error, ")
     loc = list(err["loc"])
     if not loc:
-        return message if PREFIX in message else f"settings: {message}"
+        return message if PREFIX in message else words.invalid_together(message)
     field = str(loc[0])
     name = PREFIX + field.upper()
     items = [part for part in loc[1:] if isinstance(part, int)]
     if items:
         shown = "" if field in _secret_fields() else f" ({err.get('input')!r})"
-        return f"{name} item {items[0] + 1}{shown}: {message}"
-    return f"{name}: {message}"
+        return words.invalid_item(name, items[0] + 1, shown, message)
+    return words.invalid(name, message)
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -14,7 +14,6 @@ from adapters.discord.embeds import (
     MAX_PAGES,
     OPEN_COLOUR,
     PAGE_MARGIN,
-    UNTITLED,
     EmbedParagraph,
     Layout,
     _embed,
@@ -24,6 +23,7 @@ from adapters.discord.embeds import (
 from adapters.discord.markup import escape
 from adapters.text_safety import ELLIPSIS, FENCE, plain
 from bot.domain import Image, QuestionCard, RevealView
+from bot.wording import discord as discord_words
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, pick_hint, reveal_text
 
 # The largest pack content the schema allows (bot/content/schema.py; tests/test_render_limits.py checks they agree).
@@ -57,7 +57,7 @@ def _title_and_lead(prompt: str) -> tuple[str, list[EmbedParagraph]]:
     escaped = escape(prompt)
     if 0 < len(escaped) <= limits.TITLE and FENCE not in escaped:
         return escaped, []
-    return UNTITLED, [EmbedParagraph(escaped)]
+    return discord_words.card_title(), [EmbedParagraph(escaped)]
 
 
 def footer_text(card: QuestionCard) -> str:

@@ -45,8 +45,6 @@ WRONG_COLOUR = discord.Colour.red()
 NEUTRAL_COLOUR = discord.Colour.light_grey()
 PROBLEM_COLOUR = discord.Colour.orange()
 
-UNTITLED = "Question"
-
 MAX_PAGES = 5
 """A schema-legal card never needs more (tests prove it); 5 ids of 20 digits fit the 128-character message_ref."""
 PAGE_MARGIN = 100

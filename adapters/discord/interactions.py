@@ -51,8 +51,6 @@ RESPONSE_MARGIN = 1.0
 OUT_OF_SYNC = discord_words.OUT_OF_SYNC
 """The reply to a command that no longer matches the bot's (its template, worded by bot/wording/discord.py)."""
 
-ATTACH_FILES = "Attach Files"
-"""The permission named when Discord refuses the charts with 50013 Missing Permissions."""
 MISSING_PERMISSIONS = 50013
 ATTACHMENT_DESCRIPTION = 1024
 """An attachment's description (its alt text): at most 1024 characters."""
@@ -290,7 +288,7 @@ class DiscordInteractions(DiscordPlatform):
         except discord.Forbidden as exc:
             log.info("charts refused: %s", exc, extra=_extra(channel))
             notice = (
-                report_words.charts_not_posted(ATTACH_FILES)
+                report_words.charts_not_posted(discord_words.attach_files())
                 if exc.code == MISSING_PERMISSIONS
                 else report_words.charts_failed()
             )

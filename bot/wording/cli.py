@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from bot.wording.i18n import plural
 from bot.wording.i18n import translate as _
 
 DESCRIPTION = "A quiz bot for team chat."
@@ -176,3 +177,67 @@ def adapter_stopped(adapter: str, error_type: str, error: str) -> str:
 def traceback_hint() -> str:
     """After an unexpected error's one line: how to see the traceback."""
     return _(" (QUIZBOT_LOG_LEVEL=DEBUG shows the traceback)")
+
+
+def doctor_summary(problems: int) -> str:
+    """The doctor's last line: all good, or how many problems to fix."""
+    return _("all good") if not problems else _("{problems} to fix", problems=plural(problems, "problem"))
+
+
+# --- export, forget-user, report: what was done ---------------------------------------------------------------------
+
+
+def wrote(path: object) -> str:
+    """One file an export wrote."""
+    return _("wrote {path}", path=path)
+
+
+def report_written(path: object, title: str, answers: int, people: int) -> str:
+    """`quizbot report` wrote its page."""
+    return _(
+        "wrote {path}: {title}, {answers} by {people}",
+        path=path,
+        title=title,
+        answers=plural(answers, "answer"),
+        people=plural(people, "person", "people"),
+    )
+
+
+def cannot_write_report(path: object, error: object) -> str:
+    """The report's page could not be written."""
+    return _("cannot write {path}: {error}", path=path, error=error)
+
+
+def person(platform: str, user_id: str) -> str:
+    """The person `forget-user` asks about (`slack user U123`)."""
+    return _("{platform} user {user_id}", platform=platform, user_id=user_id)
+
+
+def where_to_forget(workspace: str | None) -> str:
+    """Where `forget-user` forgets: one workspace, or every one."""
+    return _("workspace {workspace}", workspace=workspace) if workspace else _("every workspace")
+
+
+def forgot(platform: str, user_id: str, identities: int, rows: Mapping[str, int]) -> str:
+    """`forget-user` is done: the identity rows and the other rows it deleted, by table."""
+    details = ", ".join(f"{n} {table}" for table, n in rows.items() if n)
+    return _(
+        "forgot {platform} user {user_id} ({identities}; {details})",
+        platform=platform,
+        user_id=user_id,
+        identities=plural(identities, "identity row"),
+        details=details or _("no other rows"),
+    )
+
+
+# --- the edge: the one line an operator reads ---------------------------------------------------------------------
+
+
+def error_line(message: str) -> str:
+    """What stops a command, on stderr."""
+    return _("quizbot: {message}", message=message)
+
+
+def warning_line(message: str) -> str:
+    """A warning that does not stop the command, on stderr."""
+    return _("quizbot: warning: {message}", message=message)

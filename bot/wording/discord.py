@@ -60,6 +60,16 @@ def answered(action_key: str, status: int, details: str | None) -> str:
     )
 
 
+def card_title() -> str:
+    """The title of a card whose prompt cannot be its title (too long, or a code block): the prompt leads the text."""
+    return _("Question")
+
+
+def attach_files() -> str:
+    """The Attach Files permission, as Discord's server settings name it (the charts need it)."""
+    return _("Attach Files")
+
+
 def connection_closed() -> str:
     """A call after the connection to Discord was closed."""
     return _("The Discord connection is closed.")

@@ -113,3 +113,18 @@ def unknown_variable(name: str, where: str, suggestion: str | None) -> str:
 def in_file(path: object) -> str:
     """Where a variable was found: ` (in .env)`."""
     return _(" (in {path})", path=path)
+
+
+def invalid(name: str, message: str) -> str:
+    """One invalid setting: `QUIZBOT_NAME: what is wrong`."""
+    return _("{name}: {message}", name=name, message=message)
+
+
+def invalid_item(name: str, position: int, shown: str, message: str) -> str:
+    """One invalid item of a list setting, by its position (and its value, `shown`, unless it is a secret)."""
+    return _("{name} item {position}{shown}: {message}", name=name, position=position, shown=shown, message=message)
+
+
+def invalid_together(message: str) -> str:
+    """Settings that are wrong together rather than one by one."""
+    return _("settings: {message}", message=message)

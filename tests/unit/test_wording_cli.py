@@ -41,6 +41,16 @@ def test_the_words_read_as_before() -> None:
         "empty: behind (newest is 0007); run `quizbot db upgrade`"
     )
     assert cli_words.revision_state("0007", "0007", "") == "0007: up to date"
+    assert cli_words.forgot("slack", "U1", 1, {"answers": 3, "members": 0}) == (
+        "forgot slack user U1 (1 identity row; 3 answers)"
+    )
+    assert cli_words.forgot("discord", "9", 2, {}) == "forgot discord user 9 (2 identity rows; no other rows)"
+    assert cli_words.report_written("r.html", "Team", 1, 2) == "wrote r.html: Team, 1 answer by 2 people"
+    assert cli_words.doctor_summary(0) == "all good"
+    assert cli_words.doctor_summary(2) == "2 problems to fix"
+    assert settings_words.invalid_item("QUIZBOT_ADAPTERS", 2, " ('x')", "Input should be 'console'") == (
+        "QUIZBOT_ADAPTERS item 2 ('x'): Input should be 'console'"
+    )
     assert settings_words.unknown_variable("QUIZBOT_TIMEZON", " (in .env)", "QUIZBOT_TIMEZONE") == (
         "QUIZBOT_TIMEZON (in .env) is not a quizbot setting and is ignored; did you mean QUIZBOT_TIMEZONE?"
     )

@@ -71,5 +71,7 @@ def test_the_discord_sentences_go_through_the_hook() -> None:
         assert words.cli_help("invite") == "» print the link that adds the bot to a server"
         assert words.setting_description("discord_guild_id") == "» Sync slash commands to this guild only."
         assert words.intent_switch("members") == "» Server Members Intent"
+        assert words.card_title() == "» Question"
+        assert words.attach_files() == "» Attach Files"
     finally:
         use_translator(None)
