@@ -169,7 +169,7 @@ _SUMMARY = "## Summary: targets met and missed"
 _HEAD = """# Benchmark results
 
 Each section below is written by one benchmark (`make bench` runs them all in quick mode, `make bench FULL=1` at
-full size; see the Benchmarks section of README.md), and kept once per size: the "(quick)" and "(full)" sections
+full size; see docs/development/benchmarks.md), and kept once per size: the "(quick)" and "(full)" sections
 of a benchmark stand side by side, each with its date and the machine's load average. Every target is a ratio to a
 reference measured in the same run, on the same database, with the same concurrency, or an absolute bound: the
 machine is shared and absolute rates move 3-4x between runs, while ratios hold. A missed target is reported here,

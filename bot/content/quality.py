@@ -4,7 +4,7 @@ Each rule has a name that appears in its warnings (`longest-correct`, `answer-ba
 `near-duplicate`, `placeholder`, `no-reference`, `short-explanation`). `quizbot content check` reports them
 as warnings, and `--strict` makes them fail. A pack with `verbatim_seed: true` is exempt from every rule
 (its text is pinned), but its prompts still take part in near-duplicate detection, so that a new pack that
-repeats a seed question is caught. The README (Checking packs) documents each rule and its threshold.
+repeats a seed question is caught. docs/content/checking.md documents each rule and its threshold.
 """
 
 from __future__ import annotations
