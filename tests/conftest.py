@@ -127,8 +127,28 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    """Settings for a test bot on the test database and the two seed packs."""
-    return Settings(database_url=database_url, content_dir=SEED_CONTENT, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
+    """Settings for a test bot on the test database and the two seed packs.
+
+    The database waits are generous (`PATIENT_DATABASE`): the production ones are about a second, on purpose, and a
+    machine busy with other work (CI may share it) can take that long to open a PostgreSQL connection or hand out a
+    pooled one, which failed tests that are not about timeouts (two replicas ticking at once). Tests about the
+    timeouts set their own (test_db_partition, test_db_outage)."""
+    return Settings(
+        database_url=database_url,
+        content_dir=SEED_CONTENT,
+        card_update_interval=0.0,
+        _env_file=None,  # type: ignore[call-arg]
+        **PATIENT_DATABASE,
+    )
+
+
+PATIENT_DATABASE: dict[str, float] = {
+    "database_connect_timeout": 20.0,
+    "database_statement_timeout": 30.0,
+    "database_pool_timeout": 20.0,
+}
+"""Database waits for tests that are not about them: long enough for a loaded machine, short enough that a real
+hang still fails the test."""
 
 
 @pytest.fixture
