@@ -19,6 +19,7 @@ from bot.content.loader import PACK_SUFFIXES, load_pack_model, validate_pack_fil
 from bot.content.output import write_new_file
 from bot.content.schema import pack_json_schema
 from bot.errors import ConfigError, QuizError
+from bot.progress import Progress
 from bot.wording import content_cli as words
 
 if TYPE_CHECKING:
@@ -127,19 +128,29 @@ def content_check(
     return 1 if report.failed(strict=strict) else 0
 
 
+IMPORT_STEPS = 3
+"""The steps `content import` shows: the file read and converted, the YAML skeleton built, the skeleton written."""
+
+
 def content_import(source: Path, fmt: str | None, output: Path | None, *, pack_id: str | None, force: bool) -> int:
     """`content import`: the YAML skeleton to OUT (or stdout); skipped questions and what to do on stderr."""
     from bot.content.drafts import to_yaml
     from bot.content.formats import import_file
 
-    result = import_file(source, fmt, pack_id=pack_id)
-    skeleton = to_yaml(result.pack, origin=source.name, fmt=result.format)
+    # The bar only when the skeleton goes to a file: on standard output it would share the terminal with the YAML.
+    with Progress("content import", IMPORT_STEPS, enabled=None if output is not None else False) as bar:
+        result = import_file(source, fmt, pack_id=pack_id)
+        bar.advance()
+        skeleton = to_yaml(result.pack, origin=source.name, fmt=result.format)
+        bar.advance()
+        if output is not None:
+            write_new_file(output, skeleton, force=force)
+            bar.advance()
     for skipped in result.skipped:
         print(words.skipped(skipped.message()), file=sys.stderr)
     if output is None:
         sys.stdout.write(skeleton)
         return 0
-    write_new_file(output, skeleton, force=force)
     wrote = words.imported(
         str(output), len(result.pack.questions), result.format, len(result.skipped), result.pack.blanks()
     )

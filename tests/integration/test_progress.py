@@ -96,3 +96,18 @@ def test_the_bar_redraws_only_when_it_changes() -> None:
     with Progress("work", 3, enabled=False, stream=quiet) as bar:
         bar.advance(3)
     assert quiet.getvalue() == ""
+
+
+def test_content_import_to_a_file_shows_its_steps(operator_env: Path) -> None:
+    source = REPO / "tests" / "data" / "formats" / "sample.gift"
+    status, text = on_a_terminal(operator_env, "content", "import", str(source), "-o", "pack.yaml")
+    assert status == 0, text
+    assert final_bar(text, "content import") == f"content import [{'#' * WIDTH}] 100% 3/3"
+    assert (operator_env / "pack.yaml").read_text(encoding="utf-8").startswith("#")
+
+
+def test_content_import_to_standard_output_draws_no_bar(operator_env: Path) -> None:
+    source = REPO / "tests" / "data" / "formats" / "sample.gift"
+    status, text = on_a_terminal(operator_env, "content", "import", str(source))
+    assert status == 0, text
+    assert "content import [" not in text
