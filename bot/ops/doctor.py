@@ -19,6 +19,7 @@ from bot.db.problems import explain, masked_url, require_existing
 from bot.errors import DatabaseNotReady
 from bot.plugins import Finding, failed_finding, installed_plugins
 from bot.wording import clock as clock_words
+from bot.wording import database as database_words
 from bot.wording import operator as operator_words
 from bot.wording.i18n import plural
 
@@ -76,7 +77,7 @@ async def _database_findings(settings: Settings) -> list[Finding]:
     try:
         require_existing(url)
     except DatabaseNotReady as exc:
-        return [Finding("fail", "database", exc.problem, exc.fix)]
+        return [Finding("fail", "database", *database_words.explained(exc))]
     db = Database.from_url(url, timeouts=settings.database_timeouts())
     try:
         current = await current_revision(db)
@@ -92,7 +93,7 @@ async def _database_findings(settings: Settings) -> list[Finding]:
                     "connect",
                 )
             ]
-        return [Finding("fail", "database", problem.problem, problem.fix)]
+        return [Finding("fail", "database", *database_words.explained(problem))]
     finally:
         await db.dispose()
     findings = [Finding("ok", "database", f"reachable ({db.dialect})")]
