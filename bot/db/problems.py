@@ -116,10 +116,15 @@ def explain(url: str, exc: BaseException) -> DatabaseNotReady | None:
         sqlstate = getattr(cause, "sqlstate", None)
         if sqlstate == _INVALID_CATALOG:
             name = parsed.database or ""
-            user = f" -U {parsed.username}" if parsed.username else ""
-            create = f"createdb -h {parsed.host or 'localhost'} -p {parsed.port or 5432}{user} {name}"
             return DatabaseNotReady(
-                "postgres_no_database", name=name, server=server, named=_named(url), create=create, setting=SETTING
+                "postgres_no_database",
+                name=name,
+                server=server,
+                named=_named(url),
+                host=parsed.host or "localhost",
+                port=parsed.port or 5432,
+                user=parsed.username,
+                setting=SETTING,
             )
         if sqlstate in _AUTH_FAILED:
             return DatabaseNotReady(

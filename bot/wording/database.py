@@ -56,9 +56,13 @@ def sqlite_cannot_open(*, where: str, reason: str, setting: str, url: str) -> Ex
     )
 
 
-def postgres_no_database(*, name: str, server: str, named: str, create: str, setting: str) -> Explained:
-    """The PostgreSQL server runs, but the database named in the URL does not exist; `create` is the createdb
-    command line that makes it."""
+def postgres_no_database(
+    *, name: str, server: str, named: str, host: str, port: int, user: str | None, setting: str
+) -> Explained:
+    """The PostgreSQL server runs, but the database named in the URL does not exist: the createdb command line that
+    makes it (on `host`:`port`, as `user` when the URL names one)."""
+    role = f" -U {user}" if user else ""
+    create = f"createdb -h {host} -p {port}{role} {name}"
     return (
         _(
             'database "{name}" does not exist on the PostgreSQL server at {server} ({named})',

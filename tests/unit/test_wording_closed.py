@@ -11,10 +11,9 @@ the new count; never raise it, and never exclude a sentence a person reads in ch
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 from pathlib import Path
-
-from bot.db.models.posts import POST_FINISH_SQL
 
 REPO = Path(__file__).resolve().parents[2]
 ROOTS = ("bot", "adapters")
@@ -72,13 +71,19 @@ NOT_READ: dict[str, frozenset[str]] = {
             "request too large",  # an HTTP reason phrase, protocol text
         }
     ),
-    # Other languages: the log lines' format, and the SQL of the posts' finish-time index.
+    # Another language: the log lines' format.
     "bot/logs.py": frozenset({"%(asctime)s %(levelname)-7s %(name)s: %(message)s"}),
-    "bot/db/models/posts.py": frozenset({POST_FINISH_SQL}),
 }
 """Literals that read like sentences but are not read as one, by module, each group with its reason."""
+NOT_READ_NAMES = {
+    "CSS": "the HTML report's style sheet (bot/report_html.py)",
+    "POST_FINISH_SQL": "the SQL of the posts' finish-time index (bot/db/models/posts.py)",
+}
+"""Module constants of another language, by name, with the reason: their literals are not counted."""
+HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
+"""An HTML tag with its attributes: markup, not words (the text between tags still counts)."""
 
-CEILING = 85
+CEILING = 57
 """Sentence-like literals outside bot/wording, measured; it may only fall."""
 
 
@@ -102,6 +107,10 @@ def sentences(source: str) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant | ast.JoinedStr):
             skipped.update(id(inner) for inner in ast.walk(node.value))
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id in NOT_READ_NAMES for target in node.targets
+        ):
+            skipped.update(id(inner) for inner in ast.walk(node.value))
         if isinstance(node, ast.Call) and (_called(node) in NOT_READ_CALLS or _is_log_call(node)):
             for argument in (*node.args, *(keyword.value for keyword in node.keywords)):
                 skipped.update(id(inner) for inner in ast.walk(argument))
@@ -116,7 +125,7 @@ def sentences(source: str) -> list[tuple[int, str]]:
             text = node.value
         else:
             continue
-        if _words(text) >= 3:
+        if _words(HTML_TAG.sub("", text)) >= 3:
             found.append((node.lineno, text))
     return found
 
@@ -156,9 +165,15 @@ def test_the_counter_skips_the_arguments_of_calls_that_take_no_sentence() -> Non
 answers = Counter("quizbot_answers_total", "Clicks handled, by platform and outcome.", ["platform"])
 query = text("SELECT version_num FROM alembic_version")
 refusal = Refusal(413, "body too large")
+CSS = "body { font: 15px/1.45 system-ui; margin: 2rem auto; }"
 reply = answer("Your answer was recorded, thank you.")
+cell = f"<td class='num' title='{hint}'>{value}</td>"
+row = f"<tr><td>{prompt}</td><td>no reason given</td></tr>"
 """
-    assert [text for _, text in sentences(source)] == ["Your answer was recorded, thank you."]
+    assert sorted(text for _, text in sentences(source)) == [
+        "<tr><td>{}</td><td>no reason given</td></tr>",
+        "Your answer was recorded, thank you.",
+    ]
 
 
 def test_no_new_sentences_outside_bot_wording() -> None:
