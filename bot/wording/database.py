@@ -128,6 +128,37 @@ def not_at_newest(*, url: str, current: str | None, head: str | None) -> Explain
     return _("the database at {url} is {state}", url=url, state=state), upgrade()
 
 
+def doctor_cannot_connect(reason: str, url: str) -> Explained:
+    """`quizbot doctor`: the database failed in a way no explanation above knows."""
+    return (
+        _("cannot connect: {reason}", reason=reason),
+        _("check QUIZBOT_DATABASE_URL ({url}), that the server runs, and that the user may connect", url=url),
+    )
+
+
+def doctor_reachable(dialect: str) -> str:
+    """`quizbot doctor`: the database answered."""
+    return _("reachable ({dialect})", dialect=dialect)
+
+
+def doctor_at_newest(head: str | None) -> str:
+    """`quizbot doctor`: the schema is at the newest revision."""
+    return _("at the newest revision ({head})", head=head)
+
+
+def doctor_behind(url: str, current: str | None, head: str | None) -> Explained:
+    """`quizbot doctor`: the schema is empty or behind, and the bot would upgrade it on start."""
+    return (
+        _(
+            "the database at {url} is at {current}, newest is {head}",
+            url=url,
+            current=current or _("an empty schema"),
+            head=head,
+        ),
+        _("run `quizbot db upgrade` (the bot also upgrades on start)"),
+    )
+
+
 WORDS: Mapping[str, Callable[..., Explained]] = {
     function.__name__: function
     for function in (

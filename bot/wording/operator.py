@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.wording.i18n import plural
 from bot.wording.i18n import translate as _
 
 
@@ -209,4 +210,29 @@ def discord_guild_not_joined(guild_id: int) -> tuple[str, str]:
     return (
         _("QUIZBOT_DISCORD_GUILD_ID is {guild_id}, a server the bot is not in", guild_id=guild_id),
         _("add the bot to that server with the link `quizbot discord invite` prints, or correct the setting"),
+    )
+
+
+def doctor_adapters(names: Sequence[str]) -> str:
+    """`quizbot doctor`: the adapters that would run."""
+    return _("adapters: {names}", names=", ".join(names))
+
+
+def doctor_unknown_variable_fix() -> str:
+    """`quizbot doctor`: what to do about a QUIZBOT_ variable that is no setting."""
+    return _("rename or remove it")
+
+
+def doctor_content_fix() -> str:
+    """`quizbot doctor`: what to do about a problem in a pack."""
+    return _("edit the pack, then run `quizbot content check`")
+
+
+def doctor_content_ok(packs: int, questions: int, folder: object) -> str:
+    """`quizbot doctor`: the packs loaded, and from where."""
+    return _(
+        "{packs}, {questions} in {folder}",
+        packs=plural(packs, "pack"),
+        questions=plural(questions, "question"),
+        folder=folder,
     )

@@ -83,7 +83,7 @@ NOT_READ_NAMES = {
 HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
 """An HTML tag with its attributes: markup, not words (the text between tags still counts)."""
 
-CEILING = 57
+CEILING = 44
 """Sentence-like literals outside bot/wording, measured; it may only fall."""
 
 
