@@ -236,3 +236,24 @@ def doctor_content_ok(packs: int, questions: int, folder: object) -> str:
         questions=plural(questions, "question"),
         folder=folder,
     )
+
+
+def adapter_not_installed(name: str, installed: Sequence[str]) -> str:
+    """QUIZBOT_ADAPTERS names an adapter whose package is not installed."""
+    return _(
+        "adapter {name!r} is not installed (have: {installed})",
+        name=name,
+        installed=", ".join(installed) or _("none"),
+    )
+
+
+def unknown_user(platform: str, user_id: str, workspace: str | None) -> str:
+    """`quizbot forget-user` for a user the database does not know (in that workspace, when one is given)."""
+    if workspace:
+        return _(
+            "No {platform} user {user_id} in workspace {workspace} is known; nothing was deleted.",
+            platform=platform,
+            user_id=user_id,
+            workspace=workspace,
+        )
+    return _("No {platform} user {user_id} is known; nothing was deleted.", platform=platform, user_id=user_id)
