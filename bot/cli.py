@@ -23,11 +23,12 @@ from bot.cli_commands import healthcheck as _healthcheck
 from bot.cli_parser import build_parser as _parser
 from bot.config import Settings, load_settings, unknown_variables
 from bot.content.cli import run_content_command
-from bot.errors import ConfigError, InvalidPack, QuizError
+from bot.errors import ConfigError, DatabaseNotReady, InvalidPack, QuizError
 from bot.logs import configure_logging
 from bot.plugins import Finding, installed_plugins, one_line, start_failure
 from bot.progress import Progress
 from bot.wording import cli as words
+from bot.wording import database as database_words
 from bot.wording import operator as operator_words
 
 if TYPE_CHECKING:
@@ -326,6 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         asyncio.run(run_bot(settings))
         return 0
+    except DatabaseNotReady as exc:
+        return _fail(database_words.line(exc), exc, settings, 2)
     except (ConfigError, InvalidPack, QuizError) as exc:
         return _fail(str(exc), exc, settings, 2)
     except KeyboardInterrupt:

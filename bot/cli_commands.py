@@ -29,12 +29,13 @@ async def db_command(settings: Settings, command: str, revision: str) -> int:
     """`quizbot db upgrade|current`."""
     from bot.db import Database
     from bot.db.migrate import current_revision, head_revision, upgrade
-    from bot.db.problems import UPGRADE, database_errors, require_sqlite_folder, sqlite_file
+    from bot.db.problems import database_errors, require_sqlite_folder, sqlite_file
+    from bot.wording.database import upgrade as upgrade_hint
 
     url = settings.database_url
     require_sqlite_folder(url)
     if command == "current" and (path := sqlite_file(url)) is not None and not path.exists():
-        print(words.no_database_yet(path.absolute(), UPGRADE))  # and do not create it
+        print(words.no_database_yet(path.absolute(), upgrade_hint()))  # and do not create it
         return 0
     timeouts = settings.database_timeouts()
     db = Database.from_url(url, timeouts=timeouts.unbounded_statements() if command == "upgrade" else timeouts)
@@ -47,7 +48,7 @@ async def db_command(settings: Settings, command: str, revision: str) -> int:
                     await upgrade(db, revision)
                 print(words.upgraded(revision, head_revision()))
             else:
-                print(words.revision_state(await current_revision(db), head_revision(), UPGRADE))
+                print(words.revision_state(await current_revision(db), head_revision(), upgrade_hint()))
     finally:
         await db.dispose()
     return 0

@@ -210,14 +210,15 @@ class NoReviewPending(NotFound):
 class DatabaseNotReady(Unavailable):
     """The database an operator command needs is unreachable, missing or not migrated.
 
-    `problem` says what is wrong (naming QUIZBOT_DATABASE_URL with any password masked, or the SQLite path) and
-    `fix` what to do; the message is both, on one line.
+    `key` names its words in bot/wording/database.py and `values` are what they take; the edge words it there
+    (`explained`: what is wrong, naming QUIZBOT_DATABASE_URL with any password masked or the SQLite path, and what
+    to do; `line`: both on one line). bot/db, which raises it, sits beside bot/wording and does not import it.
     """
 
-    def __init__(self, problem: str, fix: str) -> None:
-        super().__init__(f"{problem}; {fix}")
-        self.problem = problem
-        self.fix = fix
+    def __init__(self, key: str, /, **values: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.values = values
 
 
 class AdapterStartError(ConfigError):

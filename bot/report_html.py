@@ -2,7 +2,8 @@
 `/quiz report` posts as images) and inlined as SVG, readable offline.
 
 Figures the tests (and anyone scripting) can read back carry `data-figure="name"` attributes. matplotlib is
-heavy to import, so only `quizbot report` imports this module.
+heavy to import, so only `quizbot report` imports this module. The words come from bot/wording/report_html.py;
+this module writes the markup around them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from bot.charts import is_weekly, participation_figure, question_figure, svg, ta
 from bot.domain.flags import FlaggedQuestion
 from bot.domain.views import DayActivity, QuestionResult, Report, TagResult
 from bot.wording import percent
+from bot.wording import report_html as words
 from bot.wording.cohorts import attention_flags, attention_lines, last_active
 from bot.wording.reports import short_name
 
@@ -60,67 +62,89 @@ def _name(name: str) -> str:
     return f'<span title="{_e(name)}">{_e(shown)}</span>'
 
 
-def _figure(name: str, label: str, value: object) -> str:
-    return f'<div><dt>{_e(label)}</dt><dd data-figure="{_e(name)}">{_e(value)}</dd></div>'
+def _figure(name: str, value: object) -> str:
+    return f'<div><dt>{_e(words.figure_label(name))}</dt><dd data-figure="{_e(name)}">{_e(value)}</dd></div>'
+
+
+def _heading(section: str) -> str:
+    return f"<h2>{_e(words.heading(section))}</h2>"
+
+
+def _cell(tag: str, content: str, *, num: bool) -> str:
+    """One table cell; `content` is markup already (escape text before)."""
+    return f"<{tag} class='num'>{content}</{tag}>" if num else f"<{tag}>{content}</{tag}>"
+
+
+def _row(cells: Sequence[tuple[str, bool]], tag: str = "td") -> str:
+    """A table row of (markup, numeric) cells."""
+    return "<tr>" + "".join(_cell(tag, content, num=num) for content, num in cells) + "</tr>"
+
+
+def _table(table: str, numeric: Sequence[bool], rows: str, *, named: bool = True) -> str:
+    """A table with its header row (the columns of `table` in bot/wording/report_html.py) and its `rows`."""
+    header = _row([(_e(name), num) for name, num in zip(words.columns(table), numeric, strict=True)], "th")
+    opening = f"<table id='{table}'>" if named else "<table>"
+    return f"{opening}{header}{rows}</table>"
+
+
+def _chart(name: str, content: str) -> str:
+    return f'<div class="chart" id="chart-{name}">{content}</div>'
 
 
 def render_html(report: Report) -> str:
     """The whole report as one HTML document (no external files, scripts or fonts)."""
-    since = f" · since {report.since.isoformat()}" if report.since else ""
-    generated = report.generated_at.strftime("%Y-%m-%d %H:%M UTC")
     parts = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_e(report.title)} · quizbot report</title><style>{CSS}</style></head><body>",
+        f"<title>{_e(words.page_title(report.title))}</title><style>{CSS}</style></head><body>",
         f"<h1>{_e(report.title)}</h1>",
-        f'<p class="meta">{_e(report.workspace)} · times in {_e(report.timezone)}{_e(since)} · '
-        f"generated {_e(generated)}</p>",
+        '<p class="meta">'
+        + _e(words.header_line(report.workspace, report.timezone, report.since, report.generated_at))
+        + "</p>",
         '<dl class="figures">',
-        _figure("participants", "people answering", report.participants),
-        _figure("answers", "answers", report.answers),
-        _figure("accuracy", "accuracy", percent(report.accuracy)),
-        _figure("points", "points", report.points),
+        _figure("participants", report.participants),
+        _figure("answers", report.answers),
+        _figure("accuracy", percent(report.accuracy)),
+        _figure("points", report.points),
     ]
     if report.members is not None:
-        parts.append(_figure("members", "members", len(report.members)))
+        parts.append(_figure("members", len(report.members)))
     if report.curriculum:
         asked = sum(p.posted for p in report.curriculum)
         total = sum(p.total for p in report.curriculum)
-        parts.append(_figure("curriculum", "curriculum asked", f"{asked}/{total}"))
-    parts.append(_figure("review-mastered", "mastered in review", report.review_mastered))
+        parts.append(_figure("curriculum", f"{asked}/{total}"))
+    parts.append(_figure("review-mastered", report.review_mastered))
     parts.append("</dl>")
 
     if not report.answers:
-        parts.append("<p>No answers yet: there is nothing to chart.</p>")
+        parts.append(f"<p>{_e(words.nothing_to_chart())}</p>")
     else:
         weekly = is_weekly(report.days)
-        parts.append("<h2>Participation over time</h2>")
-        parts.append(
-            f'<div class="chart" id="chart-participation">{participation_chart(report.days, weekly=weekly)}</div>'
-        )
-        parts.append("<h2>Leaderboard</h2>")
+        parts.append(_heading("participation"))
+        parts.append(_chart("participation", participation_chart(report.days, weekly=weekly)))
+        parts.append(_heading("leaderboard"))
         parts.append(_leaderboard_table(report))
-        parts.append("<h2>Most-missed questions</h2>")
+        parts.append(_heading("most-missed"))
         parts.append(_missed_table(report.most_missed()))
-        parts.append("<h2>Accuracy per question</h2>")
-        parts.append(f'<div class="chart" id="chart-questions">{question_chart(report.questions)}</div>')
+        parts.append(_heading("questions"))
+        parts.append(_chart("questions", question_chart(report.questions)))
         parts.append(_questions_table(report.questions))
         if report.tags:
-            parts.append("<h2>Accuracy per tag</h2>")
-            parts.append(f'<div class="chart" id="chart-tags">{tag_chart(report.tags)}</div>')
+            parts.append(_heading("tags"))
+            parts.append(_chart("tags", tag_chart(report.tags)))
     if report.flagged:
-        parts.append("<h2>Reported as wrong</h2>")
+        parts.append(_heading("flagged"))
         parts.append(_flagged_table(report.flagged))
     if report.curriculum:
-        parts.append("<h2>Curriculum</h2>")
+        parts.append(_heading("curriculum"))
         rows = "".join(
-            f"<tr><td>{_e(p.title)} ({_e(p.pack_id)})</td><td class='num'>{p.posted}/{p.total}</td></tr>"
+            _row([(f"{_e(p.title)} ({_e(p.pack_id)})", False), (f"{p.posted}/{p.total}", True)])
             for p in report.curriculum
         )
-        parts.append(f"<table><tr><th>pack</th><th class='num'>asked</th></tr>{rows}</table>")
+        parts.append(_table("curriculum", (False, True), rows, named=False))
     if report.members:
-        parts.append("<h2>Members</h2>")
+        parts.append(_heading("members"))
         parts.append(_members_table(report))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
@@ -131,59 +155,73 @@ def _members_table(report: Report) -> str:
     questions and elsewhere), and whether they are behind or inactive; members who never answered too."""
     rules = report.cohort_rules
     rows = "".join(
-        f"<tr><td>{_name(m.name)}</td><td class='num'>{m.answered}/{report.cohort_posts}</td>"
-        f"<td class='num'>{m.correct}</td><td class='num'>{_e(last_active(m))}</td>"
-        f"<td class='num'>{m.cohort_points}</td><td class='num'>{m.points_elsewhere}</td>"
-        f"<td>{_e(attention_flags(m))}</td></tr>"
+        _row(
+            [
+                (_name(m.name), False),
+                (f"{m.answered}/{report.cohort_posts}", True),
+                (str(m.correct), True),
+                (_e(last_active(m)), True),
+                (str(m.cohort_points), True),
+                (str(m.points_elsewhere), True),
+                (_e(attention_flags(m)), False),
+            ]
+        )
         for m in report.members or ()
     )
-    return (
-        "<table id='members'><tr><th>member</th><th class='num'>cohort questions answered</th>"
-        "<th class='num'>right</th><th class='num'>last active</th><th class='num'>points on cohort questions</th>"
-        f"<th class='num'>points elsewhere</th><th>attention</th></tr>{rows}</table>"
-        f"<p class='meta'>{_e(attention_lines(report.members or (), rules, name='')[0])}</p>"
-    )
+    meaning = _e(attention_lines(report.members or (), rules, name="")[0])
+    return _table("members", (False, True, True, True, True, True, False), rows) + f"<p class='meta'>{meaning}</p>"
 
 
 def _leaderboard_table(report: Report) -> str:
     rows = "".join(
-        f"<tr><td class='num'>{row.rank}</td><td>{_name(row.name)}</td><td class='num'>{row.points}</td>"
-        f"<td class='num'>{row.correct}/{row.answered} ({percent(row.accuracy)})</td>"
-        f"<td class='num'>{row.streak}</td><td class='num'>{row.day_streak}</td></tr>"
+        _row(
+            [
+                (str(row.rank), True),
+                (_name(row.name), False),
+                (str(row.points), True),
+                (f"{row.correct}/{row.answered} ({percent(row.accuracy)})", True),
+                (str(row.streak), True),
+                (str(row.day_streak), True),
+            ]
+        )
         for row in report.leaderboard.rows
     )
-    return (
-        "<table id='leaderboard'><tr><th class='num'>rank</th><th>name</th><th class='num'>points</th>"
-        "<th class='num'>correct</th><th class='num'>in a row</th><th class='num'>days running</th></tr>"
-        f"{rows}</table>"
-    )
+    return _table("leaderboard", (True, False, True, True, True, True), rows)
 
 
 def _missed_table(questions: list[QuestionResult]) -> str:
     if not questions:
-        return "<p>Nobody has missed a question.</p>"
+        return f"<p>{_e(words.nobody_missed())}</p>"
     rows = "".join(
-        f"<tr><td>{_e(q.prompt)}<div class='explanation'><strong>Answer:</strong> {_e(q.correct_choice)}<br>"
-        f"{_e(q.explanation)}</div></td><td class='num'>{percent(q.accuracy)}</td>"
-        f"<td class='num'>{q.missed} of {q.answered}</td></tr>"
+        _row(
+            [
+                (
+                    f"{_e(q.prompt)}<div class='explanation'><strong>{_e(words.answer_label())}</strong> "
+                    f"{_e(q.correct_choice)}<br>{_e(q.explanation)}</div>",
+                    False,
+                ),
+                (percent(q.accuracy), True),
+                (_e(words.missed_of(q.missed, q.answered)), True),
+            ]
+        )
         for q in questions
     )
-    return (
-        "<table id='most-missed'><tr><th>question</th><th class='num'>right</th><th class='num'>missed</th></tr>"
-        f"{rows}</table>"
-    )
+    return _table("most-missed", (False, True, True), rows)
 
 
 def _questions_table(questions: Sequence[QuestionResult]) -> str:
     rows = "".join(
-        f"<tr><td>{_e(q.pack_title)} #{q.number}</td><td>{_e(q.prompt)}</td><td class='num'>{q.answered}</td>"
-        f"<td class='num'>{percent(q.accuracy)}</td></tr>"
+        _row(
+            [
+                (f"{_e(q.pack_title)} #{q.number}", False),
+                (_e(q.prompt), False),
+                (str(q.answered), True),
+                (percent(q.accuracy), True),
+            ]
+        )
         for q in questions
     )
-    return (
-        "<table id='questions'><tr><th>question</th><th></th><th class='num'>answers</th>"
-        f"<th class='num'>right</th></tr>{rows}</table>"
-    )
+    return _table("questions", (False, False, True, True), rows)
 
 
 def _flagged_table(questions: Sequence[FlaggedQuestion]) -> str:
@@ -191,16 +229,10 @@ def _flagged_table(questions: Sequence[FlaggedQuestion]) -> str:
     rows = []
     for q in questions:
         reasons = "".join(
-            f"<li>{_name(flag.name)}: {_e(flag.reason) if flag.reason else '<em>no reason given</em>'}</li>"
+            f"<li>{_name(flag.name)}: {_e(flag.reason) if flag.reason else f'<em>{_e(words.no_reason())}</em>'}</li>"
             for flag in q.reasons
         )
-        right = f"{percent(q.accuracy)} of {q.answered}" if q.answered else "no answers"
-        paused = " · paused" if q.paused else ""
-        rows.append(
-            f"<tr><td>{_e(q.prompt)}<div class='explanation'>{_e(q.pack_id)}/{_e(q.key)}{paused}"
-            f"<ul>{reasons}</ul></div></td><td class='num'>{q.flags}</td><td class='num'>{right}</td></tr>"
-        )
-    return (
-        "<table id='flagged'><tr><th>question</th><th class='num'>flags</th><th class='num'>right</th></tr>"
-        f"{''.join(rows)}</table>"
-    )
+        paused = _e(words.paused_mark()) if q.paused else ""
+        about = f"{_e(q.prompt)}<div class='explanation'>{_e(q.pack_id)}/{_e(q.key)}{paused}<ul>{reasons}</ul></div>"
+        rows.append(_row([(about, False), (str(q.flags), True), (_e(words.right_of(q.accuracy, q.answered)), True)]))
+    return _table("flagged", (False, True, True), "".join(rows))

@@ -47,6 +47,7 @@ from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory
 from bot.supervision import AdapterFailed, AdapterStatus, supervise
+from bot.wording import operator as operator_words
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +211,7 @@ def build_adapters(runtime: Runtime) -> list[Adapter]:
     adapters = []
     for name in runtime.settings.enabled_adapters():
         if name not in factories:
-            raise ConfigError(f"adapter {name!r} is not installed (have: {', '.join(sorted(factories)) or 'none'})")
+            raise ConfigError(operator_words.adapter_not_installed(name, sorted(factories)))
         adapters.append(factories[name](runtime))
     return adapters
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pydantic import Field, field_validator, model_validator
 
 from bot.plugins import AdapterSettings
+from bot.wording import console as words
 
 
 class ConsoleSettings(AdapterSettings):
     """The simulated user's name; unset means $USER."""
 
-    console_user: str = Field(default="", description="Simulated user name in the terminal (default: $USER).")
+    console_user: str = Field(default="", description=words.user_setting_description())
 
     @field_validator("console_user", mode="before")
     @classmethod
@@ -21,5 +22,5 @@ class ConsoleSettings(AdapterSettings):
     def _not_blank(self) -> ConsoleSettings:
         # Unset means "use $USER"; set to nothing (or spaces) is a mistake the terminal could only show as "".
         if "console_user" in self.model_fields_set and not self.console_user:
-            raise ValueError("QUIZBOT_CONSOLE_USER is blank: set it to the name to play as, or unset it to use $USER")
+            raise ValueError(words.user_setting_blank())
         return self

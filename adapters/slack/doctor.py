@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.settings import SlackSettings
 from bot.plugins import Finding, failed_finding
 from bot.wording import operator as words
+from bot.wording import slack as slack_words
 
 MANIFEST = Path(__file__).with_name("manifest.yaml")
 SLACK_API = "https://slack.com/api/"
@@ -60,22 +61,24 @@ async def online_findings(settings: SlackSettings) -> list[Finding]:
     try:
         identity = await bot.auth_test()
     except Exception as exc:
-        return [failed_finding("slack", "Slack bot token", exc)]
+        return [failed_finding("slack", slack_words.check_bot_token(), exc)]
     if identity.get("bot_id"):
         detail = words.slack_identity(
             str(identity.get("user")), str(identity.get("user_id")), str(identity.get("team")), str(identity["team_id"])
         )
-        findings.append(Finding("ok", "Slack bot token", detail))
+        findings.append(Finding("ok", slack_words.check_bot_token(), detail))
     else:
-        findings.append(Finding("fail", "Slack bot token", *words.slack_not_a_bot_token(str(identity.get("user_id")))))
+        findings.append(
+            Finding("fail", slack_words.check_bot_token(), *words.slack_not_a_bot_token(str(identity.get("user_id"))))
+        )
     findings.extend(scope_findings(granted_scopes(identity.headers), manifest_scopes()))
     if settings.slack_app_token is not None:
         app = AsyncWebClient(token=settings.slack_app_token.get_secret_value(), base_url=base_url, timeout=TIMEOUT)
         try:
             await app.apps_connections_open(app_token=settings.slack_app_token.get_secret_value())
         except Exception as exc:
-            found = failed_finding("slack", "Slack app token", exc)
+            found = failed_finding("slack", slack_words.check_app_token(), exc)
             findings.append(Finding(found.level, found.subject, found.detail, words.slack_app_token_fix()))
         else:
-            findings.append(Finding("ok", "Slack app token", words.slack_socket_mode_ok()))
+            findings.append(Finding("ok", slack_words.check_app_token(), words.slack_socket_mode_ok()))
     return findings

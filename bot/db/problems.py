@@ -1,5 +1,6 @@
 """What an operator reads when the database is not there: one line that names QUIZBOT_DATABASE_URL (password
-masked) or the SQLite path, what is wrong and what to do, instead of a driver traceback.
+masked) or the SQLite path, what is wrong and what to do, instead of a driver traceback. This module finds the
+cause; DatabaseNotReady carries the key of its words in bot/wording/database.py and their values.
 
 `explain` turns a driver failure into DatabaseNotReady; `database_errors` does it around a block; the `require_*`
 checks run before connecting, so a command that only reads never creates a SQLite file.
@@ -22,7 +23,6 @@ from bot.db.migrate import current_revision, head_revision
 from bot.errors import DatabaseNotReady
 
 SETTING = "QUIZBOT_DATABASE_URL"
-UPGRADE = "run `quizbot db upgrade`"
 _INVALID_CATALOG = "3D000"  # database does not exist
 _AUTH_FAILED = {"28000", "28P01"}  # role does not exist / password authentication failed
 
@@ -63,10 +63,7 @@ def require_sqlite_folder(url: str) -> None:
         return
     folder = path.absolute().parent
     if not folder.is_dir():
-        raise DatabaseNotReady(
-            f"the folder {folder} of the SQLite database {path} does not exist ({_named(url)})",
-            f"create the folder, or point {SETTING} at a file in an existing one",
-        )
+        raise DatabaseNotReady("sqlite_folder_missing", folder=folder, path=path, named=_named(url), setting=SETTING)
 
 
 def require_existing(url: str) -> None:
@@ -74,9 +71,7 @@ def require_existing(url: str) -> None:
     require_sqlite_folder(url)
     path = sqlite_file(url)
     if path is not None and not path.exists():
-        raise DatabaseNotReady(
-            f"there is no database at {path.absolute()} ({_named(url)})", f"{UPGRADE} to create it, or fix {SETTING}"
-        )
+        raise DatabaseNotReady("no_database", path=path.absolute(), named=_named(url), setting=SETTING)
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
@@ -105,7 +100,6 @@ def explain(url: str, exc: BaseException) -> DatabaseNotReady | None:
     parsed = _parsed(url)
     if parsed is None:
         return None
-    check = f"check {SETTING} ({masked_url(url)})"
     path = sqlite_file(url)
     if parsed.drivername.startswith("sqlite"):
         for cause in _chain(exc):
@@ -114,8 +108,7 @@ def explain(url: str, exc: BaseException) -> DatabaseNotReady | None:
             ):  # unable to open, not a database, locked, read-only
                 where = str(path.absolute()) if path is not None else masked_url(url)
                 return DatabaseNotReady(
-                    f"cannot open the SQLite database {where}: {_first_line(cause)}",
-                    f"{check}, that its folder exists and that this user may write there",
+                    "sqlite_cannot_open", where=where, reason=_first_line(cause), setting=SETTING, url=masked_url(url)
                 )
         return None
     server = _server(parsed)
@@ -123,38 +116,42 @@ def explain(url: str, exc: BaseException) -> DatabaseNotReady | None:
         sqlstate = getattr(cause, "sqlstate", None)
         if sqlstate == _INVALID_CATALOG:
             name = parsed.database or ""
-            user = f" -U {parsed.username}" if parsed.username else ""
             return DatabaseNotReady(
-                f'database "{name}" does not exist on the PostgreSQL server at {server} ({_named(url)})',
-                f"create it (createdb -h {parsed.host or 'localhost'} -p {parsed.port or 5432}{user} {name})"
-                f" or fix the name in {SETTING}, then {UPGRADE}",
+                "postgres_no_database",
+                name=name,
+                server=server,
+                named=_named(url),
+                host=parsed.host or "localhost",
+                port=parsed.port or 5432,
+                user=parsed.username,
+                setting=SETTING,
             )
         if sqlstate in _AUTH_FAILED:
             return DatabaseNotReady(
-                f"the PostgreSQL server at {server} refused user {parsed.username!r}: {_first_line(cause)}",
-                f"fix the user or password in {SETTING} ({masked_url(url)})",
+                "postgres_refused_user",
+                server=server,
+                user=parsed.username,
+                reason=_first_line(cause),
+                setting=SETTING,
+                url=masked_url(url),
             )
         if isinstance(cause, socket.gaierror):
             return DatabaseNotReady(
-                f"cannot connect to PostgreSQL: the host {parsed.host!r} is unknown ({cause.strerror})",
-                f"fix the host in {SETTING} ({masked_url(url)})",
+                "postgres_unknown_host", host=parsed.host, reason=cause.strerror, setting=SETTING, url=masked_url(url)
             )
         if isinstance(cause, ConnectionRefusedError) or (
             isinstance(cause, OSError) and cause.errno == errno.ECONNREFUSED
         ):
-            return DatabaseNotReady(
-                f"cannot connect to PostgreSQL at {server}: connection refused (nothing listens there)",
-                f"{check}, and that the server runs and listens on that host and port",
-            )
+            return DatabaseNotReady("postgres_refused", server=server, setting=SETTING, url=masked_url(url))
         if isinstance(cause, TimeoutError):
-            return DatabaseNotReady(
-                f"cannot connect to PostgreSQL at {server}: no answer in time",
-                f"{check}, that the server runs and that no firewall is in the way",
-            )
+            return DatabaseNotReady("postgres_timed_out", server=server, setting=SETTING, url=masked_url(url))
         if isinstance(cause, OSError):
             return DatabaseNotReady(
-                f"cannot connect to PostgreSQL at {server}: {cause.strerror or _first_line(cause)}",
-                f"{check}, and that the server runs and listens on that host and port",
+                "postgres_unreachable",
+                server=server,
+                reason=cause.strerror or _first_line(cause),
+                setting=SETTING,
+                url=masked_url(url),
             )
     return None
 
@@ -180,5 +177,4 @@ async def require_schema(db: Database, url: str) -> None:
     head = head_revision()
     if current == head:
         return
-    state = "empty (no quizbot schema yet)" if current is None else f"at revision {current}, the newest is {head}"
-    raise DatabaseNotReady(f"the database at {masked_url(url)} is {state}", UPGRADE)
+    raise DatabaseNotReady("not_at_newest", url=masked_url(url), current=current, head=head)

@@ -173,8 +173,7 @@ class Forgotten:
 
 
 def _unknown_user(platform: str, user_id: str, workspace: str | None) -> QuizError:
-    where = f" in workspace {workspace}" if workspace else ""
-    return QuizError(f"No {platform} user {user_id}{where} is known; nothing was deleted.")
+    return QuizError(operator_words.unknown_user(platform, user_id, workspace))
 
 
 async def known_user(

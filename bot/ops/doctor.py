@@ -19,8 +19,8 @@ from bot.db.problems import explain, masked_url, require_existing
 from bot.errors import DatabaseNotReady
 from bot.plugins import Finding, failed_finding, installed_plugins
 from bot.wording import clock as clock_words
+from bot.wording import database as database_words
 from bot.wording import operator as operator_words
-from bot.wording.i18n import plural
 
 
 def _adapter_findings(settings: Settings) -> list[Finding]:
@@ -76,7 +76,7 @@ async def _database_findings(settings: Settings) -> list[Finding]:
     try:
         require_existing(url)
     except DatabaseNotReady as exc:
-        return [Finding("fail", "database", exc.problem, exc.fix)]
+        return [Finding("fail", "database", *database_words.explained(exc))]
     db = Database.from_url(url, timeouts=settings.database_timeouts())
     try:
         current = await current_revision(db)
@@ -87,47 +87,38 @@ async def _database_findings(settings: Settings) -> list[Finding]:
                 Finding(
                     "fail",
                     "database",
-                    f"cannot connect: {' '.join(str(exc).split())}",
-                    f"check QUIZBOT_DATABASE_URL ({masked_url(url)}), that the server runs, and that the user may "
-                    "connect",
+                    *database_words.doctor_cannot_connect(" ".join(str(exc).split()), masked_url(url)),
                 )
             ]
-        return [Finding("fail", "database", problem.problem, problem.fix)]
+        return [Finding("fail", "database", *database_words.explained(problem))]
     finally:
         await db.dispose()
-    findings = [Finding("ok", "database", f"reachable ({db.dialect})")]
+    findings = [Finding("ok", "database", database_words.doctor_reachable(db.dialect))]
     head = head_revision()
     if current == head:
-        findings.append(Finding("ok", "migrations", f"at the newest revision ({head})"))
+        findings.append(Finding("ok", "migrations", database_words.doctor_at_newest(head)))
     else:
-        findings.append(
-            Finding(
-                "fail",
-                "migrations",
-                f"the database at {masked_url(url)} is at {current or 'an empty schema'}, newest is {head}",
-                "run `quizbot db upgrade` (the bot also upgrades on start)",
-            )
-        )
+        findings.append(Finding("fail", "migrations", *database_words.doctor_behind(masked_url(url), current, head)))
     return findings
 
 
 async def diagnose(settings: Settings, *, online: bool = False) -> list[Finding]:
     """Run every check (with `online`, ask the platforms too); nothing is changed."""
-    findings = [Finding("ok", "settings", f"adapters: {', '.join(settings.enabled_adapters())}")]
-    findings.extend(Finding("warn", "settings", warning, "rename or remove it") for warning in unknown_variables())
+    findings = [Finding("ok", "settings", operator_words.doctor_adapters(settings.enabled_adapters()))]
+    findings.extend(
+        Finding("warn", "settings", warning, operator_words.doctor_unknown_variable_fix())
+        for warning in unknown_variables()
+    )
     packs, problems = validate_paths([settings.content_dir])
     problems += load_curricula(settings.content_dir, {pack.id for pack in packs})[1]
     if problems:
         findings.extend(
-            Finding("fail", "content", problem, "edit the pack, then run `quizbot content check`")
-            for problem in problems
+            Finding("fail", "content", problem, operator_words.doctor_content_fix()) for problem in problems
         )
     else:
         total = sum(len(p.questions) for p in packs)
         findings.append(
-            Finding(
-                "ok", "content", f"{plural(len(packs), 'pack')}, {plural(total, 'question')} in {settings.content_dir}"
-            )
+            Finding("ok", "content", operator_words.doctor_content_ok(len(packs), total, settings.content_dir))
         )
     findings.extend(await _database_findings(settings))
     findings.extend(_adapter_findings(settings))

@@ -85,3 +85,13 @@ def answering_newest(footer: str, post_id: int) -> str:
 def bye() -> str:
     """The last line."""
     return _("Bye.")
+
+
+def user_setting_description() -> str:
+    """QUIZBOT_CONSOLE_USER's description."""
+    return _("Simulated user name in the terminal (default: $USER).")
+
+
+def user_setting_blank() -> str:
+    """QUIZBOT_CONSOLE_USER set to nothing (or spaces)."""
+    return _("QUIZBOT_CONSOLE_USER is blank: set it to the name to play as, or unset it to use $USER")

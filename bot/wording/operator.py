@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.wording.i18n import plural
 from bot.wording.i18n import translate as _
 
 
@@ -210,3 +211,49 @@ def discord_guild_not_joined(guild_id: int) -> tuple[str, str]:
         _("QUIZBOT_DISCORD_GUILD_ID is {guild_id}, a server the bot is not in", guild_id=guild_id),
         _("add the bot to that server with the link `quizbot discord invite` prints, or correct the setting"),
     )
+
+
+def doctor_adapters(names: Sequence[str]) -> str:
+    """`quizbot doctor`: the adapters that would run."""
+    return _("adapters: {names}", names=", ".join(names))
+
+
+def doctor_unknown_variable_fix() -> str:
+    """`quizbot doctor`: what to do about a QUIZBOT_ variable that is no setting."""
+    return _("rename or remove it")
+
+
+def doctor_content_fix() -> str:
+    """`quizbot doctor`: what to do about a problem in a pack."""
+    return _("edit the pack, then run `quizbot content check`")
+
+
+def doctor_content_ok(packs: int, questions: int, folder: object) -> str:
+    """`quizbot doctor`: the packs loaded, and from where."""
+    return _(
+        "{packs}, {questions} in {folder}",
+        packs=plural(packs, "pack"),
+        questions=plural(questions, "question"),
+        folder=folder,
+    )
+
+
+def adapter_not_installed(name: str, installed: Sequence[str]) -> str:
+    """QUIZBOT_ADAPTERS names an adapter whose package is not installed."""
+    return _(
+        "adapter {name!r} is not installed (have: {installed})",
+        name=name,
+        installed=", ".join(installed) or _("none"),
+    )
+
+
+def unknown_user(platform: str, user_id: str, workspace: str | None) -> str:
+    """`quizbot forget-user` for a user the database does not know (in that workspace, when one is given)."""
+    if workspace:
+        return _(
+            "No {platform} user {user_id} in workspace {workspace} is known; nothing was deleted.",
+            platform=platform,
+            user_id=user_id,
+            workspace=workspace,
+        )
+    return _("No {platform} user {user_id} is known; nothing was deleted.", platform=platform, user_id=user_id)

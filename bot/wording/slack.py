@@ -96,6 +96,11 @@ def check_bot_token() -> str:
     return _("Slack bot token")
 
 
+def check_app_token() -> str:
+    """The doctor's name for its check of the app-level token (Socket Mode)."""
+    return _("Slack app token")
+
+
 def check_mode() -> str:
     """The doctor's name for its check of the mode (Socket or HTTP)."""
     return _("Slack mode")
