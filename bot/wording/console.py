@@ -85,3 +85,11 @@ def answering_newest(footer: str, post_id: int) -> str:
 def bye() -> str:
     """The last line."""
     return _("Bye.")
+
+
+def admins_setting() -> str:
+    """What QUIZBOT_CONSOLE_ADMINS means (its description among the settings)."""
+    return _(
+        "Names that are admins at the terminal, separated by commas; unset, everyone is (others may be granted a "
+        "role with `/quiz role grant NAME lead`)."
+    )

@@ -276,6 +276,8 @@ class MemoryRoles(_Repository):
     ) -> Role | None:
         key = self._key(workspace, subject, subject_id)
         before = self._rows.roles.get(key)
+        if before is not None and (not name or name.casefold() == subject_id.casefold()):
+            name = before.name
         self._rows.roles[key] = RoleGrant(subject, subject_id.casefold(), name, role, by, now)
         return before.role if before else None
 

@@ -41,6 +41,7 @@ async def post_now(
     member is within the channel's cooldown or its limit of open on-demand questions."""
     if now_limits.cooldown or now_limits.open_limit:
         await _check_now_limits(context, uow, now_limits, clock.now())
+        await uow.commit()  # ends this unit's read: SQLite's publication below must not wait on its shared lock
     posted = await quiz.post_question(
         context.channel, pack_id=command.pack, source=PostSource.COMMAND, posted_by=context.user
     )

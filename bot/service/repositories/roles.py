@@ -58,7 +58,8 @@ class Roles(Repository):
             return None
         before = Role(row.role)
         row.role, row.granted_by, row.granted_at = role.value, by, now
-        row.subject_name = name or row.subject_name
+        if name and name.casefold() != subject_id:  # a bare id keeps the name a mention gave before
+            row.subject_name = name
         await self._session.flush()
         return before
 
