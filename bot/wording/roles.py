@@ -119,6 +119,11 @@ def scheduled_reveal_refused() -> str:
     return _("Only leads and admins can reveal a scheduled question early; its schedule reveals it.")
 
 
+def cohort_reveal_refused() -> str:
+    """A member's `/quiz reveal` of a cohort question."""
+    return _("Only leads and admins can reveal a cohort question; its schedule, or a lead, reveals it.")
+
+
 def reveal_not_yours(poster: str) -> str:
     """Someone else's `/quiz reveal` of an on-demand question."""
     return _(

@@ -95,14 +95,15 @@ async def test_who_may_reveal_a_scheduled_a_cohort_and_an_on_demand_question(
     runtime: Runtime, channel: ChannelRef
 ) -> None:
     await run(runtime, channel, "ada", "role grant U-lee lead", admin=True)
-    for source in (PostSource.SCHEDULE, PostSource.COHORT):
+    refusals = {
+        PostSource.SCHEDULE: "Only leads and admins can reveal a scheduled question early; its schedule reveals it.",
+        PostSource.COHORT: "Only leads and admins can reveal a cohort question; its schedule, or a lead, reveals it.",
+    }
+    for source, refusal in refusals.items():
         await post(runtime, channel, source=source)
         early = await run(runtime, channel, "bob", "reveal")
         assert not early.ok and early.private
-        assert (
-            early.message.title
-            == "Only leads and admins can reveal a scheduled question early; its schedule reveals it."
-        )
+        assert early.message.title == refusal
         assert (await run(runtime, channel, "lee", "reveal")).ok
 
     await run(runtime, channel, "cy", "now")

@@ -94,6 +94,8 @@ async def _check_poster(context: Context, uow: UnitOfWork) -> None:
     if post_id is None:
         return
     origin = await uow.posts.poster(post_id)
+    if origin.source is PostSource.COHORT:
+        raise NotAllowed(roles.cohort_reveal_refused())
     if origin.source is not PostSource.COMMAND:
         raise NotAllowed(roles.scheduled_reveal_refused())
     if origin.poster_id != context.user.user_id:
