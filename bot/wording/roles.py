@@ -125,10 +125,10 @@ def cohort_reveal_refused() -> str:
 
 
 def reveal_not_yours(poster: str) -> str:
-    """Someone else's `/quiz reveal` of an on-demand question."""
-    return _(
-        "Only {poster}, who posted this question, or a lead or admin can reveal it.", poster=poster or _("its poster")
-    )
+    """Someone else's `/quiz reveal` of an on-demand question (its poster's name, or "" when it is not known)."""
+    if not poster:
+        return _("Only whoever posted this question, or a lead or admin, can reveal it.")
+    return _("Only {poster}, who posted this question, or a lead or admin can reveal it.", poster=poster)
 
 
 def now_too_soon(wait: timedelta) -> str:

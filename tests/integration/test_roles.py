@@ -115,5 +115,9 @@ async def test_who_may_reveal_a_scheduled_a_cohort_and_an_on_demand_question(
     assert (await run(runtime, channel, "lee", "reveal")).ok  # a lead reveals anyone's
     await run(runtime, channel, "cy", "now")
     assert (await run(runtime, channel, "ada", "reveal", admin=True)).ok
+    await post(runtime, channel)  # on demand, with no poster recorded
+    unknown = await run(runtime, channel, "bob", "reveal")
+    assert unknown.message.title == "Only whoever posted this question, or a lead or admin, can reveal it."
+    assert (await run(runtime, channel, "lee", "reveal")).ok
     nothing = await run(runtime, channel, "bob", "reveal")  # nothing open: the usual answer, not a refusal
     assert not nothing.ok and "no open question" in nothing.message.title.casefold()
