@@ -24,8 +24,14 @@ class Permission(enum.Enum):
 
     ANYONE = "anyone"
     ADMIN = "admin"
+    """Platform admins, the environment's bootstrap admins, and people granted `admin` (`/quiz role grant`)."""
+    LEAD = "lead"
+    """Leads and admins (`/quiz role grant @user lead`)."""
     CREATOR_OR_ADMIN = "creator-or-admin"
-    """Workspace admins and the creator of the cohort the command names (usually the onboarding lead)."""
+    """Leads, admins and the creator of the cohort the command names (usually the onboarding lead)."""
+    POSTER_OR_LEAD = "poster-or-lead"
+    """The current question's poster when it was posted on demand; leads and admins for any question (a scheduled
+    or cohort question is otherwise revealed by its schedule)."""
 
 
 class OptionKind(enum.Enum):
@@ -34,6 +40,9 @@ class OptionKind(enum.Enum):
     STRING = "string"
     INTEGER = "integer"
     BOOLEAN = "boolean"
+    MENTION = "mention"
+    """A person (or a platform's role): a mention typed in text (`<@U123|ann>`, `<@123>`, `<@&456>`, a plain id or
+    name), Discord's menu of members and roles (a mentionable option)."""
 
 
 class Autocomplete(enum.Enum):

@@ -136,6 +136,18 @@ class Settings(BaseSettings):
         le=1000,
         description=words.setting_description("flag_pause_threshold"),
     )
+    now_cooldown_seconds: int = Field(
+        default=0,
+        ge=0,
+        le=86_400,
+        description=words.setting_description("now_cooldown_seconds"),
+    )
+    now_open_limit: int = Field(
+        default=0,
+        ge=0,
+        le=1000,
+        description=words.setting_description("now_open_limit"),
+    )
 
     cohort_behind_after: int = Field(
         default=DEFAULT_BEHIND_AFTER,

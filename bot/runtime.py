@@ -39,6 +39,7 @@ from bot.service.confirmations import Confirmations
 from bot.service.directory import Directory
 from bot.service.facade import AdapterHost
 from bot.service.flags import FlagService
+from bot.service.handlers.questions import NowLimits
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.review import ReviewService
@@ -166,6 +167,7 @@ async def build_runtime(
         max_pending_clicks=settings.max_pending_clicks,
         seasons=seasons,
         confirmations=Confirmations(clock=clock, ttl=timedelta(seconds=settings.confirm_seconds)),
+        now_limits=NowLimits(timedelta(seconds=settings.now_cooldown_seconds), settings.now_open_limit),
     )
     ticker = Ticker(
         uow=uow,

@@ -74,7 +74,12 @@ class ConsoleAdapter:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
         self.channel = ChannelRef(platform=PLATFORM, workspace_id=WORKSPACE, channel_id=CHANNEL)
-        name = ConsoleSettings.of(runtime.settings).console_user or _default_user()
+        settings = ConsoleSettings.of(runtime.settings)
+        name = settings.console_user or _default_user()
+        self.admins = (
+            None if settings.console_admins is None else {_user_id(admin) for admin in settings.console_admins}
+        )
+        """The bootstrap admins' user ids (QUIZBOT_CONSOLE_ADMINS), or None: everyone at the terminal is an admin."""
         self.user = UserRef(platform=PLATFORM, workspace_id=WORKSPACE, user_id=_user_id(name), display_name=name)
         self.interactive = self.stdin.isatty()
         self._closed = False
@@ -223,7 +228,9 @@ class ConsoleAdapter:
                 self._print(words.now_you_are(name))
             return True
         if line.startswith("/quiz") and (len(line) == 5 or line[5].isspace()):
-            reply = await self.runtime.app.handle_command(Invocation(self.channel, self.user, line[5:], is_admin=True))
+            reply = await self.runtime.app.handle_command(
+                Invocation(self.channel, self.user, line[5:], is_admin=self._is_admin())
+            )
             if _asks_for_all_help(line[5:]):  # the terminal's own commands belong in its help
                 lines = (*reply.message.lines, *terminal_lines())
                 reply = replace(reply, message=Message(reply.message.title, lines))
@@ -234,6 +241,10 @@ class ConsoleAdapter:
             return True
         self._print(words.what_to_type())
         return True
+
+    def _is_admin(self) -> bool:
+        """Everyone at the terminal is an admin, unless QUIZBOT_CONSOLE_ADMINS names who is."""
+        return self.admins is None or self.user.user_id in self.admins
 
     async def _answer(self, number: int) -> None:
         """Answer the newest question shown in this session (never one printed before a restart)."""
@@ -268,7 +279,7 @@ class ConsoleAdapter:
             self._print(line)
         accept = line.strip().casefold() in {"y", "yes"}
         reply = await self.runtime.app.confirm(
-            token=pending.token, context=Context(self.channel, self.user, is_admin=True), accept=accept
+            token=pending.token, context=Context(self.channel, self.user, is_admin=self._is_admin()), accept=accept
         )
         self._show_reply(reply)
 

@@ -1,10 +1,10 @@
-"""The terminal adapter's one setting: who you are (QUIZBOT_CONSOLE_USER)."""
+"""The terminal adapter's settings: who you are (QUIZBOT_CONSOLE_USER) and who is an admin (QUIZBOT_CONSOLE_ADMINS)."""
 
 from __future__ import annotations
 
 from pydantic import Field, field_validator, model_validator
 
-from bot.plugins import AdapterSettings
+from bot.plugins import AdapterSettings, split_commas
 from bot.wording import console as words
 
 
@@ -12,6 +12,12 @@ class ConsoleSettings(AdapterSettings):
     """The simulated user's name; unset means $USER."""
 
     console_user: str = Field(default="", description=words.user_setting_description())
+    console_admins: list[str] | None = Field(
+        default=None,
+        description=words.admins_setting(),
+    )
+
+    _split = field_validator("console_admins", mode="before")(split_commas)
 
     @field_validator("console_user", mode="before")
     @classmethod

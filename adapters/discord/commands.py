@@ -32,10 +32,12 @@ CHOICE_LIMIT = 100
 """Discord's limit on an autocomplete choice's name and value."""
 
 _LAST_ITEM = re.compile(r"(?P<head>.*[,\s])?(?P<last>[^,\s]*)", re.DOTALL)
+_MENTION_NAME_UNSAFE = re.compile(r"[<>|\x00-\x1f\x7f]")
 _OPTION_TYPES = {
     OptionKind.STRING: discord.AppCommandOptionType.string,
     OptionKind.INTEGER: discord.AppCommandOptionType.integer,
     OptionKind.BOOLEAN: discord.AppCommandOptionType.boolean,
+    OptionKind.MENTION: discord.AppCommandOptionType.mentionable,
 }
 
 
@@ -97,8 +99,19 @@ class GrammarOption(app_commands.Transformer[discord.Client]):
         return self._max_value
 
     async def transform(self, interaction: discord.Interaction[discord.Client], value: Any, /) -> Any:
-        """The validated value; the grammar's CommandError when it is not valid."""
+        """The validated value; the grammar's CommandError when it is not valid. A person or a role picked in
+        Discord's menu is handed to the grammar as its mention (`<@id|name>`, `<@&id|name>`)."""
+        if self._type is discord.AppCommandOptionType.mentionable:
+            return self.validate(mention_text(value))
         return self.validate(str(value))
+
+
+def mention_text(value: Any) -> str:
+    """A picked member, user or role (or a bare `discord.Object` when Discord sent no resolved data) as the text
+    grammar's mention: `<@id|name>` for a person, `<@&id|name>` for a role."""
+    name = _MENTION_NAME_UNSAFE.sub("", str(getattr(value, "display_name", None) or getattr(value, "name", "") or ""))
+    sign = "&" if isinstance(value, discord.Role) else ""
+    return f"<@{sign}{value.id}|{name}>" if name else f"<@{sign}{value.id}>"
 
 
 def description(spec: CommandSpec) -> str:

@@ -230,9 +230,15 @@ class DiscordInteractions(DiscordPlatform):
         await self.respond(interaction, answer())
 
     def context_of(self, interaction: discord.Interaction[discord.Client]) -> Context:
-        """Who runs a command and where, with the admin check decided from the member's roles."""
+        """Who runs a command and where, with the admin check decided from the member's roles (and those roles'
+        ids, for a lead or admin role granted to a server role in chat)."""
+        member = interaction.user
+        roles = tuple(str(role.id) for role in member.roles) if isinstance(member, discord.Member) else ()
         return Context(
-            channel=self.channel_of(interaction), user=self.user_of(interaction), is_admin=self.is_admin(interaction)
+            channel=self.channel_of(interaction),
+            user=self.user_of(interaction),
+            is_admin=self.is_admin(interaction),
+            platform_roles=roles,
         )
 
     async def review_click(self, interaction: discord.Interaction[discord.Client]) -> None:

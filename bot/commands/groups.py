@@ -47,6 +47,7 @@ from bot.commands.types import (
     LeaveCohort,
     ListCohorts,
     ListFlags,
+    ListRoles,
     ListSchedules,
     ListSeasons,
     NextSchedule,
@@ -68,6 +69,7 @@ from bot.schedule_rules import parse_rule, parse_timezone
 from bot.wording import commands as words
 from bot.wording import flags as flag_words
 from bot.wording import help as help_words
+from bot.wording import roles as role_words
 from bot.wording import seasons as season_words
 
 
@@ -78,14 +80,14 @@ def _delivery_choices() -> list[Choice]:
 _COHORT_OPTION = Option("name", words.OPTION_COHORT, cohort_name, required=True)
 _SCHEDULE_ID = Option("id", words.OPTION_SCHEDULE_ID, schedule_id, kind=OptionKind.INTEGER, required=True, min_value=1)
 _DELIVER = Option("deliver", words.OPTION_DELIVER, delivery_mode, choices=_delivery_choices)
-_ADMIN = Permission.ADMIN
-_LEAD = Permission.CREATOR_OR_ADMIN
+_LEAD = Permission.LEAD
+_CREATOR = Permission.CREATOR_OR_ADMIN
 
 
 ACTIONS: tuple[CommandSpec, ...] = (
     CommandSpec(
         ("schedule", "add"),
-        (Access(AddSchedule, _ADMIN, "add schedules"), Access(AddCohortSchedule, _LEAD, "add schedules")),
+        (Access(AddSchedule, _LEAD, "add schedules"), Access(AddCohortSchedule, _CREATOR, "add schedules")),
         words.DESCRIBE_SCHEDULE_ADD,
         _parse_schedule_add,
         lambda when, packs, tz, close, cohort: (
@@ -122,7 +124,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("schedule", "remove"),
-        (Access(RemoveSchedule, _ADMIN, "remove schedules", confirm=True),),
+        (Access(RemoveSchedule, _LEAD, "remove schedules", confirm=True),),
         words.DESCRIBE_SCHEDULE_REMOVE,
         _schedule_by_id(RemoveSchedule, "remove"),
         lambda id: RemoveSchedule(schedule_id=id),
@@ -132,7 +134,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("schedule", "pause"),
-        (Access(PauseSchedule, _ADMIN, "pause and resume schedules"),),
+        (Access(PauseSchedule, _LEAD, "pause and resume schedules"),),
         words.DESCRIBE_SCHEDULE_PAUSE,
         _schedule_by_id(PauseSchedule, "pause"),
         lambda id: PauseSchedule(schedule_id=id),
@@ -141,7 +143,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("schedule", "resume"),
-        (Access(ResumeSchedule, _ADMIN, "pause and resume schedules"),),
+        (Access(ResumeSchedule, _LEAD, "pause and resume schedules"),),
         words.DESCRIBE_SCHEDULE_RESUME,
         _schedule_by_id(ResumeSchedule, "resume"),
         lambda id: ResumeSchedule(schedule_id=id),
@@ -159,7 +161,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("flags", "list"),
-        (Access(ListFlags, _ADMIN, "see flagged questions"),),
+        (Access(ListFlags, _LEAD, "see flagged questions"),),
         words.DESCRIBE_FLAGS_LIST,
         _parse_list_flags,
         ListFlags,
@@ -168,7 +170,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("flags", "clear"),
-        (Access(ClearFlags, _ADMIN, "clear flags"),),
+        (Access(ClearFlags, _LEAD, "clear flags"),),
         words.DESCRIBE_FLAGS_CLEAR,
         _parse_clear_flags,
         lambda question: ClearFlags(pack_id=question.pack_id, question_key=question.key),
@@ -218,7 +220,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("cohort", "add"),
-        (Access(AddToCohort, _LEAD, "add members"),),
+        (Access(AddToCohort, _CREATOR, "add members"),),
         words.DESCRIBE_COHORT_ADD,
         lambda args: AddToCohort(*_parse_members("add", args)),
         lambda name, members: AddToCohort(name=name, users=members),
@@ -227,7 +229,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("cohort", "remove"),
-        (Access(RemoveFromCohort, _LEAD, "remove members"),),
+        (Access(RemoveFromCohort, _CREATOR, "remove members"),),
         words.DESCRIBE_COHORT_REMOVE,
         lambda args: RemoveFromCohort(*_parse_members("remove", args)),
         lambda name, members: RemoveFromCohort(name=name, users=members),
@@ -256,7 +258,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("cohort", "next"),
-        (Access(PostCohortQuestion, _LEAD, "post for it"),),
+        (Access(PostCohortQuestion, _CREATOR, "post for it"),),
         words.DESCRIBE_COHORT_NEXT,
         _cohort_named(PostCohortQuestion, "next"),
         PostCohortQuestion,
@@ -265,7 +267,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("cohort", "remind"),
-        (Access(RemindCohort, _LEAD, "remind its members"),),
+        (Access(RemindCohort, _CREATOR, "remind its members"),),
         words.DESCRIBE_COHORT_REMIND,
         _cohort_named(RemindCohort, "remind"),
         RemindCohort,
@@ -275,7 +277,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("cohort", "set"),
-        (Access(SetCohort, _LEAD, "change how it is delivered"),),
+        (Access(SetCohort, _CREATOR, "change how it is delivered"),),
         words.DESCRIBE_COHORT_SET,
         _parse_set,
         lambda name, deliver: SetCohort(name=name, delivery=deliver),
@@ -284,7 +286,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("cohort", "delete"),
-        (Access(DeleteCohort, _LEAD, "delete it", confirm=True),),
+        (Access(DeleteCohort, _CREATOR, "delete it", confirm=True),),
         words.DESCRIBE_COHORT_DELETE,
         _cohort_named(DeleteCohort, "delete"),
         DeleteCohort,
@@ -293,7 +295,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("season", "start"),
-        (Access(StartSeason, _ADMIN, "start seasons"),),
+        (Access(StartSeason, _LEAD, "start seasons"),),
         words.DESCRIBE_SEASON_START,
         _parse_start_season,
         lambda name, until: StartSeason(name=name, until=until),
@@ -306,7 +308,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("season", "end"),
-        (Access(EndSeason, _ADMIN, "end seasons", confirm=True),),
+        (Access(EndSeason, _LEAD, "end seasons", confirm=True),),
         words.DESCRIBE_SEASON_END,
         _takes_nothing(EndSeason(), season_words.end_takes_nothing),
         EndSeason,
@@ -368,6 +370,12 @@ GROUPS: tuple[GroupSpec, ...] = (
             season_words.not_a_season_action, word=word, usage=help_words.usage("season")
         ),
         aliases=("seasons",),
+    ),
+    GroupSpec(
+        "role",
+        ListRoles,
+        lambda word, actions: CommandError(role_words.not_a_role_action, word=word, actions=actions),
+        aliases=("roles",),
     ),
 )
 """The groups of actions; a group's actions are the specs whose path starts with its name."""

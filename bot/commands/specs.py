@@ -19,6 +19,7 @@ from bot.commands.parsers import (
     _parse_review,
     _typed_leaderboard,
 )
+from bot.commands.roles import ROLE_ACTIONS
 from bot.commands.types import (
     AnswerReview,
     Command,
@@ -33,7 +34,7 @@ from bot.commands.types import (
     StartReview,
     Subcommand,
 )
-from bot.commandspec import Access, Autocomplete, Choice, CommandSpec, Example, Option, OptionKind, by_type
+from bot.commandspec import Access, Autocomplete, Choice, CommandSpec, Example, Option, OptionKind, Permission, by_type
 from bot.domain.flags import REASON_MAX, flag_reason
 from bot.domain.names import nearest
 from bot.domain.windows import Scope, Window
@@ -94,7 +95,7 @@ TOP_LEVEL: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         ("reveal",),
-        (Access(Reveal),),
+        (Access(Reveal, Permission.POSTER_OR_LEAD, "reveal it"),),
         help_words.summary("reveal"),
         _no_args("reveal", Reveal()),
         Reveal,
@@ -176,6 +177,7 @@ SPECS: tuple[CommandSpec, ...] = (
     *TOP_LEVEL,
     *ACTIONS,
     # A command added since goes here, at the end, so the options people know stay where they are in Discord.
+    *ROLE_ACTIONS,
 )
 """Every `/quiz` command, once, in the order Discord shows: the top-level commands, each group's actions, then
 any command added since."""

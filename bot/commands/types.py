@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bot.domain import Delivery
+from bot.domain.roles import Role
 from bot.domain.schedules import Rule
 from bot.domain.windows import Scope, Window
 
@@ -280,6 +281,36 @@ class ListSeasons:
 SeasonCommand = StartSeason | EndSeason | ListSeasons
 
 
+@dataclass(frozen=True, slots=True)
+class GrantRole:
+    """`/quiz role grant @user lead|admin` (admins): give a person (or, on Discord, a server role) a role here."""
+
+    user: str
+    """Their platform id (a server role's id when `platform_role`)."""
+    role: Role
+    name: str = ""
+    """Their name when the mention carried one (`<@U123|ann>`, a Discord member), else empty."""
+    platform_role: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RevokeRole:
+    """`/quiz role revoke @user lead|admin` (admins): take a role back."""
+
+    user: str
+    role: Role
+    name: str = ""
+    platform_role: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ListRoles:
+    """`/quiz role list` (admins): who has a role here."""
+
+
+RoleCommand = GrantRole | RevokeRole | ListRoles
+
+
 Command = (
     PostNow
     | Reveal
@@ -304,6 +335,7 @@ Command = (
     | ScheduleCommand
     | FlagCommand
     | SeasonCommand
+    | RoleCommand
 )
 
 

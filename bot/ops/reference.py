@@ -67,7 +67,9 @@ checks that no entry here shadows one)."""
 PERMISSION_WORDS = {
     Permission.ANYONE: "anyone",
     Permission.ADMIN: "admins",
-    Permission.CREATOR_OR_ADMIN: "admins and the cohort's creator",
+    Permission.LEAD: "leads and admins",
+    Permission.CREATOR_OR_ADMIN: "leads, admins and the cohort's creator",
+    Permission.POSTER_OR_LEAD: "whoever posted the question (on demand), leads and admins",
 }
 
 
@@ -77,7 +79,12 @@ def _cell(text: str) -> str:
 
 
 def _option_row(option: Option) -> str:
-    kind = {OptionKind.STRING: "text", OptionKind.INTEGER: "integer", OptionKind.BOOLEAN: "true/false"}[option.kind]
+    kind = {
+        OptionKind.STRING: "text",
+        OptionKind.INTEGER: "integer",
+        OptionKind.BOOLEAN: "true/false",
+        OptionKind.MENTION: "person",
+    }[option.kind]
     about = option.description.format(**option.values) if option.values else option.description
     if option.choices is not None:
         about += " Choices: " + ", ".join(f"`{choice.value}`" for choice in option.choices()) + "."

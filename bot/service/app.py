@@ -30,6 +30,7 @@ from bot.service.deliveries import delivery_key
 from bot.service.facade import Context, Invocation, Reply, error_reply
 from bot.service.flags import FlagService
 from bot.service.handlers import COMMAND_HANDLERS, Route, bind_routes, check_permission
+from bot.service.handlers.questions import NowLimits
 from bot.service.home import HomeReader
 from bot.service.quiz import PostedCard, QuizService
 from bot.service.report import ReportService
@@ -84,6 +85,7 @@ class QuizApp:
         confirmations: Confirmations,
         metrics: ServiceMetrics | None = None,
         max_pending_clicks: int = 1000,
+        now_limits: NowLimits | None = None,
     ) -> None:
         self.uow = uow
         self.quiz = quiz
@@ -124,6 +126,7 @@ class QuizApp:
                 "confirmations_": confirmations,
                 "home_": self.home_reader,
                 "announce_season": self.announce_season,
+                "now_limits": now_limits or NowLimits(),
             },
         )
 
@@ -185,7 +188,11 @@ class QuizApp:
                 if taken is None:
                     return Reply(confirm_words.cancelled())
                 here = Context(
-                    channel=taken.channel, user=context.user, is_admin=context.is_admin, locale=context.locale
+                    channel=taken.channel,
+                    user=context.user,
+                    is_admin=context.is_admin,
+                    locale=context.locale,
+                    platform_roles=context.platform_roles,
                 )
                 return await self.execute(taken.command, here)
             except Exception as exc:

@@ -38,6 +38,8 @@ class Context:
     user: UserRef
     is_admin: bool = False
     locale: str = DEFAULT_LOCALE
+    platform_roles: tuple[str, ...] = ()
+    """The ids of the platform's own roles the user has (a Discord member's roles), for roles granted to them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +58,19 @@ class Invocation:
     delivery_id: str | None = None
     """The platform's own id of this request (a Slack slash command's trigger_id), when it has one: a second
     delivery of the same id is acknowledged and not run (service/deliveries.py)."""
+    platform_roles: tuple[str, ...] = ()
+    """The ids of the platform's own roles the user has (a Discord member's roles), for roles granted to them."""
 
     @property
     def context(self) -> Context:
         """Who runs the command, and where."""
-        return Context(channel=self.channel, user=self.user, is_admin=self.is_admin, locale=self.locale)
+        return Context(
+            channel=self.channel,
+            user=self.user,
+            is_admin=self.is_admin,
+            locale=self.locale,
+            platform_roles=self.platform_roles,
+        )
 
 
 @dataclass(frozen=True, slots=True)

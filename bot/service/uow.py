@@ -43,6 +43,7 @@ from bot.service.repositories import (
     Posts,
     Questions,
     Review,
+    Roles,
     Seasons,
 )
 from bot.service.repositories.directory import Directory
@@ -70,6 +71,7 @@ class UnitOfWork:
     seasons: Seasons
     schedule_listing: ScheduleListing
     deadlines: Deadlines
+    roles: Roles
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -97,6 +99,7 @@ class UnitOfWork:
         self.confirmations = PendingConfirmations(self.session)
         self.seasons = Seasons(self.session)
         self.schedule_listing = ScheduleListing(self.session)
+        self.roles = Roles(self.session)
         try:
             await self.session.begin()
         except Exception as exc:

@@ -348,7 +348,12 @@ OPTION_MEMBERS = "Members: mentions (@ann @ben) or user ids"
 OPTION_SEASON = "The season's name, e.g. 2027-q1"
 OPTION_UNTIL = "Its last day, as YYYY-MM-DD (default: until an admin ends it)"
 
-_WHO_MAY = {"admin": " (admins)", "creator-or-admin": " (admins and its creator)"}
+_WHO_MAY = {
+    "admin": " (admins)",
+    "lead": " (leads and admins)",
+    "creator-or-admin": " (admins and its creator)",
+    "poster-or-lead": " (its poster, leads and admins)",
+}
 _SCOPE_CHOICES = {
     "channel": "this channel",
     "workspace": "this server",
@@ -360,7 +365,7 @@ _DELIVERY_CHOICES = {"channel": "in the channel", "dm": "by direct message to ea
 
 def described(key: str, permission: str = "anyone") -> str:
     """A typed command's description: its words, capitalised, then who may run it (`(admins)`) from its spec's
-    permission (`anyone`, `admin`, `creator-or-admin`)."""
+    permission (`anyone`, `admin`, `lead`, `creator-or-admin`, `poster-or-lead`)."""
     text = _(key)
     who = _WHO_MAY.get(permission)
     return text[:1].upper() + text[1:] + (_(who) if who else "")

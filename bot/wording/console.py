@@ -95,3 +95,11 @@ def user_setting_description() -> str:
 def user_setting_blank() -> str:
     """QUIZBOT_CONSOLE_USER set to nothing (or spaces)."""
     return _("QUIZBOT_CONSOLE_USER is blank: set it to the name to play as, or unset it to use $USER")
+
+
+def admins_setting() -> str:
+    """What QUIZBOT_CONSOLE_ADMINS means (its description among the settings)."""
+    return _(
+        "Names that are admins at the terminal, separated by commas; unset, everyone is (others may be granted a "
+        "role with `/quiz role grant NAME lead`)."
+    )

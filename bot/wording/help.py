@@ -40,13 +40,20 @@ COMMANDS: dict[str, CommandWords] = {
         (
             "A pack can be named in any case, or by the start of its id when only one pack starts that way.",
             "`/quiz packs` lists the packs.",
+            "The operator may set a cooldown between questions in a channel and a limit of open ones "
+            "(QUIZBOT_NOW_COOLDOWN_SECONDS, QUIZBOT_NOW_OPEN_LIMIT); leads and admins are exempt.",
             "Example: `/quiz now data-parallelism`",
         ),
     ),
     "reveal": CommandWords(
         "/quiz reveal",
         "close the current question and show the answer",
-        ("Shows the right answer, how people answered and who got it right.", "Example: `/quiz reveal`"),
+        (
+            "Shows the right answer, how people answered and who got it right.",
+            "Who: whoever posted it with `/quiz now`, or a lead or admin; a scheduled or cohort question is revealed "
+            "by its schedule, or early by a lead or admin.",
+            "Example: `/quiz reveal`",
+        ),
     ),
     "leaderboard": CommandWords(
         "/quiz leaderboard [week|month|all] [channel|workspace|cohort NAME|cohorts] (or `season [NAME]` as the window)",
@@ -112,7 +119,7 @@ COMMANDS: dict[str, CommandWords] = {
     "schedule": CommandWords(
         "/quiz schedule add <when> [pack...|cohort:NAME] [tz:Area/City] [close:2h] | list [all] | remove ID | "
         "pause ID | resume ID | next",
-        "post questions on a schedule, e.g. `add weekdays 09:30` (admins add, remove, pause and resume)",
+        "post questions on a schedule, e.g. `add weekdays 09:30` (leads and admins add, remove, pause and resume)",
         (
             "When: `daily 09:00`, `weekdays 09:30`, `weekends 10:00`, days such as `mon,wed,fri 14:00` or "
             "`mon-thu 9am`, or five cron fields such as `30 9 * * 1-5`.",
@@ -124,7 +131,7 @@ COMMANDS: dict[str, CommandWords] = {
             "`close:DURATION`: close each question after e.g. `30m`, `2h`, `1d` (default: when the next one is "
             "due, at most 24 h).",
             "`list [all]`: this channel's schedules (or the workspace's); `next`: what is posted next here.",
-            "`pause ID`, `resume ID`, `remove ID`: by the id `list` shows (admins).",
+            "`pause ID`, `resume ID`, `remove ID`: by the id `list` shows (leads and admins).",
             "Example: `/quiz schedule add mon,wed,fri 14:00 data-parallelism tz:Europe/Helsinki close:2h`",
         ),
     ),
@@ -138,7 +145,7 @@ COMMANDS: dict[str, CommandWords] = {
     ),
     "flags": CommandWords(
         "/quiz flags | flags clear PACK/QUESTION",
-        "flagged questions: counts, reasons, accuracy; `clear` puts one back in rotation (admins)",
+        "flagged questions: counts, reasons, accuracy; `clear` puts one back in rotation (leads and admins)",
         (
             "`/quiz flags`: the flagged questions; `/quiz flags clear PACK/QUESTION`: clear one question's flags.",
             "Example: `/quiz flags clear data-parallelism/dp-gpu-holds`",
@@ -146,13 +153,27 @@ COMMANDS: dict[str, CommandWords] = {
     ),
     "season": CommandWords(
         "/quiz season start NAME [until:YYYY-MM-DD] | end | list",
-        "seasons: a leaderboard that starts afresh (admins start and end them; `leaderboard season` shows it)",
+        "seasons: a leaderboard that starts afresh (leads and admins start and end them; `leaderboard season` "
+        "shows it)",
         (
             "`start NAME [until:YYYY-MM-DD]`: start a season (one at a time); it ends after its `until:` day, or "
             "with `end`.",
             "`end`: end the running season (asks to confirm); each channel gets its final top three.",
             "`list`: the seasons here. All-time totals are never affected.",
             "Example: `/quiz season start winter until:2027-03-31`",
+        ),
+    ),
+    "role": CommandWords(
+        "/quiz role grant @user lead|admin | revoke @user lead|admin | list",
+        "who may do what: admins grant and revoke the lead and admin roles",
+        (
+            "`grant @user lead`: a lead adds, pauses and removes schedules, starts and ends seasons, runs any "
+            "cohort's commands, clears flags, and may reveal any question early.",
+            "`grant @user admin`: an admin may do all that, and grant and revoke roles.",
+            "`revoke @user lead|admin`: take a role back; `list`: who has a role here (admins).",
+            "Workspace admins, and the admins the operator configured, are always admins. On Discord a server role "
+            "may be granted too (`@role`).",
+            "Example: `/quiz role grant @ann lead`",
         ),
     ),
     "help": CommandWords(

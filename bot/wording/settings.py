@@ -37,6 +37,10 @@ SETTING_DESCRIPTIONS: Mapping[str, str] = {
     "season end) works before the command must be run again.",
     "flag_pause_threshold": "A question flagged by this many people of a workspace leaves its rotation until an "
     "admin clears the flags (`/quiz flags clear PACK/QUESTION`).",
+    "now_cooldown_seconds": "Seconds after a `/quiz now` before the next one in the same channel (0: no cooldown); "
+    "leads and admins are exempt.",
+    "now_open_limit": "How many questions posted with `/quiz now` may be open at once in a channel (0: no limit); "
+    "leads and admins are exempt.",
     "cohort_behind_after": "A cohort member who answered none of the cohort's last this many questions is behind "
     "(flagged in `/quiz cohort show` and the report; `/quiz cohort remind` nudges them).",
     "cohort_inactive_days": "A cohort member with no answer in this many days is flagged inactive.",

@@ -13,7 +13,7 @@ import copy
 import itertools
 import random
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -24,6 +24,7 @@ from bot.clock import Clock
 from bot.content import load_catalog
 from bot.db.models import PendingConfirmation, Schedule, Season
 from bot.domain import ChannelRef, UserRef
+from bot.domain.roles import Role, RoleGrant, Subject
 from bot.domain.windows import Span
 from bot.ports import PlatformRegistry
 from bot.scheduling.fanout import FanOut
@@ -57,6 +58,8 @@ class Rows:
     schedules: list[Schedule] = field(default_factory=list)
     confirmations: dict[str, PendingConfirmation] = field(default_factory=dict)
     deliveries: set[str] = field(default_factory=set)
+    roles: dict[tuple[str, str, str, str], RoleGrant] = field(default_factory=dict)
+    """(platform, workspace id, subject kind, casefolded subject id) -> the role granted."""
 
 
 @dataclass
@@ -253,6 +256,44 @@ class MemoryDeliveries(_Repository):
         return True
 
 
+class MemoryRoles(_Repository):
+    """uow.roles: the roles granted in chat, by platform workspace."""
+
+    def _key(self, workspace: int, subject: Subject, subject_id: str) -> tuple[str, str, str, str]:
+        platform, external = next(key for key, row in self._rows.workspaces.items() if row.id == workspace)
+        return platform, external, subject.value, subject_id.casefold()
+
+    async def role_of(self, where: ChannelRef, user_id: str, platform_roles: Sequence[str] = ()) -> Role | None:
+        keys = [(where.platform, where.workspace_id, Subject.USER.value, user_id.casefold())]
+        keys += [
+            (where.platform, where.workspace_id, Subject.PLATFORM_ROLE.value, r.casefold()) for r in platform_roles
+        ]
+        found = [self._rows.roles[key].role for key in keys if key in self._rows.roles]
+        return Role.ADMIN if Role.ADMIN in found else (Role.LEAD if found else None)
+
+    async def grant(
+        self, workspace: int, subject: Subject, subject_id: str, *, name: str, role: Role, by: str, now: datetime
+    ) -> Role | None:
+        key = self._key(workspace, subject, subject_id)
+        before = self._rows.roles.get(key)
+        if before is not None and (not name or name.casefold() == subject_id.casefold()):
+            name = before.name
+        self._rows.roles[key] = RoleGrant(subject, subject_id.casefold(), name, role, by, now)
+        return before.role if before else None
+
+    async def revoke(self, workspace: int, subject: Subject, subject_id: str, role: Role) -> bool:
+        key = self._key(workspace, subject, subject_id)
+        if key in self._rows.roles and self._rows.roles[key].role is role:
+            del self._rows.roles[key]
+            return True
+        return False
+
+    async def granted(self, workspace: int) -> list[RoleGrant]:
+        platform, external = next(key for key, row in self._rows.workspaces.items() if row.id == workspace)
+        grants = [grant for key, grant in self._rows.roles.items() if key[:2] == (platform, external)]
+        return sorted(grants, key=lambda grant: grant.role is not Role.ADMIN)
+
+
 class MemoryUnitOfWork:
     """A unit of work over a MemoryStore: works on a copy of the committed rows, which `commit` makes the committed
     ones; leaving the block without committing drops the copy (a rollback)."""
@@ -271,6 +312,7 @@ class MemoryUnitOfWork:
         self.schedule_listing = MemoryScheduleListing(self)
         self.confirmations = MemoryConfirmations(self)
         self.deliveries = MemoryDeliveries(self)
+        self.roles = MemoryRoles(self)
         return self
 
     async def __aexit__(

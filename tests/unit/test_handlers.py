@@ -1,5 +1,5 @@
 """The command table and its permission check, without a database: every command has a route, and an admin-only
-route refuses a non-admin before any handler or SQL runs."""
+route refuses a non-admin before any handler runs, reading only their role."""
 
 from __future__ import annotations
 
@@ -42,6 +42,17 @@ class FakeUnitOfWork:
     def places(self) -> Any:
         raise AssertionError("this check must not need the database")
 
+    @property
+    def roles(self) -> Any:
+        return NoRoles()
+
+
+class NoRoles:
+    """uow.roles where nobody has been granted a role (a member's check reads only their role)."""
+
+    async def role_of(self, where: ChannelRef, user_id: str, platform_roles: Any = ()) -> None:
+        return None
+
     async def commit(self) -> None:
         self.committed = True
 
@@ -53,7 +64,9 @@ def test_every_command_has_a_route() -> None:
 
 def test_permissions_are_declared_beside_the_handlers() -> None:
     admin_only = {kind.__name__ for kind, route in COMMAND_HANDLERS.items() if route.permission is Permission.ADMIN}
-    assert admin_only == {
+    assert admin_only == {"GrantRole", "RevokeRole", "ListRoles"}
+    for_leads = {kind.__name__ for kind, route in COMMAND_HANDLERS.items() if route.permission is Permission.LEAD}
+    assert for_leads == {
         "AddSchedule",
         "RemoveSchedule",
         "PauseSchedule",

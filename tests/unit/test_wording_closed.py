@@ -38,6 +38,14 @@ NOT_READ_CALLS = {
     # The Slack intake's HTTP refusal reasons (adapters/slack/intake.py): protocol and log text, written in the
     # operator's log line beside the status, never sent to a person (Slack gets the status and a reason phrase).
     "Refusal": "HTTP refusal reason",
+    # A command's example (bot/commands/: `Example("cohort join spring-26")`) and the command a refusal suggests
+    # (`_once(..., f"/quiz schedule add {when} {tz_word}")`): the command as typed, the grammar's own words, which
+    # the grammar reads in English whatever the reader's language.
+    "Example": "a command as typed",
+    "_once": "a command as typed",
+    # What a refused command tried (`Access(PauseSchedule, LEAD, "pause and resume schedules")`): a wording key, the
+    # English msgid that bot/wording/commands.py `action_words` translates at the edge, as gettext's keys are.
+    "Access": "a wording key",
     # SQL and regular expressions: code of another language.
     "text": "SQL",
     "compile": "regular expression",
@@ -99,7 +107,7 @@ NOT_READ_NAMES = {
 HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
 """An HTML tag with its attributes: markup, not words (the text between tags still counts)."""
 
-CEILING = 34
+CEILING = 6
 """Sentence-like literals outside bot/wording, measured; it may only fall."""
 
 

@@ -13,6 +13,7 @@ from bot.db.models.places import Channel, SeenDelivery, User, Workspace
 from bot.db.models.posts import POST_FINISH_SQL, Answer, Post, PostRecipient, PostSnapshot, post_finish_time
 from bot.db.models.questions import PackRow, QuestionRow, QuestionVersion
 from bot.db.models.review import ReviewAnswer, ReviewItem, ReviewSnapshot
+from bot.db.models.roles import WorkspaceRole
 from bot.db.models.schedules import MemberFire, Schedule, ScheduleFire
 from bot.db.models.scores import ChannelScore, PeriodScore, UserScore
 from bot.db.models.seasons import Season
@@ -48,5 +49,6 @@ __all__ = [
     "User",
     "UserScore",
     "Workspace",
+    "WorkspaceRole",
     "post_finish_time",
 ]

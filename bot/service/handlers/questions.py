@@ -3,32 +3,59 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from bot.clock import Clock
 from bot.commands import ListPacks, PostNow, Reveal, ShowHelp, ShowLeaderboard, ShowMe, ShowReport, help_message
 from bot.content import Catalog
 from bot.domain import PostSource
 from bot.domain.windows import Scope
-from bot.errors import UnknownWorkspace
+from bot.errors import NotAllowed, UnknownWorkspace
 from bot.service.facade import Context, Reply
-from bot.service.handlers.routing import RevealPost, handles
+from bot.service.handlers.routing import RevealPost, handles, role_of
 from bot.service.home import HomeReader
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
-from bot.wording import boards, cards, help, home, reports
+from bot.wording import boards, cards, help, home, reports, roles
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, slots=True)
+class NowLimits:
+    """How often members may `/quiz now` in one channel (QUIZBOT_NOW_COOLDOWN_SECONDS, QUIZBOT_NOW_OPEN_LIMIT; 0 is
+    off); leads and admins are exempt."""
+
+    cooldown: timedelta = timedelta(0)
+    open_limit: int = 0
+
+
 @handles(PostNow)
-async def post_now(command: PostNow, context: Context, uow: UnitOfWork, *, quiz: QuizService) -> Reply:
-    """`/quiz now [pack]`: post the channel's next question (publication is QuizService's own two steps)."""
+async def post_now(
+    command: PostNow, context: Context, uow: UnitOfWork, *, quiz: QuizService, clock: Clock, now_limits: NowLimits
+) -> Reply:
+    """`/quiz now [pack]`: post the channel's next question (publication is QuizService's own two steps), unless a
+    member is within the channel's cooldown or its limit of open on-demand questions."""
+    if now_limits.cooldown or now_limits.open_limit:
+        await _check_now_limits(context, uow, now_limits, clock.now())
+        await uow.commit()  # ends this unit's read: SQLite's publication below must not wait on its shared lock
     posted = await quiz.post_question(
         context.channel, pack_id=command.pack, source=PostSource.COMMAND, posted_by=context.user
     )
     return Reply(cards.posted_message(posted.card), quiet=True)
+
+
+async def _check_now_limits(context: Context, uow: UnitOfWork, limits: NowLimits, now: datetime) -> None:
+    if await role_of(context, uow) is not None:
+        return
+    on_demand = await uow.posts.on_demand(context.channel)
+    if limits.open_limit and on_demand.open >= limits.open_limit:
+        raise NotAllowed(roles.now_too_many(limits.open_limit))
+    if limits.cooldown and on_demand.last is not None and now - on_demand.last < limits.cooldown:
+        raise NotAllowed(roles.now_too_soon(on_demand.last + limits.cooldown - now))
 
 
 @handles(Reveal)

@@ -12,14 +12,15 @@ from typing import Any, TypeVar
 from bot.clock import Clock
 from bot.commands import Command, DeleteCohort, EndSeason, RemoveSchedule
 from bot.commandspec import Permission
-from bot.domain import QuestionCard
+from bot.domain import PostSource, QuestionCard
+from bot.domain.roles import Role
 from bot.errors import NotAllowed
 from bot.ports import Message
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
 from bot.service.facade import Context, Reply
 from bot.service.uow import UnitOfWork
-from bot.wording import cohorts, commands
+from bot.wording import cohorts, commands, roles
 from bot.wording.errors import admins_only
 
 Handler = Callable[[Any, Context, UnitOfWork], Awaitable[Reply]]
@@ -52,15 +53,53 @@ def handles(*kinds: type[Any]) -> Callable[[HandlerT], HandlerT]:
     return register
 
 
+async def role_of(context: Context, uow: UnitOfWork) -> Role | None:
+    """The context's role here: admin for platform and bootstrap admins (`is_admin`), else the role granted in
+    chat (`/quiz role grant`), else None (a member)."""
+    if context.is_admin:
+        return Role.ADMIN
+    return await uow.roles.role_of(context.channel, context.user.user_id, context.platform_roles)
+
+
 async def check_permission(route: Route, command: Command, context: Context, uow: UnitOfWork, clock: Clock) -> None:
-    """Raise NotAllowed unless the context may run the command (the only place permissions are decided)."""
-    if route.permission is Permission.ANYONE or context.is_admin:
+    """Raise NotAllowed unless the context may run the command (the only place permissions are decided).
+
+    Admins (platform admins, the environment's bootstrap admins, and people granted admin) may run everything;
+    leads whatever is for leads (LEAD, a cohort's commands, revealing any question); the creator of a cohort its
+    commands; whoever posted an on-demand question its reveal."""
+    if route.permission is Permission.ANYONE:
         return
+    role = await role_of(context, uow)
+    if role is Role.ADMIN:
+        return
+    what = commands.action_words(route.action)
     if route.permission is Permission.ADMIN:
-        raise NotAllowed(admins_only(commands.action_words(route.action)))
+        raise NotAllowed(admins_only(what))
+    if role is Role.LEAD:
+        return
+    if route.permission is Permission.LEAD:
+        raise NotAllowed(roles.leads_only(what))
+    if route.permission is Permission.POSTER_OR_LEAD:
+        await _check_poster(context, uow)
+        return
     cohort = await CohortService.find(uow, context.channel, getattr(command, "name", ""))
     if cohort.created_by != await uow.places.user_id(context.user, clock.now()):
-        raise NotAllowed(cohorts.not_allowed(cohort.name, commands.action_words(route.action)))
+        raise NotAllowed(cohorts.not_allowed(cohort.name, what))
+
+
+async def _check_poster(context: Context, uow: UnitOfWork) -> None:
+    """A member may reveal the channel's current question only if they posted it on demand; a scheduled or cohort
+    question is revealed by its schedule (or early by a lead or admin). No open question: the handler says so."""
+    post_id = await uow.posts.newest_open(context.channel)
+    if post_id is None:
+        return
+    origin = await uow.posts.poster(post_id)
+    if origin.source is PostSource.COHORT:
+        raise NotAllowed(roles.cohort_reveal_refused())
+    if origin.source is not PostSource.COMMAND:
+        raise NotAllowed(roles.scheduled_reveal_refused())
+    if origin.poster_id != context.user.user_id:
+        raise NotAllowed(roles.reveal_not_yours(origin.poster_name))
 
 
 async def ask_to_confirm(

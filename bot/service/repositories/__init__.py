@@ -20,6 +20,7 @@ from bot.service.repositories.places import Places
 from bot.service.repositories.posts import FirePost, Posts, RevealedAnswer, Shown
 from bot.service.repositories.questions import Questions, Rotation
 from bot.service.repositories.review import Review
+from bot.service.repositories.roles import Roles
 from bot.service.repositories.seasons import Seasons
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "Questions",
     "RevealedAnswer",
     "Review",
+    "Roles",
     "Rotation",
     "Seasons",
     "Seen",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 from sqlalchemy import delete, func, select, update
@@ -28,6 +28,21 @@ from bot.service.repositories.lookups import (
     in_channel,
     joined_to_channel,
 )
+
+
+class PostOrigin(NamedTuple):
+    """Why a post was posted, and who posted it (on demand) by platform id and name."""
+
+    source: PostSource
+    poster_id: str | None
+    poster_name: str
+
+
+class OnDemand(NamedTuple):
+    """A channel's open on-demand posts, and when the newest on-demand post was posted."""
+
+    open: int
+    last: datetime | None
 
 
 class Shown(NamedTuple):
@@ -193,3 +208,31 @@ class Posts(Repository):
             .distinct()
         )
         return list((await self._session.execute(query)).scalars())
+
+    async def poster(self, post_id: int) -> PostOrigin:
+        """Why a post was posted and, for one posted on demand, by whom (its platform id and name)."""
+        row = (
+            await self._session.execute(
+                select(Post.source, User.external_id, User.display_name)
+                .outerjoin(User, User.id == Post.posted_by)
+                .where(Post.id == post_id)
+            )
+        ).one()
+        return PostOrigin(PostSource(row.source), row.external_id, row.display_name or "")
+
+    async def on_demand(self, channel: ChannelRef) -> OnDemand:
+        """A channel's open on-demand posts and when its newest on-demand post was posted (for `/quiz now`'s limits)."""
+        query = joined_to_channel(
+            select(
+                func.count(Post.id).filter(Post.closed_at.is_(None)).label("open"),
+                func.max(Post.opened_at).label("last"),
+            ),
+            Post.channel_id,
+        ).where(*in_channel(channel), Post.source == PostSource.COMMAND.value)
+        row = (await self._session.execute(query)).one()
+        last = row.last
+        if isinstance(last, str):  # SQLite returns an aggregate of a timestamp as text
+            last = datetime.fromisoformat(last)
+        if last is not None and last.tzinfo is None:
+            last = last.replace(tzinfo=UTC)
+        return OnDemand(int(row.open or 0), last)

@@ -132,19 +132,21 @@ VALID_OPTION = {
     "members": "<@1002>",
     "question": "data-parallelism/dp-gpu-holds",
     "deliver": "dm",
+    "role": "lead",
+    "user": {"type": 9, "value": "1002"},  # a mentionable option: a member picked in Discord's menu
 }
-"""A valid value for each required string option, so one fuzzed option at a time is what is refused."""
+"""A valid value for each required option, so one fuzzed string option at a time is what is refused."""
 
 
 def _string_options() -> list[tuple[str | None, str, str, list[str]]]:
-    """(group, subcommand, string option, its required string options) of every `/quiz` subcommand."""
+    """(group, subcommand, string option, its required options) of every `/quiz` subcommand."""
     found = []
     for command in QuizCommands(None).walk_commands():
         if not isinstance(command, app_commands.Command):
             continue
         group = None if command.parent is None or command.parent.name == "quiz" else command.parent.name
         strings = [p for p in command.parameters if p.type is discord.AppCommandOptionType.string]
-        required = [p.display_name for p in strings if p.required]
+        required = [p.display_name for p in command.parameters if p.required]
         found += [(group, command.name, p.display_name, required) for p in strings]
     return found
 

@@ -17,8 +17,13 @@ from bot.wording import help as help_words
 from tests.fakes.discord_api import FakeDiscord
 
 SUBCOMMAND, GROUP = 1, 2
-OPTION_TYPES = {OptionKind.STRING: 3, OptionKind.INTEGER: 4, OptionKind.BOOLEAN: 5}
-WHO = {Permission.ADMIN: " (admins)", Permission.CREATOR_OR_ADMIN: " (admins and its creator)"}
+OPTION_TYPES = {OptionKind.STRING: 3, OptionKind.INTEGER: 4, OptionKind.BOOLEAN: 5, OptionKind.MENTION: 9}
+WHO = {
+    Permission.ADMIN: " (admins)",
+    Permission.LEAD: " (leads and admins)",
+    Permission.CREATOR_OR_ADMIN: " (admins and its creator)",
+    Permission.POSTER_OR_LEAD: " (its poster, leads and admins)",
+}
 
 
 @pytest.fixture
