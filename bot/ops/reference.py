@@ -125,7 +125,7 @@ def commands_page() -> str:
     lines = [
         "# `/quiz` commands",
         "",
-        f"<!-- Generated from bot/commands.py (SPECS) and bot/wording/help.py by `{GENERATED_BY}`; do not edit. -->",
+        f"<!-- Generated from bot/commands/ (SPECS) and bot/wording/help.py by `{GENERATED_BY}`; do not edit. -->",
         "",
         "Every adapter understands the same `/quiz` commands: one grammar, in the core. `/quiz help` lists them and",
         "`/quiz help COMMAND` shows one in full, as below. The terminal adds its own commands (at the end).",
