@@ -70,7 +70,7 @@ class AddSchedule:
 
 @dataclass(frozen=True, slots=True)
 class AddCohortSchedule:
-    """`/quiz schedule add <when> cohort:NAME [tz:Area/City] [close:DURATION]` (admins and the cohort's creator):
+    """`/quiz schedule add <when> cohort:NAME [tz:Area/City] [close:DURATION]` (leads, admins and the cohort's creator):
     each fire delivers the cohort's next curriculum question, here or to each member privately (its delivery)."""
 
     rule: Rule
@@ -152,7 +152,7 @@ class LeaveCohort(CohortCommand):
 
 @dataclass(frozen=True, slots=True)
 class AddToCohort(CohortCommand):
-    """`/quiz cohort add NAME @user...` (admins and the cohort's creator); `users` are platform user ids."""
+    """`/quiz cohort add NAME @user...` (leads, admins and the cohort's creator); `users` are platform user ids."""
 
     name: str
     users: tuple[str, ...]
@@ -160,7 +160,7 @@ class AddToCohort(CohortCommand):
 
 @dataclass(frozen=True, slots=True)
 class RemoveFromCohort(CohortCommand):
-    """`/quiz cohort remove NAME @user...` (admins and the cohort's creator)."""
+    """`/quiz cohort remove NAME @user...` (leads, admins and the cohort's creator)."""
 
     name: str
     users: tuple[str, ...]

@@ -298,10 +298,10 @@ def deleted(name: str) -> Message:
 
 
 def not_allowed(cohort: str, action: str) -> str:
-    """Why a member who is neither an admin nor the cohort's creator may not `action` (e.g. `add members`).
+    """Why a member who is neither a lead, an admin nor the cohort's creator may not `action` (e.g. `add members`).
 
     `action` comes translated (`bot.wording.commands.action_words`)."""
-    return _("Only workspace admins and the creator of cohort {cohort} can {action}.", cohort=cohort, action=action)
+    return _("Only leads, admins and the creator of cohort {cohort} can {action}.", cohort=cohort, action=action)
 
 
 def already_exists(name: str) -> str:

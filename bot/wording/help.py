@@ -82,14 +82,15 @@ COMMANDS: dict[str, CommandWords] = {
             "`create NAME [start:YYYY-MM-DD] [packs:a,b]`: a cohort on a curriculum of packs, in that order "
             "(default: every pack, starting today).",
             "`join NAME`, `leave NAME`: join or leave one yourself.",
-            "`add NAME @user...`, `remove NAME @user...`: add or remove members (admins and the cohort's creator).",
-            "`list` (or `/quiz cohorts`): the cohorts here; `show NAME`: its members and their progress.",
-            "`next NAME`: post the cohort's next curriculum question here (admins and the creator).",
-            "`remind NAME`: privately nudge each member who is behind, with their open questions (admins and the "
+            "`add NAME @user...`, `remove NAME @user...`: add or remove members (leads, admins and the cohort's "
             "creator).",
+            "`list` (or `/quiz cohorts`): the cohorts here; `show NAME`: its members and their progress.",
+            "`next NAME`: post the cohort's next curriculum question here (leads, admins and the creator).",
+            "`remind NAME`: privately nudge each member who is behind, with their open questions (leads, admins and "
+            "the creator).",
             "`deliver:dm` (at create, or `set NAME deliver:dm|channel`): its schedules send each member the next "
-            "question privately, at the schedule's time in their own timezone (admins and the creator).",
-            "`delete NAME`: delete the cohort and its board; answers stay (admins and the creator).",
+            "question privately, at the schedule's time in their own timezone (leads, admins and the creator).",
+            "`delete NAME`: delete the cohort and its board; answers stay (leads, admins and the creator).",
             "Names: 1 to 40 letters, digits, `-`, `_` or `.`.",
             "Example: `/quiz cohort create spring-26 start:2026-03-02 packs:data-parallelism`",
         ),
@@ -124,8 +125,8 @@ COMMANDS: dict[str, CommandWords] = {
             "When: `daily 09:00`, `weekdays 09:30`, `weekends 10:00`, days such as `mon,wed,fri 14:00` or "
             "`mon-thu 9am`, or five cron fields such as `30 9 * * 1-5`.",
             "Packs: pack ids after the rule (default: every pack).",
-            "`cohort:NAME` instead of packs: each fire posts the cohort's next curriculum question (admins and the "
-            "cohort's creator).",
+            "`cohort:NAME` instead of packs: each fire posts the cohort's next curriculum question (leads, admins "
+            "and the cohort's creator).",
             "`tz:Area/City`: the timezone the rule is read in, e.g. `tz:Europe/Helsinki` or `tz:UTC` "
             "(default: the channel's).",
             "`close:DURATION`: close each question after e.g. `30m`, `2h`, `1d` (default: when the next one is "

@@ -109,7 +109,7 @@ def role_list(grants: Sequence[RoleGrant]) -> Message:
 def leads_only(what: str) -> str:
     """Why a member may not `what` (e.g. `add schedules`): admins and the leads they name may."""
     return _(
-        "Only workspace admins can {what}; nothing was changed. Leads can as well: ask an admin for the lead role.",
+        "Only leads and admins can {what}; nothing was changed. Ask an admin of this workspace for the lead role.",
         what=what,
     )
 

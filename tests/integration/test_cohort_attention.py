@@ -129,7 +129,7 @@ async def test_cohort_remind_nudges_each_member_who_is_behind_with_their_open_qu
 
     denied = await run(runtime, channel, "mallory", "cohort remind spring")
     assert not denied.ok
-    assert denied.message.title == "Only workspace admins and the creator of cohort spring can remind its members."
+    assert denied.message.title == "Only leads, admins and the creator of cohort spring can remind its members."
     assert platform.of_kind("send_direct") == []
 
     reply = await run(runtime, channel, "lead", "cohort remind spring")

@@ -149,7 +149,7 @@ async def test_only_admins_and_the_cohort_creator_put_a_cohort_on_a_schedule(
     assert (await run(runtime, channel, LEAD, "cohort create hires")).ok
     refused = await run(runtime, channel, EVE, "schedule add daily 09:00 cohort:hires")
     assert not refused.ok
-    assert refused.message.text == "Only workspace admins and the creator of cohort hires can add schedules."
+    assert refused.message.text == "Only leads, admins and the creator of cohort hires can add schedules."
     assert not (await run(runtime, channel, LEAD, "schedule add daily 09:00")).ok  # a pack schedule: admins only
     assert (await run(runtime, channel, EVE, "schedule add daily 10:00 cohort:hires", admin=True)).ok
     again = await run(runtime, channel, LEAD, "schedule add daily 10:00 cohort:hires")

@@ -89,7 +89,7 @@ async def test_create_join_leave_list_and_show(runtime: Runtime, channel: Channe
 async def test_only_admins_and_the_creator_manage_members(runtime: Runtime, channel: ChannelRef) -> None:
     await run(runtime, channel, "lead", "cohort create spring")
     denied = await run(runtime, channel, "mallory", "cohort add spring <@U-bob>")
-    assert not denied.ok and "Only workspace admins and the creator" in denied.message.title
+    assert not denied.ok and "Only leads, admins and the creator" in denied.message.title
     assert not (await run(runtime, channel, "mallory", "cohort next spring")).ok
     assert not (await run(runtime, channel, "mallory", "cohort delete spring")).ok
 

@@ -84,7 +84,7 @@ async def test_permission_is_checked_again_when_confirming(runtime: Runtime, cha
     await run(runtime, channel, "ada", "schedule add daily 09:00", admin=True)
     asked = await run(runtime, channel, "ada", "schedule remove 1", admin=True)
     demoted = await confirm(runtime, asked, channel, "ada", admin=False)  # no longer an admin by the time they click
-    assert not demoted.ok and demoted.message.title.startswith("Only workspace admins can remove schedules")
+    assert not demoted.ok and demoted.message.title.startswith("Only leads and admins can remove schedules")
 
 
 async def test_expired_confirmations_are_swept(runtime: Runtime, channel: ChannelRef, clock: ManualClock) -> None:

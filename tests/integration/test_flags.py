@@ -220,7 +220,7 @@ async def test_listing_and_clearing_flags_are_for_admins_only(runtime: Runtime, 
     for text in ("flags", "flags list", f"flags clear {key.pack_id}/{key.key}"):
         refused = await run(runtime, channel, "bob", text)
         assert not refused.ok, text
-        assert refused.message.text.startswith("Only workspace admins can"), refused.message.text
+        assert refused.message.text.startswith("Only leads and admins can"), refused.message.text
     assert [is_open for *_, is_open in await flag_rows(runtime)] == [True]
     listing = await run(runtime, channel, "lead", "flags", admin=True)
     assert "flagged by 1 person · 50% right (2 answers)" in listing.message.lines[0]

@@ -63,8 +63,7 @@ async def test_a_lead_runs_lead_and_cohort_commands_and_a_member_does_not(
 ) -> None:
     member = await run(runtime, channel, "bob", "schedule add daily 09:00")
     assert not member.ok and member.message.title == (
-        "Only workspace admins can add schedules; nothing was changed. Leads can as well: ask an admin for the lead "
-        "role."
+        "Only leads and admins can add schedules; nothing was changed. Ask an admin of this workspace for the lead role."
     )
     await run(runtime, channel, "ada", "role grant U-bob lead", admin=True)
     for text in ("schedule add daily 09:00", "schedule pause 1", "flags list", "season start q1"):

@@ -215,7 +215,7 @@ async def test_only_admins_change_schedules_and_nothing_changes_when_others_try(
     for text in ("schedule add daily 10:00", "schedule remove 1", "schedule pause 1", "schedule resume 1"):
         reply = await run(runtime, channel, text, user=MEMBER, admin=False)
         assert not reply.ok
-        assert reply.message.title.startswith("Only workspace admins can"), text
+        assert reply.message.title.startswith("Only leads and admins can"), text
         assert "nothing was changed" in reply.message.title
     assert [(s.id, s.enabled, s.rule, s.next_fire_at) for s in await schedules(runtime)] == before
 

@@ -33,7 +33,7 @@ async def seasons(runtime: Runtime) -> list[Season]:
 
 async def test_only_admins_start_and_end_seasons_and_one_runs_at_a_time(runtime: Runtime, channel: ChannelRef) -> None:
     refused = await run(runtime, channel, "bob", "season start q1")
-    assert not refused.ok and refused.message.title.startswith("Only workspace admins can start seasons")
+    assert not refused.ok and refused.message.title.startswith("Only leads and admins can start seasons")
     started = await run(runtime, channel, "ada", "season start Q1 until:2026-03-31", admin=True)
     assert started.ok and not started.private
     assert started.message.title == "Season Q1 has started: it runs through 2026-03-31."

@@ -83,7 +83,7 @@ def test_permissions_are_declared_beside_the_handlers() -> None:
 
 async def test_admin_only_is_refused_for_a_member_without_touching_the_database() -> None:
     command = RemoveSchedule(3)
-    with pytest.raises(NotAllowed, match="Only workspace admins can remove schedules; nothing was changed"):
+    with pytest.raises(NotAllowed, match="Only leads and admins can remove schedules; nothing was changed"):
         await check_permission(
             COMMAND_HANDLERS[RemoveSchedule],
             command,

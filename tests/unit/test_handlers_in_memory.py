@@ -121,7 +121,7 @@ async def test_help_for_a_command_shows_its_full_syntax_and_an_example(core: Mem
 
 async def test_only_admins_start_and_end_seasons_and_one_runs_at_a_time(core: MemoryApp) -> None:
     refused = await run(core, "season start q1", user=make_user("bob"), admin=False)
-    assert not refused.ok and refused.message.title.startswith("Only workspace admins can start seasons")
+    assert not refused.ok and refused.message.title.startswith("Only leads and admins can start seasons")
     ada = make_user("ada")
     started = await run(core, "season start Q1 until:2026-03-31", user=ada)
     assert started.ok and not started.private
@@ -248,7 +248,7 @@ async def test_only_admins_change_schedules_and_nothing_changes_when_others_try(
     for text in ("schedule add daily 10:00", "schedule remove 1", "schedule pause 1", "schedule resume 1"):
         reply = await run(core, text, user=MEMBER, admin=False)
         assert not reply.ok
-        assert reply.message.title.startswith("Only workspace admins can"), text
+        assert reply.message.title.startswith("Only leads and admins can"), text
         assert "nothing was changed" in reply.message.title
     assert [(s.id, s.enabled, s.rule, s.next_fire_at) for s in schedules(core)] == before
 

@@ -47,7 +47,7 @@ async def test_a_lead_granted_at_the_terminal_schedules_and_a_member_may_not_rev
         return out.getvalue()[before:]
 
     refused = await as_("bob", "/quiz schedule add daily 09:00 data-parallelism tz:UTC")
-    assert "Only workspace admins can add schedules; nothing was changed." in refused
+    assert "Only leads and admins can add schedules; nothing was changed." in refused
     assert "bob is now lead here." in await as_("alice", "/quiz role grant bob lead")
     added = await as_("bob", "/quiz schedule add daily 09:00 data-parallelism tz:UTC")
     assert "Scheduled #1: a question every day at 09:00, UTC time." in added
@@ -87,7 +87,7 @@ def test_quizbot_run_grants_a_lead_who_then_adds_a_schedule(tmp_path: Path) -> N
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert out.index("Only workspace admins can add schedules") < out.index("bob is now lead here.")
+    assert out.index("Only leads and admins can add schedules") < out.index("bob is now lead here.")
     assert "Scheduled #1: a question every weekday (Mon–Fri) at 09:30" in out
     assert "lead: bob (granted by alice)" in out
     assert "Traceback" not in result.stderr

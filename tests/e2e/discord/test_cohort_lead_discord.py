@@ -30,7 +30,7 @@ async def test_cohort_show_and_remind_by_direct_message(runtime: Runtime, fake: 
         assert "ben — 0/3 answered · 0 right · 0 pts · never answered · ⚠ behind" in shown
 
         refused = await slash(fake, "remind", {"name": "spring"}, group="cohort", user_id=1002, user_name="ben")
-        assert "Only workspace admins and the creator" in text_of(refused)
+        assert "Only leads, admins and the creator" in text_of(refused)
         fake.clear_records()
         fake.fail_next("POST", "/channels/{id}/messages", "cannot_dm")  # the first member refuses DMs
         reminded = await slash(fake, "remind", {"name": "spring"}, group="cohort", **lead)

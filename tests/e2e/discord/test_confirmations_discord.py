@@ -92,7 +92,7 @@ async def test_seasons_on_discord(runtime: Runtime, fake: FakeDiscord, clock: Ma
     admin = {"user_id": 1001, "user_name": "ada", "roles": [managers["id"]]}
     async with serving(DiscordAdapter(runtime), fake):
         refused = await slash(fake, "start", {"name": "winter"}, group="season", user_id=1002, user_name="bob")
-        assert refused.ephemeral and text_of(refused).startswith("Only workspace admins can start seasons")
+        assert refused.ephemeral and text_of(refused).startswith("Only leads and admins can start seasons")
         started = await slash(fake, "start", {"name": "winter", "until": "2026-02-28"}, group="season", **admin)
         assert not started.ephemeral and text_of(started).startswith("Season winter has started: it runs through")
         bad = await slash(fake, "start", {"name": "x", "until": "soon"}, group="season", **admin)

@@ -601,7 +601,7 @@ async def test_schedule_add_by_an_admin_replies_with_the_rule_in_words_and_other
         paused = await slash(fake, "pause", {"id": 1}, group="schedule", user_name="member")
         for callback in (refused, paused):
             assert callback.ephemeral
-            assert text_of(callback).startswith("Only workspace admins can"), text_of(callback)
+            assert text_of(callback).startswith("Only leads and admins can"), text_of(callback)
 
         by_admin = await slash(fake, "pause", {"id": 1}, group="schedule", roles=[managers["id"]])
         assert "#1" in text_of(by_admin), text_of(by_admin)

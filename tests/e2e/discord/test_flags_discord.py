@@ -64,7 +64,7 @@ async def test_report_a_problem_under_the_answer_reply_records_a_flag_ephemerall
         reason = await slash(fake, "flag", {"reason": "@everyone the explanation contradicts it"}, user_id=1002)
         assert reason.ephemeral and "now has your new reason" in text_of(reason)
         refused = await slash(fake, "list", group="flags", user_id=1002)
-        assert refused.ephemeral and text_of(refused).startswith("Only workspace admins can see flagged questions")
+        assert refused.ephemeral and text_of(refused).startswith("Only leads and admins can see flagged questions")
     assert first.client.is_closed()
 
     second = DiscordAdapter(runtime)  # after a restart the button on the old reply still works

@@ -29,7 +29,7 @@ async def test_leads_granted_from_discord_schedule_and_a_members_early_reveal_is
     ada = {"user_id": 1001, "user_name": "ada", "roles": [managers["id"]]}
     async with serving(DiscordAdapter(runtime), fake):
         refused = await slash(fake, "add", {"when": "daily 09:00", "tz": "UTC"}, group="schedule", user_id=1002)
-        assert refused.ephemeral and text_of(refused).startswith("Only workspace admins can add schedules")
+        assert refused.ephemeral and text_of(refused).startswith("Only leads and admins can add schedules")
 
         granted = await slash(
             fake,

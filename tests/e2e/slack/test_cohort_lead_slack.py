@@ -28,7 +28,7 @@ async def test_cohort_remind_sends_each_member_who_is_behind_a_direct_message(
         assert "bob — 0/3 answered · 0 right · 0 pts · never answered · ⚠ behind" in shown
 
         await slack.command("cohort remind spring", user_id="U0BOB")  # not the lead, not an admin
-        assert "Only workspace admins and the creator" in (await slack.ephemerals(5))[-1]["text"]
+        assert "Only leads, admins and the creator" in (await slack.ephemerals(5))[-1]["text"]
         await slack.command("cohort remind spring")
         reply = (await slack.ephemerals(6))[-1]
         assert reply["user"] == "U0ALICE"

@@ -113,7 +113,7 @@ async def test_a_season_ended_on_slack_posts_its_final_board(
         clock.advance(timedelta(minutes=1))
         refused = len(fake.ephemeral)
         await slack.command("season end", user_id="U0BOB")
-        assert "Only workspace admins can end seasons" in (await slack.ephemerals(refused + 1))[-1]["text"]
+        assert "Only leads and admins can end seasons" in (await slack.ephemerals(refused + 1))[-1]["text"]
 
         message, confirm, _ = await ask(slack, "season end")
         assert message["blocks"][0]["text"]["text"].startswith("*End season winter")

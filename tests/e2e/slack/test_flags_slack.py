@@ -74,7 +74,7 @@ async def test_the_report_a_problem_button_records_a_flag_and_replies_privately(
 
         # Only admins see the list.
         await slack.command("flags", user_id="U0BOB")
-        assert "Only workspace admins can see flagged questions" in (await slack.ephemerals(4))[-1]["text"]
+        assert "Only leads and admins can see flagged questions" in (await slack.ephemerals(4))[-1]["text"]
         await slack.command("flags", user_id="U0ADMIN")
         listing = (await slack.ephemerals(5))[-1]
         assert listing["text"].startswith("Flagged questions (1)")

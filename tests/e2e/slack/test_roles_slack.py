@@ -19,8 +19,8 @@ async def test_a_lead_granted_in_chat_adds_a_schedule_with_no_restart(runtime: R
         await slack.command("schedule add weekdays 09:00 data-parallelism", user_id="U0BOB")
         refused = (await slack.ephemerals(1))[-1]
         assert refused["user"] == "U0BOB"
-        assert refused["text"].startswith("Only workspace admins can add schedules; nothing was changed.")
-        assert "Leads can as well" in refused["text"]
+        assert refused["text"].startswith("Only leads and admins can add schedules; nothing was changed.")
+        assert "Ask an admin of this workspace for the lead role." in refused["text"]
 
         await slack.command("role grant <@U0BOB|bob> lead", user_id="U0BOB")  # a member may not grant
         assert "Only workspace admins can grant roles" in (await slack.ephemerals(2))[-1]["text"]
@@ -38,7 +38,7 @@ async def test_a_lead_granted_in_chat_adds_a_schedule_with_no_restart(runtime: R
         await slack.command("role revoke <@U0BOB|bob> lead", user_id="U0ADMIN")
         assert (await slack.ephemerals(5))[-1]["text"].startswith("bob is no longer lead here.")
         await slack.command("schedule pause 1", user_id="U0BOB")
-        assert "Only workspace admins can pause and resume schedules" in (await slack.ephemerals(6))[-1]["text"]
+        assert "Only leads and admins can pause and resume schedules" in (await slack.ephemerals(6))[-1]["text"]
 
 
 async def test_a_members_early_reveal_of_a_scheduled_question_is_refused_and_streaks_stay(
