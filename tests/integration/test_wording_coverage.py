@@ -91,7 +91,7 @@ async def test_cohort_replies_and_errors_go_through_the_hook(
     ]
     assert [reply.ok for reply in replies] == [True, True, True, True, False, True, False]
     assert "NO COHORT NAMED `zz`" in replies[4].message.title
-    assert "ONLY WORKSPACE ADMINS AND THE CREATOR OF COHORT Q1 CAN ADD MEMBERS." in replies[6].message.title
+    assert "ONLY LEADS, ADMINS AND THE CREATOR OF COHORT Q1 CAN ADD MEMBERS." in replies[6].message.title
     for reply in replies:
         assert untranslated(reply, values) == [], reply.message.text
 
