@@ -52,14 +52,22 @@ class ActionKind(enum.Enum):
 
     START_REVIEW = "start-review"
     """Ask the review question due longest, as `/quiz review` does."""
+    APPROVE_DRAFT = "approve-draft"
+    """A lead approves the draft `Action.value` names (`/quiz drafts`): it joins the workspace's pack."""
+    EDIT_DRAFT = "edit-draft"
+    """A lead opens the draft `Action.value` names in the write form, to change it before approving."""
+    REJECT_DRAFT = "reject-draft"
+    """A lead rejects the draft `Action.value` names; its author hears so privately."""
 
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """A button under a page: what it does and its label."""
+    """A button under a page: what it does, its label, and what it acts on (a draft's id; at most 64 characters,
+    carried in a Slack button's value or a Discord custom_id). A click goes to `QuizCore.act`."""
 
     kind: ActionKind
     label: str
+    value: str = ""
 
 
 @dataclass(frozen=True, slots=True)

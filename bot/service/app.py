@@ -13,15 +13,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.clock import Clock
 from bot.commands import Command, parse_command
+from bot.commands.forms import ACTION_COMMANDS, FORM_COMMANDS
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
+from bot.domain.forms import FormKind
 from bot.domain.views import SeasonEnded
 from bot.errors import Busy, CommandError, ShuttingDown
-from bot.ports import Message, Page, ServiceMetrics
+from bot.ports import ActionKind, Message, Page, ServiceMetrics
 from bot.service.answers import AnswerRecorder
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
@@ -195,6 +197,30 @@ class QuizApp:
                     platform_roles=context.platform_roles,
                 )
                 return await self.execute(taken.command, here)
+            except Exception as exc:
+                return error_reply(exc)
+
+    async def submit_form(self, *, kind: FormKind, state: str, values: Mapping[str, str], context: Context) -> Reply:
+        """A filled-in form sent back (`Reply.form`): run the command it stands for (bot/commands/forms.py), with
+        its permission; every error becomes a friendly reply."""
+        with reading_in(context.locale):
+            try:
+                build = FORM_COMMANDS.get(kind)
+                if build is None:
+                    raise CommandError(not_available_here())
+                return await self.execute(build(state, values), context)
+            except Exception as exc:
+                return error_reply(exc)
+
+    async def act(self, *, action: ActionKind, value: str, context: Context) -> Reply:
+        """A click on a page's button: run the command it stands for (bot/commands/forms.py), with its permission;
+        every error becomes a friendly reply."""
+        with reading_in(context.locale):
+            try:
+                build = ACTION_COMMANDS.get(action)
+                if build is None:
+                    raise CommandError(not_available_here())
+                return await self.execute(build(value), context)
             except Exception as exc:
                 return error_reply(exc)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -20,9 +20,10 @@ from bot.clock_skew import ClockSkew
 from bot.commands import Command
 from bot.config import Settings
 from bot.domain import AnswerResult, ChannelRef, Pack, UserRef
+from bot.domain.forms import Form, FormKind
 from bot.domain.views import ConfirmationRequest, ReportChart
 from bot.errors import CommandError, QuizError, StorageUnavailable
-from bot.ports import ChatPlatform, Message, Page, PlatformError
+from bot.ports import ActionKind, ChatPlatform, Message, Page, PlatformError
 from bot.wording import errors as error_words
 from bot.wording.i18n import DEFAULT_LOCALE
 
@@ -83,6 +84,9 @@ class Reply:
     shows its buttons (or asks `y/N`) and sends the answer to `QuizApp.confirm` with the request's token.
     `page`: the same content in sections with buttons, for an adapter that can show them (`message` is its text).
     `charts`: images to post beside the message (`/quiz report`), for an adapter that can upload files.
+    `form`: open this form for the user (bot/domain/forms.py); with `form.errors`, the answer to a refused
+    submission: show the problems inside the form, keeping what was typed. `message` says the same in words, for
+    an adapter that cannot show a form in reply.
     """
 
     message: Message
@@ -92,6 +96,7 @@ class Reply:
     confirm: ConfirmationRequest | None = None
     page: Page | None = None
     charts: tuple[ReportChart, ...] = ()
+    form: Form | None = None
 
 
 def error_reply(exc: BaseException) -> Reply:
@@ -122,6 +127,16 @@ class QuizCore(Protocol):
     async def confirm(self, *, token: str, context: Context, accept: bool) -> Reply:
         """Answer a confirmation request (`Reply.confirm`) with its token: run the command, or cancel it.
         Only its asker may, once, before it expires; every refusal is a friendly reply."""
+        ...
+
+    async def submit_form(self, *, kind: FormKind, state: str, values: Mapping[str, str], context: Context) -> Reply:
+        """A filled-in form (`Reply.form`) sent back with its kind and state: run the command it stands for. The
+        reply is a message, or the form again with `errors`; every error becomes a friendly reply."""
+        ...
+
+    async def act(self, *, action: ActionKind, value: str, context: Context) -> Reply:
+        """A click on a page's button (`Action`, other than START_REVIEW): run the command it stands for, with the
+        permission checked as for a typed one; every error becomes a friendly reply."""
         ...
 
     async def home(self, user: UserRef) -> Page:
