@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from bot.commands.types import Command
+from bot.commands.types import ChangeChannelSettings, ChangeWorkspaceSettings, Command
 from bot.domain.forms import FormKind
+from bot.domain.settings import SettingScope
 from bot.ports import ActionKind
 
 FormCommand = Callable[[str, Mapping[str, str]], Command]
@@ -21,3 +22,16 @@ FORM_COMMANDS: dict[FormKind, FormCommand] = {}
 """The command each form's submission runs (a form with none is answered "not available here")."""
 ACTION_COMMANDS: dict[ActionKind, ActionCommand] = {}
 """The command each page button's click runs (START_REVIEW is the adapters' own: it asks `/quiz review`)."""
+
+
+def _settings_form(state: str, values: Mapping[str, str]) -> Command:
+    """The settings form (`/quiz settings channel|workspace edit`): its state is `SCOPE:PAGE`; each field is a key,
+    its value the new value (empty: inherit it again). The handler validates them all and, for any refused, replies
+    with the same form carrying the errors."""
+    changes = tuple((key, value) for key, value in values.items())
+    if state.partition(":")[0] == SettingScope.WORKSPACE.value:
+        return ChangeWorkspaceSettings(changes, form=state)
+    return ChangeChannelSettings(changes, form=state)
+
+
+FORM_COMMANDS[FormKind.SETTINGS] = _settings_form

@@ -59,6 +59,7 @@ from bot.commands.types import (
     ResumeSchedule,
     SetCohort,
     ShowCohort,
+    ShowSettings,
     StartSeason,
 )
 from bot.commandspec import Access, Autocomplete, Choice, CommandSpec, Example, Option, OptionKind, Permission
@@ -66,6 +67,7 @@ from bot.domain import Delivery
 from bot.domain.names import nearest
 from bot.errors import CommandError
 from bot.schedule_rules import parse_rule, parse_timezone
+from bot.wording import chat_settings as settings_words
 from bot.wording import commands as words
 from bot.wording import flags as flag_words
 from bot.wording import help as help_words
@@ -183,9 +185,7 @@ ACTIONS: tuple[CommandSpec, ...] = (
         (Access(CreateCohort),),
         words.DESCRIBE_COHORT_CREATE,
         _parse_create,
-        lambda name, start, packs, deliver: CreateCohort(
-            name=name, start=start, packs=packs or (), delivery=deliver or Delivery.CHANNEL
-        ),
+        lambda name, start, packs, deliver: CreateCohort(name=name, start=start, packs=packs or (), delivery=deliver),
         options=(
             _COHORT_OPTION,
             Option("start", words.OPTION_START, start_date),
@@ -376,6 +376,12 @@ GROUPS: tuple[GroupSpec, ...] = (
         ListRoles,
         lambda word, actions: CommandError(role_words.not_a_role_action, word=word, actions=actions),
         aliases=("roles",),
+    ),
+    GroupSpec(
+        "settings",
+        ShowSettings,
+        lambda word, actions: CommandError(settings_words.not_a_settings_action, word=word, actions=actions),
+        aliases=("setting", "config"),
     ),
 )
 """The groups of actions; a group's actions are the specs whose path starts with its name."""

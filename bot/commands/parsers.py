@@ -115,7 +115,7 @@ def _parse_create(args: list[str]) -> Command:
     packs: tuple[str, ...] = ()
     start_word: str | None = None
     packs_word: str | None = None
-    delivery = Delivery.CHANNEL
+    delivery: Delivery | None = None
     for arg in args[1:]:
         option, sep, value = arg.partition(":")
         option = option.casefold()

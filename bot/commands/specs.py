@@ -20,6 +20,7 @@ from bot.commands.parsers import (
     _typed_leaderboard,
 )
 from bot.commands.roles import ROLE_ACTIONS
+from bot.commands.settings import SETTINGS_ACTIONS
 from bot.commands.types import (
     AnswerReview,
     Command,
@@ -178,6 +179,7 @@ SPECS: tuple[CommandSpec, ...] = (
     *ACTIONS,
     # A command added since goes here, at the end, so the options people know stay where they are in Discord.
     *ROLE_ACTIONS,
+    *SETTINGS_ACTIONS,
 )
 """Every `/quiz` command, once, in the order Discord shows: the top-level commands, each group's actions, then
 any command added since."""

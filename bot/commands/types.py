@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from bot.domain import Delivery
 from bot.domain.roles import Role
 from bot.domain.schedules import Rule
+from bot.domain.settings import SettingScope
 from bot.domain.windows import Scope, Window
 
 
@@ -132,8 +133,9 @@ class CreateCohort(CohortCommand):
     name: str
     start: date | None = None
     packs: tuple[str, ...] = ()
-    delivery: Delivery = Delivery.CHANNEL
-    """`deliver:dm`: its schedules send each member the curriculum privately (default `channel`)."""
+    delivery: Delivery | None = None
+    """`deliver:dm`: its schedules send each member the curriculum privately; `deliver:channel` in the channel; not
+    given: as the channel's `cohort-private` setting says (`/quiz settings`; by default in the channel)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +313,51 @@ class ListRoles:
 RoleCommand = GrantRole | RevokeRole | ListRoles
 
 
+@dataclass(frozen=True, slots=True)
+class ShowSettings:
+    """`/quiz settings [show] [channel|workspace]`: the channel's effective settings and where each comes from, or
+    what one scope sets (anyone may look)."""
+
+    scope: SettingScope | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeChannelSettings:
+    """`/quiz settings channel KEY VALUE` (leads), or the channel's settings form submitted: set keys for this
+    channel. `changes` are (key word, value as typed) pairs, validated by the handler; an empty value (typed
+    `default`) clears the key back to the workspace's. `form`: the settings form's state when it came from one, so a
+    refused value comes back inside that form."""
+
+    changes: tuple[tuple[str, str], ...]
+    form: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeWorkspaceSettings:
+    """`/quiz settings workspace KEY VALUE` (admins), or the workspace's settings form submitted: as
+    ChangeChannelSettings, for every channel of the workspace that does not set the key itself."""
+
+    changes: tuple[tuple[str, str], ...]
+    form: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EditSettings:
+    """`/quiz settings channel|workspace edit [PAGE]`: open the settings form of a scope, prefilled (a form holds
+    five keys, so the keys are on pages)."""
+
+    scope: SettingScope
+    page: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ShowSettingsHistory:
+    """`/quiz settings history`: the workspace's latest changes of settings, with who and when."""
+
+
+SettingsCommand = ShowSettings | ChangeChannelSettings | ChangeWorkspaceSettings | EditSettings | ShowSettingsHistory
+
+
 Command = (
     PostNow
     | Reveal
@@ -336,6 +383,7 @@ Command = (
     | FlagCommand
     | SeasonCommand
     | RoleCommand
+    | SettingsCommand
 )
 
 

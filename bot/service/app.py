@@ -21,6 +21,7 @@ from bot.commands import Command, parse_command
 from bot.commands.forms import ACTION_COMMANDS, FORM_COMMANDS
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
 from bot.domain.forms import FormKind
+from bot.domain.settings import SettingDefaults
 from bot.domain.views import SeasonEnded
 from bot.errors import Busy, CommandError, ShuttingDown
 from bot.ports import ActionKind, Message, Page, ServiceMetrics
@@ -88,6 +89,7 @@ class QuizApp:
         metrics: ServiceMetrics | None = None,
         max_pending_clicks: int = 1000,
         now_limits: NowLimits | None = None,
+        setting_defaults: SettingDefaults | None = None,
     ) -> None:
         self.uow = uow
         self.quiz = quiz
@@ -129,6 +131,7 @@ class QuizApp:
                 "home_": self.home_reader,
                 "announce_season": self.announce_season,
                 "now_limits": now_limits or NowLimits(),
+                "setting_defaults": setting_defaults or _defaults_of(now_limits or NowLimits()),
             },
         )
 
@@ -328,3 +331,10 @@ class QuizApp:
         """Stop taking clicks, let those in flight commit, then finish pending card edits."""
         await self.drain()
         await self.cards.flush()
+
+
+def _defaults_of(limits: NowLimits) -> SettingDefaults:
+    """The settings' defaults when only the now limits are given (tests that build the app by hand)."""
+    return SettingDefaults.of(
+        now_cooldown_seconds=int(limits.cooldown.total_seconds()), now_open_limit=limits.open_limit
+    )

@@ -49,6 +49,7 @@ from bot.service.repositories import (
 from bot.service.repositories.directory import Directory
 from bot.service.repositories.schedule_listing import ScheduleListing
 from bot.service.repositories.schedules import Schedules
+from bot.service.repositories.settings import SettingsStore
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class UnitOfWork:
     schedule_listing: ScheduleListing
     deadlines: Deadlines
     roles: Roles
+    settings: SettingsStore
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -100,6 +102,7 @@ class UnitOfWork:
         self.seasons = Seasons(self.session)
         self.schedule_listing = ScheduleListing(self.session)
         self.roles = Roles(self.session)
+        self.settings = SettingsStore(self.session)
         try:
             await self.session.begin()
         except Exception as exc:

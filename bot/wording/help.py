@@ -177,6 +177,21 @@ COMMANDS: dict[str, CommandWords] = {
             "Example: `/quiz role grant @ann lead`",
         ),
     ),
+    "settings": CommandWords(
+        "/quiz settings [channel|workspace] [KEY VALUE|KEY default|edit] | settings history",
+        "this channel's settings: see them, and change them (leads: the channel's; admins: the workspace's)",
+        (
+            "`/quiz settings` shows each setting here and where it comes from: set for this channel, set for the "
+            "workspace, or the default. `/quiz settings channel` or `workspace` shows what one of them sets.",
+            "`/quiz settings channel KEY VALUE` changes a setting for this channel (leads), `/quiz settings workspace "
+            "KEY VALUE` for every channel that does not set it (admins); `KEY default` inherits it again; `edit` "
+            "opens a form.",
+            "The settings: `timezone`, `now-posters` (anyone, leads), `now-cooldown`, `now-limit`, `close-after`, "
+            "`reveal` (leads, schedule, anyone), `speed-points`, `cohort-private` (on, off), `language`.",
+            "`/quiz settings history` shows the latest changes, with who and when.",
+            "Example: `/quiz settings channel now-cooldown 2m`",
+        ),
+    ),
     "help": CommandWords(
         "/quiz help [command]",
         "this help",

@@ -2,7 +2,7 @@
 keep their rows in memory instead of a database (cosmicpython's `FakeUnitOfWork` and `bootstrap_test_app`).
 
 It implements the repository methods that the season, schedule and confirmation handlers use (places, seasons,
-schedules, schedule_listing, confirmations, deliveries), under the unit of work's own rule: nothing is kept unless
+schedules, schedule_listing, confirmations, deliveries, roles, settings), under the unit of work's own rule: nothing is kept unless
 committed. A handler that reaches for a repository this store does not have fails with AttributeError, never with
 a silent default: its tests stay in tests/integration/, where the SQL is what they check.
 """
@@ -25,6 +25,7 @@ from bot.content import load_catalog
 from bot.db.models import PendingConfirmation, Schedule, Season
 from bot.domain import ChannelRef, UserRef
 from bot.domain.roles import Role, RoleGrant, Subject
+from bot.domain.settings import Overrides, SettingChange, SettingKey, SettingScope
 from bot.domain.windows import Span
 from bot.ports import PlatformRegistry
 from bot.scheduling.fanout import FanOut
@@ -60,6 +61,10 @@ class Rows:
     deliveries: set[str] = field(default_factory=set)
     roles: dict[tuple[str, str, str, str], RoleGrant] = field(default_factory=dict)
     """(platform, workspace id, subject kind, casefolded subject id) -> the role granted."""
+    workspace_settings: dict[tuple[int, SettingKey], str] = field(default_factory=dict)
+    channel_settings: dict[tuple[int, SettingKey], str] = field(default_factory=dict)
+    setting_changes: list[tuple[int, SettingChange]] = field(default_factory=list)
+    """(workspace row, the change), oldest first."""
 
 
 @dataclass
@@ -294,6 +299,40 @@ class MemoryRoles(_Repository):
         return sorted(grants, key=lambda grant: grant.role is not Role.ADMIN)
 
 
+class MemorySettings(_Repository):
+    """uow.settings: what workspaces and channels set, and the history of changes."""
+
+    async def overrides(self, where: ChannelRef) -> Overrides:
+        found = self._rows.workspaces.get((where.platform, where.workspace_id))
+        if found is None:
+            return Overrides()
+        channel = self._rows.channels.get((found.id, where.channel_id))
+        return Overrides(
+            workspace={k: v for (w, k), v in self._rows.workspace_settings.items() if w == found.id},
+            channel={k: v for (c, k), v in self._rows.channel_settings.items() if c == channel},
+        )
+
+    async def change(
+        self, workspace: int, channel: int | None, key: SettingKey, value: str | None, *, by: str, now: datetime
+    ) -> str | None:
+        table = self._rows.workspace_settings if channel is None else self._rows.channel_settings
+        owner = workspace if channel is None else channel
+        before = table.get((owner, key))
+        if before == value:
+            return before
+        if value is None:
+            del table[(owner, key)]
+        else:
+            table[(owner, key)] = value
+        external = next((ext for (_, ext), row in self._rows.channels.items() if row == channel), None)
+        scope = SettingScope.WORKSPACE if channel is None else SettingScope.CHANNEL
+        self._rows.setting_changes.append((workspace, SettingChange(now, by, scope, external, key, before, value)))
+        return before
+
+    async def history(self, workspace: int, limit: int = 20) -> list[SettingChange]:
+        return [change for w, change in reversed(self._rows.setting_changes) if w == workspace][:limit]
+
+
 class MemoryUnitOfWork:
     """A unit of work over a MemoryStore: works on a copy of the committed rows, which `commit` makes the committed
     ones; leaving the block without committing drops the copy (a rollback)."""
@@ -313,6 +352,7 @@ class MemoryUnitOfWork:
         self.confirmations = MemoryConfirmations(self)
         self.deliveries = MemoryDeliveries(self)
         self.roles = MemoryRoles(self)
+        self.settings = MemorySettings(self)
         return self
 
     async def __aexit__(

@@ -388,7 +388,9 @@ EVERY_MISTAKE = [
     "help a b",
 ]
 _SUGGESTED = re.compile(r"`(/quiz [^`]+)`(?! (?:takes|needs|gives|explains))")  # not a subject: `/quiz x` takes
-_PLACEHOLDER = re.compile(r"<|\[|\||\.\.\.|Area/City|\b(?:NAME|ID|N|PACK/QUESTION|YYYY-MM-DD|DURATION|COMMAND)\b")
+_PLACEHOLDER = re.compile(
+    r"<|\[|\||\.\.\.|Area/City|\b(?:NAME|ID|N|PACK/QUESTION|YYYY-MM-DD|DURATION|COMMAND|KEY|VALUE)\b"
+)
 
 
 def _suggested_commands(message: str) -> list[str]:

@@ -64,7 +64,7 @@ def test_every_command_has_a_route() -> None:
 
 def test_permissions_are_declared_beside_the_handlers() -> None:
     admin_only = {kind.__name__ for kind, route in COMMAND_HANDLERS.items() if route.permission is Permission.ADMIN}
-    assert admin_only == {"GrantRole", "RevokeRole", "ListRoles"}
+    assert admin_only == {"GrantRole", "RevokeRole", "ListRoles", "ChangeWorkspaceSettings"}
     for_leads = {kind.__name__ for kind, route in COMMAND_HANDLERS.items() if route.permission is Permission.LEAD}
     assert for_leads == {
         "AddSchedule",
@@ -75,6 +75,8 @@ def test_permissions_are_declared_beside_the_handlers() -> None:
         "ClearFlags",
         "StartSeason",
         "EndSeason",
+        "ChangeChannelSettings",
+        "EditSettings",
     }
     for route in COMMAND_HANDLERS.values():
         if route.permission is not Permission.ANYONE:

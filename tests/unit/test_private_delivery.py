@@ -35,7 +35,7 @@ def test_cohort_create_and_set_take_a_delivery() -> None:
     assert parse_command("cohort create hires start:2026-03-02 deliver:dm") == CreateCohort(
         name="hires", start=date(2026, 3, 2), delivery=Delivery.DM
     )
-    assert parse_command("cohort create hires").delivery is Delivery.CHANNEL  # type: ignore[union-attr]
+    assert parse_command("cohort create hires").delivery is None  # type: ignore[union-attr]  # the `cohort-private` setting decides
     assert parse_command("cohort set hires deliver:channel") == SetCohort("hires", Delivery.CHANNEL)
     assert parse_command("cohort set hires delivery:DM") == SetCohort("hires", Delivery.DM)
 

@@ -17,6 +17,7 @@ from bot.db.models.roles import WorkspaceRole
 from bot.db.models.schedules import MemberFire, Schedule, ScheduleFire
 from bot.db.models.scores import ChannelScore, PeriodScore, UserScore
 from bot.db.models.seasons import Season
+from bot.db.models.settings import ChannelSetting, SettingChangeRow, WorkspaceSetting
 
 __all__ = [
     "NAMING",
@@ -26,6 +27,7 @@ __all__ = [
     "BigId",
     "Channel",
     "ChannelScore",
+    "ChannelSetting",
     "Cohort",
     "CohortMember",
     "MemberFire",
@@ -45,10 +47,12 @@ __all__ = [
     "ScheduleFire",
     "Season",
     "SeenDelivery",
+    "SettingChangeRow",
     "UTCDateTime",
     "User",
     "UserScore",
     "Workspace",
     "WorkspaceRole",
+    "WorkspaceSetting",
     "post_finish_time",
 ]

@@ -17,13 +17,15 @@ from bot.commands import (
     SetCohort,
     ShowCohort,
 )
-from bot.domain import UserRef
+from bot.domain import Delivery, UserRef
+from bot.domain.settings import SettingDefaults
 from bot.errors import NotAllowed
 from bot.ports import DirectMessages, PlatformError, PlatformRegistry
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
 from bot.service.facade import Context, Reply
 from bot.service.handlers.routing import ask_to_confirm, handles
+from bot.service.handlers.settings import effective_here
 from bot.service.uow import UnitOfWork
 from bot.wording import cohorts, confirmations
 
@@ -31,8 +33,19 @@ log = logging.getLogger(__name__)
 
 
 @handles(CreateCohort)
-async def create_cohort(command: CreateCohort, context: Context, uow: UnitOfWork, *, cohorts_: CohortService) -> Reply:
-    """`/quiz cohort create NAME ...`."""
+async def create_cohort(
+    command: CreateCohort,
+    context: Context,
+    uow: UnitOfWork,
+    *,
+    cohorts_: CohortService,
+    setting_defaults: SettingDefaults,
+) -> Reply:
+    """`/quiz cohort create NAME ...` (delivered as `deliver:` says, else as the channel's `cohort-private` setting)."""
+    delivery = command.delivery
+    if delivery is None:
+        here = await effective_here(uow, context.channel, setting_defaults)
+        delivery = Delivery.DM if here.cohort_private else Delivery.CHANNEL
     view = await cohorts_.create(
         uow,
         context.channel,
@@ -40,7 +53,7 @@ async def create_cohort(command: CreateCohort, context: Context, uow: UnitOfWork
         name=command.name,
         start=command.start,
         packs=list(command.packs),
-        delivery=command.delivery,
+        delivery=delivery,
     )
     await uow.commit()
     return Reply(cohorts.created_message(view))

@@ -10,24 +10,26 @@ from bot.clock import Clock
 from bot.commands import ListPacks, PostNow, Reveal, ShowHelp, ShowLeaderboard, ShowMe, ShowReport, help_message
 from bot.content import Catalog
 from bot.domain import PostSource
+from bot.domain.settings import NowPosters, SettingDefaults
 from bot.domain.windows import Scope
 from bot.errors import NotAllowed, UnknownWorkspace
 from bot.service.facade import Context, Reply
 from bot.service.handlers.routing import RevealPost, handles, role_of
+from bot.service.handlers.settings import effective_here
 from bot.service.home import HomeReader
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
-from bot.wording import boards, cards, help, home, reports, roles
+from bot.wording import boards, cards, chat_settings, help, home, reports, roles
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
 class NowLimits:
-    """How often members may `/quiz now` in one channel (QUIZBOT_NOW_COOLDOWN_SECONDS, QUIZBOT_NOW_OPEN_LIMIT; 0 is
-    off); leads and admins are exempt."""
+    """How often members may `/quiz now` in one channel (the channel's `now-cooldown` and `now-limit` settings, by
+    default QUIZBOT_NOW_COOLDOWN_SECONDS, QUIZBOT_NOW_OPEN_LIMIT; 0 is off); leads and admins are exempt."""
 
     cooldown: timedelta = timedelta(0)
     open_limit: int = 0
@@ -35,22 +37,37 @@ class NowLimits:
 
 @handles(PostNow)
 async def post_now(
-    command: PostNow, context: Context, uow: UnitOfWork, *, quiz: QuizService, clock: Clock, now_limits: NowLimits
+    command: PostNow,
+    context: Context,
+    uow: UnitOfWork,
+    *,
+    quiz: QuizService,
+    clock: Clock,
+    setting_defaults: SettingDefaults,
 ) -> Reply:
-    """`/quiz now [pack]`: post the channel's next question (publication is QuizService's own two steps), unless a
-    member is within the channel's cooldown or its limit of open on-demand questions."""
-    if now_limits.cooldown or now_limits.open_limit:
-        await _check_now_limits(context, uow, now_limits, clock.now())
-        await uow.commit()  # ends this unit's read: SQLite's publication below must not wait on its shared lock
+    """`/quiz now [pack]`: post the channel's next question (publication is QuizService's own two steps), unless the
+    channel's settings keep it for leads, or a member is within the channel's cooldown or its limit of open
+    on-demand questions. The question closes after the channel's `close-after`, if it sets one."""
+    here = await effective_here(uow, context.channel, setting_defaults)
+    now = clock.now()
+    limits = NowLimits(here.now_cooldown, here.now_limit)
+    if here.now_posters is NowPosters.LEADS or limits.cooldown or limits.open_limit:
+        await _check_now_limits(context, uow, limits, now, leads_only=here.now_posters is NowPosters.LEADS)
+    await uow.commit()  # ends this unit's read: SQLite's publication below must not wait on its shared lock
+    closes_at = now + here.close_after if here.close_after is not None else None
     posted = await quiz.post_question(
-        context.channel, pack_id=command.pack, source=PostSource.COMMAND, posted_by=context.user
+        context.channel, pack_id=command.pack, source=PostSource.COMMAND, posted_by=context.user, closes_at=closes_at
     )
     return Reply(cards.posted_message(posted.card), quiet=True)
 
 
-async def _check_now_limits(context: Context, uow: UnitOfWork, limits: NowLimits, now: datetime) -> None:
+async def _check_now_limits(
+    context: Context, uow: UnitOfWork, limits: NowLimits, now: datetime, *, leads_only: bool = False
+) -> None:
     if await role_of(context, uow) is not None:
         return
+    if leads_only:
+        raise NotAllowed(chat_settings.now_leads_only())
     on_demand = await uow.posts.on_demand(context.channel)
     if limits.open_limit and on_demand.open >= limits.open_limit:
         raise NotAllowed(roles.now_too_many(limits.open_limit))

@@ -14,13 +14,14 @@ from bot.commands import Command, DeleteCohort, EndSeason, RemoveSchedule
 from bot.commandspec import Permission
 from bot.domain import PostSource, QuestionCard
 from bot.domain.roles import Role
+from bot.domain.settings import RevealPolicy, SettingDefaults, resolve
 from bot.errors import NotAllowed
 from bot.ports import Message
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
 from bot.service.facade import Context, Reply
 from bot.service.uow import UnitOfWork
-from bot.wording import cohorts, commands, roles
+from bot.wording import chat_settings, cohorts, commands, roles
 from bot.wording.errors import admins_only
 
 Handler = Callable[[Any, Context, UnitOfWork], Awaitable[Reply]]
@@ -75,25 +76,34 @@ async def check_permission(route: Route, command: Command, context: Context, uow
     what = commands.action_words(route.action)
     if route.permission is Permission.ADMIN:
         raise NotAllowed(admins_only(what))
+    if route.permission is Permission.POSTER_OR_LEAD:
+        await _check_poster(context, uow, lead=role is Role.LEAD)
+        return
     if role is Role.LEAD:
         return
     if route.permission is Permission.LEAD:
         raise NotAllowed(roles.leads_only(what))
-    if route.permission is Permission.POSTER_OR_LEAD:
-        await _check_poster(context, uow)
-        return
     cohort = await CohortService.find(uow, context.channel, getattr(command, "name", ""))
     if cohort.created_by != await uow.places.user_id(context.user, clock.now()):
         raise NotAllowed(cohorts.not_allowed(cohort.name, what))
 
 
-async def _check_poster(context: Context, uow: UnitOfWork) -> None:
-    """A member may reveal the channel's current question only if they posted it on demand; a scheduled or cohort
-    question is revealed by its schedule (or early by a lead or admin). No open question: the handler says so."""
+async def _check_poster(context: Context, uow: UnitOfWork, *, lead: bool) -> None:
+    """Who may reveal the channel's current question, by the channel's `reveal` setting (`/quiz settings`):
+    `leads` (the default): a scheduled or cohort question is revealed by its schedule, or early by a lead; an
+    on-demand one by whoever posted it, or a lead. `schedule`: a scheduled or cohort question by its schedule only
+    (leads too wait). `anyone`: anyone, any question. No open question: the handler says so."""
+    policy = resolve(SettingDefaults(), await uow.settings.overrides(context.channel)).reveal
+    if policy is RevealPolicy.ANYONE or (lead and policy is RevealPolicy.LEADS):
+        return
     post_id = await uow.posts.newest_open(context.channel)
     if post_id is None:
         return
     origin = await uow.posts.poster(post_id)
+    if origin.source is not PostSource.COMMAND and policy is RevealPolicy.SCHEDULE:
+        raise NotAllowed(chat_settings.reveal_by_schedule_only())
+    if lead:
+        return
     if origin.source is PostSource.COHORT:
         raise NotAllowed(roles.cohort_reveal_refused())
     if origin.source is not PostSource.COMMAND:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from bot.clock import Clock
 from bot.commands import (
     AddCohortSchedule,
@@ -12,9 +14,11 @@ from bot.commands import (
     RemoveSchedule,
     ResumeSchedule,
 )
+from bot.domain.settings import SettingDefaults, SettingKey, Source
 from bot.service.confirmations import Confirmations
 from bot.service.facade import Context, Reply
 from bot.service.handlers.routing import ask_to_confirm, handles
+from bot.service.handlers.settings import effective_here
 from bot.service.schedules import ScheduleService
 from bot.service.uow import UnitOfWork
 from bot.wording import confirmations, schedules
@@ -22,9 +26,21 @@ from bot.wording import confirmations, schedules
 
 @handles(AddSchedule, AddCohortSchedule)
 async def add_schedule(
-    command: AddSchedule | AddCohortSchedule, context: Context, uow: UnitOfWork, *, schedules_: ScheduleService
+    command: AddSchedule | AddCohortSchedule,
+    context: Context,
+    uow: UnitOfWork,
+    *,
+    schedules_: ScheduleService,
+    setting_defaults: SettingDefaults,
 ) -> Reply:
-    """`/quiz schedule add ...`, of packs or of a cohort's curriculum (the channel sees it)."""
+    """`/quiz schedule add ...`, of packs or of a cohort's curriculum (the channel sees it). Without `tz:` or
+    `close:`, the channel's `timezone` and `close-after` settings apply (`/quiz settings`) when it or its workspace
+    sets them."""
+    here = await effective_here(uow, context.channel, setting_defaults)
+    if command.timezone is None and here.sources[SettingKey.TIMEZONE] is not Source.DEFAULT:
+        command = dataclasses.replace(command, timezone=here.timezone)
+    if command.close_after is None and here.close_after is not None:
+        command = dataclasses.replace(command, close_after=here.close_after)
     view, upcoming = await schedules_.add(uow, command, channel=context.channel, user=context.user)
     await uow.commit()
     return Reply(schedules.added(view, upcoming), private=False)
