@@ -329,7 +329,7 @@ def _answer_row(click: _Click, post: ClickedPost, user_row: int) -> dict[str, An
         "channel_id": post.channel_id,
         "choice_index": click.choice_index,
         "is_correct": correct,
-        "points": points_for(correct=correct, latency=latency, window=window),
+        "points": points_for(correct=correct, latency=latency, window=window, speed=post.speed_points),
         "answered_at": click.at,
         "latency_ms": max(0, int(latency.total_seconds() * 1000)),
     }

@@ -12,8 +12,20 @@ from typing import Any, NamedTuple
 from sqlalchemy import select, tuple_, update
 from sqlalchemy.orm import aliased
 
-from bot.db.models import Answer, Channel, Post, PostRecipient, PostSnapshot, QuestionVersion, User, Workspace
+from bot.db.models import (
+    Answer,
+    Channel,
+    ChannelSetting,
+    Post,
+    PostRecipient,
+    PostSnapshot,
+    QuestionVersion,
+    User,
+    Workspace,
+    WorkspaceSetting,
+)
 from bot.domain import ChannelRef
+from bot.domain.settings import OFF, ON, SettingKey
 from bot.service.repositories.base import Repository
 from bot.service.repositories.directory import insert_for, insert_ignoring_conflict
 from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
@@ -41,6 +53,8 @@ class ClickedPost(NamedTuple):
     """Its workspace's timezone, which the period rollups start their weeks and months in."""
     recipient: str | None
     """The platform user id of the one person a privately delivered post was sent to (None: a channel's post)."""
+    speed_points: bool = True
+    """A correct answer earns more the faster it is (the channel's `speed-points` setting, `/quiz settings`)."""
 
 
 class KnownUser(NamedTuple):
@@ -74,13 +88,21 @@ class Answers(Repository):
             *CHANNEL_REF_COLUMNS,
             Workspace.timezone,
             Workspace.enterprise_id,
+            ChannelSetting.value.label("channel_speed"),
+            WorkspaceSetting.value.label("workspace_speed"),
         )
+        speed = SettingKey.SPEED_POINTS.value
         rows = await self._session.execute(
             joined_to_channel(columns, Post.channel_id)
             .join(PostSnapshot, PostSnapshot.post_id == Post.id)
             .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
             .outerjoin(PostRecipient, PostRecipient.post_id == Post.id)
             .outerjoin(_Recipient, _Recipient.id == PostRecipient.user_id)
+            .outerjoin(ChannelSetting, (ChannelSetting.channel_id == Post.channel_id) & (ChannelSetting.key == speed))
+            .outerjoin(
+                WorkspaceSetting,
+                (WorkspaceSetting.workspace_id == Channel.workspace_id) & (WorkspaceSetting.key == speed),
+            )
             .where(Post.id.in_(post_ids))
         )
         return {
@@ -98,6 +120,7 @@ class Answers(Repository):
                 place=replace(channel_ref_of(row), enterprise_id=row.enterprise_id),
                 timezone=row.timezone or "UTC",
                 recipient=row.recipient,
+                speed_points=(row.channel_speed or row.workspace_speed or ON) != OFF,
             )
             for row in rows
         }
