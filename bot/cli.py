@@ -114,6 +114,16 @@ async def _open_existing(settings: Settings) -> Database:
     return db
 
 
+def _workspace_arg(text: str | None) -> tuple[str, str] | None:
+    """`--workspace PLATFORM:ID` as (platform, id), or None when not given."""
+    if text is None:
+        return None
+    platform, sep, workspace = text.partition(":")
+    if not sep or not platform.strip() or not workspace.strip():
+        raise QuizError(words.not_a_workspace(text))
+    return platform.strip(), workspace.strip()
+
+
 async def _export(
     settings: Settings, fmt: str, since: datetime | None, out: Path | None, force: bool, *, as_json: bool = False
 ) -> int:
@@ -303,7 +313,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             except ConfigError as exc:
                 return print_findings([Finding("fail", "settings", str(exc), words.settings_fix())], as_json=args.json)
             configure_logging(settings.effective_log_level(), settings.log_format)
-            return asyncio.run(doctor(settings, online=args.online, as_json=args.json))
+            return asyncio.run(
+                doctor(settings, online=args.online, as_json=args.json, workspace=_workspace_arg(args.workspace))
+            )
         settings = _settings()
         configure_logging(settings.effective_log_level(), settings.log_format)
         if args.command == "db":

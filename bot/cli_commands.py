@@ -95,11 +95,13 @@ def _counting_migrations(on_step: Callable[[], None]) -> Iterator[None]:
         logger.propagate = propagate
 
 
-async def doctor(settings: Settings, *, online: bool, as_json: bool = False) -> int:
+async def doctor(
+    settings: Settings, *, online: bool, as_json: bool = False, workspace: tuple[str, str] | None = None
+) -> int:
     """`quizbot doctor`: each finding on a line, then the count of problems (or all of it as JSON); 1 if any."""
     from bot.ops.doctor import diagnose
 
-    return print_findings(await diagnose(settings, online=online), as_json=as_json)
+    return print_findings(await diagnose(settings, online=online, workspace=workspace), as_json=as_json)
 
 
 def print_findings(findings: Sequence[Finding], *, as_json: bool) -> int:

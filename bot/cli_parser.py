@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = commands.add_parser("doctor", help=words.help_for("doctor"))
     doctor.add_argument("--online", action="store_true", help=words.help_for("doctor", "--online"))
     doctor.add_argument("--json", action="store_true", help=words.help_for("--json"))
+    doctor.add_argument("--workspace", metavar="PLATFORM:ID", help=words.help_for("doctor", "--workspace"))
     health = commands.add_parser("healthcheck", help=words.help_for("healthcheck"))
     health.add_argument("--url", help=words.help_for("healthcheck", "--url"))
 

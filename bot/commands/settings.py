@@ -212,7 +212,7 @@ SETTINGS_ACTIONS: tuple[CommandSpec, ...] = (
         (Access(ShowSettings),),
         words.DESCRIBE_SHOW,
         _parse_show,
-        lambda scope: ShowSettings(_scope_word(scope) if scope else None),
+        ShowSettings,
         options=(Option("scope", words.OPTION_SCOPE, _scope_word, choices=_scope_choices),),
         aliases=("view", "list"),
         example=Example("settings show channel", {"scope": "channel"}),

@@ -16,8 +16,11 @@ from bot.content.loader import validate_paths
 from bot.db import Database
 from bot.db.migrate import current_revision, head_revision
 from bot.db.problems import explain, masked_url, require_existing
+from bot.domain.settings import FROM_ENVIRONMENT, KEYS, SettingDefaults
 from bot.errors import DatabaseNotReady
 from bot.plugins import Finding, failed_finding, installed_plugins
+from bot.service.repositories.settings import settings_census
+from bot.wording import chat_settings as chat_words
 from bot.wording import clock as clock_words
 from bot.wording import database as database_words
 from bot.wording import operator as operator_words
@@ -102,8 +105,51 @@ async def _database_findings(settings: Settings) -> list[Finding]:
     return findings
 
 
-async def diagnose(settings: Settings, *, online: bool = False) -> list[Finding]:
-    """Run every check (with `online`, ask the platforms too); nothing is changed."""
+def setting_defaults(settings: Settings) -> SettingDefaults:
+    """The defaults under the settings changed in chat, from the environment."""
+    return SettingDefaults.of(
+        timezone=settings.timezone,
+        now_cooldown_seconds=settings.now_cooldown_seconds,
+        now_open_limit=settings.now_open_limit,
+    )
+
+
+async def _chat_settings_findings(settings: Settings, workspace: tuple[str, str] | None) -> list[Finding]:
+    """Each setting changed in chat (`/quiz settings`): its environment default and how many workspaces and channels
+    set their own; with `workspace`, the value that workspace has and where it comes from, and what each of its
+    channels sets. Only on a database at the newest schema (the migrations' finding says otherwise)."""
+    defaults = setting_defaults(settings)
+    db = Database.from_url(settings.database_url, timeouts=settings.database_timeouts())
+    try:
+        if await current_revision(db) != head_revision():
+            return []
+        census = await settings_census(db, workspace)
+    except Exception:  # the database's findings already say what is wrong with it
+        return []
+    finally:
+        await db.dispose()
+    if workspace is not None and census.workspace is None:
+        return [Finding("warn", "chat settings", chat_words.doctor_no_workspace(*workspace))]
+    findings = []
+    for key in KEYS:
+        default = defaults.values[key]
+        if census.workspace is None:
+            detail = chat_words.doctor_setting(
+                key, default, FROM_ENVIRONMENT.get(key), census.workspaces[key], census.channels[key]
+            )
+        else:
+            own = census.workspace.workspace.get(key)
+            channels = {channel: values[key] for channel, values in census.channel_values.items() if key in values}
+            detail = chat_words.doctor_workspace_setting(key, default, FROM_ENVIRONMENT.get(key), own, channels)
+        findings.append(Finding("ok", "chat settings", detail))
+    return findings
+
+
+async def diagnose(
+    settings: Settings, *, online: bool = False, workspace: tuple[str, str] | None = None
+) -> list[Finding]:
+    """Run every check (with `online`, ask the platforms too; with `workspace` (platform, id), say where each of its
+    settings comes from); nothing is changed."""
     findings = [Finding("ok", "settings", operator_words.doctor_adapters(settings.enabled_adapters()))]
     findings.extend(
         Finding("warn", "settings", warning, operator_words.doctor_unknown_variable_fix())
@@ -121,6 +167,7 @@ async def diagnose(settings: Settings, *, online: bool = False) -> list[Finding]
             Finding("ok", "content", operator_words.doctor_content_ok(len(packs), total, settings.content_dir))
         )
     findings.extend(await _database_findings(settings))
+    findings.extend(await _chat_settings_findings(settings, workspace))
     findings.extend(_adapter_findings(settings))
     findings.extend(await _clock_findings(settings))
     if online:

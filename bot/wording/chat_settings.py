@@ -20,7 +20,7 @@ from bot.domain.settings import (
     Source,
 )
 from bot.ports import Message
-from bot.wording.i18n import echo
+from bot.wording.i18n import echo, plural
 from bot.wording.i18n import translate as _
 from bot.wording.times import duration
 
@@ -310,4 +310,51 @@ def reveal_by_schedule_only() -> str:
     """An early reveal of a scheduled or cohort question where `reveal` is `schedule`."""
     return _(
         "This question is revealed by its schedule only (setting `reveal` is `schedule`); an admin can still reveal it."
+    )
+
+
+# --- quizbot doctor ---------------------------------------------------------------------------------------------
+
+
+def _default_words(key: SettingKey, default: str, variable: str | None) -> str:
+    if variable is None:
+        return _("default {value}", value=value_words(key, default))
+    return _("default {value} ({variable})", value=value_words(key, default), variable=variable)
+
+
+def doctor_setting(key: SettingKey, default: str, variable: str | None, workspaces: int, channels: int) -> str:
+    """`quizbot doctor`: one setting's default and how many workspaces and channels set their own."""
+    return _(
+        "{key}: {default}; set by {workspaces} and {channels}",
+        key=key.value,
+        default=_default_words(key, default, variable),
+        workspaces=plural(workspaces, "workspace"),
+        channels=plural(channels, "channel"),
+    )
+
+
+def doctor_workspace_setting(
+    key: SettingKey, default: str, variable: str | None, own: str | None, channels: Mapping[str, str]
+) -> str:
+    """`quizbot doctor --workspace`: one setting's value in the workspace, where it comes from, and the channels
+    that set their own."""
+    if own is None and variable is None:
+        where = _("{value} (default)", value=value_words(key, default))
+    elif own is None:
+        where = _("{value} (default, {variable})", value=value_words(key, default), variable=variable)
+    else:
+        where = _("{value} (set for the workspace)", value=value_words(key, own))
+    if not channels:
+        return _("{key}: {where}", key=key.value, where=where)
+    listed = ", ".join(f"{channel} {value_words(key, value)}" for channel, value in channels.items())
+    return _("{key}: {where}; channels that set their own: {listed}", key=key.value, where=where, listed=listed)
+
+
+def doctor_no_workspace(platform: str, workspace: str) -> str:
+    """`quizbot doctor --workspace` naming a workspace the database has never seen."""
+    return _(
+        "no workspace {workspace} on {platform} in the database: it has not used the bot yet, so every setting is "
+        "its default",
+        platform=platform,
+        workspace=workspace,
     )

@@ -26,6 +26,7 @@ HELP: Mapping[str, str] = {
     "content flags --workspace": "the platform's workspace id (default: every one)",
     "doctor": "check settings, database, migrations, content and tokens",
     "doctor --online": "also ask each platform about the tokens: scopes, intents, permissions",
+    "doctor --workspace": "say where each chat setting of this workspace comes from (e.g. slack:T0123, console:local)",
     "healthcheck": "exit 0 if the running bot's /healthz says healthy",
     "healthcheck --url": "default: http://127.0.0.1:$QUIZBOT_HTTP_PORT/healthz",
     "export": "export answers, posts and leaderboards",
@@ -59,6 +60,11 @@ def help_for(command: str, option: str = "") -> str:
     """The help text of a command (`export`, `db upgrade`) or of one of its options or arguments (`export`,
     `--since`)."""
     return _(HELP[f"{command} {option}" if option else command])
+
+
+def not_a_workspace(text: str) -> str:
+    """`doctor --workspace` that is not PLATFORM:ID."""
+    return _("{text!r} is not a workspace: write PLATFORM:ID, e.g. slack:T0123 or console:local", text=text)
 
 
 def not_a_date(text: str) -> str:

@@ -14,6 +14,8 @@ from bot.config import Settings
 from bot.db.models import Cohort, Post
 from bot.domain import ChannelRef, PostSource
 from bot.domain.forms import FormKind
+from bot.domain.settings import SettingKey
+from bot.ops.doctor import diagnose
 from bot.runtime import Runtime
 from bot.service.facade import Context, Invocation, Reply
 from tests.conftest import PATIENT_DATABASE, SEED_CONTENT, make_user
@@ -262,3 +264,35 @@ async def test_the_settings_form_opens_prefilled_and_refused_values_come_back_in
     assert not by_lead.ok and by_lead.message.title.startswith("Only workspace admins")
     history = await run(runtime, channel, "bob", "settings history")
     assert len(history.message.lines) == 4 and all(" lee: " in line for line in history.message.lines)
+
+
+async def test_doctor_shows_each_default_and_who_overrides_it(
+    runtime: Runtime, channel: ChannelRef, settings: Settings
+) -> None:
+    await lead(runtime, channel)
+    assert (await run(runtime, channel, "ada", "settings workspace now-cooldown 5m", admin=True)).ok
+    assert (await run(runtime, channel, "lee", "settings channel now-cooldown 90s")).ok
+    assert (await run(runtime, OTHER, "lee", "settings channel now-cooldown 2m")).ok
+    assert (await run(runtime, channel, "lee", "settings channel reveal schedule")).ok
+    findings = {f.detail.partition(":")[0]: f for f in await diagnose(settings) if f.subject == "chat settings"}
+    assert list(findings) == [key.value for key in SettingKey]
+    assert findings["now-cooldown"].detail == (
+        "now-cooldown: default 1 min (QUIZBOT_NOW_COOLDOWN_SECONDS); set by 1 workspace and 2 channels"
+    )
+    assert findings["timezone"].detail == (
+        "timezone: default America/New_York (QUIZBOT_TIMEZONE); set by 0 workspaces and 0 channels"
+    )
+    assert findings["reveal"].detail == "reveal: default leads; set by 0 workspaces and 1 channel"
+    assert all(f.level == "ok" for f in findings.values())
+    one = {
+        f.detail.partition(":")[0]: f.detail
+        for f in await diagnose(settings, workspace=("fake", "W1"))
+        if f.subject == "chat settings"
+    }
+    assert one["now-cooldown"] == (
+        "now-cooldown: 5 min (set for the workspace); channels that set their own: C1 1 min 30 s, C2 2 min"
+    )
+    assert one["now-limit"] == "now-limit: no limit (default, QUIZBOT_NOW_OPEN_LIMIT)"
+    assert one["reveal"] == "reveal: leads (default); channels that set their own: C1 schedule"
+    [unknown] = [f for f in await diagnose(settings, workspace=("fake", "W9")) if f.subject == "chat settings"]
+    assert unknown.level == "warn" and unknown.detail.startswith("no workspace W9 on fake in the database")
