@@ -40,8 +40,8 @@ COMMANDS: dict[str, CommandWords] = {
         (
             "A pack can be named in any case, or by the start of its id when only one pack starts that way.",
             "`/quiz packs` lists the packs.",
-            "The operator may set a cooldown between questions in a channel and a limit of open ones "
-            "(QUIZBOT_NOW_COOLDOWN_SECONDS, QUIZBOT_NOW_OPEN_LIMIT); leads and admins are exempt.",
+            "A channel may have a cooldown between questions and a limit of open ones, and may keep `/quiz now` for "
+            "leads (`/quiz settings`); leads and admins are exempt.",
             "Example: `/quiz now data-parallelism`",
         ),
     ),
