@@ -18,7 +18,9 @@ from bot.domain.settings import SettingKey
 from bot.ops.doctor import diagnose
 from bot.runtime import Runtime
 from bot.service.facade import Context, Invocation, Reply
+from bot.wording import use_translator
 from tests.conftest import PATIENT_DATABASE, SEED_CONTENT, make_user
+from tests.integration.test_wording_coverage import shout, untranslated
 from tests.scoring_helpers import answer, post
 
 OTHER = ChannelRef("fake", "W1", "C2")
@@ -296,3 +298,29 @@ async def test_doctor_shows_each_default_and_who_overrides_it(
     assert one["reveal"] == "reveal: leads (default); channels that set their own: C1 schedule"
     [unknown] = [f for f in await diagnose(settings, workspace=("fake", "W9")) if f.subject == "chat settings"]
     assert unknown.level == "warn" and unknown.detail.startswith("no workspace W9 on fake in the database")
+
+
+async def test_the_settings_words_go_through_the_translation_hook(runtime: Runtime, channel: ChannelRef) -> None:
+    use_translator(shout)
+    try:
+        replies = [
+            await run(runtime, channel, "ada", "settings channel reveal schedule", admin=True),
+            await run(runtime, channel, "ada", "settings workspace now-limit 3", admin=True),
+            await run(runtime, channel, "ada", "settings channel reveal default", admin=True),
+            await run(runtime, channel, "bob", "settings"),
+            await run(runtime, channel, "bob", "settings channel"),
+            await run(runtime, channel, "bob", "settings workspace"),
+            await run(runtime, channel, "bob", "settings history"),
+            await run(runtime, channel, "bob", "settings channel now-limit 2"),
+            await run(runtime, channel, "ada", "settings channel frob 2", admin=True),
+            await run(runtime, channel, "ada", "settings channel now-limit lots", admin=True),
+            await run(runtime, channel, "ada", "settings channel edit", admin=True),
+        ]
+    finally:
+        use_translator(None)
+    keys = {f"`{key.value}`" for key in SettingKey}
+    values = keys | {"schedule", "leads", "anyone", "on", "off", "en", "America/New_York", "ada", "<#C1>", "`frob`"}
+    values |= {"`lots`", "UTC", "channel", f"{runtime.clock.now():%Y-%m-%d %H:%M}", "/quiz settings channel edit"}
+    assert [reply.ok for reply in replies] == [True] * 7 + [False] * 3 + [True]
+    for reply in replies:
+        assert untranslated(reply, values) == [], reply.message.text
