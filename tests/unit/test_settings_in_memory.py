@@ -66,3 +66,12 @@ async def test_a_member_may_look_but_not_change(core: MemoryApp) -> None:
         context=Context(CHANNEL, MEMBER),
     )
     assert not form.ok and core.store.committed.channel_settings == {}
+
+
+async def test_a_form_value_for_no_field_of_the_page_is_shown_by_its_first_field(core: MemoryApp) -> None:
+    admin = Context(CHANNEL, ADMIN, is_admin=True)
+    values = {"reveal": "leads", "frob": "1"}
+    refused = await core.app.submit_form(kind=FormKind.SETTINGS, state="channel:2", values=values, context=admin)
+    assert refused.form is not None and list(refused.form.errors) == ["reveal"]
+    assert refused.form.errors["reveal"].startswith("`frob` is not a setting.")
+    assert core.store.committed.channel_settings == {}  # reveal was allowed, and still nothing was kept

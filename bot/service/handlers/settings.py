@@ -174,7 +174,13 @@ async def _change(
     if errors:
         page = _form_page(form)
         shown = settings_form(scope, page, defaults, await uow.settings.overrides(context.channel))
-        return Reply(words.form_refused(), ok=False, form=shown.with_values(dict(changes), errors))
+        fields = {field.key for field in shown.fields}
+        first = shown.fields[0].key  # a problem of no field of this page is shown by its first field
+        placed: dict[str, str] = {}
+        for word, problem in errors.items():
+            where = word if word in fields else first
+            placed[where] = f"{placed[where]} {problem}" if where in placed else problem
+        return Reply(words.form_refused(), ok=False, form=shown.with_values(dict(changes), placed))
     now, channel = clock.now(), context.channel
     workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
     channel_row = await uow.places.channel_id(channel, now) if scope is SettingScope.CHANNEL else None
