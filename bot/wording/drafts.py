@@ -285,3 +285,58 @@ def not_a_drafts_action(word: str, actions: Sequence[str]) -> str:
 def write_takes_one_pack() -> str:
     """`/quiz write` with more than one word."""
     return _("Name one pack, e.g. `/quiz write runbooks`, or none for `team`.")
+
+
+# --- the operator's command line (`quizbot content export|import --workspace`) -----------------------------------
+
+
+def cli_help_export_workspace() -> str:
+    """`content export --workspace`'s help."""
+    return _("export a workspace's own pack from the database (PACK is its name there), e.g. slack:T0123")
+
+
+def cli_help_import_workspace() -> str:
+    """`content import --workspace`'s help."""
+    return _("store the checked pack in a workspace's own packs in the database, e.g. slack:T0123")
+
+
+def cli_bad_workspace(text: str) -> str:
+    """A `--workspace` that is not PLATFORM:ID."""
+    return _("`{text}` is not a workspace: say PLATFORM:ID, e.g. `slack:T0123` or `console:local`.", text=echo(text))
+
+
+def cli_no_such_workspace(address: str, known: Sequence[str]) -> str:
+    """A `--workspace` the database has never seen."""
+    return _(
+        "The database has no workspace {address}. Workspaces: {known}.",
+        address=address,
+        known=", ".join(known) or _("none"),
+    )
+
+
+def cli_no_such_team_pack(slug: str, address: str, known: Sequence[str]) -> str:
+    """A pack name the workspace does not have."""
+    return _(
+        "Workspace {address} has no pack `{slug}`. Its packs: {known}.",
+        address=address,
+        slug=echo(slug),
+        known=", ".join(known) or _("none"),
+    )
+
+
+def cli_exported(path: str, fmt: str) -> str:
+    """A workspace pack written to a file."""
+    return _("Wrote {path} ({fmt}).", path=path, fmt=fmt)
+
+
+def cli_imported(slug: str, address: str, *, created: bool, added: int, changed: int, retired: int) -> str:
+    """A pack stored in a workspace."""
+    return _(
+        "{done} pack `{slug}` in {address}: {added} new, {changed} changed, {retired} retired.",
+        done=_("Created") if created else _("Updated"),
+        slug=slug,
+        address=address,
+        added=plural(added, "question"),
+        changed=changed,
+        retired=retired,
+    )
