@@ -204,9 +204,9 @@ def unknown_draft(draft_id: int) -> str:
     return _("There is no draft {id} here; `/quiz drafts` lists the ones waiting.", id=draft_id)
 
 
-def already_decided(draft_id: int, status: str, by: str | None) -> str:
+def already_decided(draft_id: int, status: str, by: str) -> str:
     """A draft that was approved or rejected before."""
-    return _("Draft {id} was already {status} by {by}; nothing changed.", id=draft_id, status=status, by=by or "?")
+    return _("Draft {id} was already {status} by {by}; nothing changed.", id=draft_id, status=status, by=by)
 
 
 def status_word(status: str) -> str:
@@ -340,3 +340,8 @@ def cli_imported(slug: str, address: str, *, created: bool, added: int, changed:
         changed=changed,
         retired=retired,
     )
+
+
+def decided_meanwhile(draft_id: int) -> str:
+    """A draft another lead decided at the same moment."""
+    return _("Draft {id} was decided by another lead just now; nothing changed.", id=draft_id)
