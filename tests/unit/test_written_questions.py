@@ -179,3 +179,16 @@ async def test_write_queue_edit_reject_and_approve_in_memory(core: MemoryApp) ->
     listed = await typed(core, ANN, "packs")
     assert listed.message.lines[-1] == "team — Our team questions (1 question, your team's)"
     assert (await typed(core, LEAD, "drafts")).message.lines == ("No drafts are waiting for review.",)
+
+
+def test_a_content_folder_pack_exports_as_yaml_that_loads_back_the_same(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.cli import main
+    from bot.content.loader import parse_pack_model
+
+    monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(SEED_CONTENT))
+    pack = CATALOG.packs[0]
+    assert main(["content", "export", pack.id, "--format", "yaml"]) == 0
+    again = parse_pack_model(capsys.readouterr().out, source="stdout").to_domain()
+    assert again == pack
