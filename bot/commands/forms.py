@@ -35,3 +35,5 @@ def _settings_form(state: str, values: Mapping[str, str]) -> Command:
 
 
 FORM_COMMANDS[FormKind.SETTINGS] = _settings_form
+# Registered where their commands are declared (imported with bot.commands): the write and edit forms and the
+# review queue's Approve, Edit and Reject buttons, in bot/commands/drafts.py.

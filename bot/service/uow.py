@@ -47,9 +47,11 @@ from bot.service.repositories import (
     Seasons,
 )
 from bot.service.repositories.directory import Directory
+from bot.service.repositories.drafts import Drafts
 from bot.service.repositories.schedule_listing import ScheduleListing
 from bot.service.repositories.schedules import Schedules
 from bot.service.repositories.settings import SettingsStore
+from bot.service.repositories.workspace_packs import WorkspacePacks
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +76,8 @@ class UnitOfWork:
     deadlines: Deadlines
     roles: Roles
     settings: SettingsStore
+    workspace_packs: WorkspacePacks
+    drafts: Drafts
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -103,6 +107,8 @@ class UnitOfWork:
         self.schedule_listing = ScheduleListing(self.session)
         self.roles = Roles(self.session)
         self.settings = SettingsStore(self.session)
+        self.workspace_packs = WorkspacePacks(self.session)
+        self.drafts = Drafts(self.session)
         try:
             await self.session.begin()
         except Exception as exc:

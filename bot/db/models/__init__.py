@@ -18,6 +18,7 @@ from bot.db.models.schedules import MemberFire, Schedule, ScheduleFire
 from bot.db.models.scores import ChannelScore, PeriodScore, UserScore
 from bot.db.models.seasons import Season
 from bot.db.models.settings import ChannelSetting, SettingChangeRow, WorkspaceSetting
+from bot.db.models.workspace_packs import DraftRow, WorkspacePackRow
 
 __all__ = [
     "NAMING",
@@ -30,6 +31,7 @@ __all__ = [
     "ChannelSetting",
     "Cohort",
     "CohortMember",
+    "DraftRow",
     "MemberFire",
     "PackRow",
     "PendingConfirmation",
@@ -52,6 +54,7 @@ __all__ = [
     "User",
     "UserScore",
     "Workspace",
+    "WorkspacePackRow",
     "WorkspaceRole",
     "WorkspaceSetting",
     "post_finish_time",
