@@ -11,6 +11,7 @@ import threading
 from dataclasses import replace
 from typing import TextIO
 
+from adapters.console.forms import CANCEL, FormSession
 from adapters.console.settings import ConsoleSettings
 from adapters.text_safety import CodeBlock, code_segments
 from bot.commands import ShowHelp, parse_command
@@ -18,9 +19,10 @@ from bot.domain import AnswerResult, ChannelRef, Image, QuestionCard, UserRef
 from bot.domain.views import ConfirmationRequest
 from bot.errors import CommandError, ConfigError
 from bot.plugins import installed_plugins
-from bot.ports import UNLIMITED, Message, PlatformError
+from bot.ports import UNLIMITED, Action, ActionKind, Message, PlatformError
 from bot.service.facade import AdapterHost, Context, Invocation, Reply, error_reply
 from bot.wording import console as words
+from bot.wording import forms as form_words
 from bot.wording.answers import answer_message
 from bot.wording.cards import CHOICE_MARKS, card_about, card_footer, reveal_lines
 from bot.wording.confirmations import terminal_question
@@ -87,6 +89,10 @@ class ConsoleAdapter:
         """Questions printed in this session and not yet closed, oldest first: a bare number answers the newest."""
         self._pending: ConfirmationRequest | None = None
         """A destructive command's question awaiting `y` (anything else cancels it): the next line answers it."""
+        self._form: FormSession | None = None
+        """A form being filled in (adapters/console/forms.py): the next lines answer its fields."""
+        self._buttons: tuple[Action, ...] = ()
+        """The last page's buttons, numbered from 1 for `/press N`."""
 
     # --- the platform port -------------------------------------------------------------------------
 
@@ -158,7 +164,7 @@ class ConsoleAdapter:
             self._print(words.intro())
         lines = self._start_reader()
         while not self.runtime.stopping.is_set():
-            if self.interactive and self._pending is None:  # a y/N question is its own prompt
+            if self.interactive and self._pending is None and self._form is None:  # these ask their own question
                 self.stdout.write(f"{self.user.display_name}> ")
                 self.stdout.flush()
             read = asyncio.ensure_future(lines.get())
@@ -169,6 +175,14 @@ class ConsoleAdapter:
                 read.cancel()
                 break
             line = read.result()
+            if line is None and self._form is not None:  # Ctrl-D leaves the form (and, piped, the input is over)
+                self._cancel_form()
+                if self.interactive:
+                    continue
+                break
+            if self._form is not None and line is not None:
+                await self._form_line(line.rstrip("\r\n"))  # a field's own spaces are kept
+                continue
             if line is None and not greeted and self._fallback():
                 self.close()
                 raise ConfigError(words.nothing_to_read(_platform_settings()))
@@ -197,8 +211,15 @@ class ConsoleAdapter:
 
         def read_lines() -> None:
             try:
-                for line in iter(self.stdin.readline, ""):
-                    loop.call_soon_threadsafe(queue.put_nowait, line)
+                while True:
+                    line = self.stdin.readline()
+                    if line:
+                        loop.call_soon_threadsafe(queue.put_nowait, line)
+                        continue
+                    if not (self.interactive and self._form is not None):
+                        break
+                    # Ctrl-D at a terminal while a form is asked: it leaves the form, and the terminal reads on.
+                    loop.call_soon_threadsafe(queue.put_nowait, None)
             except (OSError, ValueError):
                 pass
             finally:
@@ -210,6 +231,9 @@ class ConsoleAdapter:
 
     async def handle_line(self, line: str) -> bool:
         """Act on one line of input; returns False when the user asked to leave."""
+        if self._form is not None:
+            await self._form_line(line)
+            return True
         if self._pending is not None:
             await self._confirm(line)
             return True
@@ -239,8 +263,74 @@ class ConsoleAdapter:
         if line.isdigit():
             await self._answer(int(line))
             return True
+        if line == "/press" or line.startswith("/press "):
+            await self._press(line[6:].strip())
+            return True
         self._print(words.what_to_type())
         return True
+
+    # --- forms and page buttons (adapters/console/forms.py) -------------------------------------------
+
+    def _open_form(self, session: FormSession) -> None:
+        self._form = session
+        if not session.form.errors:
+            multiline = any(f.multiline for f in session.ask)
+            self._print(*form_words.terminal_form_intro(session.form.title, multiline))
+        self._ask()
+
+    def _ask(self) -> None:
+        """Show the current field's question (in piped input it is printed with the answer, when that comes)."""
+        if self.interactive and self._form is not None:
+            self.stdout.write(self._form.prompt())
+            self.stdout.flush()
+
+    def _cancel_form(self) -> None:
+        self._form = None
+        self._print(form_words.terminal_cancelled())
+
+    async def _form_line(self, line: str) -> None:
+        """One line typed while a form is asked: the current field's answer, or /cancel."""
+        session = self._form
+        assert session is not None
+        if not self.interactive:
+            self._print(session.prompt() + line)
+        if line.strip() == CANCEL:
+            self._cancel_form()
+            return
+        problem = session.feed(line)
+        if problem is not None:
+            self._print(problem)
+        if not session.done:
+            self._ask()
+            return
+        self._form = None
+        reply = await self.runtime.app.submit_form(
+            kind=session.form.kind,
+            state=session.form.state,
+            values=session.values,
+            context=Context(self.channel, self.user, is_admin=self._is_admin()),
+        )
+        form = reply.form
+        if form is not None and form.errors:
+            self._print(*form_words.problems(form).text.split("\n"), form_words.terminal_ask_again())
+            kept = FormSession.start(form)
+            kept.values = {**session.values, **{f.key: f.value for f in form.fields if f.key in form.errors}}
+            self._open_form(kept)
+            return
+        self._show_reply(reply)
+
+    async def _press(self, number: str) -> None:
+        """`/press N`: the N-th button of the last page shown, run through the core as a click."""
+        if not number.isdigit() or not 1 <= int(number) <= len(self._buttons):
+            self._print(form_words.terminal_no_button(len(self._buttons)))
+            return
+        action = self._buttons[int(number) - 1]
+        reply = await self.runtime.app.act(
+            action=action.kind,
+            value=action.value,
+            context=Context(self.channel, self.user, is_admin=self._is_admin()),
+        )
+        self._show_reply(reply)
 
     def _is_admin(self) -> bool:
         """Everyone at the terminal is an admin, unless QUIZBOT_CONSOLE_ADMINS names who is."""
@@ -287,6 +377,16 @@ class ConsoleAdapter:
         if reply.quiet:
             return
         self._print(reply.message.title, *(f"  {line}" for line in reply.message.lines))
+        if reply.form is not None:
+            if reply.form.errors:
+                self._print(*form_words.problems(reply.form).text.split("\n"))
+            self._open_form(FormSession.start(reply.form))
+            return
+        buttons = tuple(a for a in (reply.page.actions if reply.page else ()) if a.kind is not ActionKind.START_REVIEW)
+        if buttons:
+            self._buttons = buttons
+            lines = [form_words.terminal_button(n, a.label) for n, a in enumerate(buttons, start=1)]
+            self._print(form_words.terminal_buttons(len(buttons)), *lines)
         if reply.confirm is not None:
             self._pending = reply.confirm
             self.stdout.write(terminal_question(reply.confirm.confirm_label))

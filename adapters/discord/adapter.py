@@ -20,6 +20,7 @@ from typing import Any
 import discord
 
 from adapters.discord.cards import CardFiles
+from adapters.discord.forms import FormStore
 from adapters.discord.gateway import QuizClient, intents, invite_permissions
 from adapters.discord.interactions import OUT_OF_SYNC, DiscordInteractions
 from adapters.discord.platform import PLATFORM
@@ -43,6 +44,7 @@ class DiscordAdapter(DiscordInteractions):
     def __init__(self, runtime: AdapterHost, *, defer_after: float | None = None) -> None:
         self.runtime = runtime
         self._answering: set[asyncio.Task[Any]] = set()  # interactions being answered, drained at stop
+        self.forms = FormStore()  # refused forms kept for their "Fix it" button (adapters/discord/forms.py)
         settings = self.settings = DiscordSettings.of(runtime.settings)
         self.defer_after = settings.discord_ack_deadline if defer_after is None else defer_after
         options: dict[str, Any] = {}

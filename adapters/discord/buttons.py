@@ -25,6 +25,7 @@ from adapters.discord.custom_ids import (
     confirm_custom_id,
     flag_custom_id,
 )
+from adapters.discord.forms import action_buttons
 from adapters.text_safety import plain
 from bot.domain import QuestionCard
 from bot.domain.views import ConfirmationRequest
@@ -231,11 +232,15 @@ class ReviewButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], t
 
 
 def page_view(page: Page) -> discord.ui.View | None:
-    """The buttons under a page (the review button of the home), or None when it has none."""
+    """The buttons under a page (the review button of the home; a page's other buttons, adapters/discord/forms.py),
+    or None when it has none."""
     if not page.actions:
         return None
     view = discord.ui.View(timeout=None)
-    for action in page.actions:
-        if action.kind is ActionKind.START_REVIEW:
-            view.add_item(ReviewButton(label=action.label))
+    reviews = [action for action in page.actions if action.kind is ActionKind.START_REVIEW]
+    for action in reviews:
+        view.add_item(ReviewButton(label=action.label))
+    others = tuple(action for action in page.actions if action.kind is not ActionKind.START_REVIEW)
+    for button in action_buttons(others, first_row=1 if reviews else 0):
+        view.add_item(button)
     return _unlistened(view)

@@ -16,6 +16,7 @@ from adapters.discord.buttons import AnswerButton, ConfirmButton, FlagButton, Re
 from adapters.discord.commands import CommandHandler, QuizCommands
 from adapters.discord.custom_ids import ANSWER_TEMPLATE, CONFIRM_TEMPLATE, FLAG_TEMPLATE, REVIEW_ID
 from adapters.discord.embeds import problem_embed
+from adapters.discord.forms import ACTION_TEMPLATE, FIX_TEMPLATE, ActionButton, FixButton
 from adapters.discord.interactions import Response
 from adapters.discord.partial import tolerate_partial_channels
 from adapters.discord.platform import PLATFORM
@@ -26,6 +27,7 @@ log = logging.getLogger(__name__)
 _ANSWER_ID = re.compile(ANSWER_TEMPLATE)
 _FLAG_ID = re.compile(FLAG_TEMPLATE)
 _CONFIRM_ID = re.compile(CONFIRM_TEMPLATE)
+_FORM_BUTTON_IDS = (re.compile(ACTION_TEMPLATE), re.compile(FIX_TEMPLATE))
 
 
 def intents() -> discord.Intents:
@@ -72,6 +74,10 @@ class ClientOwner(CommandHandler, Protocol):
         """Warn when `/quiz` is not registered with Discord."""
         ...
 
+    async def modal_submit(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """Answer a submitted modal (adapters/discord/forms.py)."""
+        ...
+
 
 class QuizClient(discord.AutoShardedClient):
     """discord.py's sharded client with the quiz's command tree and restart-proof answer buttons."""
@@ -92,7 +98,7 @@ class QuizClient(discord.AutoShardedClient):
 
     async def setup_hook(self) -> None:
         """Register the answer and "Report a problem" buttons and `/quiz` before the gateway connects."""
-        self.add_dynamic_items(AnswerButton, FlagButton, ConfirmButton, ReviewButton)
+        self.add_dynamic_items(AnswerButton, FlagButton, ConfirmButton, ReviewButton, ActionButton, FixButton)
         if self.tree.get_command("quiz") is None:  # a restarted client runs this again
             self.tree.add_command(QuizCommands(self.adapter))
         await self.adapter.check_registration(self.tree)
@@ -102,11 +108,15 @@ class QuizClient(discord.AutoShardedClient):
         self.adapter.ready.set()
 
     async def on_interaction(self, interaction: discord.Interaction[discord.Client]) -> None:
-        """Answer a click on a button no handler claims, instead of letting Discord show "interaction failed"."""
+        """Answer a submitted modal (discord.py keeps none of ours), and a click on a button no handler claims,
+        instead of letting Discord show "interaction failed"."""
+        if interaction.type is discord.InteractionType.modal_submit:
+            await self.adapter.modal_submit(interaction)
+            return
         if interaction.type is not discord.InteractionType.component or not isinstance(interaction.data, dict):
             return
         custom_id = str(interaction.data.get("custom_id", ""))
-        ours = _ANSWER_ID.fullmatch(custom_id) or _FLAG_ID.fullmatch(custom_id) or _CONFIRM_ID.fullmatch(custom_id)
+        ours = any(pattern.fullmatch(custom_id) for pattern in (_ANSWER_ID, _FLAG_ID, _CONFIRM_ID, *_FORM_BUTTON_IDS))
         if ours or custom_id == REVIEW_ID:
             if _on_its_message(interaction, custom_id):
                 return  # an AnswerButton, a FlagButton, a ConfirmButton or a ReviewButton handles it

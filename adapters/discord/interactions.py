@@ -16,6 +16,7 @@ from discord import app_commands
 
 from adapters.discord.buttons import confirm_view, flag_view, page_view
 from adapters.discord.embeds import PROBLEM_COLOUR, answer_embed, chart_embed, message_embed, page_embed, problem_embed
+from adapters.discord.forms import FormStore, fix_view, form_modal, read_submission
 from adapters.discord.platform import PLATFORM, DiscordPlatform, _extra, dm_workspace
 from adapters.discord.settings import DiscordSettings
 from adapters.text_safety import plain
@@ -24,11 +25,12 @@ from bot.commands import Command, FlagQuestion, StartReview
 from bot.domain import ChannelRef, UserRef
 from bot.domain.views import ReportChart
 from bot.errors import CommandError, StorageUnavailable
-from bot.ports import Message, PlatformError
+from bot.ports import ActionKind, Message, PlatformError
 from bot.service.facade import AdapterHost, Context, Reply, error_reply
 from bot.wording import discord as discord_words
+from bot.wording import forms as form_words
 from bot.wording import reports as report_words
-from bot.wording.errors import click_not_recorded, posted_in_channel, unexpected
+from bot.wording.errors import click_not_recorded, posted_in_channel, unexpected, unknown_button
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,9 @@ class Response:
     view: discord.ui.View | None = None
     replace: bool = False
     """Edit the message whose button was clicked (a confirmation's question, its buttons removed) instead."""
+    modal: discord.ui.Modal | None = None
+    """Answer with this modal (a reply's form) when the interaction still may; else with the embed and its view
+    (which then holds the button that opens the form: adapters/discord/forms.py)."""
 
 
 class DiscordInteractions(DiscordPlatform):
@@ -74,6 +79,7 @@ class DiscordInteractions(DiscordPlatform):
     settings: DiscordSettings
     defer_after: float
     _answering: set[asyncio.Task[Any]]
+    forms: FormStore
 
     @staticmethod
     def workspace_of(interaction: discord.Interaction[discord.Client]) -> str:
@@ -157,7 +163,10 @@ class DiscordInteractions(DiscordPlatform):
             response = Response(problem_embed(unexpected().text))
         buttons: dict[str, Any] = {"view": response.view} if response.view is not None else {}
         try:
-            if response.replace:
+            modal_allowed = interaction.type is not discord.InteractionType.modal_submit
+            if response.modal is not None and not deferred and modal_allowed:
+                await interaction.response.send_modal(response.modal)
+            elif response.replace:
                 if deferred:
                     await interaction.edit_original_response(embed=response.embed, view=None)
                 else:
@@ -241,6 +250,67 @@ class DiscordInteractions(DiscordPlatform):
             platform_roles=roles,
         )
 
+    # --- forms and page buttons (adapters/discord/forms.py) --------------------------------------------
+
+    def form_response(self, reply: Reply, user_id: str) -> Response:
+        """A reply with a form: the modal, or (after a deferral, or answering a submission) its words with a
+        button that opens it; a refused submission's problems, one line per field, with "Fix it"."""
+        form = reply.form
+        assert form is not None
+        token = self.forms.keep(form, user_id)
+        if form.errors:
+            return Response(problem_embed(form_words.problems(form).text), view=fix_view(token, form_words.fix_it()))
+        return Response(
+            message_embed(reply.message), view=fix_view(token, form_words.open_form()), modal=form_modal(form)
+        )
+
+    async def act_click(self, interaction: discord.Interaction[discord.Client], kind: str, value: str) -> None:
+        """A click on a page button (a draft's Approve, Edit or Reject): run through the core, answered privately
+        (an Edit with its form)."""
+        try:
+            action = ActionKind(kind)
+        except ValueError:
+            action = None
+        if action is ActionKind.START_REVIEW:
+            await self.review_click(interaction)
+            return
+        if action is None:
+            log.info("click on a page button of an unknown kind %r", kind, extra={"platform": PLATFORM})
+            await self.respond(interaction, _ready(Response(problem_embed(unknown_button().text))))
+            return
+        context = self.context_of(interaction)
+        await self._answer_with(interaction, lambda: self.runtime.app.act(action=action, value=value, context=context))
+
+    async def fix_click(self, interaction: discord.Interaction[discord.Client], token: str) -> None:
+        """ "Fix it" (or "Open the form"): the kept form as a modal, for the person who filled it in, unless it
+        expired (kept in memory for a while only: a restart forgets it)."""
+        kept = self.forms.get(token)
+        if kept is None or kept.user_id != str(interaction.user.id):
+            words = form_words.form_expired(self.forms.minutes) if kept is None else form_words.not_your_form()
+            await self.respond(interaction, _ready(Response(problem_embed(words.text))))
+            return
+        try:
+            await interaction.response.send_modal(form_modal(kept.form))
+        except discord.HTTPException as exc:
+            log.warning("could not open a form again for interaction %s: %s", interaction.id, exc)
+
+    async def modal_submit(self, interaction: discord.Interaction[discord.Client]) -> None:
+        """A submitted modal: its values to the core; the reply, or the problems with "Fix it". A modal that is
+        not one of ours (forged, or from an older version) gets one line."""
+        data: dict[str, Any] = dict(interaction.data) if isinstance(interaction.data, dict) else {}
+        submission = read_submission(data)
+        if submission is None:
+            log.info("a submitted form that is not ours: %r", data.get("custom_id"), extra={"platform": PLATFORM})
+            await self.respond(interaction, _ready(Response(problem_embed(form_words.unknown_form().text))))
+            return
+        context = self.context_of(interaction)
+        await self._answer_with(
+            interaction,
+            lambda: self.runtime.app.submit_form(
+                kind=submission.kind, state=submission.state, values=submission.values, context=context
+            ),
+        )
+
     async def review_click(self, interaction: discord.Interaction[discord.Client]) -> None:
         """A click on "Start a review" under `/quiz me`: the review question due longest, privately."""
         await self.run_command(interaction, StartReview())
@@ -257,6 +327,8 @@ class DiscordInteractions(DiscordPlatform):
         the reply carries (a `/quiz report`) as a channel message of their own."""
         charts: list[tuple[ReportChart, ...]] = []
 
+        user_id = str(interaction.user.id)
+
         async def run() -> Response:
             try:
                 reply = await reply_of()
@@ -264,7 +336,7 @@ class DiscordInteractions(DiscordPlatform):
                 reply = error_reply(exc)
             if reply.ok and reply.charts:
                 charts.append(reply.charts)
-            return _reply_response(reply)
+            return self.form_response(reply, user_id) if reply.form is not None else _reply_response(reply)
 
         await self.respond(interaction, run())
         if charts:
@@ -355,6 +427,10 @@ class DiscordInteractions(DiscordPlatform):
             return
         if not any(command.name == "quiz" for command in registered):
             log.warning("/quiz is not registered with Discord yet: run `%s`", discord_words.sync_command(guild_id))
+
+
+async def _ready(response: Response) -> Response:
+    return response
 
 
 def _reply_response(reply: Reply) -> Response:

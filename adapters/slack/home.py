@@ -16,7 +16,7 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from slack_sdk.errors import SlackApiError
@@ -27,7 +27,7 @@ from adapters.slack.blocks import Block, BlockParagraph, clip, neutralise, secti
 from adapters.slack.platform import PLATFORM
 from adapters.text_safety import plain
 from bot.domain import UserRef
-from bot.ports import ActionKind, Line, Page
+from bot.ports import Action, ActionKind, Line, Page
 from bot.service.facade import QuizCore
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,11 @@ log = logging.getLogger(__name__)
 REVIEW_ACTION = "quiz:review:start"
 """The action_id (and value) of the "Start a review" button, in the Home tab and under `/quiz me`."""
 ACTION_IDS = {ActionKind.START_REVIEW: REVIEW_ACTION}
+PAGE_ACTION_PREFIX = "quiz:act:"
+"""Every other page button (`Action` with a value, e.g. a draft's Approve): action_id `quiz:act:{kind}:{value}`
+(unique in the message), `value` the Action's value; a click goes to `QuizCore.act` (adapters/slack/forms.py)."""
+BUTTONS_PER_ROW = 5
+"""Page buttons per actions block: a row each for a value's buttons (a draft's Approve, Edit, Reject)."""
 
 MIN_INTERVAL = 10.0
 """Seconds between two publishes of one person's home."""
@@ -57,21 +62,53 @@ def page_blocks(page: Page, *, max_blocks: int = limits.BLOCKS) -> list[Block]:
         paragraphs = [BlockParagraph(neutralise(section.title), bold=True)]
         paragraphs += [BlockParagraph(_line(line)) for line in section.lines]
         blocks += section_blocks(paragraphs)
-    buttons = [
-        {
-            "type": "button",
-            "action_id": ACTION_IDS[action.kind],
-            "value": ACTION_IDS[action.kind],
-            "style": "primary",
-            "text": {"type": "plain_text", "text": plain(action.label)[: limits.BUTTON_TEXT], "emoji": True},
-        }
-        for action in page.actions
+    rows = action_rows(page.actions)
+    blocks = blocks[: max_blocks - len(rows)]
+    return blocks + rows
+
+
+def _button(action: Action, action_id: str) -> Block:
+    button: Block = {
+        "type": "button",
+        "action_id": action_id,
+        "text": {"type": "plain_text", "text": plain(action.label)[: limits.BUTTON_TEXT] or "·", "emoji": True},
+    }
+    value = ACTION_IDS.get(action.kind, action.value)
+    if value:  # Slack refuses an empty value; a click without one acts on ""
+        button["value"] = value[: limits.BUTTON_VALUE]
+    if action.kind in (ActionKind.START_REVIEW, ActionKind.APPROVE_DRAFT):
+        button["style"] = "primary"
+    elif action.kind is ActionKind.REJECT_DRAFT:
+        button["style"] = "danger"
+    return button
+
+
+def page_action_id(action: Action) -> str:
+    """The action_id of a page button: START_REVIEW's own, else `quiz:act:{kind}:{value}`."""
+    fixed = ACTION_IDS.get(action.kind)
+    return fixed if fixed is not None else f"{PAGE_ACTION_PREFIX}{action.kind.value}:{action.value}"[: limits.ACTION_ID]
+
+
+def action_rows(actions: Sequence[Action]) -> list[Block]:
+    """A page's buttons as actions blocks: the review button as before, every other one in a row with the others of
+    its value (a draft's Approve, Edit and Reject side by side), at most BUTTONS_PER_ROW to a row."""
+    rows: list[list[Block]] = []
+    row_values: list[str] = []
+    seen: set[str] = set()
+    for action in actions:
+        action_id = page_action_id(action)
+        while action_id in seen:  # the same kind and value twice: still one button each, told apart
+            action_id = f"{action_id}+"[: limits.ACTION_ID]
+        seen.add(action_id)
+        key = action.value if action.kind not in ACTION_IDS else ""
+        if not rows or row_values[-1] != key or len(rows[-1]) >= BUTTONS_PER_ROW:
+            rows.append([])
+            row_values.append(key)
+        rows[-1].append(_button(action, action_id))
+    return [
+        {"type": "actions", "block_id": f"quiz:page:actions:{index}" if index else "quiz:home:actions", "elements": row}
+        for index, row in enumerate(rows)
     ]
-    room = max_blocks - (1 if buttons else 0)
-    blocks = blocks[:room]
-    if buttons:
-        blocks.append({"type": "actions", "block_id": "quiz:home:actions", "elements": buttons})
-    return blocks
 
 
 def home_view(page: Page) -> dict[str, object]:

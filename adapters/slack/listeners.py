@@ -37,6 +37,7 @@ from adapters.slack.blocks import (
     parse_confirm_action,
     parse_flag_action,
 )
+from adapters.slack.forms import PAGE_ACTION_PREFIX, SlackForms
 from adapters.slack.home import REVIEW_ACTION, HomePublisher, page_blocks, page_text
 from adapters.slack.middlewares import RejectMalformed, SkipReplays, SkipRetries
 from adapters.slack.payloads import (
@@ -100,6 +101,7 @@ class QuizListeners:
         self.admins = admins
         self.home = home
         self._inflight: set[asyncio.Task[Any]] = set()
+        self.forms = SlackForms(self, platform.client)
 
     def install(self, app: AsyncApp) -> None:
         """Register the middleware and listeners on a Bolt app."""
@@ -112,6 +114,8 @@ class QuizListeners:
         app.action(re.compile(rf"^{FLAG_PREFIX}(:|$)"))(self.on_flag)
         app.action(re.compile(rf"^{CONFIRM_PREFIX}(:|$)"))(self.on_confirm)
         app.action(REVIEW_ACTION)(self.on_review)
+        app.action(re.compile(rf"^{PAGE_ACTION_PREFIX}"))(self.forms.on_page_action)
+        app.view_submission(re.compile(r".*"))(self.forms.on_submission)  # not ours: one line (forms.py)
         app.event("app_home_opened")(self.on_home_opened)
         app.action(re.compile(r".*"))(self.on_other_action)
         app.error(self.on_error)
@@ -159,6 +163,10 @@ class QuizListeners:
             delivery_id=text_of(command, "trigger_id"),  # a replay that reached another replica is not run twice
         )
         reply = await self.runtime.app.handle_command(invocation)
+        if reply.form is not None:  # a modal (adapters/slack/forms.py)
+            trigger_id = text_of(command, "trigger_id")
+            await self.forms.open(trigger_id, reply, invocation.channel, user_id, respond)
+            return
         if reply.quiet:
             return
         await self._send_reply(respond, reply, invocation.channel)

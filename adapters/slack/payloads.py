@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from adapters.slack.home import REVIEW_ACTION
+from adapters.slack.home import PAGE_ACTION_PREFIX, REVIEW_ACTION
 from adapters.slack.platform import PLATFORM
 from bot.domain import ChannelRef, UserRef
 from bot.ports import Message
@@ -67,10 +67,13 @@ def missing_click_fields(body: Mapping[str, Any]) -> list[str]:
 
 
 def is_home_button(body: Mapping[str, Any]) -> bool:
-    """A click on the App Home tab's review button: the only click that comes from a view, without a channel."""
+    """A click on a button of the App Home tab (its review button, a page button): the only clicks that come from a
+    view, without a channel."""
     actions = body.get("actions")
     first = actions[0] if isinstance(actions, list) and actions and isinstance(actions[0], Mapping) else None
-    return text_of(first, "action_id") == REVIEW_ACTION and isinstance(body.get("view"), Mapping)
+    action_id = text_of(first, "action_id") or ""
+    ours = action_id == REVIEW_ACTION or action_id.startswith(PAGE_ACTION_PREFIX)
+    return ours and isinstance(body.get("view"), Mapping)
 
 
 def read_button(

@@ -520,6 +520,61 @@ def _walk_components(components: list[dict[str, Any]]) -> Iterator[dict[str, Any
                 yield from _walk_components([child])
 
 
+def _validate_modal_payload(data: dict[str, Any]) -> None:
+    """A modal response (callback type 9), checked as Discord checks it: a title of 1-45 characters, a custom_id of
+    1-100, 1-5 action rows of one text input each (or labels holding one); a text input's custom_id 1-100, label
+    1-45, style 1 (short) or 2 (paragraph), min_length 0-4000, max_length 1-4000, value at most max_length and 4000,
+    placeholder at most 100 (https://discord.com/developers/docs/components/reference#text-input)."""
+    errors: dict[str, Any] = {}
+    title = data.get("title")
+    if not isinstance(title, str) or not 1 <= len(title) <= 45:
+        _form_error(errors, ["data", "title"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 45 in length.")
+    custom_id = data.get("custom_id")
+    if not isinstance(custom_id, str) or not 1 <= len(custom_id) <= 100:
+        _form_error(errors, ["data", "custom_id"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
+    rows = data.get("components")
+    if not isinstance(rows, list) or not 1 <= len(rows) <= 5:
+        _form_error(errors, ["data", "components"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 5 in length.")
+        rows = []
+    ids: set[str] = set()
+    for i, row in enumerate(rows):
+        inner = (
+            row.get("components") if row.get("type") == 1 else [row.get("component")] if row.get("type") == 18 else None
+        )
+        if not isinstance(inner, list) or len(inner) != 1 or not isinstance(inner[0], dict):
+            _form_error(errors, ["data", "components", i], "COMPONENT_LAYOUT_WIDTH_EXCEEDED", "One input per row.")
+            continue
+        text_input, path = inner[0], ["data", "components", i, "components", 0]
+        if text_input.get("type") != 4:
+            _form_error(errors, path, "COMPONENT_TYPE_INVALID", "A modal holds text inputs.")
+            continue
+        input_id = text_input.get("custom_id")
+        if not isinstance(input_id, str) or not 1 <= len(input_id) <= 100 or input_id in ids:
+            _form_error(errors, [*path, "custom_id"], "COMPONENT_CUSTOM_ID_INVALID", "1-100 characters, unique.")
+        else:
+            ids.add(input_id)
+        label = text_input.get("label", row.get("label"))
+        if not isinstance(label, str) or not 1 <= len(label) <= 45:
+            _form_error(errors, [*path, "label"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 45 in length.")
+        if row.get("type") == 1 and text_input.get("style") not in (1, 2):
+            _form_error(errors, [*path, "style"], "BASE_TYPE_CHOICES", "Value must be one of (1, 2).")
+        max_length = text_input.get("max_length", 4000)
+        if not isinstance(max_length, int) or not 1 <= max_length <= 4000:
+            _form_error(errors, [*path, "max_length"], "INT_TYPE_RANGE", "Must be between 1 and 4000.")
+            max_length = 4000
+        min_length = text_input.get("min_length", 0)
+        if not isinstance(min_length, int) or not 0 <= min_length <= 4000:
+            _form_error(errors, [*path, "min_length"], "INT_TYPE_RANGE", "Must be between 0 and 4000.")
+        value = text_input.get("value")
+        if value is not None and (not isinstance(value, str) or len(value) > max_length):
+            _form_error(errors, [*path, "value"], "BASE_TYPE_MAX_LENGTH", f"Must be {max_length} or fewer in length.")
+        placeholder = text_input.get("placeholder")
+        if placeholder is not None and (not isinstance(placeholder, str) or len(placeholder) > 100):
+            _form_error(errors, [*path, "placeholder"], "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length.")
+    if errors:
+        raise FakeDiscordError.preset("invalid_form_body", errors)
+
+
 def _validate_message_payload(payload: dict[str, Any], *, require_body: bool, has_files: bool) -> None:
     errors: dict[str, Any] = {}
     content = payload.get("content")
@@ -2422,6 +2477,8 @@ class FakeDiscord:
             _validate_message_payload(data, require_body=True, has_files=bool(ctx.record.files))
         if cb_type == 7 and target is not None:
             self._validate_edit(target, data)
+        if self.validate_payloads and cb_type == 9:
+            _validate_modal_payload(data)
         if cb_type == 8 and len(data.get("choices") or []) > 25:
             raise FakeDiscordError.preset(
                 "invalid_form_body",

@@ -78,6 +78,7 @@ __all__ = [
     "slash_command_body",
     "slash_command_payload",
     "validate_blocks",
+    "validate_modal",
     "view_block_actions_payload",
 ]
 
@@ -361,6 +362,68 @@ def validate_blocks(blocks: Any, *, max_blocks: int = 50) -> list[str]:
         elif btype == "input":
             check_element(block.get("element"), f"{ptr}/element")
             check_text(block.get("label"), f"{ptr}/label", 2000, plain_only=True)
+            errors.extend(_input_element_errors(block.get("element"), f"{ptr}/element"))
+    return errors
+
+
+def _input_element_errors(element: Any, ptr: str) -> list[str]:
+    """A plain_text_input's own limits (https://docs.slack.dev/reference/block-kit/block-elements/plain-text-input-element):
+    max_length and min_length at most 3000, an initial_value within max_length, a placeholder of at most 150."""
+    if not isinstance(element, dict) or element.get("type") != "plain_text_input":
+        return []
+    errors: list[str] = []
+    max_length = element.get("max_length", 3000)
+    if not isinstance(max_length, int) or not 1 <= max_length <= 3000:
+        errors.append(f"must be between 1 and 3000 [json-pointer:{ptr}/max_length]")
+        max_length = 3000
+    if "min_length" in element and (not isinstance(element["min_length"], int) or element["min_length"] > 3000):
+        errors.append(f"must be at most 3000 [json-pointer:{ptr}/min_length]")
+    initial = element.get("initial_value")
+    if initial is not None and (not isinstance(initial, str) or len(initial) > max_length):
+        errors.append(f"must be less than {max_length + 1} characters [json-pointer:{ptr}/initial_value]")
+    placeholder = element.get("placeholder")
+    if placeholder is not None:
+        text = placeholder.get("text") if isinstance(placeholder, dict) else None
+        if not isinstance(placeholder, dict) or placeholder.get("type") != "plain_text" or not isinstance(text, str):
+            errors.append(f'must be a "plain_text" object [json-pointer:{ptr}/placeholder]')
+        elif not 1 <= len(text) <= 150:
+            errors.append(f"must be 1-150 characters [json-pointer:{ptr}/placeholder/text]")
+    if "multiline" in element and not isinstance(element["multiline"], bool):
+        errors.append(f"must be a boolean [json-pointer:{ptr}/multiline]")
+    return errors
+
+
+def validate_modal(view: Any) -> list[str]:
+    """Slack's checks of a modal view (https://docs.slack.dev/reference/views/modal-view): type modal, a
+    plain_text title, submit and close of at most 24 characters (a view with an input block needs a submit),
+    callback_id at most 255, private_metadata at most 3000, and at most 100 valid blocks."""
+    if not isinstance(view, dict):
+        return ["must provide an object [json-pointer:/view]"]
+    errors: list[str] = []
+    if view.get("type") != "modal":
+        errors.append('must be "modal" [json-pointer:/view/type]')
+    for key, required in (("title", True), ("submit", False), ("close", False)):
+        obj = view.get(key)
+        if obj is None:
+            if required:
+                errors.append(f"must provide {key} [json-pointer:/view/{key}]")
+            continue
+        text = obj.get("text") if isinstance(obj, dict) else None
+        if not isinstance(obj, dict) or obj.get("type") != "plain_text" or not isinstance(text, str) or not text:
+            errors.append(f'must be a "plain_text" object [json-pointer:/view/{key}]')
+        elif len(text) > 24:
+            errors.append(f"must be less than 25 characters [json-pointer:/view/{key}/text]")
+    blocks = view.get("blocks", [])
+    if isinstance(blocks, list) and any(isinstance(b, dict) and b.get("type") == "input" for b in blocks):
+        if view.get("submit") is None:
+            errors.append("must provide submit when blocks include an input [json-pointer:/view/submit]")
+    callback_id = view.get("callback_id")
+    if callback_id is not None and (not isinstance(callback_id, str) or len(callback_id) > 255):
+        errors.append("must be less than 256 characters [json-pointer:/view/callback_id]")
+    metadata = view.get("private_metadata")
+    if metadata is not None and (not isinstance(metadata, str) or len(metadata) > 3000):
+        errors.append("must be less than 3001 characters [json-pointer:/view/private_metadata]")
+    errors.extend(f"{e} (view)" for e in validate_blocks(blocks, max_blocks=100))
     return errors
 
 
@@ -652,6 +715,9 @@ class FakeSlack:
         self.responses: list[ResponseUrlPost] = []
         self.views: dict[str, dict] = {}
         self.published_views: list[dict] = []  # every view views.publish accepted, in order
+        self.opened_views: list[dict] = []  # every modal views.open accepted, in order
+        self.used_triggers: set[str] = set()
+        self.issued_triggers: dict[str, float] = {}  # trigger_id -> the fake's clock when a builder issued it
         self.files: dict[str, dict] = {}  # file id -> {"name", "title", "alt_txt", "data", "channels", ...}
         self._file_counter = itertools.count(1)
         self.users: dict[str, dict] = {}
@@ -1459,15 +1525,27 @@ class FakeSlack:
         return stored
 
     def _api_views_open(self, args: dict) -> dict:
-        if not args.get("trigger_id"):
+        """A modal opened with a trigger_id: each trigger opens one view, within 3 s of the click or command
+        (``expired_trigger_id`` past that, by the fake's clock, for triggers it issued); the view is checked as
+        Slack checks it (``validate_modal``)."""
+        trigger_id = args.get("trigger_id")
+        if not trigger_id:
             return self._err("invalid_arguments")
-        if isinstance(args.get("view"), dict) and self.strict_blocks:
-            errors = validate_blocks(args["view"].get("blocks", []))
+        if trigger_id in self.used_triggers:
+            return self._err("invalid_trigger_id")
+        issued = self.issued_triggers.get(trigger_id)
+        if issued is not None and self.clock() - issued > 3.0:
+            return self._err("expired_trigger_id")
+        if self.strict_blocks:
+            errors = validate_modal(args.get("view"))
             if errors:
                 return self._err("invalid_arguments", response_metadata={"messages": errors})
         view = self._store_view(args.get("view"))
         if view is None:
             return self._err("invalid_arguments")
+        self.used_triggers.add(trigger_id)
+        view["opened_by_trigger"] = trigger_id
+        self.opened_views.append(view)
         return {"ok": True, "view": view}
 
     def _api_views_update(self, args: dict) -> dict:
@@ -1678,7 +1756,9 @@ class FakeSlack:
         kwargs.setdefault("user_name", self._user_name(user_id))
         if "response_url" not in kwargs:
             kwargs["response_url"] = self.new_response_url(channel_id=channel_id, user_id=user_id)
-        return slash_command_payload(text, channel_id=channel_id, user_id=user_id, **kwargs)
+        payload = slash_command_payload(text, channel_id=channel_id, user_id=user_id, **kwargs)
+        self.issued_triggers[payload["trigger_id"]] = self.clock()
+        return payload
 
     def slash_command_body(self, text: str = "", **kwargs: Any) -> str:
         return urlencode(self.slash_command_payload(text, **kwargs))
@@ -1714,16 +1794,69 @@ class FakeSlack:
         kwargs.setdefault("user_name", self._user_name(user_id))
         if "response_url" not in kwargs:
             kwargs["response_url"] = self.new_response_url(channel_id=channel_id, message_ts=ts, user_id=user_id)
-        return block_actions_payload(
+        payload = block_actions_payload(
             message=json.loads(json.dumps(current)),
             action_id=action_id,
             user_id=user_id,
             channel_id=channel_id,
             **kwargs,
         )
+        self.issued_triggers[payload["trigger_id"]] = self.clock()
+        return payload
 
     def block_actions_body(self, message: dict | str, action_id: str, **kwargs: Any) -> str:
         return urlencode({"payload": json.dumps(self.block_actions_payload(message, action_id, **kwargs))})
+
+    def view_submission_payload(
+        self,
+        view: dict | str,
+        values: Mapping[str, str | None],
+        *,
+        user_id: str = "U0ALICE",
+        team_id: str | None = None,
+        callback_id: str | None = None,
+        private_metadata: str | None = None,
+    ) -> dict:
+        """A ``view_submission`` of an opened modal (a view dict or its id), with ``values`` typed into its input
+        blocks by block_id (None: left empty). Slack sends the whole view with ``state.values`` as
+        ``{block_id: {action_id: {"type": ..., "value": ...}}}``, and no channel or response_url.
+        ``callback_id`` / ``private_metadata`` override the view's (a forged or stale submission)."""
+        stored = self.views[view if isinstance(view, str) else view["id"]]
+        state: dict[str, dict] = {}
+        for block in stored.get("blocks") or []:
+            if block.get("type") != "input":
+                continue
+            element = block["element"]
+            typed = values.get(block["block_id"])
+            state[block["block_id"]] = {element["action_id"]: {"type": element["type"], "value": typed}}
+        unknown = set(values) - set(state)
+        if unknown:
+            raise ValueError(f"the view has no input block {sorted(unknown)}")
+        submitted = {**json.loads(json.dumps(stored)), "state": {"values": state}}
+        if callback_id is not None:
+            submitted["callback_id"] = callback_id
+        if private_metadata is not None:
+            submitted["private_metadata"] = private_metadata
+        team = team_id or self.team_id
+        name = self._user_name(user_id)
+        trigger = _trigger_id()
+        self.issued_triggers[trigger] = self.clock()
+        return {
+            "type": "view_submission",
+            "team": {"id": team, "domain": self.team_domain},
+            "user": {"id": user_id, "username": name, "name": name, "team_id": team},
+            "api_app_id": self.app_id,
+            "token": VERIFICATION_TOKEN,
+            "trigger_id": trigger,
+            "view": submitted,
+            "response_urls": [],
+            "enterprise": None,
+            "is_enterprise_install": False,
+        }
+
+    def view_submission_body(self, view: dict | str, values: Mapping[str, str | None], **kwargs: Any) -> str:
+        """A view_submission form-encoded as ``payload=<JSON>`` (HTTP mode)."""
+        return urlencode({"payload": json.dumps(self.view_submission_payload(view, values, **kwargs))})
 
     # ---------------- Socket Mode ----------------
 
