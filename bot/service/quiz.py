@@ -95,8 +95,9 @@ class QuizService:
 
     async def _sync(self, uow: UnitOfWork) -> None:
         now = self.clock.now()
-        packs = await uow.questions.packs()
-        questions = await uow.questions.all()
+        team_packs = await uow.workspace_packs.all_keys()  # a workspace's own packs are not content's to sync
+        packs = {key: row for key, row in (await uow.questions.packs()).items() if key not in team_packs}
+        questions = {key: row for key, row in (await uow.questions.all()).items() if key[0] not in team_packs}
         loaded_ids = {pack.id for pack in self.catalog.packs}
         for pack_id, pack_row in packs.items():
             pack_row.active = pack_id in loaded_ids
