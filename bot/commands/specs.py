@@ -34,6 +34,7 @@ from bot.commands.types import (
     StartReview,
     Subcommand,
 )
+from bot.commands.uploads import UPLOAD_SPECS
 from bot.commandspec import Access, Autocomplete, Choice, CommandSpec, Example, Option, OptionKind, Permission, by_type
 from bot.domain.flags import REASON_MAX, flag_reason
 from bot.domain.names import nearest
@@ -178,6 +179,7 @@ SPECS: tuple[CommandSpec, ...] = (
     *ACTIONS,
     # A command added since goes here, at the end, so the options people know stay where they are in Discord.
     *ROLE_ACTIONS,
+    *UPLOAD_SPECS,
 )
 """Every `/quiz` command, once, in the order Discord shows: the top-level commands, each group's actions, then
 any command added since."""

@@ -177,6 +177,17 @@ COMMANDS: dict[str, CommandWords] = {
             "Example: `/quiz role grant @ann lead`",
         ),
     ),
+    "import": CommandWords(
+        "/quiz import",
+        "import a pack file (YAML, GIFT, Aiken, Open Trivia DB, CSV, Kahoot .xlsx) as a workspace pack (leads and "
+        "admins)",
+        (
+            "Slack: share the file with the bot in a direct message; Discord: attach it to `/quiz import`.",
+            "Complete questions join the workspace pack named after the file; questions without an explanation wait "
+            "in /quiz drafts. A file with any problem is refused whole, with the problems listed.",
+            "Example: `/quiz import` (with the file attached)",
+        ),
+    ),
     "help": CommandWords(
         "/quiz help [command]",
         "this help",

@@ -11,6 +11,9 @@ from bot.ports import Message
 from bot.wording.i18n import echo, plural
 from bot.wording.i18n import translate as _
 
+OPTION_FILE = "The pack file: YAML, GIFT, Aiken, Open Trivia DB JSON, CSV, text, or a Kahoot .xlsx"
+"""The description of `/quiz import`'s file option (a wording key: bot/wording/commands.py `option_words`)."""
+
 PROBLEMS_SHOWN = 5
 """How many of a refused upload's problems the reply lists; it says how many more there are."""
 
@@ -269,7 +272,6 @@ def how_to_upload(limit: int) -> Message:
         (
             _("Slack: share the file with the bot in a direct message (no command needed)."),
             _("Discord: /quiz import with the file as its attachment."),
-            _("Terminal: /quiz import PATH."),
             _(
                 "Formats: YAML pack, GIFT, Aiken, Open Trivia DB JSON, CSV, plain text, or an .xlsx in Kahoot's "
                 "template; at most {limit} bytes.",

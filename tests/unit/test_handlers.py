@@ -75,6 +75,7 @@ def test_permissions_are_declared_beside_the_handlers() -> None:
         "ClearFlags",
         "StartSeason",
         "EndSeason",
+        "ImportPack",
     }
     for route in COMMAND_HANDLERS.values():
         if route.permission is not Permission.ANYONE:
