@@ -37,6 +37,14 @@ KAHOOT_ROWS: tuple[tuple[object, ...], ...] = (
 )
 """Four questions as a lead fills the template: text, numbers and booleans as answers, answers 3-4 optional."""
 
+KAHOOT_EXPLANATIONS = (
+    "`kubectl rollout undo` returns a deployment to its previous revision. The pods are replaced as in any rollout.",
+    "HTTPS listens on port 443 unless told otherwise. Port 80 is plain HTTP.",
+    "DNS answers most queries over UDP port 53. Large answers and zone transfers use TCP.",
+    "RabbitMQ is a message broker. Nginx serves HTTP and Grafana draws dashboards.",
+)
+"""What a team adds in a column of its own, headed `Explanation`."""
+
 
 def kahoot_workbook(
     rows: Sequence[Sequence[object]] = KAHOOT_ROWS,
@@ -45,9 +53,11 @@ def kahoot_workbook(
     first_row: int = 9,
     formula: str | None = None,
     extra_sheet: bool = False,
+    explanations: Sequence[str] | None = None,
 ) -> bytes:
     """A workbook in Kahoot's template: rows (question, answers 1-4, time limit, correct) from `first_row` on,
-    column A numbering them; `formula` writes that formula into a cell of the last question row (column I)."""
+    column A numbering them; `formula` writes that formula into a cell of the last question row (column I);
+    `explanations` adds a team's own column J headed `Explanation`."""
     book = Workbook()
     sheet = book.active
     assert sheet is not None
@@ -73,6 +83,11 @@ def kahoot_workbook(
         sheet.cell(row=number, column=1, value=offset + 1)
         for column, value in enumerate(values, start=2):
             sheet.cell(row=number, column=column, value=value)
+    if explanations is not None:
+        if header_row is not None:
+            sheet.cell(row=header_row, column=10, value="Explanation")
+        for offset, text in enumerate(explanations):
+            sheet.cell(row=first_row + offset, column=10, value=text)
     if formula is not None:
         sheet.cell(row=first_row + len(rows) - 1, column=9, value=formula)
     if extra_sheet:

@@ -179,8 +179,7 @@ COMMANDS: dict[str, CommandWords] = {
     ),
     "import": CommandWords(
         "/quiz import",
-        "import a pack file (YAML, GIFT, Aiken, Open Trivia DB, CSV, Kahoot .xlsx) as a workspace pack (leads and "
-        "admins)",
+        "import a pack file (YAML, GIFT, Aiken, CSV, Kahoot .xlsx...) as a workspace pack",
         (
             "Slack: share the file with the bot in a direct message; Discord: attach it to `/quiz import`.",
             "Complete questions join the workspace pack named after the file; questions without an explanation wait "

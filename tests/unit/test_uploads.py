@@ -14,6 +14,7 @@ from bot.content.loader import load_catalog
 from bot.content.upload import UploadLimits, check_upload, read_upload, sniff
 from bot.errors import InvalidPack
 from tests.upload_support import (
+    KAHOOT_EXPLANATIONS,
     KAHOOT_ROWS,
     kahoot_workbook,
     many_members,
@@ -53,6 +54,15 @@ def test_kahoot_template_reads_each_question_row() -> None:
     assert questions[3].choices == ["RabbitMQ", "Nginx", "Grafana"]
     assert [q.line for q in questions] == [9, 10, 11, 12]
     assert all(q.explanation is None for q in questions)
+
+
+def test_kahoot_explanation_column_makes_complete_questions() -> None:
+    upload = read_upload("ops.xlsx", kahoot_workbook(explanations=KAHOOT_EXPLANATIONS))
+    assert [q.explanation for q in upload.pack.questions] == list(KAHOOT_EXPLANATIONS)
+    checked = check_upload(upload)
+    assert checked.pack is not None and len(checked.pack.questions) == len(KAHOOT_ROWS) and not checked.drafts
+    half = check_upload(read_upload("ops.xlsx", kahoot_workbook(explanations=KAHOOT_EXPLANATIONS[:2])))
+    assert checked.pack is not None and len(half.drafts) == 2
 
 
 def test_kahoot_without_a_header_reads_from_row_8() -> None:

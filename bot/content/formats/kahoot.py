@@ -7,9 +7,12 @@ time limit in seconds (Kahoot's; a quiz card has its own close time, so it is re
 answer's number, or several (`1,3`). The header is found by its words (`question` in column B); without one, the
 questions start at row 8, as Kahoot's own exports do.
 
+Kahoot's template ends at column H. A column after it whose header says `Explanation` (or `Feedback`) is read as
+each question's explanation, a team's own addition; without one, every question comes back without an explanation,
+a draft for the lead to complete.
+
 A question here has exactly one correct answer, so a row with several is refused with its row number (so is one
-whose correct answer is empty or no answer's number). Kahoot has no explanations: every question comes back without
-one, a draft for the lead to complete.
+whose correct answer is empty or no answer's number).
 
 Only call this on a workbook that bot/content/upload.py has checked as a zip (members, sizes, ratios, no DTD).
 The workbook is opened read-only with formulas as written (`data_only=False`): a cell holding one is refused, on any
@@ -34,6 +37,9 @@ from bot.wording import uploads as words
 QUESTION, FIRST_ANSWER, ANSWERS, TIME_LIMIT, CORRECT = 1, 2, 4, 6, 7
 """Zero-based columns: B the question, C to F the answers, G the time limit, H the correct answer(s)."""
 COLUMNS = "ABCDEFGH"
+EXTRA_COLUMNS = 8
+"""Columns after H looked at for an explanation header (I to P)."""
+_EXPLANATION = re.compile(r"^\s*(?:explanation|feedback)\b", re.IGNORECASE)
 FIRST_DATA_ROW = 8
 """Where the questions start when the sheet has no header row."""
 HEADER_SEARCH = 20
@@ -67,12 +73,12 @@ def _is_formula(cell: Any) -> bool:
 def _rows(sheet: Any, title: str, source: str) -> Iterator[tuple[int, list[Any]]]:
     """Each row's number and values (the first eight columns), refusing the first formula met in any column."""
     for number, row in enumerate(sheet.iter_rows(), start=1):
-        values: list[Any] = [None] * len(COLUMNS)
+        values: list[Any] = [None] * (len(COLUMNS) + EXTRA_COLUMNS)
         for index, cell in enumerate(row):
             if _is_formula(cell):
-                coordinate = getattr(cell, "coordinate", f"{COLUMNS[index] if index < 8 else '?'}{number}")
+                coordinate = getattr(cell, "coordinate", f"row {number}")
                 raise InvalidPack(Problem(words.formula_cell, where=[source], cell=coordinate, sheet=title))
-            if index < len(COLUMNS):
+            if index < len(values):
                 values[index] = cell.value
         yield number, values
 
@@ -101,25 +107,28 @@ def parse(data: bytes, *, source: str, max_rows: int = 1000) -> list[DraftQuesti
     return _questions(rows, source=source, max_rows=max_rows)
 
 
-def _first_data_row(rows: Sequence[tuple[int, list[Any]]]) -> int:
+def _header(rows: Sequence[tuple[int, list[Any]]]) -> tuple[int, int | None]:
+    """The first question row, and the explanation's column if the header names one."""
     for number, values in rows[:HEADER_SEARCH]:
         if cell_text(values[QUESTION]).casefold().startswith("question"):
-            return number + 1
-    return FIRST_DATA_ROW
+            extra = [i for i in range(len(COLUMNS), len(values)) if _EXPLANATION.match(cell_text(values[i]))]
+            return number + 1, extra[0] if extra else None
+    return FIRST_DATA_ROW, None
 
 
 def _questions(rows: Sequence[tuple[int, list[Any]]], *, source: str, max_rows: int) -> list[DraftQuestion]:
-    start = _first_data_row(rows)
+    start, explained = _header(rows)
     questions: list[DraftQuestion] = []
     problems: list[str | Problem] = []
     for number, values in rows:
         texts = [cell_text(value) for value in values]
-        if number < start or not any(texts[QUESTION:]):
+        if number < start or not any(texts[QUESTION : len(COLUMNS)]):
             continue  # the banner, instructions and header; an empty row (column A's number alone too)
         if len(questions) + len(problems) >= max_rows:
             raise InvalidPack(Problem(words.too_many_rows, where=[source], limit=max_rows))
         try:
-            questions.append(_question(number, texts, source))
+            explanation = texts[explained] if explained is not None else None
+            questions.append(_question(number, texts, source, explanation or None))
         except InvalidPack as exc:
             problems.extend(exc.problems)
     if problems:
@@ -129,7 +138,7 @@ def _questions(rows: Sequence[tuple[int, list[Any]]], *, source: str, max_rows: 
     return questions
 
 
-def _question(number: int, texts: list[str], source: str) -> DraftQuestion:
+def _question(number: int, texts: list[str], source: str, explanation: str | None) -> DraftQuestion:
     where = at_row(number)
     if not texts[QUESTION]:
         raise refuse(source, where, Problem(words.kahoot_no_question, column=COLUMNS[QUESTION]))
@@ -156,4 +165,5 @@ def _question(number: int, texts: list[str], source: str) -> DraftQuestion:
         prompt=texts[QUESTION],
         choices=[text for _, text in kept],
         answer=[position for position, _ in kept].index(answer) + 1,
+        explanation=explanation,
     )
