@@ -69,7 +69,7 @@ async def test_an_attached_kahoot_workbook_becomes_a_pack_and_bad_ones_are_refus
         packs, questions, drafts = await counts(runtime)
         assert (packs, questions - before[1], drafts) == (1, 3, 1)
         async with runtime.db.transaction() as session:
-            prompts = (await session.execute(select(QuestionRow.prompt).where(QuestionRow.pack_id.like("%:team-ops"))))
+            prompts = await session.execute(select(QuestionRow.prompt).where(QuestionRow.pack_id.like("%:team-ops")))
             assert sorted(prompts.scalars()) == sorted(str(row[0]) for row in KAHOOT_ROWS[:3])
 
         stored = await counts(runtime)
