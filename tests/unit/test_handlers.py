@@ -75,6 +75,11 @@ def test_permissions_are_declared_beside_the_handlers() -> None:
         "ClearFlags",
         "StartSeason",
         "EndSeason",
+        "ListDrafts",
+        "ApproveDraft",
+        "EditDraft",
+        "SaveDraft",
+        "RejectDraft",
         "ImportPack",
     }
     for route in COMMAND_HANDLERS.values():
