@@ -11,10 +11,13 @@ from sqlalchemy import func, select
 from bot.commands import ImportPack
 from bot.db.models import DraftRow, PackRow, QuestionRow, WorkspacePackRow
 from bot.domain import ChannelRef
+from bot.domain.forms import FormKind
+from bot.ports import ActionKind
 from bot.runtime import Runtime
 from bot.service.facade import Context, Invocation, Reply, error_reply
 from tests.conftest import make_user
-from tests.upload_support import KAHOOT_ROWS, kahoot_workbook, zip_bomb
+from tests.fakes.fake_platform import FakePlatform
+from tests.upload_support import KAHOOT_EXPLANATIONS, KAHOOT_ROWS, kahoot_workbook, zip_bomb
 
 FORMATS = Path(__file__).resolve().parents[1] / "data" / "formats"
 
@@ -73,11 +76,48 @@ async def test_a_kahoot_workbook_becomes_drafts_of_a_workspace_pack(runtime: Run
     assert drafts[0].correct_index == 1 and drafts[0].explanation == ""
 
 
-async def test_complete_questions_join_a_workspace_pack(runtime: Runtime, channel: ChannelRef) -> None:
+async def test_an_uploaded_draft_completed_and_approved_is_posted_by_now(
+    runtime: Runtime, channel: ChannelRef, platform: FakePlatform
+) -> None:
+    reply = await upload(runtime, channel, "Team Runbooks.xlsx", kahoot_workbook(KAHOOT_ROWS[:1]))
+    assert reply.message.title == "pack team-runbooks: 0 questions added, 1 draft to complete in /quiz drafts"
+    lead = Context(channel, make_user("lee", channel.workspace_id), is_admin=True)
+    incomplete = await runtime.app.act(action=ActionKind.APPROVE_DRAFT, value="1", context=lead)
+    assert not incomplete.ok  # it lacks its explanation: the lead completes it first
+    opened = await runtime.app.act(action=ActionKind.EDIT_DRAFT, value="1", context=lead)
+    assert opened.form is not None
+    values = {f.key: f.value for f in opened.form.fields}
+    assert values["prompt"] == KAHOOT_ROWS[0][0] and values["explanation"] == ""
+    values["explanation"] = KAHOOT_EXPLANATIONS[0]
+    values["references"] = "https://kubernetes.io/docs/reference/kubectl/generated/kubectl_rollout/"
+    saved = await runtime.app.submit_form(kind=FormKind.EDIT_DRAFT, state="1", values=values, context=lead)
+    assert saved.ok, saved.message
+    approved = await runtime.app.act(action=ActionKind.APPROVE_DRAFT, value="1", context=lead)
+    assert approved.ok, approved.message
+    posted = await runtime.app.handle_command(
+        Invocation(channel, make_user("bob", channel.workspace_id), "now team-runbooks")
+    )
+    assert posted.ok, posted.message
+    card = platform.sent[-1].card
+    assert card is not None and card.prompt == KAHOOT_ROWS[0][0]
+
+
+async def test_complete_questions_join_a_workspace_pack(
+    runtime: Runtime, channel: ChannelRef, platform: FakePlatform
+) -> None:
     reply = await upload(runtime, channel, "team-ops.gift", GIFT)
     assert reply.ok, reply.message
     assert reply.message.title == "pack team-ops: 2 questions added"
     assert "Post one with /quiz now team-ops." in reply.message.lines
+    posted = await runtime.app.handle_command(
+        Invocation(channel, make_user("bob", channel.workspace_id), "now team-ops")
+    )
+    assert posted.ok, posted.message
+    card = platform.sent[-1].card
+    assert card is not None and card.prompt in {
+        "Which port does SSH listen on by default?",
+        "Which tool asks a DNS server for a name's records?",
+    }
     async with runtime.db.transaction() as session:
         keys = (await session.execute(select(QuestionRow.key).order_by(QuestionRow.position))).scalars().all()
         workspace_pack = (await session.execute(select(WorkspacePackRow))).scalar_one()

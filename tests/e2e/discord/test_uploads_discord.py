@@ -1,5 +1,5 @@
 """`/quiz import` through the real discord.py client against the loopback fake Discord: the file is an attachment
-option, read from the fake's CDN on 127.0.0.1; an .xlsx in Kahoot's template becomes a workspace pack (and drafts);
+option, read from the fake's CDN on 127.0.0.1; an .xlsx in Kahoot's template becomes a workspace pack (and drafts) that `/quiz now PACK` posts from;
 a bad upload (a formula, a zip bomb, one over the size limit) is refused with nothing stored, the oversize one
 before a byte is downloaded; a member may not import."""
 
@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from adapters.discord.adapter import DiscordAdapter
 from bot.db.models import DraftRow, QuestionRow, WorkspacePackRow
 from bot.runtime import Runtime
-from tests.discord_support import serving, slash, text_of
+from tests.discord_support import card_messages, embed_text, serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 from tests.upload_support import KAHOOT_EXPLANATIONS, KAHOOT_ROWS, kahoot_workbook, zip_bomb
 
@@ -71,6 +71,11 @@ async def test_an_attached_kahoot_workbook_becomes_a_pack_and_bad_ones_are_refus
         async with runtime.db.transaction() as session:
             prompts = await session.execute(select(QuestionRow.prompt).where(QuestionRow.pack_id.like("%:team-ops")))
             assert sorted(prompts.scalars()) == sorted(str(row[0]) for row in KAHOOT_ROWS[:3])
+
+        posted = await slash(fake, "now", {"pack": "team-ops"}, user_id=1002)  # anyone, from the new pack
+        assert posted is not None
+        [card] = card_messages(fake)
+        assert any(str(row[0]) in embed_text(card) for row in KAHOOT_ROWS[:3]), embed_text(card)
 
         stored = await counts(runtime)
         formula = await slash(fake, "import", **attach(fake, "f.xlsx", kahoot_workbook(formula="=1+1")), **ada)
