@@ -50,6 +50,7 @@ from adapters.slack.payloads import (
     text_of,
 )
 from adapters.slack.platform import PLATFORM, SlackPlatform
+from adapters.slack.uploads import SlackUploads
 from bot.chart_images import render_charts
 from bot.commands import FlagQuestion, StartReview
 from bot.domain import ChannelRef, UserRef
@@ -113,6 +114,7 @@ class QuizListeners:
         app.action(re.compile(rf"^{CONFIRM_PREFIX}(:|$)"))(self.on_confirm)
         app.action(REVIEW_ACTION)(self.on_review)
         app.event("app_home_opened")(self.on_home_opened)
+        SlackUploads(self).install(app)  # a pack file shared with the bot in a DM (adapters/slack/uploads.py)
         app.action(re.compile(r".*"))(self.on_other_action)
         app.error(self.on_error)
 
