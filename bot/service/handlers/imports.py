@@ -114,7 +114,8 @@ async def import_pack(
             extra={name: image for name, image in images.items() if image} or None,
         )
     await uow.commit()
-    warnings = [warning.line() for warning in checked.warnings]
+    name = upload_name(filename)
+    warnings = [warning.line().removeprefix(f"{name}: ") for warning in checked.warnings]
     return Reply(words.imported(slug, added, len(checked.drafts), warnings, joined=existing is not None and added > 0))
 
 
