@@ -42,7 +42,8 @@ DOWNLOAD_TIMEOUT = 30.0
 
 
 class DownloadFailed(Exception):
-    """The file could not be fetched from Slack (or from a host the bot token is not sent to)."""
+    """The file could not be fetched from Slack (or its URL's host is not Slack's, and the bot token is not sent
+    there): the argument is the host, an HTTP status or the error's type, for the log."""
 
 
 class SlackUploads:
@@ -101,7 +102,7 @@ class SlackUploads:
         host = (urlsplit(url).hostname or "").casefold()
         api_host = (urlsplit(SlackSettings.of(self.runtime.settings).slack_api_url or "").hostname or "").casefold()
         if not url or (host not in SLACK_FILE_HOSTS and host != api_host):
-            raise DownloadFailed(f"not a Slack file URL (host {host!r})")
+            raise DownloadFailed(host or url)  # the token is never sent there
         token = self.platform.client.token or ""
         timeout = aiohttp.ClientTimeout(total=DOWNLOAD_TIMEOUT)
         try:

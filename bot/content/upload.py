@@ -42,6 +42,10 @@ from bot.wording import uploads as words
 DEFAULT_MAX_BYTES = 1_000_000
 """The default upload limit (QUIZBOT_UPLOAD_MAX_BYTES): a pack of a thousand questions is a few hundred KB."""
 
+DUPLICATES_SHOWN = 20
+"""Near-duplicate pairs looked for at most in an upload (its reply shows a few warnings; a file of near-identical
+prompts would otherwise cost a comparison for every two of them)."""
+
 EXTENSIONS: dict[str, str | None] = {
     ".yaml": "yaml",
     ".yml": "yaml",
@@ -267,7 +271,7 @@ def check_upload(upload: Upload, existing: Iterable[Pack] = ()) -> CheckedUpload
             if p.id != pack.id
             for q in p.questions
         ]
-        warnings += duplicate_warnings(entries)
+        warnings += duplicate_warnings(entries, limit=DUPLICATES_SHOWN)
     return CheckedUpload(upload, pack, drafts, warnings)
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from bot.content.formats import kahoot
 from bot.content.loader import load_catalog
-from bot.content.upload import UploadLimits, check_upload, read_upload, sniff
+from bot.content.upload import DUPLICATES_SHOWN, UploadLimits, check_upload, read_upload, sniff
 from bot.errors import InvalidPack
 from tests.upload_support import (
     KAHOOT_EXPLANATIONS,
@@ -287,3 +287,11 @@ def test_near_duplicates_of_existing_packs_are_warned() -> None:
     data = (CONTENT / "fsdp.yaml").read_bytes().replace(b"id: fsdp", b"id: copy-of-fsdp", 1)
     checked = check_upload(read_upload("copy.yaml", data), catalog.packs)
     assert any(w.rule == "near-duplicate" for w in checked.warnings)
+
+
+def test_a_file_of_near_identical_prompts_stops_the_duplicate_search_early() -> None:
+    rows = [(f"Which port does service number {i} use?", "1", "2", "3", "4", 20, (i % 4) + 1) for i in range(300)]
+    explanations = [f"Service {i} uses its own port. The runbook says which." for i in range(300)]
+    checked = check_upload(read_upload("ports.xlsx", kahoot_workbook(rows, explanations=explanations)))
+    duplicates = [w for w in checked.warnings if w.rule == "near-duplicate"]
+    assert len(duplicates) == DUPLICATES_SHOWN  # not one for each of the ~45,000 similar pairs

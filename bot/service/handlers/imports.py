@@ -11,6 +11,7 @@ overwrites a different question), and each question lacking only its explanation
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 from bot.clock import Clock
@@ -55,11 +56,12 @@ async def import_pack(
         return Reply(words.how_to_upload(upload_limits.max_bytes))
     filename = command.filename or "upload"
     now = clock.now()
-    workspace = await uow.places.workspace_id(context.channel.platform, context.channel.workspace_id, now)
-    own = [await uow.workspace_packs.as_pack(pack) for pack in await uow.workspace_packs.of_workspace(workspace)]
     try:
-        upload = read_upload(filename, command.data, upload_limits)
-        checked = check_upload(upload, [*catalog.packs, *own])
+        # Parsing (openpyxl above all) and the near-duplicate search are CPU work: a worker thread, not the loop.
+        upload = await asyncio.to_thread(read_upload, filename, command.data, upload_limits)
+        workspace = await uow.places.workspace_id(context.channel.platform, context.channel.workspace_id, now)
+        own = [await uow.workspace_packs.as_pack(pack) for pack in await uow.workspace_packs.of_workspace(workspace)]
+        checked = await asyncio.to_thread(check_upload, upload, [*catalog.packs, *own])
     except InvalidPack as exc:
         name = upload_name(filename)
         problems = [problem.removeprefix(f"{name}: ") for problem in _worded(exc)]
