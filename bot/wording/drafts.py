@@ -204,9 +204,9 @@ def unknown_draft(draft_id: int) -> str:
     return _("There is no draft {id} here; `/quiz drafts` lists the ones waiting.", id=draft_id)
 
 
-def already_decided(draft_id: int, status: str, by: str | None) -> str:
+def already_decided(draft_id: int, status: str, by: str) -> str:
     """A draft that was approved or rejected before."""
-    return _("Draft {id} was already {status} by {by}; nothing changed.", id=draft_id, status=status, by=by or "?")
+    return _("Draft {id} was already {status} by {by}; nothing changed.", id=draft_id, status=status, by=by)
 
 
 def status_word(status: str) -> str:
@@ -285,3 +285,63 @@ def not_a_drafts_action(word: str, actions: Sequence[str]) -> str:
 def write_takes_one_pack() -> str:
     """`/quiz write` with more than one word."""
     return _("Name one pack, e.g. `/quiz write runbooks`, or none for `team`.")
+
+
+# --- the operator's command line (`quizbot content export|import --workspace`) -----------------------------------
+
+
+def cli_help_export_workspace() -> str:
+    """`content export --workspace`'s help."""
+    return _("export a workspace's own pack from the database (PACK is its name there), e.g. slack:T0123")
+
+
+def cli_help_import_workspace() -> str:
+    """`content import --workspace`'s help."""
+    return _("store the checked pack in a workspace's own packs in the database, e.g. slack:T0123")
+
+
+def cli_bad_workspace(text: str) -> str:
+    """A `--workspace` that is not PLATFORM:ID."""
+    return _("`{text}` is not a workspace: say PLATFORM:ID, e.g. `slack:T0123` or `console:local`.", text=echo(text))
+
+
+def cli_no_such_workspace(address: str, known: Sequence[str]) -> str:
+    """A `--workspace` the database has never seen."""
+    return _(
+        "The database has no workspace {address}. Workspaces: {known}.",
+        address=address,
+        known=", ".join(known) or _("none"),
+    )
+
+
+def cli_no_such_team_pack(slug: str, address: str, known: Sequence[str]) -> str:
+    """A pack name the workspace does not have."""
+    return _(
+        "Workspace {address} has no pack `{slug}`. Its packs: {known}.",
+        address=address,
+        slug=echo(slug),
+        known=", ".join(known) or _("none"),
+    )
+
+
+def cli_exported(path: str, fmt: str) -> str:
+    """A workspace pack written to a file."""
+    return _("Wrote {path} ({fmt}).", path=path, fmt=fmt)
+
+
+def cli_imported(slug: str, address: str, *, created: bool, added: int, changed: int, retired: int) -> str:
+    """A pack stored in a workspace."""
+    return _(
+        "{done} pack `{slug}` in {address}: {added} new, {changed} changed, {retired} retired.",
+        done=_("Created") if created else _("Updated"),
+        slug=slug,
+        address=address,
+        added=plural(added, "question"),
+        changed=changed,
+        retired=retired,
+    )
+
+
+def decided_meanwhile(draft_id: int) -> str:
+    """A draft another lead decided at the same moment."""
+    return _("Draft {id} was decided by another lead just now; nothing changed.", id=draft_id)

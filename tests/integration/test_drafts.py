@@ -163,3 +163,22 @@ async def test_schedules_and_cohorts_name_a_team_pack_by_its_slug(runtime: Runti
     assert cohort.ok, cohort.message
     elsewhere = ChannelRef("fake", "W2", "C1")
     assert not (await run(runtime, elsewhere, "zed", "now team")).ok  # W1's pack is not W2's
+
+
+async def test_two_leads_approving_at_once_approve_once(runtime: Runtime, channel: ChannelRef) -> None:
+    import asyncio
+
+    await submit(runtime, channel, "ann", "team", GOOD)
+    lee, kim = context(channel, "lee", admin=True), context(channel, "kim", admin=True)
+    replies = await asyncio.gather(
+        runtime.app.act(action=ActionKind.APPROVE_DRAFT, value="1", context=lee),
+        runtime.app.act(action=ActionKind.APPROVE_DRAFT, value="1", context=kim),
+    )
+    assert sorted(reply.ok for reply in replies) == [False, True], [r.message for r in replies]
+    [refused] = [reply for reply in replies if not reply.ok]
+    assert refused.message.title.startswith("Draft 1 was") and refused.message.title.endswith("nothing changed.")
+    async with runtime.uow() as uow:
+        workspace = await uow.places.workspace("fake", "W1")
+        assert workspace is not None
+        pack = await uow.workspace_packs.get(workspace.id, "team")
+        assert pack is not None and pack.questions == 1

@@ -156,7 +156,9 @@ async def _pending(uow: UnitOfWork, workspace: int, draft_id: int) -> Draft:
     if draft is None:
         raise NotFound(words.unknown_draft(draft_id))
     if draft.status is not DraftStatus.PENDING:
-        raise UserInputError(words.already_decided(draft_id, words.status_word(draft.status.value), draft.decided_by))
+        raise UserInputError(
+            words.already_decided(draft_id, words.status_word(draft.status.value), draft.decided_by or "")
+        )
     return draft
 
 
@@ -201,11 +203,13 @@ async def approve_draft(
         workspace, draft.pack, title=words.new_pack_title(draft.pack), by=_decider(context), now=now
     )
     key = question_key(draft.content, await uow.workspace_packs.question_keys(pack))
-    await uow.workspace_packs.add_question(pack, as_question(draft.content, pack=pack.slug, key=key), now=now)
+    # Decided first: a second lead approving at once waits on this row, then finds it decided (one line), before
+    # either adds a question.
     if not await uow.drafts.decide(
         workspace, draft.id, DraftStatus.APPROVED, by=_decider(context), now=now, question_key=key
     ):
-        raise UserInputError(words.already_decided(draft.id, words.status_word("approved"), None))
+        raise UserInputError(words.decided_meanwhile(draft.id))
+    await uow.workspace_packs.add_question(pack, as_question(draft.content, pack=pack.slug, key=key), now=now)
     await uow.commit()
     told = await _tell_author(
         platforms, context, draft, words.author_approved(draft.id, draft.content.prompt, pack.slug)
@@ -223,7 +227,7 @@ async def reject_draft(
     if not await uow.drafts.decide(
         workspace, draft.id, DraftStatus.REJECTED, by=_decider(context), now=clock.now(), reason=command.reason
     ):
-        raise UserInputError(words.already_decided(draft.id, words.status_word("rejected"), None))
+        raise UserInputError(words.decided_meanwhile(draft.id))
     await uow.commit()
     message = words.author_rejected(draft.id, draft.content.prompt, command.reason)
     told = await _tell_author(platforms, context, draft, message)
@@ -248,6 +252,6 @@ async def save_draft(command: SaveDraft, context: Context, uow: UnitOfWork, *, c
     if errors:
         return _refused_form(question_form(FormKind.EDIT_DRAFT, str(draft.id)), values, errors)
     if not await uow.drafts.edit(workspace, draft.id, content):
-        raise UserInputError(words.already_decided(draft.id, words.status_word("approved"), None))
+        raise UserInputError(words.decided_meanwhile(draft.id))
     await uow.commit()
     return Reply(words.draft_updated(draft.id))

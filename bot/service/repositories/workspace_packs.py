@@ -18,6 +18,7 @@ from bot.domain import Image, Pack, Question
 from bot.domain.drafts import StoredPack, WorkspacePack, is_workspace_slug, workspace_pack_key
 from bot.errors import UserInputError
 from bot.service.repositories.base import Repository
+from bot.service.repositories.directory import insert_ignoring_conflict
 from bot.service.repositories.questions import Questions
 from bot.wording import drafts as words
 
@@ -140,13 +141,15 @@ class WorkspacePacks(Repository):
             return await self._view(existing)
         await self.refuse_shipped(slug)
         key = workspace_pack_key(workspace, slug)
-        pack = PackRow(id=key, title=title, description=description, tags=list(tags), active=True, synced_at=now)
-        self._session.add(pack)
-        await self._session.flush()
-        row = WorkspacePackRow(workspace_id=workspace, slug=slug, pack_id=key, created_by=by, created_at=now)
-        self._session.add(row)
-        await self._session.flush()
-        return await self._view(row, pack)
+        # ON CONFLICT DO NOTHING: a lead creating the same pack at the same moment (two drafts approved at once)
+        # waits for the other's commit, then finds its pack, instead of failing on the key.
+        pack = {"id": key, "title": title, "description": description, "tags": list(tags), "active": True}
+        await self._session.execute(insert_ignoring_conflict(self._session, PackRow, pack | {"synced_at": now}, ["id"]))
+        values = {"workspace_id": workspace, "slug": slug, "pack_id": key, "created_by": by, "created_at": now}
+        await self._session.execute(insert_ignoring_conflict(self._session, WorkspacePackRow, values, ["pack_id"]))
+        row = await self._row(workspace, slug)
+        assert row is not None
+        return await self._view(row)
 
     async def add_question(self, pack: WorkspacePack, question: Question, *, now: datetime) -> QuestionRow:
         """Store a question in a workspace pack under `question.key`: a new one goes last; an existing key (active
