@@ -43,6 +43,9 @@ class OptionKind(enum.Enum):
     MENTION = "mention"
     """A person (or a platform's role): a mention typed in text (`<@U123|ann>`, `<@123>`, `<@&456>`, a plain id or
     name), Discord's menu of members and roles (a mentionable option)."""
+    ATTACHMENT = "attachment"
+    """A file attached to the command (a Discord attachment option): the adapter hands its build `(name, bytes)`;
+    a text grammar has none (`/quiz import` typed alone says how to attach one)."""
 
 
 class Autocomplete(enum.Enum):

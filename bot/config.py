@@ -148,6 +148,12 @@ class Settings(BaseSettings):
         le=1000,
         description=words.setting_description("now_open_limit"),
     )
+    upload_max_bytes: int = Field(
+        default=1_000_000,
+        ge=1_000,
+        le=50_000_000,
+        description=words.setting_description("upload_max_bytes"),
+    )
 
     cohort_behind_after: int = Field(
         default=DEFAULT_BEHIND_AFTER,

@@ -21,6 +21,7 @@ from bot.clock import Clock, SystemClock
 from bot.clock_skew import ClockSkew
 from bot.config import Settings
 from bot.content import Catalog, load_catalog
+from bot.content.upload import UploadLimits
 from bot.db import Database, DatabaseTimeouts
 from bot.db.migrate import upgrade
 from bot.domain.attention import AttentionRules
@@ -174,6 +175,7 @@ async def build_runtime(
             now_cooldown_seconds=settings.now_cooldown_seconds,
             now_open_limit=settings.now_open_limit,
         ),
+        upload_limits=UploadLimits(max_bytes=settings.upload_max_bytes),
     )
     ticker = Ticker(
         uow=uow,

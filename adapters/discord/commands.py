@@ -16,11 +16,12 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import discord
 from discord import app_commands
 
+from adapters.discord.uploads import UploadRunner, attached, run_import
 from bot.commands import SPECS, Command
 from bot.commandspec import Autocomplete, CommandSpec, Option, OptionKind, Permission
 from bot.wording import commands as words
@@ -38,6 +39,7 @@ _OPTION_TYPES = {
     OptionKind.INTEGER: discord.AppCommandOptionType.integer,
     OptionKind.BOOLEAN: discord.AppCommandOptionType.boolean,
     OptionKind.MENTION: discord.AppCommandOptionType.mentionable,
+    OptionKind.ATTACHMENT: discord.AppCommandOptionType.attachment,
 }
 
 
@@ -103,6 +105,8 @@ class GrammarOption(app_commands.Transformer[discord.Client]):
         Discord's menu is handed to the grammar as its mention (`<@id|name>`, `<@&id|name>`)."""
         if self._type is discord.AppCommandOptionType.mentionable:
             return self.validate(mention_text(value))
+        if self._type is discord.AppCommandOptionType.attachment:
+            return value  # read when the command runs (adapters/discord/uploads.py), after its size is checked
         return self.validate(str(value))
 
 
@@ -178,6 +182,16 @@ class QuizCommands(app_commands.Group):
 
         async def callback(interaction: discord.Interaction[discord.Client], **values: Any) -> None:
             given = {option.name: values.get(option.name) for option in spec.options}
+            files = [o.name for o in spec.options if o.kind is OptionKind.ATTACHMENT and attached(given[o.name])]
+            if files and self.handler is not None:  # `/quiz import` with its file: read it, then run
+                attachment = attached(given[files[0]])
+                assert attachment is not None
+
+                def build(name: str, data: bytes) -> Command:
+                    return spec.build(**(given | {files[0]: (name, data)}))  # type: ignore[no-any-return]
+
+                await run_import(cast(UploadRunner, self.handler), interaction, attachment, build)
+                return
             await self._run(interaction, spec.build(**given))
 
         parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD)]

@@ -51,6 +51,7 @@ from adapters.slack.payloads import (
     text_of,
 )
 from adapters.slack.platform import PLATFORM, SlackPlatform
+from adapters.slack.uploads import SlackUploads
 from bot.chart_images import render_charts
 from bot.commands import FlagQuestion, StartReview
 from bot.domain import ChannelRef, UserRef
@@ -117,6 +118,7 @@ class QuizListeners:
         app.action(re.compile(rf"^{PAGE_ACTION_PREFIX}"))(self.forms.on_page_action)
         app.view_submission(re.compile(r".*"))(self.forms.on_submission)  # not ours: one line (forms.py)
         app.event("app_home_opened")(self.on_home_opened)
+        SlackUploads(self).install(app)  # a pack file shared with the bot in a DM (adapters/slack/uploads.py)
         app.action(re.compile(r".*"))(self.on_other_action)
         app.error(self.on_error)
 

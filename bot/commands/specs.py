@@ -36,6 +36,7 @@ from bot.commands.types import (
     StartReview,
     Subcommand,
 )
+from bot.commands.uploads import UPLOAD_SPECS
 from bot.commandspec import Access, Autocomplete, Choice, CommandSpec, Example, Option, OptionKind, Permission, by_type
 from bot.domain.flags import REASON_MAX, flag_reason
 from bot.domain.names import nearest
@@ -182,6 +183,7 @@ SPECS: tuple[CommandSpec, ...] = (
     *ROLE_ACTIONS,
     *SETTINGS_ACTIONS,
     *DRAFT_SPECS,
+    *UPLOAD_SPECS,
 )
 """Every `/quiz` command, once, in the order Discord shows: the top-level commands, each group's actions, then
 any command added since."""

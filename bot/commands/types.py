@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from bot.domain import Delivery
@@ -413,6 +413,18 @@ class SaveDraft:
 DraftCommand = WriteQuestion | SubmitDraft | ListDrafts | ApproveDraft | RejectDraft | EditDraft | SaveDraft
 
 
+@dataclass(frozen=True, slots=True)
+class ImportPack:
+    """`/quiz import` with a file (leads): a pack file uploaded in chat becomes a workspace pack and drafts.
+
+    The adapter downloads the file and sets `filename` and `data`; typed alone (no file), the reply says how to
+    attach one.
+    """
+
+    filename: str = ""
+    data: bytes = field(default=b"", repr=False)
+
+
 Command = (
     PostNow
     | Reveal
@@ -440,6 +452,7 @@ Command = (
     | RoleCommand
     | SettingsCommand
     | DraftCommand
+    | ImportPack
 )
 
 

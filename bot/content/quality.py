@@ -167,7 +167,7 @@ def similarity(first: str, second: str) -> float:
 
 
 def near_duplicates(
-    entries: Sequence[PromptEntry], *, threshold: float = SIMILARITY_THRESHOLD
+    entries: Sequence[PromptEntry], *, threshold: float = SIMILARITY_THRESHOLD, limit: int | None = None
 ) -> list[tuple[PromptEntry, PromptEntry, float]]:
     """Every pair of near-duplicate prompts, at least one of them `reported`, earlier entry first.
 
@@ -175,6 +175,8 @@ def near_duplicates(
     longer one and their SequenceMatcher ratio is at least `threshold`. The shared-words condition lets a
     prefix filter (each prompt is indexed by the rarest half of its words plus one: two prompts sharing half
     their words must share one of those) pick the few pairs worth comparing, so thousands of prompts stay quick.
+    With `limit`, the search stops once that many pairs are found (a pack of near-identical prompts has a pair for
+    almost every two of them: an upload shows a few, and stays quick).
     """
     texts = [normalise_prompt(entry.prompt) for entry in entries]
     words = [frozenset(text.split()) for text in texts]
@@ -204,16 +206,21 @@ def near_duplicates(
             ratio = matcher.ratio()
             if ratio >= threshold:
                 pairs.append((j, i, ratio))
+                if limit is not None and len(pairs) >= limit:
+                    break
+        if limit is not None and len(pairs) >= limit:
+            break
     pairs.sort()
     return [(entries[i], entries[j], ratio) for i, j, ratio in pairs]
 
 
 def duplicate_warnings(
-    entries: Sequence[PromptEntry], *, threshold: float = SIMILARITY_THRESHOLD
+    entries: Sequence[PromptEntry], *, threshold: float = SIMILARITY_THRESHOLD, limit: int | None = None
 ) -> list[QualityWarning]:
-    """One `near-duplicate` warning per pair, on the later reported question, naming the other one."""
+    """One `near-duplicate` warning per pair, on the later reported question, naming the other one (the first
+    `limit` pairs found, when given)."""
     warnings: list[QualityWarning] = []
-    for first, second, ratio in near_duplicates(entries, threshold=threshold):
+    for first, second, ratio in near_duplicates(entries, threshold=threshold, limit=limit):
         warned, other = (second, first) if second.reported else (first, second)
         warnings.append(
             QualityWarning(

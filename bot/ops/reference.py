@@ -84,6 +84,7 @@ def _option_row(option: Option) -> str:
         OptionKind.INTEGER: "integer",
         OptionKind.BOOLEAN: "true/false",
         OptionKind.MENTION: "person",
+        OptionKind.ATTACHMENT: "file",
     }[option.kind]
     about = option.description.format(**option.values) if option.values else option.description
     if option.choices is not None:

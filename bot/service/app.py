@@ -19,6 +19,7 @@ from typing import Any
 from bot.clock import Clock
 from bot.commands import Command, parse_command
 from bot.commands.forms import ACTION_COMMANDS, FORM_COMMANDS
+from bot.content.upload import UploadLimits
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
 from bot.domain.forms import FormKind
 from bot.domain.settings import SettingDefaults
@@ -90,6 +91,7 @@ class QuizApp:
         max_pending_clicks: int = 1000,
         now_limits: NowLimits | None = None,
         setting_defaults: SettingDefaults | None = None,
+        upload_limits: UploadLimits | None = None,
     ) -> None:
         self.uow = uow
         self.quiz = quiz
@@ -132,6 +134,7 @@ class QuizApp:
                 "announce_season": self.announce_season,
                 "now_limits": now_limits or NowLimits(),
                 "setting_defaults": setting_defaults or _defaults_of(now_limits or NowLimits()),
+                "upload_limits": upload_limits or UploadLimits(),
             },
         )
 

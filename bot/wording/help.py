@@ -214,6 +214,16 @@ COMMANDS: dict[str, CommandWords] = {
             "Example: `/quiz drafts approve 3`",
         ),
     ),
+    "import": CommandWords(
+        "/quiz import",
+        "import a pack file (YAML, GIFT, Aiken, CSV, Kahoot .xlsx...) as a workspace pack",
+        (
+            "Slack: share the file with the bot in a direct message; Discord: attach it to `/quiz import`.",
+            "Complete questions join the workspace pack named after the file; questions without an explanation wait "
+            "in /quiz drafts. A file with any problem is refused whole, with the problems listed.",
+            "Example: `/quiz import` (with the file attached)",
+        ),
+    ),
     "help": CommandWords(
         "/quiz help [command]",
         "this help",

@@ -41,6 +41,8 @@ SETTING_DESCRIPTIONS: Mapping[str, str] = {
     "leads and admins are exempt.",
     "now_open_limit": "How many questions posted with `/quiz now` may be open at once in a channel (0: no limit); "
     "leads and admins are exempt.",
+    "upload_max_bytes": "The largest pack file a lead may upload in chat (`/quiz import`), in bytes; a larger one is "
+    "refused before it is downloaded.",
     "cohort_behind_after": "A cohort member who answered none of the cohort's last this many questions is behind "
     "(flagged in `/quiz cohort show` and the report; `/quiz cohort remind` nudges them).",
     "cohort_inactive_days": "A cohort member with no answer in this many days is flagged inactive.",

@@ -783,6 +783,7 @@ class FakeDiscord:
         self.messages: dict[str, dict[str, Any]] = {}
         self.deleted_messages: dict[str, dict[str, Any]] = {}
         self.attachments: dict[str, bytes] = {}
+        self.attachment_downloads: list[str] = []  # the paths of attachments fetched from the CDN, in order
         self.global_commands: list[dict[str, Any]] = []
         self.guild_commands: dict[str, list[dict[str, Any]]] = {}
         self.interactions: dict[str, _InteractionState] = {}
@@ -1682,6 +1683,7 @@ class FakeDiscord:
 
     async def _attachment_handler(self, request: web.Request) -> web.StreamResponse:
         parts = request.match_info["tail"].split("/")
+        self.attachment_downloads.append(request.path)
         data = self.attachments.get(parts[1]) if len(parts) >= 2 else None
         if data is None:
             return self._json({"message": "Not Found", "code": 0}, 404)

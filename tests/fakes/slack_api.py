@@ -720,6 +720,8 @@ class FakeSlack:
         self.issued_triggers: dict[str, float] = {}  # trigger_id -> the fake's clock when a builder issued it
         self.files: dict[str, dict] = {}  # file id -> {"name", "title", "alt_txt", "data", "channels", ...}
         self._file_counter = itertools.count(1)
+        self.shared_files: dict[str, bytes] = {}  # file id -> bytes served at url_private_download (share_file)
+        self.file_downloads: list[tuple[str, str | None]] = []  # (path, bearer token) of each download, in order
         self.users: dict[str, dict] = {}
         self.channels: dict[str, dict] = {}
 
@@ -761,6 +763,7 @@ class FakeSlack:
         app.router.add_post("/response/{rid}", self._handle_response_url)
         app.router.add_get("/link/", self._handle_socket)
         app.router.add_post("/upload/v1/{file_id}", self._handle_upload)
+        app.router.add_get("/files-pri/{file_id}/{name}", self._handle_private_file)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -1641,6 +1644,35 @@ class FakeSlack:
             msg["files"] = [{"id": f["id"], "name": f["name"], "title": f["title"]} for f in done]
             self.messages.setdefault(channel["id"], {})[ts] = msg
         return {"ok": True, "files": done}
+
+    def share_file(self, name: str, data: bytes, *, size: int | None = None) -> dict:
+        """A file a person shared, as a message event's `files` item describes it; its bytes are served at its
+        `url_private_download` (on this fake, to the bot token only). `size` overrides what the event says."""
+        file_id = f"F{next(self._file_counter):08d}"
+        self.shared_files[file_id] = data
+        url = f"{self.base_url}/files-pri/{file_id}/{name}"
+        return {
+            "id": file_id,
+            "name": name,
+            "title": name,
+            "mimetype": "application/octet-stream",
+            "filetype": name.rsplit(".", 1)[-1],
+            "size": len(data) if size is None else size,
+            "url_private": url,
+            "url_private_download": url,
+        }
+
+    async def _handle_private_file(self, request: web.Request) -> web.StreamResponse:
+        """A shared file's bytes, for the bot token only (Slack answers others with a redirect to its sign-in)."""
+        auth = request.headers.get("Authorization", "")
+        token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
+        self.file_downloads.append((request.path, token))
+        if token != self.bot_token:
+            return web.Response(status=302, headers={"Location": f"{self.base_url}/signin"})
+        data = self.shared_files.get(request.match_info["file_id"])
+        if data is None:
+            return web.Response(status=404, text="file_not_found")
+        return web.Response(body=data, content_type="application/octet-stream")
 
     def uploaded_files(self, channel: str | None = None) -> list[dict]:
         """Completed uploads (with their bytes under ``data``), optionally only those shared in ``channel``."""

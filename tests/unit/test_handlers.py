@@ -82,6 +82,7 @@ def test_permissions_are_declared_beside_the_handlers() -> None:
         "EditDraft",
         "SaveDraft",
         "RejectDraft",
+        "ImportPack",
     }
     for route in COMMAND_HANDLERS.values():
         if route.permission is not Permission.ANYONE:

@@ -16,7 +16,18 @@ from typing import Any
 
 from bot.commands import ACCESS
 from bot.commandspec import Permission
-from bot.service.handlers import cohorts, drafts, flags, questions, review, roles, schedules, seasons, settings
+from bot.service.handlers import (
+    cohorts,
+    drafts,
+    flags,
+    imports,
+    questions,
+    review,
+    roles,
+    schedules,
+    seasons,
+    settings,
+)
 from bot.service.handlers.routing import (
     REGISTERED,
     Handler,
@@ -28,7 +39,7 @@ from bot.service.handlers.routing import (
     handles,
 )
 
-AREAS = (questions, cohorts, review, schedules, flags, seasons, roles, settings, drafts)
+AREAS = (questions, cohorts, review, schedules, flags, seasons, roles, settings, drafts, imports)
 """The handler modules; importing them registers their handlers."""
 
 COMMAND_HANDLERS: Mapping[type[Any], Route] = {

@@ -17,7 +17,13 @@ from bot.wording import help as help_words
 from tests.fakes.discord_api import FakeDiscord
 
 SUBCOMMAND, GROUP = 1, 2
-OPTION_TYPES = {OptionKind.STRING: 3, OptionKind.INTEGER: 4, OptionKind.BOOLEAN: 5, OptionKind.MENTION: 9}
+OPTION_TYPES = {
+    OptionKind.STRING: 3,
+    OptionKind.INTEGER: 4,
+    OptionKind.BOOLEAN: 5,
+    OptionKind.MENTION: 9,
+    OptionKind.ATTACHMENT: 11,
+}
 WHO = {
     Permission.ADMIN: " (admins)",
     Permission.LEAD: " (leads and admins)",

@@ -189,6 +189,7 @@ def test_the_manifest_asks_for_what_the_adapter_uses() -> None:
         "chat:write.public",
         "users:read",
         "files:write",  # /quiz report's charts
+        "files:read",  # a pack file shared in a DM, downloaded (/quiz import)
         "im:write",  # conversations.open: a cohort delivered by direct message
         "channels:history",  # conversations.history: a card posted before a crash is found, not posted twice
         "groups:history",
@@ -196,5 +197,5 @@ def test_the_manifest_asks_for_what_the_adapter_uses() -> None:
     }
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert manifest["features"]["app_home"]["home_tab_enabled"] is True
-    assert manifest["settings"]["event_subscriptions"]["bot_events"] == ["app_home_opened"]
+    assert manifest["settings"]["event_subscriptions"]["bot_events"] == ["app_home_opened", "message.im"]
     assert manifest["settings"]["socket_mode_enabled"] is True
