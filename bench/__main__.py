@@ -14,7 +14,10 @@ import subprocess
 import sys
 import time
 
-from bench.common import RESULTS, child_env
+from bench.common import RESULTS, Check, bound_check, child_env, load_average, write_section
+
+QUICK_BUDGET_S = 600.0
+"""`make bench` (every benchmark at quick size) must take less than this (issue 26)."""
 
 BENCHMARKS = [
     "answers",
@@ -46,20 +49,46 @@ def main() -> int:
         parser.error("no such benchmark: " + ", ".join(unknown))
     names = args.names or BENCHMARKS
     crashed = []
+    spent: dict[str, tuple[float, str, int]] = {}
     started = time.monotonic()
     for name in names:
         command = [sys.executable, "-m", f"bench.{name}", *([] if args.full else ["--quick"])]
         print(f"\n=== {' '.join(command[1:])}", flush=True)
-        began = time.monotonic()
+        began, load = time.monotonic(), load_average()
         status = subprocess.run(command, env=child_env(), check=False).returncode
-        print(f"=== {name}: {time.monotonic() - began:.0f} s, exit {status}", flush=True)
+        spent[name] = (time.monotonic() - began, load, status)
+        print(f"=== {name}: {spent[name][0]:.0f} s, exit {status}", flush=True)
         if status != 0:
             crashed.append(name)
-    print(f"\nall done in {time.monotonic() - started:.0f} s; results in {RESULTS}")
+    total = time.monotonic() - started
+    print(f"\nall done in {total:.0f} s; results in {RESULTS}")
+    if names == BENCHMARKS:
+        _record_run(spent, total, full=args.full)
     if crashed:
         print("crashed: " + ", ".join(crashed), file=sys.stderr)
         return 1
     return 0
+
+
+def _record_run(spent: dict[str, tuple[float, str, int]], total: float, *, full: bool) -> None:
+    """The section on the run itself: where its time went, benchmark by benchmark; at quick size, the budget."""
+    rows = [
+        "| benchmark | seconds | share | load average at its start (1 / 5 / 15 min) | exit |",
+        "|---|---|---|---|---|",
+    ]
+    for name, (seconds, load, status) in sorted(spent.items(), key=lambda item: -item[1][0]):
+        rows.append(f"| {name} | {seconds:.0f} | {seconds / total:.0%} | {load} | {status} |")
+    rows.append(f"| all | {total:.0f} | 100% | | |")
+    checks: list[Check] = []
+    if not full:
+        checks.append(bound_check("`make bench` (quick), every benchmark", total / 60, QUICK_BUDGET_S / 60, "min"))
+    write_section(
+        "16. The bench itself",
+        "python -m bench" + (" --full" if full else ""),
+        "Wall time of each benchmark (a child process each, one after another), slowest first.\n\n" + "\n".join(rows),
+        checks,
+        size="full" if full else "quick",
+    )
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import event, func, insert, select
 
 from bench.common import (
     Check,
@@ -41,6 +42,39 @@ from bot.domain import AnswerOutcome, ChannelRef, QuestionCard, UserRef
 from bot.ports import Message
 from bot.runtime import Runtime, build_runtime
 from bot.service.directory import find_or_insert, insert_ignoring_conflict
+
+
+class StatementTally:
+    """Counts the statements an engine runs, the commits, and the time spent in the driver (cursor execute to
+    its return), while the block runs: the per-click database costs of the saturation model (RESULTS.md)."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.statements = 0
+        self.transactions = 0
+        self.seconds = 0.0
+        self._started: dict[int, float] = {}
+
+    def _before(self, conn: Any, *_: Any) -> None:
+        self._started[id(conn)] = time.perf_counter()
+
+    def _after(self, conn: Any, *_: Any) -> None:
+        self.statements += 1
+        self.seconds += time.perf_counter() - self._started.pop(id(conn), time.perf_counter())
+
+    def _commit(self, _conn: Any) -> None:
+        self.transactions += 1
+
+    def __enter__(self) -> StatementTally:
+        event.listen(self.engine, "before_cursor_execute", self._before)
+        event.listen(self.engine, "after_cursor_execute", self._after)
+        event.listen(self.engine, "commit", self._commit)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._before)
+        event.remove(self.engine, "after_cursor_execute", self._after)
+        event.remove(self.engine, "commit", self._commit)
 
 
 class NullPlatform:
@@ -203,7 +237,8 @@ async def bench_one(kind: str, users: int, posts: int, naive: bool) -> tuple[lis
                     result = await runtime.app.answer(post_id=post_id, user=user, choice_index=choice)
                     outcomes.append(result.outcome)
 
-                elapsed, latencies = await _drive(users, cards, core_click)
+                with StatementTally(runtime.db.engine.sync_engine) as tally:
+                    elapsed, latencies = await _drive(users, cards, core_click)
                 stored = await _count_answers(runtime)
                 ok = stored == clicks and outcomes.count(AnswerOutcome.RECORDED) == clicks
                 core_rate = clicks / elapsed
@@ -227,6 +262,12 @@ async def bench_one(kind: str, users: int, posts: int, naive: bool) -> tuple[lis
                     f"{f'all {clicks} recorded once' if ok else f'MISMATCH: {stored} stored'} |"
                 )
                 lines.append(f"| {kind} | floor: bare batched INSERT, 1,000 rows a statement | {floor:,.0f}/s | | |")
+                lines.append(
+                    f"| {kind} | the core's statements | {tally.statements / clicks:.3f} a click, "
+                    f"{tally.transactions / clicks:.4f} commits a click ({clicks / max(tally.transactions, 1):.0f} "
+                    f"clicks a commit) | {tally.seconds / clicks * 1000:.3f} ms a click in the driver "
+                    f"({tally.seconds / max(tally.transactions, 1) * 1000:.1f} ms a commit's statements) | |"
+                )
                 if naive:
                     # One transaction per click is slow enough that 5 cards (1,000 clicks) make the point.
                     naive_cards = await _posts(runtime, min(posts, 5))

@@ -46,6 +46,7 @@ from bench.common import (
     write_section,
 )
 from bench.same_job import count_answers, forget_answers
+from bench.scaleout import cpu_seconds
 from tests.discord_storm import (
     DiscordStorm,
     Outcome,
@@ -115,6 +116,12 @@ async def _click_all(
     return await storm(fake, plan_clicks(cards, clicks, first_user=first_user), concurrency=concurrency)
 
 
+def _per_click(cpu: float, clicks: int) -> str:
+    """The process's CPU (user + system) over the measured clicks, a click: what decides its rate when the
+    machine's cores are what it waits for (a shared machine), whatever share of them it got."""
+    return f"{cpu / clicks * 1000:.2f} ms"
+
+
 def _rate(result: DiscordStorm) -> float:
     return len(result.latencies()) / result.elapsed
 
@@ -144,7 +151,9 @@ async def bench(kind: str, clicks: int, concurrency: int) -> tuple[list[str], li
                     await slash(fake, "now", {}, user_name="host")
                 cards = card_messages(fake)
                 await _click_all(fake, cards[:1], 10, 1, first_user=9 * 10**6)  # warm-up, as for the bare
+                cpu_before = cpu_seconds([child.pid])
                 quiz = await _click_all(fake, cards, clicks, concurrency)
+                quiz_cpu = cpu_seconds([child.pid]) - cpu_before
                 followed = time.monotonic()
                 at_last_response = len(await follow_deferred(fake, quiz, timeout=0))
                 unfinished = await follow_deferred(fake, quiz, timeout=FOLLOW_TIMEOUT)
@@ -156,14 +165,18 @@ async def bench(kind: str, clicks: int, concurrency: int) -> tuple[list[str], li
             same_child = await _start_bare(fake, url)
             try:
                 await _click_all(fake, cards[:1], 10, 1, first_user=9 * 10**6)
+                cpu_before = cpu_seconds([same_child.pid])
                 same = await _click_all(fake, cards, clicks, concurrency)
+                same_cpu = cpu_seconds([same_child.pid]) - cpu_before
             finally:
                 await stop_bot(same_child)
             same_stored = await count_answers(url) - 10
             bare_child = await _start_bare(fake)
             try:
                 await _click_all(fake, cards[:1], 10, 1, first_user=9 * 10**6)
+                cpu_before = cpu_seconds([bare_child.pid])
                 bare = await _click_all(fake, cards, clicks, concurrency)
+                bare_cpu = cpu_seconds([bare_child.pid]) - cpu_before
             finally:
                 await stop_bot(bare_child)
     quiz_latencies, same_latencies, bare_latencies = quiz.latencies(), same.latencies(), bare.latencies()
@@ -175,11 +188,12 @@ async def bench(kind: str, clicks: int, concurrency: int) -> tuple[list[str], li
     responses = len(quiz.acknowledged())
     rows = [
         f"| quiz bot (Discord adapter, {kind}) | {_rate(quiz):,.0f} | {summary_ms(quiz_latencies)} | "
-        f"{responses} of {clicks} ({len(deferred)} deferred) | {stored} |",
+        f"{responses} of {clicks} ({len(deferred)} deferred) | {stored} | {_per_click(quiz_cpu, clicks)} |",
         f"| same-job discord.py client: INSERT, then the verdict ({kind}) | {_rate(same):,.0f} | "
-        f"{summary_ms(same_latencies)} | {len(same.acknowledged())} of {clicks} | {same_stored} |",
+        f"{summary_ms(same_latencies)} | {len(same.acknowledged())} of {clicks} | {same_stored} | "
+        f"{_per_click(same_cpu, clicks)} |",
         f"| bare discord.py client, answers only (the ceiling) | {_rate(bare):,.0f} | {summary_ms(bare_latencies)} | "
-        f"{len(bare.acknowledged())} of {clicks} | |",
+        f"{len(bare.acknowledged())} of {clicks} | | {_per_click(bare_cpu, clicks)} |",
     ]
 
     def counts(counter: Counter[Outcome]) -> str:
@@ -250,8 +264,8 @@ async def main() -> None:
     db = args.db or "both"
     clicks = args.clicks or (1000 if args.quick else 4000)
     rows = [
-        "| server | clicks/s | event to callback | answered | answers stored |",
-        "|---|---|---|---|---|",
+        "| server | clicks/s | event to callback | answered | answers stored | the process's CPU a click |",
+        "|---|---|---|---|---|---|",
     ]
     audit_rows = [
         "| database | clicks | interaction responses | answered directly: final words | deferred: final words | "
@@ -275,7 +289,10 @@ async def main() -> None:
         "interaction response with the verdict), run on the bot's database with its answers deleted; and a client "
         "that only answers each interaction (the ceiling). The targets are against the same-job client. "
         '"Answered" counts interaction responses: the verdict itself (type 4) or a defer (type 5, past '
-        "QUIZBOT_DISCORD_ACK_DEADLINE), which frees its sender for the next click.\n\n"
+        'QUIZBOT_DISCORD_ACK_DEADLINE), which frees its sender for the next click. "The process\'s CPU a click" is '
+        "its user + system CPU over the measured clicks (from /proc; on PostgreSQL the server's backends are not "
+        "counted, on SQLite the database work is in the process): on a shared machine, where every process waits "
+        "for a core, it is the figure a rate follows.\n\n"
         + "\n".join(rows)
         + "\n\nEach click's fate: after the last interaction response the bench waits (up to "
         f"{FOLLOW_TIMEOUT:.0f} s) for every deferred click's edit of its deferred response (`PATCH "

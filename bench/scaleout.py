@@ -2,13 +2,13 @@
 loopback round-robin load balancer (bench/lb.py), against 1 process behind the same balancer, sent the same
 number of signed clicks with the same concurrency, measured in the same run.
 
-    python -m bench.scaleout [--quick] [--clicks 6000] [--concurrency 200]
+    python -m bench.scaleout [--quick] [--clicks 3000] [--concurrency 200]
 
 Reported: clicks/s (acked) of each, the ratio (target >= 1.6x on this 2-core machine), every click recorded, the
 cores used (the CPU seconds the bot processes, the balancer, PostgreSQL and this load generator spent during the
 run, divided by its length, from /proc), and the clicks per busy core-second (issue 26: 2 processes at >= 90% of 1
 process's), counting the CPU of the bots and of their PostgreSQL backends only, with each one's CPU a click.
---quick: 3,000 clicks.
+Each process count runs twice, in the order 1, 2, 2, 1, and its row sums both runs. --quick: 1,500 clicks a run.
 
 Every replica calls the one loopback fake Slack Web API, which this process serves (it plays Slack, as in
 bench.slack_path); the first replica posts the cards, and card count edits are off in every replica, so that
@@ -63,6 +63,7 @@ def postgres_pids() -> list[int]:
 
 async def _balancer(workdir: Path, ports: list[int], name: str) -> tuple[asyncio.subprocess.Process, int]:
     ready = workdir / f"lb-{name}.port"
+    ready.unlink(missing_ok=True)  # a run before this one with as many processes left its port here
     backends = ",".join(f"127.0.0.1:{port}" for port in ports)
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.lb", "--backends", backends, "--ready", str(ready), env=child_env()
@@ -112,8 +113,11 @@ async def bench(replicas: int, clicks: int, concurrency: int, workdir: Path) -> 
                 bodies = _bodies(info["messages"], clicks, fake)
                 warm = _warm_bodies(info["messages"], fake)
                 await _load(port, warm, 2 * replicas)
-                pids = [p.pid for p, _ in children] + [lb.pid, os.getpid()] + postgres_pids()
                 bots = [p.pid for p, _ in children]
+                idle_before, idle_started = cpu_seconds(bots), time.perf_counter()
+                await asyncio.sleep(IDLE_SECONDS)  # the bots' CPU with no click: their background (timers, polls)
+                idle_rate = (cpu_seconds(bots) - idle_before) / (time.perf_counter() - idle_started)
+                pids = [p.pid for p, _ in children] + [lb.pid, os.getpid()] + postgres_pids()
                 backends = await database_backends(url)
                 bot_before = cpu_seconds(bots)
                 backend_before = {pid: cpu_seconds([pid]) for pid in backends}
@@ -136,42 +140,74 @@ async def bench(replicas: int, clicks: int, concurrency: int, workdir: Path) -> 
             for process, _ in children:
                 await _stop(process)
     return {
-        "rate": len(bodies) / elapsed,
-        "latency": summary_ms(latencies),
+        "elapsed": elapsed,
+        "latencies": latencies,
         "failures": failures,
         "stored": stored,
         "clicks": len(bodies),
         "cores": cores,
         "bot_cpu": bot_cpu,
         "backend_cpu": backend_cpu,
+        "idle_cpu": idle_rate * elapsed,
+    }
+
+
+IDLE_SECONDS = 2.0
+"""How long the bots' idle CPU is measured before each run's clicks."""
+
+ORDER = (1, 2, 2, 1)
+"""The runs, in turn: each process count twice, in an ABBA order, so a change of load over the run cancels out."""
+
+
+def _pooled(results: list[dict[str, object]]) -> dict[str, object]:
+    """The runs of one process count as one: clicks, CPU and time summed, latencies together."""
+    elapsed = sum(float(r["elapsed"]) for r in results)  # type: ignore[arg-type]
+    clicks = sum(int(r["clicks"]) for r in results)  # type: ignore[call-overload]
+    latencies = [x for r in results for x in r["latencies"]]  # type: ignore[attr-defined]
+    return {
+        "rate": clicks / elapsed,
+        "latency": summary_ms(latencies),
+        "failures": sum(int(r["failures"]) for r in results),  # type: ignore[call-overload]
+        "stored": sum(int(r["stored"]) for r in results),  # type: ignore[call-overload]
+        "clicks": clicks,
+        "cores": sum(float(r["cores"]) * float(r["elapsed"]) for r in results) / elapsed,  # type: ignore[arg-type]
+        "bot_cpu": sum(float(r["bot_cpu"]) for r in results),  # type: ignore[arg-type]
+        "backend_cpu": sum(float(r["backend_cpu"]) for r in results),  # type: ignore[arg-type]
+        "idle_cpu": sum(float(r["idle_cpu"]) for r in results),  # type: ignore[arg-type]
     }
 
 
 async def main() -> None:
-    """One replica, then two, with the same clicks; record."""
+    """One replica and two, twice each in ABBA order, with the same clicks; record."""
     parser = argparse.ArgumentParser()
     quick_or_full(parser)
     parser.add_argument("--clicks", type=int)
     parser.add_argument("--concurrency", type=int, default=200)
     args = parser.parse_args()
-    clicks = args.clicks or (3000 if args.quick else 6000)
+    clicks = args.clicks or (1500 if args.quick else 3000)
+    runs: dict[int, list[dict[str, object]]] = {1: [], 2: []}
     with tempfile.TemporaryDirectory() as tmp:
-        one = await bench(1, clicks, args.concurrency, Path(tmp))
-        two = await bench(2, clicks, args.concurrency, Path(tmp))
+        for replicas in ORDER:  # 1, 2, 2, 1: a drift in the shared machine's load falls on both alike
+            runs[replicas].append(await bench(replicas, clicks, args.concurrency, Path(tmp)))
+    one, two = _pooled(runs[1]), _pooled(runs[2])
     rows = [
         "| processes | clicks/s (acked) | ack latency | non-200 | recorded | cores used | bot CPU a click | "
-        "PostgreSQL CPU a click | clicks per busy core-second |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "PostgreSQL CPU a click | clicks per busy core-second | the bots' idle CPU over the run, a click |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     per_core: dict[int, float] = {}
+    net: dict[int, float] = {}
     for n, result in ((1, one), (2, two)):
         clicks_done = float(result["clicks"])  # type: ignore[arg-type]
         bot_cpu, backend_cpu = float(result["bot_cpu"]), float(result["backend_cpu"])  # type: ignore[arg-type]
+        idle_cpu = float(result["idle_cpu"])  # type: ignore[arg-type]
         per_core[n] = clicks_done / (bot_cpu + backend_cpu) if bot_cpu + backend_cpu else float("nan")
+        net[n] = clicks_done / max(bot_cpu + backend_cpu - idle_cpu, 1e-9)
         rows.append(
             f"| {n} | {result['rate']:,.0f} | {result['latency']} | {result['failures']} | "
             f"{result['stored']} of {result['clicks']} | {result['cores']:.2f} of {os.cpu_count()} | "
-            f"{bot_cpu / clicks_done * 1000:.2f} ms | {backend_cpu / clicks_done * 1000:.2f} ms | {per_core[n]:,.0f} |"
+            f"{bot_cpu / clicks_done * 1000:.2f} ms | {backend_cpu / clicks_done * 1000:.2f} ms | {per_core[n]:,.0f} | "
+            f"{idle_cpu / clicks_done * 1000:.3f} ms |"
         )
     ratio = float(two["rate"]) / float(one["rate"])  # type: ignore[arg-type]
     checks = [
@@ -195,15 +231,22 @@ async def main() -> None:
     if one["stored"] != one["clicks"] or two["stored"] != two["clicks"]:
         checks.append(Check("every click recorded", "all", f"{one['stored']}, {two['stored']}", False))
     body = (
-        f"{clicks:,} signed clicks, {args.concurrency} concurrent, through a loopback round-robin balancer "
-        "(bench/lb.py, one connection to one replica) into 1, then 2, `SlackAdapter` processes in HTTP mode on one "
-        "PostgreSQL database, each started fresh on a new database. Cores used: CPU seconds of the replicas, the "
+        f"{clicks:,} signed clicks a run, {args.concurrency} concurrent, through a loopback round-robin balancer "
+        "(bench/lb.py, one connection to one replica) into 1 or 2 `SlackAdapter` processes in HTTP mode on one "
+        "PostgreSQL database, each run started fresh on a new database; four runs, 1, 2, 2 and 1 processes (ABBA, "
+        "so a drift of the shared machine's load falls on both), each row the sum of its two runs. "
+        "Cores used: CPU seconds of the replicas, the "
         "balancer, PostgreSQL (every postgres process on the machine, so other users of the shared server count "
         "too) and the load generator during the run, over its length. Busy core-seconds: the CPU seconds of the "
         "bot processes and of the PostgreSQL backends serving the run's database (pg_stat_activity; not the "
         "balancer or the load generator, which stand for Slack), so a shared machine's other users do not count; "
         "clicks per busy core-second is the clicks over them, and its ratio between 2 processes and 1 is the "
-        "per-core efficiency of scaling out.\n\n" + "\n".join(rows)
+        "per-core efficiency of scaling out. The bots' idle CPU is each bot's CPU in the "
+        f"{IDLE_SECONDS:.0f} s before its clicks (timers and polls, no click), times the run's length: what a "
+        "process costs whether or not it serves a click, and what a second process adds.\n\n"
+        + "\n".join(rows)
+        + f"\n\n- net of the bots' idle CPU, 2 processes serve {net[2]:,.0f} clicks per busy core-second against "
+        f"{net[1]:,.0f} for 1: {net[2] / net[1]:.0%}"
     )
     print(body)
     write_section(

@@ -377,7 +377,7 @@ async def main() -> None:
     args.clicks = args.clicks or (30 if args.quick else 100)
     if args.quick:  # the bare Bolt reference takes seconds a click under the flood: stop each phase sooner
         global PHASE_SECONDS  # noqa: PLW0603
-        PHASE_SECONDS = 20.0
+        PHASE_SECONDS = 8.0  # a few of the bare app's seconds-long clicks under each flood: enough for scale
     if args.flood_url:
         await flood(args.flood_url, args.flood, args.size, args.flood_kind, args.flood_stats)
         return

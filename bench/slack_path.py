@@ -109,20 +109,12 @@ async def serve_quiz(
     await runtime.aclose()
 
 
-async def serve_bare(ready_file: Path, *, api_url: str, bot_token: str) -> None:
-    """Child: a bare Bolt app that verifies the signature and only acks, served by aiohttp the same way; the fake
-    Slack Web API at `api_url` answers the one auth.test Bolt makes, as it does for the quiz bot."""
+async def _serve_bolt(app: Any, ready_file: Path) -> None:
+    """Serve a Bolt app's /slack/events with aiohttp on a free port of 127.0.0.1, as the Slack adapter's HTTP mode
+    does; write {"port": ...} to `ready_file`, then serve until SIGTERM. Both bare reference apps run through this,
+    so they differ from each other only in their listener."""
     from aiohttp import web
     from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
-    from slack_bolt.async_app import AsyncApp
-    from slack_sdk.web.async_client import AsyncWebClient
-
-    client = AsyncWebClient(token=bot_token, base_url=api_url)
-    app = AsyncApp(signing_secret=SIGNING_SECRET, client=client, request_verification_enabled=True)
-
-    @app.action(re.compile(r"quiz:answer:.*"))
-    async def only_ack(ack: Any) -> None:
-        await ack()
 
     async def handle(request: web.Request) -> web.Response:
         bolt_request = await to_bolt_request(request)
@@ -138,24 +130,41 @@ async def serve_bare(ready_file: Path, *, api_url: str, bot_token: str) -> None:
     ready_file.write_text(json.dumps({"port": port}), encoding="utf-8")
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    await stop.wait()
-    await runner.cleanup()
+    try:
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+
+
+def _bolt_app(*, api_url: str, bot_token: str) -> Any:
+    """A Bolt app that verifies signatures; its Web API client calls the fake Slack at `api_url` (which answers
+    the one auth.test Bolt makes, as it does for the quiz bot)."""
+    from slack_bolt.async_app import AsyncApp
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    client = AsyncWebClient(token=bot_token, base_url=api_url)
+    return AsyncApp(signing_secret=SIGNING_SECRET, client=client, request_verification_enabled=True)
+
+
+async def serve_bare(ready_file: Path, *, api_url: str, bot_token: str) -> None:
+    """Child: a bare Bolt app that verifies the signature and only acks (the ceiling)."""
+    app = _bolt_app(api_url=api_url, bot_token=bot_token)
+
+    @app.action(re.compile(r"quiz:answer:.*"))
+    async def only_ack(ack: Any) -> None:
+        await ack()
+
+    await _serve_bolt(app, ready_file)
 
 
 async def serve_same_job(db_url: str, ready_file: Path, *, api_url: str, bot_token: str) -> None:
     """Child: a bare Bolt app that does the bot's job for a click (bench/same_job.py): it verifies the signature,
     inserts the answer with one plain INSERT through the bot's driver and pool, acks after the commit, and posts
-    the verdict privately to the click's `response_url`; served by aiohttp the same way."""
-    from aiohttp import web
-    from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
-    from slack_bolt.async_app import AsyncApp
-    from slack_sdk.web.async_client import AsyncWebClient
-
+    the verdict privately to the click's `response_url`."""
     from bench.same_job import SameJob
 
     job = await SameJob.open(db_url)
-    client = AsyncWebClient(token=bot_token, base_url=api_url)
-    app = AsyncApp(signing_secret=SIGNING_SECRET, client=client, request_verification_enabled=True)
+    app = _bolt_app(api_url=api_url, bot_token=bot_token)
 
     @app.action(re.compile(r"quiz:answer:.*"))
     async def answer(ack: Any, body: dict[str, Any], action: dict[str, Any], respond: Any) -> None:
@@ -164,23 +173,10 @@ async def serve_same_job(db_url: str, ready_file: Path, *, api_url: str, bot_tok
         await ack()
         await respond(text="Correct!" if right else "Not this time.", response_type="ephemeral")
 
-    async def handle(request: web.Request) -> web.Response:
-        bolt_request = await to_bolt_request(request)
-        return await to_aiohttp_response(await app.async_dispatch(bolt_request))
-
-    web_app = web.Application()
-    web_app.router.add_post("/slack/events", handle)
-    runner = web.AppRunner(web_app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    ready_file.write_text(json.dumps({"port": port}), encoding="utf-8")
-    stop = asyncio.Event()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    await stop.wait()
-    await runner.cleanup()
-    await job.close()
+    try:
+        await _serve_bolt(app, ready_file)
+    finally:
+        await job.close()
 
 
 def _bodies(messages: list[dict[str, Any]], clicks: int, fake: FakeSlack) -> list[str]:

@@ -10,10 +10,15 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event, literal, select
+from sqlalchemy.dialects.postgresql import asyncpg as _asyncpg_dialect
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
-from sqlalchemy.util.concurrency import await_
+
+try:  # SQLAlchemy 2.1 names it await_; 2.0 await_only (kept as an alias until 2.2)
+    from sqlalchemy.util.concurrency import await_
+except ImportError:  # pragma: no cover - SQLAlchemy 2.0
+    from sqlalchemy.util.concurrency import await_only as await_
 
 from bot.errors import StorageUnavailable
 from bot.timeouts import DatabaseTimeouts
@@ -113,18 +118,39 @@ def create_engine(url: str, *, echo: bool = False, timeouts: DatabaseTimeouts | 
         connect_args=connect_args,
     )
     event.listen(engine.sync_engine.pool, "invalidate", _terminate_at_once)
-    engine.dialect.do_ping = _ping_outside_a_transaction  # type: ignore[method-assign]
+    if bare_ping_supported(engine.dialect):
+        engine.dialect.do_ping = _ping_outside_a_transaction  # type: ignore[method-assign]
     return engine
+
+
+_BARE_PING_NEEDS = ("_connection", "_handle_exception", "_async_ping")
+"""What `_ping_outside_a_transaction` uses of SQLAlchemy's adapted asyncpg connection (private: checked, not
+assumed). `_async_ping` is the BEGIN; ";" ; ROLLBACK it replaces: if that is gone, so may be the reason to."""
+
+
+def bare_ping_supported(dialect: Any) -> bool:
+    """Whether this asyncpg dialect's adapted connection has what the bare ping relies on; if a SQLAlchemy release
+    renames or removes any of it, the engine keeps SQLAlchemy's own ping (correct, two round trips slower)."""
+    if getattr(dialect, "driver", None) != "asyncpg":
+        return False
+    adapted = getattr(_asyncpg_dialect, "AsyncAdapt_asyncpg_connection", None)
+    return adapted is not None and all(hasattr(adapted, name) for name in _BARE_PING_NEEDS)
 
 
 def _ping_outside_a_transaction(dbapi_connection: Any) -> bool:
     # SQLAlchemy's asyncpg ping wraps its ";" in BEGIN and ROLLBACK (for pgbouncer's transaction mode, which this
     # bot does not use): three round trips at every checkout, before every unit of work. The ";" alone is the ping;
     # a failure is the driver's error, which the pool reads as a disconnect (and replaces the connection) or raises.
+    # A connection without the private parts used here (another SQLAlchemy) gets SQLAlchemy's own ping instead.
+    raw = getattr(dbapi_connection, "_connection", None)
+    handle = getattr(dbapi_connection, "_handle_exception", None)
+    if raw is None or handle is None or not hasattr(raw, "fetchrow"):
+        dbapi_connection.ping()
+        return True
     try:
-        await_(dbapi_connection._connection.fetchrow(";"))
+        await_(raw.fetchrow(";"))
     except Exception as error:
-        dbapi_connection._handle_exception(error)
+        handle(error)
     return True
 
 
