@@ -14,6 +14,7 @@ import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -133,13 +134,7 @@ def settings(database_url: str) -> Settings:
     machine busy with other work (CI may share it) can take that long to open a PostgreSQL connection or hand out a
     pooled one, which failed tests that are not about timeouts (two replicas ticking at once). Tests about the
     timeouts set their own (test_db_partition, test_db_outage)."""
-    return Settings(
-        database_url=database_url,
-        content_dir=SEED_CONTENT,
-        card_update_interval=0.0,
-        _env_file=None,  # type: ignore[call-arg]
-        **PATIENT_DATABASE,
-    )
+    return patient_settings(database_url=database_url, content_dir=SEED_CONTENT, card_update_interval=0.0)
 
 
 PATIENT_DATABASE: dict[str, float] = {
@@ -149,6 +144,19 @@ PATIENT_DATABASE: dict[str, float] = {
 }
 """Database waits for tests that are not about them: long enough for a loaded machine, short enough that a real
 hang still fails the test."""
+
+PATIENT_DATABASE_ENV: dict[str, str] = {
+    f"QUIZBOT_{name.upper()}": str(value) for name, value in PATIENT_DATABASE.items()
+}
+"""`PATIENT_DATABASE` as environment variables, for a bot a test starts as its own process."""
+
+
+def patient_settings(**fields: Any) -> Settings:
+    """Settings a test builds itself (no .env file read) with the `PATIENT_DATABASE` waits: a module whose bot needs
+    other settings than the `settings` fixture's calls this rather than `Settings(...)`, so a loaded machine does not
+    fail it on the production waits (tests/unit/test_patient_settings.py checks every module does). `fields` are
+    Settings fields; they may set a wait themselves (a test about that wait)."""
+    return Settings(_env_file=None, **{**PATIENT_DATABASE, **fields})  # type: ignore[call-arg]
 
 
 @pytest.fixture

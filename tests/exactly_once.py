@@ -18,12 +18,12 @@ from sqlalchemy import select, update
 
 from bot.clock import SystemClock
 from bot.commands import AddSchedule
-from bot.config import Settings
 from bot.db import Database
 from bot.db.models import Post, Schedule, ScheduleFire
 from bot.domain import ChannelRef, UserRef
 from bot.runtime import build_runtime
 from bot.schedule_rules import parse_rule
+from tests.conftest import patient_settings
 
 FAST_SCHEDULER = {"QUIZBOT_SCHEDULE_TICK_SECONDS": "1", "QUIZBOT_SCHEDULE_LEASE_SECONDS": "10"}
 """A tick a second, and the shortest lease allowed: the restarted process recovers the slot ten seconds on."""
@@ -32,7 +32,7 @@ FAST_SCHEDULER = {"QUIZBOT_SCHEDULE_TICK_SECONDS": "1", "QUIZBOT_SCHEDULE_LEASE_
 async def schedule_due_now(database_url: str, channel: ChannelRef) -> None:
     """A schedule in `channel` (every 10 minutes) whose next fire has passed: the first tick of a bot claims it."""
     runtime = await build_runtime(
-        Settings(database_url=database_url, _env_file=None),  # type: ignore[call-arg]
+        patient_settings(database_url=database_url),
         clock=SystemClock(),
         rng=random.Random(1),
     )

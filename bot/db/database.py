@@ -7,8 +7,10 @@ import functools
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from threading import Thread
 from typing import Any
 
+import aiosqlite
 from sqlalchemy import event, literal, select
 from sqlalchemy.dialects.postgresql import asyncpg as _asyncpg_dialect
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
@@ -94,11 +96,36 @@ def _sqlite_begin_immediate(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def _open_sqlite(dialect: Any, _record: Any, cargs: list[Any], cparams: dict[str, Any]) -> Any:
+    # SQLAlchemy's own open, with the aiosqlite connection made by `_sqlite_connection`.
+    return dialect.dbapi.connect(*cargs, async_creator_fn=_sqlite_connection, **cparams)
+
+
+async def _sqlite_connection(*args: Any, **kwargs: Any) -> aiosqlite.Connection:
+    connection = aiosqlite.connect(*args, **kwargs)
+    worker: Thread = connection if isinstance(connection, Thread) else connection._thread  # before/after 0.22
+    worker.daemon = True  # as SQLAlchemy's open does: a connection never closed does not keep the process alive
+    try:
+        return await connection
+    except BaseException:
+        # A failed open (no such folder, not a database) stops aiosqlite's worker thread with a future of this
+        # loop that nobody awaits; the worker resolves it a moment later, and if the loop has closed by then (a
+        # command or a test that ends on the failure) the thread dies with "Event loop is closed". Wait for it.
+        await asyncio.to_thread(worker.join, _SQLITE_WORKER_STOP)
+        raise
+
+
+_SQLITE_WORKER_STOP = 10.0
+"""At most this long (seconds) for aiosqlite's worker thread to stop after a failed open: it has only a stop left to
+run (a bound, not a pause; it takes microseconds)."""
+
+
 def create_engine(url: str, *, echo: bool = False, timeouts: DatabaseTimeouts | None = None) -> AsyncEngine:
     """An async engine for a sqlite+aiosqlite or postgresql+asyncpg URL, tuned for each."""
     timeouts = timeouts or DatabaseTimeouts()
     if url.startswith("sqlite"):
         engine = create_async_engine(url, echo=echo)
+        event.listen(engine.sync_engine, "do_connect", _open_sqlite)
         busy_ms = round(timeouts.sqlite_busy * 1000)
         event.listen(engine.sync_engine, "connect", functools.partial(_sqlite_pragmas, busy_ms=busy_ms))
         event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)

@@ -23,6 +23,7 @@ from adapters.console import ConsoleAdapter
 from adapters.discord.adapter import DiscordAdapter
 from bot.config import Settings
 from bot.runtime import Runtime
+from tests.conftest import patient_settings
 from tests.discord_support import ANSWER_ID, card_messages, click, custom_ids, serving, slash
 from tests.e2e.test_render_limits_e2e import assert_discord_message_dicts
 from tests.fakes.discord_api import FakeDiscord
@@ -75,13 +76,12 @@ def _write_pack(directory: Path) -> Path:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
-    return Settings(
+    return patient_settings(
         database_url=database_url,
         content_dir=_write_pack(tmp_path / "content"),
         card_update_interval=0.0,
         discord_token="fake-bot-token",
-        _env_file=None,
-    )  # type: ignore[call-arg]
+    )
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from adapters.discord.card_pages import page_ids, planned_pages
 from bot.config import Settings
 from bot.db.models import Post
 from bot.runtime import Runtime
+from tests.conftest import patient_settings
 from tests.discord_support import ANSWER_ID, card_messages, click, custom_ids, serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.slack_api import FakeSlack
@@ -66,13 +67,12 @@ def _write_pack(directory: Path) -> Path:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
-    return Settings(
+    return patient_settings(
         database_url=database_url,
         content_dir=_write_pack(tmp_path / "content"),
         card_update_interval=0.0,
         discord_token="fake-bot-token",
-        _env_file=None,
-    )  # type: ignore[call-arg]
+    )
 
 
 @pytest.fixture

@@ -10,18 +10,14 @@ from bot.config import Settings
 from bot.db.models import Workspace
 from bot.domain import ChannelRef
 from bot.runtime import Runtime
-from tests.conftest import SEED_CONTENT, make_user
+from tests.conftest import SEED_CONTENT, make_user, patient_settings
 
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
     """The usual test settings, with a SQLite writer giving up on the write lock after 0.2 s."""
-    return Settings(  # type: ignore[call-arg]
-        database_url=database_url,
-        content_dir=SEED_CONTENT,
-        card_update_interval=0.0,
-        sqlite_busy_timeout=0.2,
-        _env_file=None,
+    return patient_settings(
+        database_url=database_url, content_dir=SEED_CONTENT, card_update_interval=0.0, sqlite_busy_timeout=0.2
     )
 
 

@@ -6,7 +6,7 @@ import yaml
 
 from bot.content import load_catalog
 from bot.domain import ChannelRef
-from tests.conftest import CONTENT
+from tests.conftest import CONTENT, patient_settings
 from tests.unit.test_curriculum import CURRICULUM
 
 
@@ -14,13 +14,12 @@ async def test_a_cohort_walks_the_curriculum_in_order(database_url: str) -> None
     import random
 
     from bot.clock import ManualClock
-    from bot.config import Settings
     from bot.runtime import build_runtime
     from bot.service.facade import Invocation
     from tests.conftest import make_user
     from tests.fakes.fake_platform import FakePlatform
 
-    settings = Settings(database_url=database_url, content_dir=CONTENT, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
+    settings = patient_settings(database_url=database_url, content_dir=CONTENT, card_update_interval=0.0)
     runtime = await build_runtime(settings, clock=ManualClock(), rng=random.Random(3), migrate=False)
     platform = FakePlatform()
     runtime.platforms.register(platform)

@@ -15,12 +15,11 @@ from sqlalchemy import select
 from sqlalchemy.engine import make_url
 
 from bot.clock import ManualClock
-from bot.config import Settings
 from bot.db.models import Answer, User
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef
 from bot.errors import StorageUnavailable
 from bot.runtime import Runtime, build_runtime
-from tests.conftest import SEED_CONTENT, _truncate, make_user
+from tests.conftest import SEED_CONTENT, _truncate, make_user, patient_settings
 from tests.fakes.fake_platform import FakePlatform
 from tests.fakes.tcp_proxy import CuttableProxy
 
@@ -34,7 +33,7 @@ async def proxied(postgres_template: str) -> AsyncIterator[tuple[Runtime, Cuttab
     proxy = CuttableProxy(url.host or "127.0.0.1", url.port or 5432)
     await proxy.start()
     via_proxy = url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
-    settings = Settings(database_url=via_proxy, content_dir=SEED_CONTENT, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
+    settings = patient_settings(database_url=via_proxy, content_dir=SEED_CONTENT, card_update_interval=0.0)
     runtime = await build_runtime(settings, clock=ManualClock(), rng=random.Random(3), migrate=False)
     runtime.platforms.register(FakePlatform())
     try:

@@ -17,7 +17,7 @@ import pytest
 
 from adapters.discord.doctor import intent_findings
 from adapters.slack.doctor import manifest_scopes
-from tests.conftest import CONTENT, REPO
+from tests.conftest import CONTENT, REPO, patient_settings
 from tests.fakes.discord_api import _P, EVERYONE_PERMISSIONS, FakeDiscord
 from tests.fakes.slack_api import DEFAULT_SCOPES, FakeSlack
 from tests.slack_harness import without_proxies
@@ -193,7 +193,6 @@ def test_a_privileged_intent_the_bot_uses_must_be_enabled(flags: int, level: str
 
 async def test_a_platform_that_does_not_answer_is_one_finding(tmp_path: Path) -> None:
     """A Web API that takes the connection and never answers: the doctor gives up after its bound, with one line."""
-    from bot.config import Settings
     from bot.ops.doctor import _online_findings
 
     held: list[asyncio.StreamWriter] = []
@@ -203,8 +202,7 @@ async def test_a_platform_that_does_not_answer_is_one_finding(tmp_path: Path) ->
 
     server = await asyncio.start_server(never_answer, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
+    settings = patient_settings(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'q.db'}",
         slack_bot_token="xoxb-made-up",
         slack_signing_secret="0" * 32,

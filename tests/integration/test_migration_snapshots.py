@@ -21,7 +21,6 @@ from sqlalchemy import func, insert, inspect, select, text
 from sqlalchemy.engine import Connection
 
 from bot.clock import ManualClock
-from bot.config import Settings
 from bot.db import Database
 from bot.db.migrate import alembic_config, current_revision, head_revision, upgrade
 from bot.db.models import (
@@ -44,7 +43,7 @@ from bot.ops.data import export_data
 from bot.runtime import build_runtime
 from bot.service.facade import Invocation
 from bot.service.operator_uow import operator_unit_of_work
-from tests.conftest import _create_pg_database, _drop_pg_database, _pg_url, make_user
+from tests.conftest import _create_pg_database, _drop_pg_database, _pg_url, make_user, patient_settings
 from tests.fakes.fake_platform import FakePlatform
 
 BEFORE = "0004"  # the revision before the snapshots (0004 adds question flags)
@@ -266,7 +265,7 @@ async def test_0005_backfills_snapshots_of_existing_posts_and_downgrades(blank_u
     content = tmp_path / "content"
     content.mkdir()
     (content / "legacy.yaml").write_text(PACK_YAML, encoding="utf-8")
-    settings = Settings(database_url=blank_url, content_dir=content, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
+    settings = patient_settings(database_url=blank_url, content_dir=content, card_update_interval=0.0)
     runtime = await build_runtime(settings, clock=ManualClock(NOW), rng=random.Random(5), migrate=False)
     runtime.platforms.register(FakePlatform())
     channel = ChannelRef("fake", "W1", "C1")

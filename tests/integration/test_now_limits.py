@@ -13,7 +13,7 @@ from bot.config import Settings
 from bot.domain import ChannelRef, PostSource
 from bot.runtime import Runtime
 from bot.service.facade import Invocation, Reply
-from tests.conftest import SEED_CONTENT, make_user
+from tests.conftest import SEED_CONTENT, make_user, patient_settings
 from tests.scoring_helpers import post
 
 OTHER = ChannelRef("fake", "W1", "C2")
@@ -22,13 +22,12 @@ OTHER = ChannelRef("fake", "W1", "C2")
 @pytest.fixture
 def settings(database_url: str) -> Settings:
     """The test bot's settings with a 2-minute cooldown and at most 2 open on-demand questions per channel."""
-    return Settings(  # type: ignore[call-arg]
+    return patient_settings(
         database_url=database_url,
         content_dir=SEED_CONTENT,
         card_update_interval=0.0,
         now_cooldown_seconds=120,
         now_open_limit=2,
-        _env_file=None,
     )
 
 

@@ -21,7 +21,15 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from bot.cli import main
-from tests.conftest import CONTENT, POSTGRES_ADMIN_URL, REPO, _create_pg_database, _drop_pg_database, _pg_url
+from tests.conftest import (
+    CONTENT,
+    POSTGRES_ADMIN_URL,
+    REPO,
+    _create_pg_database,
+    _drop_pg_database,
+    _pg_url,
+    patient_settings,
+)
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import without_proxies
 
@@ -519,13 +527,12 @@ async def _one_answer(url: str) -> None:
     import random
 
     from bot.clock import ManualClock
-    from bot.config import Settings
     from bot.domain import ChannelRef
     from bot.runtime import build_runtime
     from tests.conftest import make_user
     from tests.fakes.fake_platform import FakePlatform
 
-    settings = Settings(database_url=url, content_dir=CONTENT, _env_file=None)  # type: ignore[call-arg]
+    settings = patient_settings(database_url=url, content_dir=CONTENT)
     runtime = await build_runtime(settings, clock=ManualClock(), rng=random.Random(1), migrate=False)
     runtime.platforms.register(FakePlatform())
     try:

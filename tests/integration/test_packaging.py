@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -104,6 +105,25 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _read_until(fd: int, needle: bytes, *, within: float) -> str:
+    """What the child wrote to `fd` up to and including `needle` (read unbuffered, so that `communicate` reads the
+    rest); fails if `needle` does not come within `within` seconds."""
+    seen = bytearray()
+
+    def read() -> None:
+        while needle not in seen:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return
+            seen.extend(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(within)
+    assert needle in seen, f"no {needle!r} within {within} s: {seen.decode(errors='replace')}"
+    return seen.decode()
+
+
 def test_quizbot_serves_healthz_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     port = _free_port()
     env = _env(QUIZBOT_HTTP_PORT=str(port), QUIZBOT_HTTP_HOST="127.0.0.1", QUIZBOT_CONSOLE_USER="op")
@@ -132,9 +152,11 @@ def test_quizbot_serves_healthz_and_stops_cleanly_on_sigterm(tmp_path: Path) -> 
         assert bot.stdin is not None
         bot.stdin.write("/quiz now\n")
         bot.stdin.flush()
-        time.sleep(0.5)
+        assert bot.stdout is not None
+        shown = _read_until(bot.stdout.fileno(), "❓".encode(), within=60)  # not a pause: the question is on screen
         bot.send_signal(signal.SIGTERM)
-        out, err = bot.communicate(timeout=30)
+        rest, err = bot.communicate(timeout=30)
+        out = shown + rest
     finally:
         if bot.poll() is None:
             bot.kill()

@@ -17,18 +17,14 @@ from adapters.console import ConsoleAdapter
 from bot.clock import ManualClock
 from bot.config import Settings
 from bot.runtime import Runtime
-from tests.conftest import SEED_CONTENT
+from tests.conftest import SEED_CONTENT, patient_settings
 
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
     """The test bot's settings, with alice the terminal's only admin."""
-    return Settings(  # type: ignore[call-arg]
-        database_url=database_url,
-        content_dir=SEED_CONTENT,
-        card_update_interval=0.0,
-        console_admins="alice",
-        _env_file=None,
+    return patient_settings(
+        database_url=database_url, content_dir=SEED_CONTENT, card_update_interval=0.0, console_admins="alice"
     )
 
 

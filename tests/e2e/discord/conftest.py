@@ -12,19 +12,15 @@ from pathlib import Path
 import pytest
 
 from bot.config import Settings
-from tests.conftest import SEED_CONTENT
+from tests.conftest import SEED_CONTENT, patient_settings
 from tests.fakes.discord_api import FakeDiscord
 
 
 def discord_settings(database_url: str, content_dir: Path = SEED_CONTENT) -> Settings:
     """Test settings with a Discord token (the fake accepts any)."""
-    return Settings(
-        database_url=database_url,
-        content_dir=content_dir,
-        card_update_interval=0.0,
-        discord_token="fake-bot-token",
-        _env_file=None,
-    )  # type: ignore[call-arg]
+    return patient_settings(
+        database_url=database_url, content_dir=content_dir, card_update_interval=0.0, discord_token="fake-bot-token"
+    )
 
 
 @pytest.fixture

@@ -21,10 +21,10 @@ from adapters.discord.settings import DiscordSettings
 from bot.cli import main
 from bot.commands import SPECS
 from bot.commands import SUBCOMMANDS as CORE_SUBCOMMANDS
-from bot.config import Settings, load_settings
+from bot.config import load_settings
 from bot.errors import ConfigError
 from bot.runtime import Runtime, adapter_factories, build_adapters
-from tests.conftest import REPO, SEED_CONTENT
+from tests.conftest import REPO, SEED_CONTENT, patient_settings
 from tests.discord_support import serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 
@@ -227,13 +227,12 @@ async def test_a_wrong_token_stops_the_adapter_with_a_config_error(fake: FakeDis
 
 def test_discord_adapter_is_found_through_its_entry_point(runtime: Runtime) -> None:
     assert "discord" in adapter_factories()
-    runtime.settings = Settings(
+    runtime.settings = patient_settings(
         database_url=runtime.settings.database_url,
         content_dir=SEED_CONTENT,
         discord_token="t",
         slack_bot_token="xoxb-t",
-        _env_file=None,
-    )  # type: ignore[call-arg]
+    )
     assert runtime.settings.enabled_adapters() == ["slack", "discord"]  # beside Slack
     runtime.settings = runtime.settings.model_copy(update={"adapters": ["discord"]})
     [adapter] = build_adapters(runtime)

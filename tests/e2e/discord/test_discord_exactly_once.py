@@ -17,6 +17,7 @@ import pytest
 
 from adapters.discord.cards import page_nonce
 from bot.domain import ChannelRef
+from tests.conftest import PATIENT_DATABASE_ENV
 from tests.discord_storm import start_bot, stop_bot
 from tests.exactly_once import FAST_SCHEDULER, HeldAnswer, schedule_due_now, wait_until_posted
 from tests.fakes.discord_api import FakeDiscord
@@ -33,7 +34,7 @@ async def test_card_taken_before_a_sigkill_shows_once(
         await gate.hold()
 
     fake.after_create = hold
-    bot = await start_bot(fake, database_url, tmp_path / "first.log", env=FAST_SCHEDULER)
+    bot = await start_bot(fake, database_url, tmp_path / "first.log", env={**PATIENT_DATABASE_ENV, **FAST_SCHEDULER})
     try:
         await asyncio.wait_for(gate.taken.wait(), 60)
         bot.send_signal(signal.SIGKILL)  # Discord has the card; the bot never hears its id
@@ -48,7 +49,7 @@ async def test_card_taken_before_a_sigkill_shows_once(
     else:
         fake.fail_next("GET", "/channels/{channel_id}/messages", "missing_access")  # no Read Message History
 
-    bot = await start_bot(fake, database_url, tmp_path / "second.log", env=FAST_SCHEDULER)
+    bot = await start_bot(fake, database_url, tmp_path / "second.log", env={**PATIENT_DATABASE_ENV, **FAST_SCHEDULER})
     try:
         outcome = await wait_until_posted(database_url)
     finally:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import PATIENT_DATABASE_ENV
 from tests.discord_storm import (
     HOLD_ENV,
     DiscordStorm,
@@ -60,7 +61,7 @@ async def test_sigkill_mid_storm_loses_no_acknowledged_click(
     if deadline is not None:
         hold = f"{FIRST_USER + FREE // CARDS}:{FIRST_USER + NEVER_RELEASED // CARDS}"
         extra = {"QUIZBOT_DISCORD_ACK_DEADLINE": str(deadline), HOLD_ENV: hold}
-    bot = await start_bot(fake, database_url, tmp_path / "bot.log", env=extra)
+    bot = await start_bot(fake, database_url, tmp_path / "bot.log", env={**PATIENT_DATABASE_ENV, **extra})
     killed = False
     try:
         for _ in range(CARDS):

@@ -17,21 +17,20 @@ from bot.config import Settings
 from bot.ops.http import health
 from bot.runtime import Runtime, serve
 from bot.wording.errors import BUTTON_NOT_ON_MESSAGE
-from tests.conftest import SEED_CONTENT
+from tests.conftest import SEED_CONTENT, patient_settings
 from tests.discord_support import ANSWER_ID, answer_rows, card_messages, click, custom_ids, serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    return Settings(
+    return patient_settings(
         database_url=database_url,
         content_dir=SEED_CONTENT,
         card_update_interval=0.0,
         discord_token="fake-bot-token",
         adapter_restart_seconds=0.05,
-        _env_file=None,
-    )  # type: ignore[call-arg]
+    )
 
 
 def _fast(adapter: DiscordAdapter) -> None:

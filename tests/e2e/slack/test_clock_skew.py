@@ -14,6 +14,7 @@ import pytest
 
 from bot.cli import main
 from tests.click_storm import running_bot
+from tests.conftest import PATIENT_DATABASE_ENV
 from tests.fakes.slack_api import FakeSlack
 
 TEN_MINUTES = 600.0
@@ -34,7 +35,7 @@ async def fake() -> AsyncIterator[FakeSlack]:
 async def test_healthz_says_degraded_with_the_offset_and_the_log_says_it_once(
     database_url: str, fake: FakeSlack, tmp_path: Path
 ) -> None:
-    async with running_bot(fake, database_url, tmp_path) as bot:
+    async with running_bot(fake, database_url, tmp_path, env=PATIENT_DATABASE_ENV) as bot:
         await fake.wait_for_calls("auth.test")
         for _ in range(3):  # more answers from Slack: still one ERROR line
             await fake.web_client().api_test()
@@ -55,7 +56,7 @@ async def test_healthz_says_nothing_of_a_clock_within_the_limit(
     database_url: str, fake: FakeSlack, tmp_path: Path
 ) -> None:
     fake.clock_skew = 3.0
-    async with running_bot(fake, database_url, tmp_path) as bot:
+    async with running_bot(fake, database_url, tmp_path, env=PATIENT_DATABASE_ENV) as bot:
         await fake.wait_for_calls("auth.test")
         async with aiohttp.ClientSession() as session:
             async with session.get(f"http://127.0.0.1:{bot.port}/healthz") as response:

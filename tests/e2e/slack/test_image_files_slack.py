@@ -10,6 +10,7 @@ import yaml
 
 from bot.config import Settings
 from bot.runtime import Runtime
+from tests.conftest import patient_settings
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import running_adapter
 
@@ -39,7 +40,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
         ],
     }
     (content / f"{PACK_ID}.yaml").write_text(yaml.safe_dump(pack), encoding="utf-8")
-    return Settings(database_url=database_url, content_dir=content, card_update_interval=0.0, _env_file=None)  # type: ignore[call-arg]
+    return patient_settings(database_url=database_url, content_dir=content, card_update_interval=0.0)
 
 
 async def test_an_image_file_is_uploaded_once_and_shown_on_every_card(runtime: Runtime, fake: FakeSlack) -> None:

@@ -19,6 +19,7 @@ import pytest
 from adapters.slack.platform import POST_EVENT_TYPE, SlackPlatform, card_metadata, make_client
 from bot.domain import ChannelRef, QuestionCard
 from tests.click_storm import running_bot
+from tests.conftest import PATIENT_DATABASE_ENV
 from tests.exactly_once import FAST_SCHEDULER, HeldAnswer, schedule_due_now, wait_until_posted
 from tests.fakes.slack_api import FakeSlack
 
@@ -52,7 +53,7 @@ async def test_card_taken_before_a_sigkill_is_adopted_not_posted_again(
         await gate.hold()
 
     fake.after_post = hold
-    async with running_bot(fake, database_url, tmp_path, env=FAST_SCHEDULER) as bot:
+    async with running_bot(fake, database_url, tmp_path, env={**PATIENT_DATABASE_ENV, **FAST_SCHEDULER}) as bot:
         await asyncio.wait_for(gate.taken.wait(), 60)
         bot.process.send_signal(signal.SIGKILL)  # Slack has the card; the bot never hears its ts
         await bot.process.wait()
@@ -60,7 +61,7 @@ async def test_card_taken_before_a_sigkill_is_adopted_not_posted_again(
     assert len(cards_in(fake)) == 1
     first = cards_in(fake)[0]
 
-    async with running_bot(fake, database_url, tmp_path, env=FAST_SCHEDULER):
+    async with running_bot(fake, database_url, tmp_path, env={**PATIENT_DATABASE_ENV, **FAST_SCHEDULER}):
         outcome = await wait_until_posted(database_url)
     assert outcome.status == "posted" and outcome.attempts == 2, outcome
     assert [m["ts"] for m in cards_in(fake)] == [first["ts"]]  # the question shows once

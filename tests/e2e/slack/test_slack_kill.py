@@ -12,6 +12,7 @@ import signal
 from pathlib import Path
 
 from tests.click_storm import audit, post_cards, running_bot, storm
+from tests.conftest import PATIENT_DATABASE_ENV
 from tests.fakes.slack_api import FakeSlack
 
 CLICKS = 400
@@ -24,7 +25,7 @@ KILL_AFTER = 150
 async def test_sigkill_mid_storm_loses_no_acknowledged_click(
     database_url: str, fake: FakeSlack, tmp_path: Path
 ) -> None:
-    async with running_bot(fake, database_url, tmp_path) as bot:
+    async with running_bot(fake, database_url, tmp_path, env=PATIENT_DATABASE_ENV) as bot:
         cards = await post_cards(bot, fake, CARDS)
 
         def kill_midway(acks: int) -> None:

@@ -16,13 +16,13 @@ from adapters.slack import SlackAdapter
 from adapters.slack.admins import AdminDirectory
 from adapters.slack.settings import SlackSettings
 from bot.commands import SUBCOMMANDS
-from bot.config import Settings, load_settings
+from bot.config import load_settings
 from bot.db import Database
 from bot.db.models import Answer, User
 from bot.errors import ConfigError
 from bot.runtime import Runtime, build_adapters, build_runtime, serve
 from bot.service.facade import Invocation, Reply
-from tests.conftest import REPO, SEED_CONTENT
+from tests.conftest import REPO, SEED_CONTENT, patient_settings
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, poll_until
 from tests.slack_harness import (
     RunningSlack,
@@ -47,7 +47,7 @@ async def _answer_rows(database_url: str) -> list[tuple[str, bool]]:
 async def test_serve_builds_the_slack_adapter_from_settings_and_stops_cleanly(
     database_url: str, fake: FakeSlack
 ) -> None:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = patient_settings(
         database_url=database_url,
         content_dir=SEED_CONTENT,
         slack_bot_token=SecretStr(fake.bot_token),
@@ -55,7 +55,6 @@ async def test_serve_builds_the_slack_adapter_from_settings_and_stops_cleanly(
         slack_api_url=fake.api_url,
         slack_host="127.0.0.1",
         slack_port=0,
-        _env_file=None,
     )
     assert settings.enabled_adapters() == ["slack"]  # Slack credentials: the terminal adapter stays off
     runtime = await build_runtime(settings)
