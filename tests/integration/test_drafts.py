@@ -182,3 +182,19 @@ async def test_two_leads_approving_at_once_approve_once(runtime: Runtime, channe
         assert workspace is not None
         pack = await uow.workspace_packs.get(workspace.id, "team")
         assert pack is not None and pack.questions == 1
+
+
+async def test_a_team_question_is_flagged_listed_and_cleared_by_its_slug(
+    runtime: Runtime, channel: ChannelRef, platform: FakePlatform
+) -> None:
+    await submit(runtime, channel, "ann", "team", GOOD)
+    approved = await run(runtime, channel, "lee", "drafts approve 1", admin=True)
+    key = approved.message.title.split("question ")[1].split(" of")[0]
+    assert (await run(runtime, channel, "bob", "now team")).ok
+    assert (await run(runtime, channel, "bob", "flag two answers are right")).ok
+    listed = await run(runtime, channel, "lee", "flags", admin=True)
+    assert any(f"team/{key} · " in line for line in (listed.message.title, *listed.message.lines)), listed.message
+    cleared = await run(runtime, channel, "lee", f"flags clear team/{key}", admin=True)
+    assert cleared.ok, cleared.message
+    cohort = await run(runtime, channel, "lee", "cohort create spring packs:team")
+    assert cohort.ok and "team" in cohort.message.text and "1:team" not in cohort.message.text, cohort.message
