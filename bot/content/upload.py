@@ -245,6 +245,14 @@ def check_upload(upload: Upload, existing: Iterable[Pack] = ()) -> CheckedUpload
                 Problem(words.no_answer, where=[upload.filename], line=_place(upload, q).worded()) for q in missing
             ]
         )
+    files = [
+        Problem(words.image_file, where=[upload.filename, q.id], file=image["file"])
+        for q in draft.questions
+        for image in (q.image, q.explanation_image)
+        if image is not None and "file" in image
+    ]
+    if files:  # an upload brings no image files: an image is shown from its https URL
+        raise InvalidPack(problems=files)
     title = draft.title or title_from(upload.filename)
     stand_in = "-"  # any valid text: it stands for the explanation a draft lacks, only while validating
     whole = dataclasses.replace(

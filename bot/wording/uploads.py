@@ -210,6 +210,14 @@ def no_answer(line: str) -> str:
     return _("{line}: no correct answer is marked; mark it in the file and upload again", line=line)
 
 
+def image_file(file: str) -> str:
+    """An uploaded question naming an image file (an upload brings no files beside it)."""
+    return _(
+        "the image {file!r} is a file on the server, which an upload cannot bring: give its https URL instead",
+        file=file,
+    )
+
+
 def shipped_pack(pack_id: str) -> str:
     """An upload whose pack id is a pack shipped with the bot."""
     return _(

@@ -4,16 +4,19 @@ stored (rows counted before and after); members may not import; a shipped pack's
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from sqlalchemy import func, select
 
+from bot.clock import ManualClock
 from bot.commands import ImportPack
+from bot.config import Settings
 from bot.db.models import DraftRow, PackRow, QuestionRow, WorkspacePackRow
 from bot.domain import ChannelRef
 from bot.domain.forms import FormKind
 from bot.ports import ActionKind
-from bot.runtime import Runtime
+from bot.runtime import Runtime, build_runtime
 from bot.service.facade import Context, Invocation, Reply, error_reply
 from tests.conftest import make_user
 from tests.fakes.fake_platform import FakePlatform
@@ -180,3 +183,16 @@ async def test_a_shipped_pack_id_is_refused(runtime: Runtime, channel: ChannelRe
         "data-parallelism.gift was not imported: `data-parallelism` is a shipped pack"
     )
     assert await counts(runtime) == before
+
+
+async def test_the_size_limit_is_the_setting(settings: Settings, clock: ManualClock, channel: ChannelRef) -> None:
+    small = await build_runtime(
+        settings.model_copy(update={"upload_max_bytes": 2_000}), clock=clock, rng=random.Random(7), migrate=False
+    )
+    try:
+        reply = await upload(small, channel, "team-ops.gift", GIFT + b"\n" + b"// padding\n" * 200)
+        assert not reply.ok
+        assert reply.message.title.endswith("uploads are limited to 2000 bytes: split the pack into smaller files")
+        assert (await upload(small, channel, "team-ops.gift", GIFT)).ok  # under the limit
+    finally:
+        await small.aclose()

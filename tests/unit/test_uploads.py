@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.content.formats import kahoot
 from bot.content.loader import load_catalog
 from bot.content.upload import DUPLICATES_SHOWN, UploadLimits, check_upload, read_upload, sniff
 from bot.errors import InvalidPack
@@ -135,7 +134,7 @@ def test_zip_bomb_is_refused_before_it_is_opened(monkeypatch: pytest.MonkeyPatch
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("unpacked")
 
-    monkeypatch.setattr(kahoot, "load_workbook", never)
+    monkeypatch.setattr("openpyxl.load_workbook", never)
     monkeypatch.setattr(zipfile.ZipFile, "read", never)
     monkeypatch.setattr(zipfile.ZipFile, "open", never)
     message = refusal("quiz.xlsx", bomb)
@@ -295,3 +294,32 @@ def test_a_file_of_near_identical_prompts_stops_the_duplicate_search_early() -> 
     checked = check_upload(read_upload("ports.xlsx", kahoot_workbook(rows, explanations=explanations)))
     duplicates = [w for w in checked.warnings if w.rule == "near-duplicate"]
     assert len(duplicates) == DUPLICATES_SHOWN  # not one for each of the ~45,000 similar pairs
+
+
+def test_an_image_file_is_refused_and_an_image_url_is_kept() -> None:
+    pack = b"""id: team-ops
+title: Team ops
+questions:
+  - id: q1
+    prompt: Which dashboard is this?
+    choices: [Grafana, Kibana]
+    answer: 1
+    explanation: "Grafana draws it. Kibana looks different."
+    image: {file: dashboard.png, alt: a dashboard}
+  - id: q2
+    prompt: Which logo is this?
+    choices: [Postgres, MySQL]
+    answer: 1
+    explanation: "The elephant is Postgres. MySQL has a dolphin."
+    image: {url: "https://www.postgresql.org/media/img/about/press/elephant.png", alt: an elephant}
+"""
+    with pytest.raises(InvalidPack) as caught:
+        check_upload(read_upload("team-ops.yaml", pack))
+    assert [str(p) for p in caught.value.problems] == [
+        "team-ops.yaml: q1: the image 'dashboard.png' is a file on the server, which an upload cannot bring: "
+        "give its https URL instead"
+    ]
+    kept = check_upload(
+        read_upload("team-ops.yaml", pack.replace(b"{file: dashboard.png", b'{url: "https://grafana.com/a.png"'))
+    )
+    assert kept.pack is not None and kept.pack.questions[0].image is not None
