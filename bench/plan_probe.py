@@ -1,4 +1,4 @@
-"""Probe (not part of `make bench`): why a board's streak statement grows with the answers on PostgreSQL.
+"""Probe (not part of `make bench`): whether PostgreSQL's plan cache mode changes a board's statements at scale.
 
     python -m bench.plan_probe [--years 10]
 
@@ -6,7 +6,8 @@ Seeds one PostgreSQL database as bench/leaderboard_queries.py does (--years of t
 boards whose p50 grew with the data, each statement of one call (the statement profile), with the server's default
 plan cache mode and again with `plan_cache_mode = force_custom_plan` on every connection: a prepared statement run
 more than five times may be given a generic plan, which cannot use the bound `now` and user ids the way a custom
-plan does. Prints the figures; RESULTS.md quotes them.
+plan does. Prints the figures; RESULTS.md quotes them (2026-12-06: no difference that matters; what had grown at
+10M was the seed's, fixed in bench/leaderboard_queries.py).
 """
 
 from __future__ import annotations
