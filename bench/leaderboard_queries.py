@@ -81,9 +81,14 @@ def _post_count(years: int) -> int:
     return POSTS * years
 
 
-def _first_post(years: int) -> datetime:
-    """The first post's time: `years` years of two posts a day a channel, ending at the same last post."""
-    return START - timedelta(days=(_post_count(years) - POSTS) // 40)
+def _first_post(years: int) -> tuple[datetime, int]:
+    """The time the posts' day count starts from, and the shift of post numbers that day count uses, so that
+    `years` years of two posts a day a channel end at the same last post as one year does, on the same day and in
+    the same slot (the extra posts are not a whole number of days: without the shift the last day of a 10-year
+    seed fell a day later, after NOW, and its posts were closed in the future)."""
+    extra = _post_count(years) - POSTS
+    days = -(-extra // 40)  # whole days before START, rounded up
+    return START - timedelta(days=days), 40 * days - extra
 
 
 def _sqlite_time(base: str, *modifiers: str) -> str:
@@ -99,13 +104,15 @@ async def _fill_posts_and_answers(conn: Any, per_post: int, years: int) -> None:
     so the index is built once in order instead of updated ten million times.
     """
     sqlite = conn.dialect.name == "sqlite"
-    posts, first = _post_count(years), _first_post(years)
+    posts, (first, shift) = _post_count(years), _first_post(years)
     if sqlite:
         numbers = "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < :top) "
         ddl_query = (
             "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'answers' AND sql IS NOT NULL"
         )
-        opened = _sqlite_time(":first", "'+' || (i / 40) || ' days'", "'+' || (5 * ((i / 20) % 2)) || ' hours'")
+        opened = _sqlite_time(
+            ":first", "'+' || ((i + :shift) / 40) || ' days'", "'+' || (5 * (((i + :shift) / 20) % 2)) || ' hours'"
+        )
         closes = _sqlite_time("o", "'+1 hours'")
         answered = _sqlite_time("p.opened_at", "'+' || ((k.i * 37) % 3600) || ' seconds'")
         post_ids, answer_ks = "SELECT i AS p, " + opened + " AS o FROM n WHERE i >= 1", "n AS k WHERE k.i < :per_post"
@@ -113,7 +120,10 @@ async def _fill_posts_and_answers(conn: Any, per_post: int, years: int) -> None:
     else:
         numbers = ""
         ddl_query = "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'answers' AND indexname LIKE 'ix_%'"
-        opened = "CAST(:first AS timestamptz) + (i / 40) * interval '1 day' + (5 * ((i / 20) % 2)) * interval '1 hour'"
+        opened = (
+            "CAST(:first AS timestamptz) + ((i + :shift) / 40) * interval '1 day' "
+            "+ (5 * (((i + :shift) / 20) % 2)) * interval '1 hour'"
+        )
         closes = "o + interval '1 hour'"
         answered = "p.opened_at + ((k.i * 37) % 3600) * interval '1 second'"
         post_ids = f"SELECT i AS p, {opened} AS o FROM generate_series(1, :top) AS i"
@@ -130,7 +140,7 @@ async def _fill_posts_and_answers(conn: Any, per_post: int, years: int) -> None:
             "CASE WHEN (p / 20) % 2 = 0 THEN 'schedule' ELSE 'command' END, "
             f"o, {closes}, {closes} FROM ({post_ids}) AS s"
         ),
-        {"top": posts, "first": first_param},
+        {"top": posts, "first": first_param, "shift": shift},
     )
     await conn.execute(
         text(
