@@ -119,6 +119,10 @@ async def _chat_settings_findings(settings: Settings, workspace: tuple[str, str]
     set their own; with `workspace`, the value that workspace has and where it comes from, and what each of its
     channels sets. Only on a database at the newest schema (the migrations' finding says otherwise)."""
     defaults = setting_defaults(settings)
+    try:
+        require_existing(settings.database_url)  # doctor creates no SQLite file
+    except DatabaseNotReady:
+        return []
     db = Database.from_url(settings.database_url, timeouts=settings.database_timeouts())
     try:
         if await current_revision(db) != head_revision():
