@@ -13,7 +13,7 @@ from bot.wording.i18n import translate as _
 SETTING_DESCRIPTIONS: Mapping[str, str] = {
     "database_url": "SQLAlchemy async URL: sqlite+aiosqlite:///FILE or postgresql+asyncpg://USER@HOST/DB",
     "content_dir": "Folder of YAML packs.",
-    "timezone": "Default IANA timezone of new workspaces and channels.",
+    "timezone": "Default IANA timezone of new workspaces and channels; `/quiz settings` sets one's own in chat.",
     "adapters": "Adapters to run (comma-separated). Default: those with credentials, else console.",
     "log_level": "Default: INFO, or WARNING when the terminal adapter shares the screen.",
     "card_update_interval": "Seconds between answer-count edits of one question card.",
@@ -38,9 +38,9 @@ SETTING_DESCRIPTIONS: Mapping[str, str] = {
     "flag_pause_threshold": "A question flagged by this many people of a workspace leaves its rotation until an "
     "admin clears the flags (`/quiz flags clear PACK/QUESTION`).",
     "now_cooldown_seconds": "Seconds after a `/quiz now` before the next one in the same channel (0: no cooldown); "
-    "leads and admins are exempt.",
+    "leads and admins are exempt. The default: a workspace or channel may set its own in chat (`/quiz settings`).",
     "now_open_limit": "How many questions posted with `/quiz now` may be open at once in a channel (0: no limit); "
-    "leads and admins are exempt.",
+    "leads and admins are exempt. The default: a workspace or channel may set its own in chat (`/quiz settings`).",
     "cohort_behind_after": "A cohort member who answered none of the cohort's last this many questions is behind "
     "(flagged in `/quiz cohort show` and the report; `/quiz cohort remind` nudges them).",
     "cohort_inactive_days": "A cohort member with no answer in this many days is flagged inactive.",
