@@ -239,7 +239,7 @@ def history(changes: Sequence[SettingChange]) -> Message:
         return Message(_("No setting has been changed here yet."))
     lines = []
     for change in changes:
-        where = _("the workspace") if change.scope is SettingScope.WORKSPACE else f"<#{change.channel}>"
+        where = _("the workspace") if change.scope is SettingScope.WORKSPACE else f"#{change.channel}"
         old = value_words(change.key, change.old) if change.old is not None else _("not set")
         new = value_words(change.key, change.new) if change.new is not None else _("not set")
         lines.append(

@@ -97,7 +97,7 @@ async def test_members_may_look_but_only_leads_change_a_channel_and_admins_the_w
     assert not form.ok and form.form is None
     assert (await run(runtime, channel, "lee", "settings channel now-limit 2")).ok
     assert (await run(runtime, channel, "bob", "settings history")).message.lines == (
-        f"{runtime.clock.now():%Y-%m-%d %H:%M} UTC lee: `now-limit` for <#C1>: not set → 2",
+        f"{runtime.clock.now():%Y-%m-%d %H:%M} UTC lee: `now-limit` for #C1: not set → 2",
     )
 
 
@@ -319,7 +319,7 @@ async def test_the_settings_words_go_through_the_translation_hook(runtime: Runti
     finally:
         use_translator(None)
     keys = {f"`{key.value}`" for key in SettingKey}
-    values = keys | {"schedule", "leads", "anyone", "on", "off", "en", "America/New_York", "ada", "<#C1>", "`frob`"}
+    values = keys | {"schedule", "leads", "anyone", "on", "off", "en", "America/New_York", "ada", "#C1", "`frob`"}
     values |= {"`lots`", "UTC", "channel", f"{runtime.clock.now():%Y-%m-%d %H:%M}", "/quiz settings channel edit"}
     assert [reply.ok for reply in replies] == [True] * 7 + [False] * 3 + [True]
     for reply in replies:
