@@ -108,7 +108,8 @@ def test_the_grammar() -> None:
     assert parse_command("settings workspace tz Europe/Oslo") == ChangeWorkspaceSettings((("timezone", "Europe/Oslo"),))
     assert parse_command("settings workspace edit 2") == EditSettings(SettingScope.WORKSPACE, 2)
     for text, problem in [
-        ("settings channel now-cooldown", "Say `/quiz settings channel KEY VALUE` to change a setting"),
+        ("settings channel now-cooldown", "`now-cooldown` needs a value: say a duration up to 24 h such as `90s`"),
+        ("settings channel edit 1 2", "Say `/quiz settings channel KEY VALUE` to change a setting"),
         ("settings channel edit 3", "`3` is not a page of the settings form: say a number from 1 to 2."),
         ("settings frob", "`frob` is not something `/quiz settings` does; say `show`, `channel`, `workspace`, "),
         ("settings history now", "`/quiz settings history` takes no arguments."),
