@@ -41,6 +41,19 @@ SETTING_DESCRIPTIONS: Mapping[str, str] = {
     "leads and admins are exempt. The default: a workspace or channel may set its own in chat (`/quiz settings`).",
     "now_open_limit": "How many questions posted with `/quiz now` may be open at once in a channel (0: no limit); "
     "leads and admins are exempt. The default: a workspace or channel may set its own in chat (`/quiz settings`).",
+    "now_posters": "Who may post a question with `/quiz now` (anyone, leads): the default of the `now-posters` "
+    "setting a workspace or channel may change in chat (`/quiz settings`).",
+    "close_after": "How long a `/quiz now` question, and a new schedule's without close:, stays open (30m, 2h, "
+    "1d; none: until revealed, or until the schedule's next): the default of `close-after` (`/quiz settings`).",
+    "reveal_policy": "Who may reveal a question early: leads (a schedule's question by its schedule or a lead; an "
+    "on-demand one by its poster or a lead), schedule (a schedule's only by its schedule), anyone. The default of "
+    "`reveal` (`/quiz settings`).",
+    "speed_points": "A faster correct answer scores up to 10 more (on, off): the default of `speed-points` "
+    "(`/quiz settings`).",
+    "cohort_private": "A cohort created without deliver: is delivered by direct message (on) or in the channel "
+    "(off): the default of `cohort-private` (`/quiz settings`).",
+    "language": "The language the bot answers in (a tag such as en, de, pt-BR; stored for the translations to "
+    "come): the default of `language` (`/quiz settings`).",
     "cohort_behind_after": "A cohort member who answered none of the cohort's last this many questions is behind "
     "(flagged in `/quiz cohort show` and the report; `/quiz cohort remind` nudges them).",
     "cohort_inactive_days": "A cohort member with no answer in this many days is flagged inactive.",
@@ -132,3 +145,8 @@ def invalid_item(name: str, position: int, shown: str, message: str) -> str:
 def invalid_together(message: str) -> str:
     """Settings that are wrong together rather than one by one."""
     return _("settings: {message}", message=message)
+
+
+def chat_setting_needs_value(what: str) -> str:
+    """A chat setting's environment default set to `default` (it has nothing to inherit)."""
+    return _("needs a value: {what}", what=what)
