@@ -74,7 +74,7 @@ async def test_the_home_tab_is_published_when_opened_and_after_an_answer_and_sta
             "block_id": view["blocks"][0]["block_id"],
         }
         assert "Answered: 1 · correct: 0 · accuracy: 0%" in shown
-        assert "#C0001  0 points · rank 1 of 1 · 0 of 1 right" in shown
+        assert "<#C0001>  0 points · rank 1 of 1 · 0 of 1 right" in shown
         assert "*Weakest topics*" in shown and "0% right of 1 answer" in shown
         assert "nothing due now · 1 learning · 0 mastered" in shown
         assert buttons(view["blocks"]) == []  # nothing due yet: no review button
