@@ -11,16 +11,19 @@ from typing import Annotated, Any, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
-from pydantic import AfterValidator, Field, SecretStr, ValidationError, field_validator
+from pydantic import AfterValidator, Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.commands.settings import setting_value
 from bot.domain.attention import DEFAULT_BEHIND_AFTER, DEFAULT_INACTIVE_DAYS
-from bot.errors import ConfigError, QuizError
+from bot.domain.settings import SettingDefaults, SettingKey
+from bot.errors import CommandError, ConfigError, QuizError
 from bot.plugins import AdapterSettings, adapter_settings_fields, installed_plugins, names_phrase, split_commas
 from bot.resources import bundled_content_dir
 from bot.schedule_rules import parse_duration
 from bot.timeouts import DatabaseTimeouts
 from bot.wording import settings as words
+from bot.wording.chat_settings import allowed
 
 PREFIX = "QUIZBOT_"
 FALLBACK_ADAPTER = "console"
@@ -36,6 +39,17 @@ _URL_SCHEMES = (
     ("sqlite+aiosqlite://", "sqlite+aiosqlite://"),
     ("sqlite://", "sqlite+aiosqlite://"),
 )
+
+
+_CHAT_SETTING_KEYS = {
+    "now_posters": SettingKey.NOW_POSTERS,
+    "close_after": SettingKey.CLOSE_AFTER,
+    "reveal_policy": SettingKey.REVEAL,
+    "speed_points": SettingKey.SPEED_POINTS,
+    "cohort_private": SettingKey.COHORT_PRIVATE,
+    "language": SettingKey.LANGUAGE,
+}
+"""The settings whose environment value is the default of a setting changed in chat, by field."""
 
 
 def _installed_adapter(name: str) -> str:
@@ -155,6 +169,13 @@ class Settings(BaseSettings):
         description=words.setting_description("upload_max_bytes"),
     )
 
+    now_posters: str = Field(default="anyone", description=words.setting_description("now_posters"))
+    close_after: str = Field(default="none", description=words.setting_description("close_after"))
+    reveal_policy: str = Field(default="leads", description=words.setting_description("reveal_policy"))
+    speed_points: str = Field(default="on", description=words.setting_description("speed_points"))
+    cohort_private: str = Field(default="off", description=words.setting_description("cohort_private"))
+    language: str = Field(default="en", description=words.setting_description("language"))
+
     cohort_behind_after: int = Field(
         default=DEFAULT_BEHIND_AFTER,
         ge=1,
@@ -197,6 +218,34 @@ class Settings(BaseSettings):
         if value < timedelta(0):
             raise ValueError(words.must_not_be_negative())
         return value
+
+    @field_validator("now_posters", "close_after", "reveal_policy", "speed_points", "cohort_private", "language")
+    @classmethod
+    def _chat_setting(cls, value: str, info: ValidationInfo) -> str:
+        """The defaults of the settings a team changes in chat (`/quiz settings`), read by the chat's own grammar
+        into their canonical text."""
+        key = _CHAT_SETTING_KEYS[str(info.field_name)]
+        try:
+            canonical = setting_value(key, value)
+        except CommandError as exc:
+            raise ValueError(exc.worded().replace("`", "")) from None
+        if canonical is None:
+            raise ValueError(words.chat_setting_needs_value(allowed(key).replace("`", "")))
+        return canonical
+
+    def setting_defaults(self) -> SettingDefaults:
+        """The defaults under every workspace's and channel's settings changed in chat (`/quiz settings`)."""
+        return SettingDefaults.of(
+            timezone=self.timezone,
+            now_cooldown_seconds=self.now_cooldown_seconds,
+            now_open_limit=self.now_open_limit,
+            now_posters=self.now_posters,
+            close_after=self.close_after,
+            reveal=self.reveal_policy,
+            speed_points=self.speed_points,
+            cohort_private=self.cohort_private,
+            language=self.language,
+        )
 
     @field_validator("timezone")
     @classmethod

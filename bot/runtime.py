@@ -25,7 +25,6 @@ from bot.content.upload import UploadLimits
 from bot.db import Database, DatabaseTimeouts
 from bot.db.migrate import upgrade
 from bot.domain.attention import AttentionRules
-from bot.domain.settings import SettingDefaults
 from bot.errors import ConfigError
 from bot.ops.http import OpsServer, ops_routes
 from bot.ops.metrics import Metrics
@@ -170,11 +169,7 @@ async def build_runtime(
         seasons=seasons,
         confirmations=Confirmations(clock=clock, ttl=timedelta(seconds=settings.confirm_seconds)),
         now_limits=NowLimits(timedelta(seconds=settings.now_cooldown_seconds), settings.now_open_limit),
-        setting_defaults=SettingDefaults.of(
-            timezone=settings.timezone,
-            now_cooldown_seconds=settings.now_cooldown_seconds,
-            now_open_limit=settings.now_open_limit,
-        ),
+        setting_defaults=settings.setting_defaults(),
         upload_limits=UploadLimits(max_bytes=settings.upload_max_bytes),
     )
     ticker = Ticker(

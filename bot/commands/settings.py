@@ -166,8 +166,7 @@ def _scope_command(scope: SettingScope, args: list[str]) -> Command:
             raise CommandError(words.scope_usage, scope=scope.value)
         return EditSettings(scope, _page(args[1]) if len(args) == 2 else 1)
     if len(args) < 2:
-        setting_key(args[0])  # an unknown key is named as such
-        raise CommandError(words.scope_usage, scope=scope.value)
+        raise CommandError(words.needs_value, key=setting_key(args[0]), scope=scope.value)
     return _change(scope, args[0], " ".join(args[1:]))
 
 
@@ -178,8 +177,7 @@ def _typed(scope: SettingScope, key: str | None, value: str | None) -> Command:
     if key.casefold() == EDIT:
         return EditSettings(scope, 1)
     if value is None:
-        setting_key(key)
-        raise CommandError(words.scope_usage, scope=scope.value)
+        raise CommandError(words.needs_value, key=setting_key(key), scope=scope.value)
     return _change(scope, key, value)
 
 

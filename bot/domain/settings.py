@@ -101,10 +101,16 @@ BUILT_IN: Mapping[SettingKey, str] = {
 
 FROM_ENVIRONMENT: Mapping[SettingKey, str] = {
     SettingKey.TIMEZONE: "QUIZBOT_TIMEZONE",
+    SettingKey.NOW_POSTERS: "QUIZBOT_NOW_POSTERS",
     SettingKey.NOW_COOLDOWN: "QUIZBOT_NOW_COOLDOWN_SECONDS",
     SettingKey.NOW_LIMIT: "QUIZBOT_NOW_OPEN_LIMIT",
+    SettingKey.CLOSE_AFTER: "QUIZBOT_CLOSE_AFTER",
+    SettingKey.REVEAL: "QUIZBOT_REVEAL_POLICY",
+    SettingKey.SPEED_POINTS: "QUIZBOT_SPEED_POINTS",
+    SettingKey.COHORT_PRIVATE: "QUIZBOT_COHORT_PRIVATE",
+    SettingKey.LANGUAGE: "QUIZBOT_LANGUAGE",
 }
-"""The keys whose default the environment sets, and the variable that does; the others' default is BUILT_IN."""
+"""The environment variable that sets each key's default (bot/config.py); BUILT_IN is each one's own default."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,16 +120,26 @@ class SettingDefaults:
     values: Mapping[SettingKey, str] = field(default_factory=lambda: dict(BUILT_IN))
 
     @classmethod
-    def of(cls, *, timezone: str = "UTC", now_cooldown_seconds: int = 0, now_open_limit: int = 0) -> SettingDefaults:
-        """The defaults from the environment's settings (bot/config.py)."""
-        return cls(
-            {
-                **BUILT_IN,
-                SettingKey.TIMEZONE: timezone,
-                SettingKey.NOW_COOLDOWN: str(now_cooldown_seconds),
-                SettingKey.NOW_LIMIT: str(now_open_limit),
-            }
-        )
+    def of(
+        cls,
+        *,
+        timezone: str = "UTC",
+        now_cooldown_seconds: int = 0,
+        now_open_limit: int = 0,
+        **others: str,
+    ) -> SettingDefaults:
+        """The defaults from the environment's settings (bot/config.py `Settings.setting_defaults`): the three
+        numbers and the timezone, and any other key by its name with `_` for `-` (`now_posters="leads"`), as
+        canonical text."""
+        values = {
+            **BUILT_IN,
+            SettingKey.TIMEZONE: timezone,
+            SettingKey.NOW_COOLDOWN: str(now_cooldown_seconds),
+            SettingKey.NOW_LIMIT: str(now_open_limit),
+        }
+        for name, text in others.items():
+            values[SettingKey(name.replace("_", "-"))] = text
+        return cls(values)
 
 
 @dataclass(frozen=True, slots=True)

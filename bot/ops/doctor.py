@@ -16,7 +16,7 @@ from bot.content.loader import validate_paths
 from bot.db import Database
 from bot.db.migrate import current_revision, head_revision
 from bot.db.problems import explain, masked_url, require_existing
-from bot.domain.settings import FROM_ENVIRONMENT, KEYS, SettingDefaults
+from bot.domain.settings import FROM_ENVIRONMENT, KEYS
 from bot.errors import DatabaseNotReady
 from bot.plugins import Finding, failed_finding, installed_plugins
 from bot.service.repositories.settings import settings_census
@@ -105,20 +105,15 @@ async def _database_findings(settings: Settings) -> list[Finding]:
     return findings
 
 
-def setting_defaults(settings: Settings) -> SettingDefaults:
-    """The defaults under the settings changed in chat, from the environment."""
-    return SettingDefaults.of(
-        timezone=settings.timezone,
-        now_cooldown_seconds=settings.now_cooldown_seconds,
-        now_open_limit=settings.now_open_limit,
-    )
-
-
 async def _chat_settings_findings(settings: Settings, workspace: tuple[str, str] | None) -> list[Finding]:
     """Each setting changed in chat (`/quiz settings`): its environment default and how many workspaces and channels
     set their own; with `workspace`, the value that workspace has and where it comes from, and what each of its
     channels sets. Only on a database at the newest schema (the migrations' finding says otherwise)."""
-    defaults = setting_defaults(settings)
+    defaults = settings.setting_defaults()
+    try:
+        require_existing(settings.database_url)  # doctor creates no SQLite file
+    except DatabaseNotReady:
+        return []
     db = Database.from_url(settings.database_url, timeouts=settings.database_timeouts())
     try:
         if await current_revision(db) != head_revision():

@@ -138,6 +138,16 @@ def scope_usage(scope: str) -> str:
     )
 
 
+def needs_value(key: SettingKey, scope: str) -> str:
+    """`/quiz settings channel|workspace KEY` without a value."""
+    return _(
+        "`{key}` needs a value: say {what}, or `default` to inherit it again (`/quiz settings {scope} {key} VALUE`).",
+        key=key.value,
+        what=allowed(key),
+        scope=scope,
+    )
+
+
 def not_a_scope(word: str) -> str:
     """`/quiz settings show WORD` where WORD is no scope."""
     return _("`{word}` is not a scope: say `channel` or `workspace`.", word=echo(word))
@@ -239,7 +249,7 @@ def history(changes: Sequence[SettingChange]) -> Message:
         return Message(_("No setting has been changed here yet."))
     lines = []
     for change in changes:
-        where = _("the workspace") if change.scope is SettingScope.WORKSPACE else f"<#{change.channel}>"
+        where = _("the workspace") if change.scope is SettingScope.WORKSPACE else f"#{change.channel}"
         old = value_words(change.key, change.old) if change.old is not None else _("not set")
         new = value_words(change.key, change.new) if change.new is not None else _("not set")
         lines.append(

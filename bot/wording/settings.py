@@ -13,7 +13,7 @@ from bot.wording.i18n import translate as _
 SETTING_DESCRIPTIONS: Mapping[str, str] = {
     "database_url": "SQLAlchemy async URL: sqlite+aiosqlite:///FILE or postgresql+asyncpg://USER@HOST/DB",
     "content_dir": "Folder of YAML packs.",
-    "timezone": "Default IANA timezone of new workspaces and channels.",
+    "timezone": "Default IANA timezone of new workspaces and channels; `/quiz settings` sets one's own in chat.",
     "adapters": "Adapters to run (comma-separated). Default: those with credentials, else console.",
     "log_level": "Default: INFO, or WARNING when the terminal adapter shares the screen.",
     "card_update_interval": "Seconds between answer-count edits of one question card.",
@@ -38,9 +38,22 @@ SETTING_DESCRIPTIONS: Mapping[str, str] = {
     "flag_pause_threshold": "A question flagged by this many people of a workspace leaves its rotation until an "
     "admin clears the flags (`/quiz flags clear PACK/QUESTION`).",
     "now_cooldown_seconds": "Seconds after a `/quiz now` before the next one in the same channel (0: no cooldown); "
-    "leads and admins are exempt.",
+    "leads and admins are exempt. The default: a workspace or channel may set its own in chat (`/quiz settings`).",
     "now_open_limit": "How many questions posted with `/quiz now` may be open at once in a channel (0: no limit); "
-    "leads and admins are exempt.",
+    "leads and admins are exempt. The default: a workspace or channel may set its own in chat (`/quiz settings`).",
+    "now_posters": "Who may post a question with `/quiz now` (anyone, leads): the default of the `now-posters` "
+    "setting a workspace or channel may change in chat (`/quiz settings`).",
+    "close_after": "How long a `/quiz now` question, and a new schedule's without close:, stays open (30m, 2h, "
+    "1d; none: until revealed, or until the schedule's next): the default of `close-after` (`/quiz settings`).",
+    "reveal_policy": "Who may reveal a question early: leads (a schedule's question by its schedule or a lead; an "
+    "on-demand one by its poster or a lead), schedule (a schedule's only by its schedule), anyone. The default of "
+    "`reveal` (`/quiz settings`).",
+    "speed_points": "A faster correct answer scores up to 10 more (on, off): the default of `speed-points` "
+    "(`/quiz settings`).",
+    "cohort_private": "A cohort created without deliver: is delivered by direct message (on) or in the channel "
+    "(off): the default of `cohort-private` (`/quiz settings`).",
+    "language": "The language the bot answers in (a tag such as en, de, pt-BR; stored for the translations to "
+    "come): the default of `language` (`/quiz settings`).",
     "upload_max_bytes": "The largest pack file a lead may upload in chat (`/quiz import`), in bytes; a larger one is "
     "refused before it is downloaded.",
     "cohort_behind_after": "A cohort member who answered none of the cohort's last this many questions is behind "
@@ -134,3 +147,8 @@ def invalid_item(name: str, position: int, shown: str, message: str) -> str:
 def invalid_together(message: str) -> str:
     """Settings that are wrong together rather than one by one."""
     return _("settings: {message}", message=message)
+
+
+def chat_setting_needs_value(what: str) -> str:
+    """A chat setting's environment default set to `default` (it has nothing to inherit)."""
+    return _("needs a value: {what}", what=what)

@@ -54,7 +54,7 @@ def test_bash_completes_commands_options_choices_and_files(operator_env: Path) -
     assert bash_completes(operator_env, loaded, "content", "ex") == ["export"]
     assert bash_completes(operator_env, loaded, "export", "--format", "") == ["json", "csv"]
     assert "--json" in bash_completes(operator_env, loaded, "export", "--")
-    assert bash_completes(operator_env, loaded, "doctor", "--") == ["--help", "--online", "--json"]
+    assert bash_completes(operator_env, loaded, "doctor", "--") == ["--help", "--online", "--json", "--workspace"]
     assert bash_completes(operator_env, loaded, "content", "check", "pa") == ["packs"]  # a path argument
     assert bash_completes(operator_env, loaded, "report", "--out", "pa") == ["packs"]  # a path option
     assert bash_completes(operator_env, loaded, "report", "--cohort", "") == []  # a free value: nothing to offer

@@ -4,6 +4,7 @@ the settings form submitted through `QuizApp.submit_form`."""
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 
 import pytest
@@ -16,10 +17,11 @@ from bot.domain import ChannelRef, PostSource
 from bot.domain.forms import FormKind
 from bot.domain.settings import SettingKey
 from bot.ops.doctor import diagnose
-from bot.runtime import Runtime
+from bot.runtime import Runtime, build_runtime
 from bot.service.facade import Context, Invocation, Reply
 from bot.wording import use_translator
 from tests.conftest import PATIENT_DATABASE, SEED_CONTENT, make_user
+from tests.fakes.fake_platform import FakePlatform
 from tests.integration.test_wording_coverage import shout, untranslated
 from tests.scoring_helpers import answer, post
 
@@ -97,7 +99,7 @@ async def test_members_may_look_but_only_leads_change_a_channel_and_admins_the_w
     assert not form.ok and form.form is None
     assert (await run(runtime, channel, "lee", "settings channel now-limit 2")).ok
     assert (await run(runtime, channel, "bob", "settings history")).message.lines == (
-        f"{runtime.clock.now():%Y-%m-%d %H:%M} UTC lee: `now-limit` for <#C1>: not set → 2",
+        f"{runtime.clock.now():%Y-%m-%d %H:%M} UTC lee: `now-limit` for #C1: not set → 2",
     )
 
 
@@ -284,7 +286,9 @@ async def test_doctor_shows_each_default_and_who_overrides_it(
     assert findings["timezone"].detail == (
         "timezone: default America/New_York (QUIZBOT_TIMEZONE); set by 0 workspaces and 0 channels"
     )
-    assert findings["reveal"].detail == "reveal: default leads; set by 0 workspaces and 1 channel"
+    assert (
+        findings["reveal"].detail == "reveal: default leads (QUIZBOT_REVEAL_POLICY); set by 0 workspaces and 1 channel"
+    )
     assert all(f.level == "ok" for f in findings.values())
     one = {
         f.detail.partition(":")[0]: f.detail
@@ -295,7 +299,7 @@ async def test_doctor_shows_each_default_and_who_overrides_it(
         "now-cooldown: 5 min (set for the workspace); channels that set their own: C1 1 min 30 s, C2 2 min"
     )
     assert one["now-limit"] == "now-limit: no limit (default, QUIZBOT_NOW_OPEN_LIMIT)"
-    assert one["reveal"] == "reveal: leads (default); channels that set their own: C1 schedule"
+    assert one["reveal"] == "reveal: leads (default, QUIZBOT_REVEAL_POLICY); channels that set their own: C1 schedule"
     [unknown] = [f for f in await diagnose(settings, workspace=("fake", "W9")) if f.subject == "chat settings"]
     assert unknown.level == "warn" and unknown.detail.startswith("no workspace W9 on fake in the database")
 
@@ -319,8 +323,24 @@ async def test_the_settings_words_go_through_the_translation_hook(runtime: Runti
     finally:
         use_translator(None)
     keys = {f"`{key.value}`" for key in SettingKey}
-    values = keys | {"schedule", "leads", "anyone", "on", "off", "en", "America/New_York", "ada", "<#C1>", "`frob`"}
+    values = keys | {"schedule", "leads", "anyone", "on", "off", "en", "America/New_York", "ada", "#C1", "`frob`"}
     values |= {"`lots`", "UTC", "channel", f"{runtime.clock.now():%Y-%m-%d %H:%M}", "/quiz settings channel edit"}
     assert [reply.ok for reply in replies] == [True] * 7 + [False] * 3 + [True]
     for reply in replies:
         assert untranslated(reply, values) == [], reply.message.text
+
+
+async def test_the_environment_default_applies_until_a_channel_sets_its_own(
+    settings: Settings, clock: ManualClock, channel: ChannelRef
+) -> None:
+    leads_only = settings.model_copy(update={"now_posters": "leads", "speed_points": "off"})
+    runtime = await build_runtime(leads_only, clock=clock, rng=random.Random(7), migrate=False)
+    runtime.platforms.register(FakePlatform())
+    try:
+        refused = await run(runtime, channel, "bob", "now")
+        assert refused.message.title.startswith("Only leads and admins can post a question on demand")
+        assert line_of(await run(runtime, channel, "bob", "settings"), "speed-points") == "`speed-points` off (default)"
+        assert (await run(runtime, channel, "ada", "settings channel now-posters anyone", admin=True)).ok
+        assert (await run(runtime, channel, "bob", "now")).ok
+    finally:
+        await runtime.aclose()

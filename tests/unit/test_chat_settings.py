@@ -6,10 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from pydantic import ValidationError
 
 from bot.commands import ChangeChannelSettings, ChangeWorkspaceSettings, EditSettings, ShowSettings, parse_command
 from bot.commands.forms import FORM_COMMANDS
 from bot.commands.settings import setting_key, setting_value
+from bot.config import Settings
 from bot.domain.forms import MAX_FIELDS, MAX_LABEL, MAX_TITLE, FormKind
 from bot.domain.scoring import points_for
 from bot.domain.settings import (
@@ -108,7 +110,8 @@ def test_the_grammar() -> None:
     assert parse_command("settings workspace tz Europe/Oslo") == ChangeWorkspaceSettings((("timezone", "Europe/Oslo"),))
     assert parse_command("settings workspace edit 2") == EditSettings(SettingScope.WORKSPACE, 2)
     for text, problem in [
-        ("settings channel now-cooldown", "Say `/quiz settings channel KEY VALUE` to change a setting"),
+        ("settings channel now-cooldown", "`now-cooldown` needs a value: say a duration up to 24 h such as `90s`"),
+        ("settings channel edit 1 2", "Say `/quiz settings channel KEY VALUE` to change a setting"),
         ("settings channel edit 3", "`3` is not a page of the settings form: say a number from 1 to 2."),
         ("settings frob", "`frob` is not something `/quiz settings` does; say `show`, `channel`, `workspace`, "),
         ("settings history now", "`/quiz settings history` takes no arguments."),
@@ -173,3 +176,23 @@ def test_speed_points_off_scores_a_flat_ten() -> None:
     assert points_for(correct=True, latency=timedelta(0), window=timedelta(hours=1)) == 20
     assert points_for(correct=True, latency=timedelta(0), window=timedelta(hours=1), speed=False) == 10
     assert points_for(correct=False, latency=timedelta(0), window=None, speed=False) == 0
+
+
+def test_the_environment_sets_every_default_in_the_chat_grammar() -> None:
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        now_posters="Leads",
+        close_after="2h",
+        reveal_policy="schedule",
+        speed_points="no",
+        language="de",
+    )
+    defaults = settings.setting_defaults().values
+    assert defaults[SettingKey.NOW_POSTERS] == "leads" and defaults[SettingKey.CLOSE_AFTER] == "7200"
+    assert (defaults[SettingKey.REVEAL], defaults[SettingKey.SPEED_POINTS]) == ("schedule", "off")
+    assert (defaults[SettingKey.COHORT_PRIVATE], defaults[SettingKey.LANGUAGE]) == ("off", "de")
+    with pytest.raises(ValidationError) as refused:
+        Settings(_env_file=None, close_after="10s")  # type: ignore[call-arg]
+    assert "10s is not allowed for close-after: say a duration from 1 min to 7 d" in str(refused.value)
+    with pytest.raises(ValidationError, match="needs a value"):
+        Settings(_env_file=None, reveal_policy="default")  # type: ignore[call-arg]
