@@ -168,3 +168,21 @@ async def test_a_submission_slower_than_the_ack_deadline_closes_the_modal_and_an
         assert said["text"].startswith("Please fix 2 fields in Write a team note:")
         assert "Name: A name needs at least 3 characters." in said["text"]
         await poll_until(lambda: slack.adapter.listeners.in_flight == 0, message="idle")
+
+
+async def test_in_socket_mode_the_submission_is_answered_in_its_ack(
+    runtime: Runtime, fake: FakeSlack, book: NoteBook
+) -> None:
+    async with running_adapter(runtime, fake, mode="socket") as slack:
+        await fake.send_slash_command("help")
+        view = await opened_form(slack, 1)
+        values: dict[str, str | None] = {"name": "ab", "body": "Text."}
+        refused = await fake.send_envelope("interactive", fake.view_submission_payload(view, values))
+        assert refused["payload"] == {
+            "response_action": "errors",
+            "errors": {"name": "A name needs at least 3 characters."},
+        }
+        done = await fake.send_envelope("interactive", fake.view_submission_payload(view, {**values, "name": "Abc"}))
+        assert done["payload"] == {"response_action": "clear"}
+        [said] = await slack.ephemerals(1)
+        assert said["text"] == "Saved the note Abc."
