@@ -7,16 +7,18 @@ doctor, healthcheck); this module is the entry point and the edge where every op
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import getpass
 import json
 import logging
 import os
 import sys
 import traceback
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.cli_commands import db_command, doctor, print_findings, print_json, run_bot
 from bot.cli_commands import healthcheck as _healthcheck
@@ -34,6 +36,7 @@ from bot.wording import operator as operator_words
 if TYPE_CHECKING:
     from bot.db import Database
     from bot.domain.views import Report
+    from bot.service.operator_uow import OperatorUnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +98,63 @@ async def _content_flags(settings: Settings, platform: str | None, workspace: st
     finally:
         await db.dispose()
     print(message.text)
+    return 0
+
+
+_T = TypeVar("_T")
+
+
+async def _in_operator_uow(settings: Settings, work: Callable[[OperatorUnitOfWork], Awaitable[_T]]) -> _T:
+    """Run one operator command's work in an operator unit of work on the configured, migrated database."""
+    from bot.db.problems import database_errors
+    from bot.service.operator_uow import operator_unit_of_work
+
+    db = await _open_existing(settings)
+    try:
+        with database_errors(settings.database_url):
+            async with operator_unit_of_work(db) as uow:
+                return await work(uow)
+    finally:
+        await db.dispose()
+
+
+async def _team_content(settings: Settings, args: argparse.Namespace) -> int:
+    """`content export|import --workspace PLATFORM:ID`: a workspace's own pack out of the database, or a pack file
+    into it (bot/ops/team_packs.py)."""
+    from bot.content.cli import export_format
+    from bot.content.loader import validate_pack_files
+    from bot.content.output import write_new_file
+    from bot.ops.team_packs import export_team_pack, import_team_pack, read_pack_file, warnings_of
+    from bot.wording import drafts as team_words
+
+    if args.content_command == "export":
+        fmt = args.format or export_format(args.output)
+        text = await _in_operator_uow(settings, lambda uow: export_team_pack(uow, args.workspace, args.pack, fmt))
+        if args.output is None:
+            sys.stdout.write(text)
+        else:
+            write_new_file(args.output, text, force=args.force)
+            print(team_words.cli_exported(str(args.output), fmt), file=sys.stderr)
+        return 0
+    model = read_pack_file(args.source, args.format, pack_id=args.pack_id)  # checked before the database is opened
+    for warning in warnings_of(model, str(args.source)):
+        print(f"WARN {warning.line()}", file=sys.stderr)
+    shipped = {found.id for _, found in validate_pack_files([settings.content_dir]).found}
+    stored = await _in_operator_uow(
+        settings,
+        lambda uow: import_team_pack(
+            uow, args.workspace, model, shipped=shipped, by=getpass.getuser(), now=datetime.now(UTC)
+        ),
+    )
+    line = team_words.cli_imported(
+        stored.pack.slug,
+        args.workspace,
+        created=stored.created,
+        added=stored.added,
+        changed=stored.changed,
+        retired=stored.retired,
+    )
+    print(line, file=sys.stderr)
     return 0
 
 
@@ -289,6 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "content":
             if args.content_command == "flags":  # reads the database, unlike the other content commands
                 return asyncio.run(_content_flags(_settings(), args.platform, args.workspace))
+            if args.content_command in ("export", "import") and args.workspace:  # a workspace's own packs: the database
+                return asyncio.run(_team_content(_settings(), args))
             return run_content_command(args, lambda: _settings().content_dir)
         if args.command == "completion":
             from bot.cli_completion import completion_script

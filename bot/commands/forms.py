@@ -21,3 +21,6 @@ FORM_COMMANDS: dict[FormKind, FormCommand] = {}
 """The command each form's submission runs (a form with none is answered "not available here")."""
 ACTION_COMMANDS: dict[ActionKind, ActionCommand] = {}
 """The command each page button's click runs (START_REVIEW is the adapters' own: it asks `/quiz review`)."""
+
+# Registered where their commands are declared (imported with bot.commands): the write and edit forms and the
+# review queue's Approve, Edit and Reject buttons, in bot/commands/drafts.py.

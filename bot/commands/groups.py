@@ -46,6 +46,7 @@ from bot.commands.types import (
     JoinCohort,
     LeaveCohort,
     ListCohorts,
+    ListDrafts,
     ListFlags,
     ListRoles,
     ListSchedules,
@@ -67,6 +68,7 @@ from bot.domain.names import nearest
 from bot.errors import CommandError
 from bot.schedule_rules import parse_rule, parse_timezone
 from bot.wording import commands as words
+from bot.wording import drafts as draft_words
 from bot.wording import flags as flag_words
 from bot.wording import help as help_words
 from bot.wording import roles as role_words
@@ -376,6 +378,12 @@ GROUPS: tuple[GroupSpec, ...] = (
         ListRoles,
         lambda word, actions: CommandError(role_words.not_a_role_action, word=word, actions=actions),
         aliases=("roles",),
+    ),
+    GroupSpec(
+        "drafts",
+        ListDrafts,
+        lambda word, actions: CommandError(draft_words.not_a_drafts_action, word=word, actions=actions),
+        aliases=("draft",),
     ),
 )
 """The groups of actions; a group's actions are the specs whose path starts with its name."""

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.commands.arguments import cohort_name, leaderboard_scope, leaderboard_window, season_name
+from bot.commands.drafts import DRAFT_SPECS
 from bot.commands.groups import ACTIONS, GROUPS, GroupSpec
 from bot.commands.parsers import (
     _no_args,
@@ -178,6 +179,7 @@ SPECS: tuple[CommandSpec, ...] = (
     *ACTIONS,
     # A command added since goes here, at the end, so the options people know stay where they are in Discord.
     *ROLE_ACTIONS,
+    *DRAFT_SPECS,
 )
 """Every `/quiz` command, once, in the order Discord shows: the top-level commands, each group's actions, then
 any command added since."""

@@ -311,6 +311,61 @@ class ListRoles:
 RoleCommand = GrantRole | RevokeRole | ListRoles
 
 
+@dataclass(frozen=True, slots=True)
+class WriteQuestion:
+    """`/quiz write [pack]` (anyone): open the form to write a question for the workspace's pack (`team` when none
+    is named); it becomes a draft for a lead to review."""
+
+    pack: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitDraft:
+    """The write form sent back (FormKind.WRITE_QUESTION): the pack's slug (the form's state) and what was typed, by
+    field key (bot/content/written.py FIELDS)."""
+
+    pack: str
+    values: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ListDrafts:
+    """`/quiz drafts` (leads): the drafts waiting for review, with Approve, Edit and Reject buttons."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApproveDraft:
+    """`/quiz drafts approve N` or its button (leads): the draft joins its workspace pack; its author hears so."""
+
+    draft_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RejectDraft:
+    """`/quiz drafts reject N [reason]` or its button (leads): the draft is set aside; its author hears why."""
+
+    draft_id: int
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EditDraft:
+    """`/quiz drafts edit N` or its button (leads): open the write form prefilled with the draft."""
+
+    draft_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SaveDraft:
+    """The edit form sent back (FormKind.EDIT_DRAFT): the draft's id (the form's state) and what was typed."""
+
+    draft_id: int
+    values: tuple[tuple[str, str], ...]
+
+
+DraftCommand = WriteQuestion | SubmitDraft | ListDrafts | ApproveDraft | RejectDraft | EditDraft | SaveDraft
+
+
 Command = (
     PostNow
     | Reveal
@@ -336,6 +391,7 @@ Command = (
     | FlagCommand
     | SeasonCommand
     | RoleCommand
+    | DraftCommand
 )
 
 

@@ -21,6 +21,7 @@ from bot.content.schema import pack_json_schema
 from bot.errors import ConfigError, QuizError
 from bot.progress import Progress
 from bot.wording import content_cli as words
+from bot.wording import drafts as team_words
 
 if TYPE_CHECKING:
     from bot.content.schema import PackModel
@@ -48,11 +49,13 @@ def add_content_commands(
     importer.add_argument("-o", "--output", type=Path, metavar="OUT", help=words.help_for("import.output"))
     importer.add_argument("--id", dest="pack_id", metavar="ID", help=words.help_for("import.id"))
     importer.add_argument("--force", action="store_true", help=words.help_for("import.force"))
+    importer.add_argument("--workspace", metavar="PLATFORM:ID", help=team_words.cli_help_import_workspace())
     exporter = content_commands.add_parser("export", help=words.help_for("export"))
     exporter.add_argument("pack", metavar="PACK", help=words.help_for("export.pack"))
-    exporter.add_argument("--format", choices=EXPORT_FORMATS, help=words.help_for("export.format"))
+    exporter.add_argument("--format", choices=(*EXPORT_FORMATS, "yaml"), help=words.help_for("export.format"))
     exporter.add_argument("-o", "--output", type=Path, metavar="OUT", help=words.help_for("export.output"))
     exporter.add_argument("--force", action="store_true", help=words.help_for("export.force"))
+    exporter.add_argument("--workspace", metavar="PLATFORM:ID", help=team_words.cli_help_export_workspace())
     schema = content_commands.add_parser("schema", help=words.help_for("schema"))
     schema.add_argument("-o", "--output", type=Path)
     schema.add_argument("--force", action="store_true", help=words.help_for("schema.force"))
@@ -164,17 +167,30 @@ def content_export(pack: str, fmt: str | None, output: Path | None, content_dir:
     from bot.content.formats import export_text
 
     if fmt is None:
-        suffix = output.suffix.casefold() if output is not None else ""
-        fmt = {".gift": "gift", ".csv": "csv"}.get(suffix)
-        if fmt is None:
-            raise QuizError(words.export_format_needed())
-    text = export_text(draft_from_model(find_pack(pack, content_dir)), fmt)
+        fmt = export_format(output)
+    model = find_pack(pack, content_dir)
+    if fmt == "yaml":
+        import yaml
+
+        data = model.model_dump(mode="json", exclude_defaults=True)
+        text = str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000))
+    else:
+        text = export_text(draft_from_model(model), fmt)
     if output is None:
         sys.stdout.write(text)
         return 0
     write_new_file(output, text, force=force)
     print(words.exported(str(output), fmt), file=sys.stderr)
     return 0
+
+
+def export_format(output: Path | None) -> str:
+    """The export format an output file's suffix says (`.gift`, `.csv`, `.yaml`), or QuizError asking for one."""
+    suffix = output.suffix.casefold() if output is not None else ""
+    fmt = {".gift": "gift", ".csv": "csv", ".yaml": "yaml", ".yml": "yaml"}.get(suffix)
+    if fmt is None:
+        raise QuizError(words.export_format_needed())
+    return fmt
 
 
 def find_pack(pack: str, content_dir: ContentDir) -> PackModel:

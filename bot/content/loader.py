@@ -173,6 +173,30 @@ class Catalog:
             raise UnknownPack(help_words.ambiguous_pack(name, match.candidates))
         raise UnknownPack(help_words.unknown_pack(name, [p.id for p in self.packs], match.suggestions))
 
+    def resolve_key(self, name: str, team: Mapping[str, str]) -> str:
+        """The stored pack id a user means by `name` among the shipped packs and a workspace's own (`team`: each
+        team pack's stored key by its slug, `uow.workspace_packs.keys`), matched as `resolve` matches: any case, or
+        the start of one name only. A shipped pack wins over a team pack of the same name (a team pack may not take
+        a shipped id, but a pack shipped later may take a team's slug). Misses raise UnknownPack as `resolve` does,
+        naming the team's packs too."""
+        shipped = [pack.id for pack in self.packs]
+        names = list(dict.fromkeys([*shipped, *sorted(team)]))
+        match = match_name(name, names)
+        if match.found is not None:
+            return match.found if match.found in shipped else team[match.found]
+        if match.candidates:
+            raise UnknownPack(help_words.ambiguous_pack(name, match.candidates))
+        raise UnknownPack(help_words.unknown_pack(name, names, match.suggestions))
+
+    def expand_keys(self, names: Sequence[str], team: Mapping[str, str]) -> list[str]:
+        """`expand` among the shipped packs and a workspace's own (`team`, as `resolve_key` takes it): stored pack
+        ids, each curriculum replaced by its packs, duplicates dropped."""
+        curricula = {curriculum.id.casefold(): curriculum.packs for curriculum in self.curricula}
+        expanded = [
+            pack for name in names for pack in curricula.get(name.casefold()) or (self.resolve_key(name, team),)
+        ]
+        return list(dict.fromkeys(expanded))
+
     def expand(self, names: Sequence[str]) -> list[str]:
         """Pack ids, with each curriculum id among them replaced by its packs in order (duplicates dropped).
 

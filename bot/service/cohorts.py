@@ -108,9 +108,10 @@ class CohortService:
     ) -> CohortView:
         """Create a cohort in the channel's workspace; packs default to every loaded pack, start to today."""
         # expand resolves each name as typed (any case, a unique prefix); UnknownPack suggests and lists the packs
-        curriculum = self.catalog.expand(packs) if packs else [pack.id for pack in self.catalog.packs]
         now = self.clock.now()
         workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
+        team = await uow.workspace_packs.keys(workspace)  # the workspace's own packs count too, by slug
+        curriculum = self.catalog.expand_keys(packs, team) if packs else [pack.id for pack in self.catalog.packs]
         timezone = await uow.cohorts.workspace_timezone(workspace)
         creator_row = await uow.places.user_id(creator, now)
         day = start or local_date(now, timezone)

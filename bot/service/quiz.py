@@ -34,6 +34,7 @@ from bot.domain import (
     RevealView,
     UserRef,
 )
+from bot.domain.drafts import is_workspace_pack_key
 from bot.domain.flags import DEFAULT_PAUSE_THRESHOLD
 from bot.errors import NoOpenPost, QuizError, UnknownPack, UnknownPost
 from bot.ports import ChatPlatform, FindsPostedCards, NoMetrics, PlatformError, PlatformRegistry, ServiceMetrics
@@ -95,8 +96,9 @@ class QuizService:
 
     async def _sync(self, uow: UnitOfWork) -> None:
         now = self.clock.now()
-        packs = await uow.questions.packs()
-        questions = await uow.questions.all()
+        team_packs = await uow.workspace_packs.all_keys()  # a workspace's own packs are not content's to sync
+        packs = {key: row for key, row in (await uow.questions.packs()).items() if key not in team_packs}
+        questions = {key: row for key, row in (await uow.questions.all()).items() if key[0] not in team_packs}
         loaded_ids = {pack.id for pack in self.catalog.packs}
         for pack_id, pack_row in packs.items():
             pack_row.active = pack_id in loaded_ids
@@ -153,15 +155,29 @@ class QuizService:
         module's docstring: the one place QuizService opens units of work)."""
         return committed(self.uow)
 
-    def _packs_to_draw_from(
-        self, pack_id: str | None, pack_ids: list[str] | None, question: QuestionKey | None
+    async def team_packs(self, uow: UnitOfWork, channel: ChannelRef) -> dict[str, str]:
+        """The channel's workspace's own packs: their stored key by slug (what `Catalog.resolve_key` takes)."""
+        workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, self.clock.now())
+        return await uow.workspace_packs.keys(workspace)
+
+    async def _packs_to_draw_from(
+        self,
+        uow: UnitOfWork,
+        channel: ChannelRef,
+        pack_id: str | None,
+        pack_ids: list[str] | None,
+        question: QuestionKey | None,
     ) -> list[str]:
-        """The pack ids a post draws from; UnknownPack (with suggestions and the list of packs) for a miss."""
+        """The stored pack ids a post draws from: shipped packs and the workspace's own; UnknownPack (with
+        suggestions and the list of packs) for a miss. With no pack named, every shipped pack and the team's."""
         if question is not None:
-            return [self.catalog.get(question[0]).id]
+            return [question[0] if is_workspace_pack_key(question[0]) else self.catalog.get(question[0]).id]
+        team = await self.team_packs(uow, channel)
         if pack_id:
-            return [self.catalog.resolve(pack_id).id]  # as typed: any case, or the start of one pack's id
-        return [self.catalog.get(name).id for name in pack_ids or [p.id for p in self.catalog.packs]]
+            return [self.catalog.resolve_key(pack_id, team)]  # as typed: any case, or the start of one pack's name
+        if pack_ids:
+            return [name if is_workspace_pack_key(name) else self.catalog.get(name).id for name in pack_ids]
+        return [*(p.id for p in self.catalog.packs), *team.values()]
 
     async def post_question(
         self,
@@ -191,9 +207,9 @@ class QuizService:
             resumed = await self.publish_unsent(channel, fire_key=fire_key, recipient=recipient, source=source)
             if resumed is not None:
                 return resumed
-        packs = self._packs_to_draw_from(pack_id, pack_ids, question)
         now = self.clock.now()
         async with self.publication_step() as uow:  # the first step: the post's row, committed
+            packs = await self._packs_to_draw_from(uow, channel, pack_id, pack_ids, question)
             channel_row = await uow.places.channel_id(channel, now)
             if question is None:
                 chosen = await self._next_question(uow, channel_row, packs)

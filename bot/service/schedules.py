@@ -77,7 +77,8 @@ class ScheduleService:
             packs: list[str] = []
             cohort = await uow.cohorts.find(workspace_row, command.name)
         else:
-            packs = list(dict.fromkeys(self.catalog.resolve(pack).id for pack in command.packs))  # UnknownPack suggests
+            team = await uow.workspace_packs.keys(workspace_row)  # the workspace's own packs, by slug
+            packs = list(dict.fromkeys(self.catalog.resolve_key(pack, team) for pack in command.packs))  # suggests
             cohort = None
         timezone = command.timezone or await uow.schedules.channel_timezone(channel_row)
         zone = ZoneInfo(timezone)

@@ -47,8 +47,10 @@ from bot.service.repositories import (
     Seasons,
 )
 from bot.service.repositories.directory import Directory
+from bot.service.repositories.drafts import Drafts
 from bot.service.repositories.schedule_listing import ScheduleListing
 from bot.service.repositories.schedules import Schedules
+from bot.service.repositories.workspace_packs import WorkspacePacks
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,8 @@ class UnitOfWork:
     schedule_listing: ScheduleListing
     deadlines: Deadlines
     roles: Roles
+    workspace_packs: WorkspacePacks
+    drafts: Drafts
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -100,6 +104,8 @@ class UnitOfWork:
         self.seasons = Seasons(self.session)
         self.schedule_listing = ScheduleListing(self.session)
         self.roles = Roles(self.session)
+        self.workspace_packs = WorkspacePacks(self.session)
+        self.drafts = Drafts(self.session)
         try:
             await self.session.begin()
         except Exception as exc:

@@ -7,6 +7,7 @@ from datetime import timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.domain import PostSource, QuestionCard
+from bot.domain.drafts import slug_of_key
 from bot.ports import Message
 from bot.wording.errors import UNKNOWN_POST
 from bot.wording.i18n import percent, plural
@@ -173,7 +174,7 @@ def could_not_post(detail: object) -> str:
 
 def no_questions_in(packs: list[str]) -> str:
     """Packs with no active question in the database."""
-    return _("No questions in {packs}: is content synced?", packs=", ".join(packs))
+    return _("No questions in {packs}: is content synced?", packs=", ".join(slug_of_key(pack) for pack in packs))
 
 
 def question_not_loaded(pack_id: str, key: str) -> str:

@@ -177,6 +177,28 @@ COMMANDS: dict[str, CommandWords] = {
             "Example: `/quiz role grant @ann lead`",
         ),
     ),
+    "write": CommandWords(
+        "/quiz write [pack]",
+        "write a question for your team's own pack; a lead reviews it before it is asked",
+        (
+            "Opens a form: the prompt; the choices, one a line, the correct one marked with a leading `*`; the "
+            "explanation; references (links, one a line); and `tags: a, b; difficulty: medium`.",
+            "The pack rules of `quizbot content check` run when you submit; what they find comes back in the form.",
+            "The pack is your team's (default `team`, created when the first question is approved); a shipped "
+            "pack's id cannot be used.",
+            "Example: `/quiz write runbooks`",
+        ),
+    ),
+    "drafts": CommandWords(
+        "/quiz drafts | drafts approve N | drafts edit N | drafts reject N [reason]",
+        "review the questions your team wrote: approve, edit or reject each (leads and admins)",
+        (
+            "`/quiz drafts`: the drafts waiting, with Approve, Edit and Reject buttons.",
+            "An approved question joins its team pack at once (`/quiz now PACK` can ask it); the author hears "
+            "the outcome privately.",
+            "Example: `/quiz drafts approve 3`",
+        ),
+    ),
     "help": CommandWords(
         "/quiz help [command]",
         "this help",
@@ -226,8 +248,9 @@ def terminal_lines() -> tuple[str, ...]:
     )
 
 
-def packs_message(catalog: Packs, *, left_out: Sequence[str] = ()) -> Message:
-    """The loaded packs and, for admins (`left_out`), the pack files that did not load and why."""
+def packs_message(catalog: Packs, *, left_out: Sequence[str] = (), team: Sequence[str] = ()) -> Message:
+    """The loaded packs, the workspace's own (`team`: a line each, bot/wording/drafts.py) and, for admins
+    (`left_out`), the pack files that did not load and why."""
     lines = [
         _(
             "{id} — {title} ({questions})",
@@ -236,7 +259,7 @@ def packs_message(catalog: Packs, *, left_out: Sequence[str] = ()) -> Message:
             questions=plural(len(pack.questions), "question"),
         )
         for pack in catalog.packs
-    ] or [_("No packs are loaded.")]
+    ] + list(team) or [_("No packs are loaded.")]
     if left_out:
         lines.append(_("Not loaded (fix the file, check it with `quizbot content check`, then restart the bot):"))
         lines.extend(f"• {problem}" for problem in left_out)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from bot.domain import ChannelRef, Delivery, UserRef
+from bot.domain.drafts import slug_of_key
 from bot.domain.schedules import DEFAULT_CLOSE_CAP, Slot
 from bot.domain.views import ScheduleView
 from bot.ports import Message
@@ -17,7 +18,7 @@ from bot.wording.times import rule_words
 
 
 def _packs(view: ScheduleView) -> str:
-    return ", ".join(view.pack_ids) if view.pack_ids else _("all")
+    return ", ".join(slug_of_key(pack) for pack in view.pack_ids) if view.pack_ids else _("all")
 
 
 def packs_text(view: ScheduleView) -> str:

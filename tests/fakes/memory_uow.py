@@ -14,7 +14,7 @@ import itertools
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -22,10 +22,21 @@ from typing import Any, Self
 
 from bot.clock import Clock
 from bot.content import load_catalog
-from bot.db.models import PendingConfirmation, Schedule, Season
-from bot.domain import ChannelRef, UserRef
+from bot.db.models import PendingConfirmation, QuestionRow, Schedule, Season
+from bot.domain import ChannelRef, Pack, Question, UserRef
+from bot.domain.drafts import (
+    Draft,
+    DraftContent,
+    DraftOrigin,
+    DraftStatus,
+    StoredPack,
+    WorkspacePack,
+    is_workspace_slug,
+    workspace_pack_key,
+)
 from bot.domain.roles import Role, RoleGrant, Subject
 from bot.domain.windows import Span
+from bot.errors import UserInputError
 from bot.ports import PlatformRegistry
 from bot.scheduling.fanout import FanOut
 from bot.service.answers import AnswerRecorder
@@ -43,6 +54,7 @@ from bot.service.review import ReviewService
 from bot.service.schedules import ScheduleService
 from bot.service.seasons import SeasonService
 from bot.service.stats import Stats
+from bot.wording import drafts as draft_words
 from tests.fakes.fake_platform import FakePlatform
 
 
@@ -60,6 +72,11 @@ class Rows:
     deliveries: set[str] = field(default_factory=set)
     roles: dict[tuple[str, str, str, str], RoleGrant] = field(default_factory=dict)
     """(platform, workspace id, subject kind, casefolded subject id) -> the role granted."""
+    drafts: dict[int, Draft] = field(default_factory=dict)
+    workspace_packs: dict[tuple[int, str], WorkspacePack] = field(default_factory=dict)
+    """(workspace row, slug) -> the workspace's pack."""
+    workspace_questions: dict[str, list[Question]] = field(default_factory=dict)
+    """A workspace pack's stored key -> its questions, in order (the memory tier keeps no versions)."""
 
 
 @dataclass
@@ -71,6 +88,8 @@ class MemoryStore:
     ids: dict[str, Iterator[int]] = field(default_factory=lambda: defaultdict(lambda: itertools.count(1)))
     """Each table's id sequence (as PostgreSQL's, not rolled back)."""
     commits: int = 0
+    shipped: frozenset[str] = frozenset()
+    """The shipped packs' ids (a workspace pack may not take one)."""
 
     def workspace_rows(self) -> dict[int, tuple[str, str]]:
         """Workspace row -> (platform, platform id), committed."""
@@ -294,6 +313,149 @@ class MemoryRoles(_Repository):
         return sorted(grants, key=lambda grant: grant.role is not Role.ADMIN)
 
 
+class MemoryDrafts(_Repository):
+    """The review queue (bot/service/repositories/drafts.py), in memory."""
+
+    async def add_draft(
+        self,
+        workspace: int,
+        pack: str,
+        content: DraftContent,
+        *,
+        author_id: str,
+        author_name: str,
+        now: datetime,
+        origin: DraftOrigin = DraftOrigin.WRITTEN,
+        extra: Any = None,
+    ) -> Draft:
+        draft = Draft(
+            id=self._new_id("drafts"),
+            workspace=workspace,
+            pack=pack.casefold(),
+            content=content,
+            author_id=author_id,
+            author_name=author_name,
+            status=DraftStatus.PENDING,
+            origin=origin,
+            created_at=now,
+        )
+        self._rows.drafts[draft.id] = draft
+        return draft
+
+    async def get(self, workspace: int, draft_id: int) -> Draft | None:
+        draft = self._rows.drafts.get(draft_id)
+        return draft if draft is not None and draft.workspace == workspace else None
+
+    async def extra(self, draft_id: int) -> dict[str, Any] | None:
+        return None
+
+    async def pending(self, workspace: int, *, limit: int = 100) -> list[Draft]:
+        found = [d for d in self._rows.drafts.values() if d.workspace == workspace and d.status is DraftStatus.PENDING]
+        return sorted(found, key=lambda d: d.id)[:limit]
+
+    async def edit(self, workspace: int, draft_id: int, content: DraftContent) -> bool:
+        draft = await self.get(workspace, draft_id)
+        if draft is None or draft.status is not DraftStatus.PENDING:
+            return False
+        self._rows.drafts[draft_id] = replace(draft, content=content)
+        return True
+
+    async def decide(
+        self,
+        workspace: int,
+        draft_id: int,
+        status: DraftStatus,
+        *,
+        by: str,
+        now: datetime,
+        reason: str = "",
+        question_key: str | None = None,
+    ) -> bool:
+        draft = await self.get(workspace, draft_id)
+        if draft is None or draft.status is not DraftStatus.PENDING:
+            return False
+        self._rows.drafts[draft_id] = replace(
+            draft, status=status, decided_by=by, decided_at=now, reason=reason, question_key=question_key
+        )
+        return True
+
+
+class MemoryWorkspacePacks(_Repository):
+    """A workspace's own packs (bot/service/repositories/workspace_packs.py), in memory: no versions, no rotation
+    (posting reads questions from SQL, so a post of a workspace pack is tested in tests/integration/)."""
+
+    def _view(self, pack: WorkspacePack) -> WorkspacePack:
+        return replace(pack, questions=len(self._rows.workspace_questions.get(pack.key, [])))
+
+    async def get(self, workspace: int, slug: str) -> WorkspacePack | None:
+        pack = self._rows.workspace_packs.get((workspace, slug.casefold()))
+        return None if pack is None else self._view(pack)
+
+    async def of_workspace(self, workspace: int) -> list[WorkspacePack]:
+        found = [self._view(p) for (ws, _), p in self._rows.workspace_packs.items() if ws == workspace]
+        return sorted(found, key=lambda p: p.slug)
+
+    async def keys(self, workspace: int) -> dict[str, str]:
+        return {p.slug: p.key for (ws, _), p in self._rows.workspace_packs.items() if ws == workspace}
+
+    async def all_keys(self) -> set[str]:
+        return {p.key for p in self._rows.workspace_packs.values()}
+
+    async def refuse_shipped(self, slug: str) -> None:
+        if not is_workspace_slug(slug):
+            raise UserInputError(draft_words.bad_pack_slug(slug))
+        if slug in self._uow.store.shipped:
+            raise UserInputError(draft_words.shipped_pack(slug))
+
+    async def create(
+        self,
+        workspace: int,
+        slug: str,
+        *,
+        title: str,
+        description: str = "",
+        tags: Any = (),
+        by: str,
+        now: datetime,
+    ) -> WorkspacePack:
+        slug = slug.casefold()
+        if (existing := await self.get(workspace, slug)) is not None:
+            return existing
+        await self.refuse_shipped(slug)
+        pack = WorkspacePack(
+            workspace, slug, workspace_pack_key(workspace, slug), title, description, tuple(tags), 0, by, now
+        )
+        self._rows.workspace_packs[(workspace, slug)] = pack
+        return pack
+
+    async def add_question(self, pack: WorkspacePack, question: Question, *, now: datetime) -> QuestionRow:
+        questions = self._rows.workspace_questions.setdefault(pack.key, [])
+        stored = replace(question, pack_id=pack.slug)
+        index = next((i for i, q in enumerate(questions) if q.key == question.key), None)
+        if index is None:
+            questions.append(stored)
+        else:
+            questions[index] = stored
+        return QuestionRow(pack_id=pack.key, key=question.key, prompt=question.prompt, active=True)
+
+    async def question_keys(self, pack: WorkspacePack) -> set[str]:
+        return {q.key for q in self._rows.workspace_questions.get(pack.key, [])}
+
+    async def questions(self, pack: WorkspacePack) -> list[Question]:
+        return list(self._rows.workspace_questions.get(pack.key, []))
+
+    async def as_pack(self, pack: WorkspacePack) -> Pack:
+        return Pack(pack.slug, pack.title, pack.description, tuple(await self.questions(pack)), pack.tags)
+
+    async def store_pack(self, workspace: int, pack: Pack, *, by: str, now: datetime) -> StoredPack:
+        created = await self.get(workspace, pack.id) is None
+        stored = await self.create(workspace, pack.id, title=pack.title, description=pack.description, by=by, now=now)
+        self._rows.workspace_questions[stored.key] = [replace(q, pack_id=stored.slug) for q in pack.questions]
+        return StoredPack(
+            self._view(stored), added=len(pack.questions), created=created, keys=tuple(q.key for q in pack.questions)
+        )
+
+
 class MemoryUnitOfWork:
     """A unit of work over a MemoryStore: works on a copy of the committed rows, which `commit` makes the committed
     ones; leaving the block without committing drops the copy (a rollback)."""
@@ -313,6 +475,8 @@ class MemoryUnitOfWork:
         self.confirmations = MemoryConfirmations(self)
         self.deliveries = MemoryDeliveries(self)
         self.roles = MemoryRoles(self)
+        self.drafts = MemoryDrafts(self)
+        self.workspace_packs = MemoryWorkspacePacks(self)
         return self
 
     async def __aexit__(
@@ -352,6 +516,7 @@ def bootstrap_test_app(
         return MemoryUnitOfWork(store)
 
     catalog = load_catalog(content_dir)
+    store.shipped = frozenset(pack.id for pack in catalog.packs)
     platforms = PlatformRegistry()
     platform = FakePlatform()
     platforms.register(platform)

@@ -75,6 +75,11 @@ def test_permissions_are_declared_beside_the_handlers() -> None:
         "ClearFlags",
         "StartSeason",
         "EndSeason",
+        "ListDrafts",
+        "ApproveDraft",
+        "EditDraft",
+        "SaveDraft",
+        "RejectDraft",
     }
     for route in COMMAND_HANDLERS.values():
         if route.permission is not Permission.ANYONE:

@@ -17,6 +17,7 @@ from bot.db.models.roles import WorkspaceRole
 from bot.db.models.schedules import MemberFire, Schedule, ScheduleFire
 from bot.db.models.scores import ChannelScore, PeriodScore, UserScore
 from bot.db.models.seasons import Season
+from bot.db.models.workspace_packs import DraftRow, WorkspacePackRow
 
 __all__ = [
     "NAMING",
@@ -28,6 +29,7 @@ __all__ = [
     "ChannelScore",
     "Cohort",
     "CohortMember",
+    "DraftRow",
     "MemberFire",
     "PackRow",
     "PendingConfirmation",
@@ -49,6 +51,7 @@ __all__ = [
     "User",
     "UserScore",
     "Workspace",
+    "WorkspacePackRow",
     "WorkspaceRole",
     "post_finish_time",
 ]

@@ -47,6 +47,8 @@ class QuestionRow(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     images: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True, default=None)
     """`{"prompt": {url|file, alt}, "explanation": {...}}` (bot.domain.Question.images_json), None without any."""
+    references: Mapped[list[str] | None] = mapped_column(JSON, nullable=True, default=None)
+    """A workspace pack's question's references (shipped packs keep theirs in their files): None when not kept."""
 
 
 class QuestionVersion(Base):

@@ -16,7 +16,7 @@ from typing import Any
 
 from bot.commands import ACCESS
 from bot.commandspec import Permission
-from bot.service.handlers import cohorts, flags, questions, review, roles, schedules, seasons
+from bot.service.handlers import cohorts, drafts, flags, questions, review, roles, schedules, seasons
 from bot.service.handlers.routing import (
     REGISTERED,
     Handler,
@@ -28,7 +28,7 @@ from bot.service.handlers.routing import (
     handles,
 )
 
-AREAS = (questions, cohorts, review, schedules, flags, seasons, roles)
+AREAS = (questions, cohorts, review, schedules, flags, seasons, roles, drafts)
 """The handler modules; importing them registers their handlers."""
 
 COMMAND_HANDLERS: Mapping[type[Any], Route] = {

@@ -20,6 +20,8 @@ from bot.service.report import ReportService
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
 from bot.wording import boards, cards, help, home, reports, roles
+from bot.wording import drafts as draft_words
+from bot.wording.i18n import plural
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +71,16 @@ async def reveal_current(
 
 @handles(ListPacks)
 async def list_packs(command: ListPacks, context: Context, uow: UnitOfWork, *, catalog: Catalog) -> Reply:
-    """`/quiz packs` (admins also see the pack files that did not load)."""
-    return Reply(help.packs_message(catalog, left_out=catalog.problems if context.is_admin else ()))
+    """`/quiz packs`: the shipped packs and the workspace's own, marked as the team's (admins also see the pack
+    files that did not load)."""
+    team: list[str] = []
+    known = await uow.places.workspace(context.channel.platform, context.channel.workspace_id)
+    if known is not None:
+        team = [
+            draft_words.team_pack_line(pack.slug, pack.title, plural(pack.questions, "question"))
+            for pack in await uow.workspace_packs.of_workspace(known.id)
+        ]
+    return Reply(help.packs_message(catalog, left_out=catalog.problems if context.is_admin else (), team=team))
 
 
 @handles(ShowHelp)
