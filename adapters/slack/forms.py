@@ -363,8 +363,11 @@ class SlackForms:
         *,
         blocks: list[Block] | None = None,
     ) -> None:
-        if respond is None:  # the Home tab: a direct message
-            await self._tell(channel, user, message, blocks=blocks)
+        if respond is None:  # the Home tab: a direct message from the app, as its review button's question
+            try:
+                await self.host.platform.send_direct(user, message)
+            except PlatformError as exc:
+                log.warning("could not answer a Home tab button: %s", exc, extra={"platform": PLATFORM})
             return
         await self.host.reply_privately(channel, user.user_id, message, respond, blocks=blocks)
 

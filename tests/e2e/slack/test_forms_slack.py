@@ -11,12 +11,20 @@ import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
+from adapters.slack.home import page_blocks
 from bot.runtime import Runtime
-from tests.fakes.slack_api import FakeSlack, poll_until, validate_blocks, validate_modal
-from tests.forms_support import NoteBook, form_routes
+from tests.fakes.slack_api import (
+    FakeSlack,
+    poll_until,
+    validate_blocks,
+    validate_modal,
+    view_block_actions_payload,
+)
+from tests.forms_support import DRAFTS_PAGE, NoteBook, form_routes
 from tests.slack_harness import RunningSlack, running_adapter
 
 
@@ -186,3 +194,19 @@ async def test_in_socket_mode_the_submission_is_answered_in_its_ack(
         assert done["payload"] == {"response_action": "clear"}
         [said] = await slack.ephemerals(1)
         assert said["text"] == "Saved the note Abc."
+
+
+async def test_a_page_button_in_the_home_tab_is_answered_by_direct_message(
+    runtime: Runtime, fake: FakeSlack, book: NoteBook
+) -> None:
+    async with running_adapter(runtime, fake) as slack:
+        view = {"id": "VHOMEU0BOB", "type": "home", "blocks": page_blocks(DRAFTS_PAGE, max_blocks=100)}
+        payload = view_block_actions_payload(view, "quiz:act:reject-draft:8", user_id="U0BOB", user_name="bob")
+        assert "channel" not in payload and payload["actions"][0]["value"] == "8"
+        status, _ = await slack.post(urlencode({"payload": json.dumps(payload)}))
+        assert status == 200
+        await slack.idle()
+        assert book.clicks == [("reject-draft", "8", "bob")]
+        [told] = [c.args for c in fake.calls_to("chat.postMessage", ok=True)]
+        assert told["channel"] == "U0BOB" and told["text"] == "Done: reject-draft #8."
+        assert fake.ephemeral == []
