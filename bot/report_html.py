@@ -12,6 +12,7 @@ import html
 from collections.abc import Sequence
 
 from bot.charts import is_weekly, participation_figure, question_figure, svg, tag_figure
+from bot.domain.drafts import slug_of_key
 from bot.domain.flags import FlaggedQuestion
 from bot.domain.views import DayActivity, QuestionResult, Report, TagResult
 from bot.wording import percent
@@ -139,7 +140,7 @@ def render_html(report: Report) -> str:
     if report.curriculum:
         parts.append(_heading("curriculum"))
         rows = "".join(
-            _row([(f"{_e(p.title)} ({_e(p.pack_id)})", False), (f"{p.posted}/{p.total}", True)])
+            _row([(f"{_e(p.title)} ({_e(slug_of_key(p.pack_id))})", False), (f"{p.posted}/{p.total}", True)])
             for p in report.curriculum
         )
         parts.append(_table("curriculum", (False, True), rows, named=False))

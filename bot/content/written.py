@@ -239,9 +239,16 @@ def question_key(content: DraftContent, taken: set[str]) -> str:
     return key
 
 
-def as_question(content: DraftContent, *, pack: str, key: str) -> Question:
-    """A checked, complete draft as a question of pack `pack` (validated by the schema once more)."""
-    model = QuestionModel.model_validate(question_data(content, key))
+IMAGE_FIELDS = ("image", "explanation_image")
+"""What an uploaded draft may carry besides its content (`uow.drafts.extra`), as a pack file writes it."""
+
+
+def as_question(content: DraftContent, *, pack: str, key: str, extra: Mapping[str, Any] | None = None) -> Question:
+    """A checked, complete draft as a question of pack `pack` (validated by the schema once more), with the images
+    an uploaded draft carried (`extra`: `image`, `explanation_image`, as a pack file writes them)."""
+    data = question_data(content, key)
+    data.update({name: value for name, value in (extra or {}).items() if name in IMAGE_FIELDS and value})
+    model = QuestionModel.model_validate(data)
     return Question(
         pack_id=pack,
         key=model.id,
@@ -252,4 +259,6 @@ def as_question(content: DraftContent, *, pack: str, key: str) -> Question:
         tags=tuple(model.tags),
         difficulty=model.difficulty,
         references=tuple(model.references),
+        image=model.image.to_domain() if model.image else None,
+        explanation_image=model.explanation_image.to_domain() if model.explanation_image else None,
     )

@@ -142,11 +142,12 @@ class FlagService:
         self, uow: UnitOfWork, channel: ChannelRef, user: UserRef, *, pack_id: str, key: str
     ) -> FlagsCleared:
         """Clear the open flags on a question in this workspace (it is back in rotation); the caller commits."""
-        question = await uow.questions.any(pack_id, key)
+        found = await uow.places.workspace(channel.platform, channel.workspace_id)
+        team = await uow.workspace_packs.keys(found.id) if found is not None else {}
+        question = await uow.questions.any(team.get(pack_id, pack_id), key)  # a team pack by its slug
         if question is None:
             raise NotFound(flag_words.unknown_question(pack_id, key))
         cleared = 0
-        found = await uow.places.workspace(channel.platform, channel.workspace_id)
         if found is not None:
             now = self.clock.now()
             cleared = await uow.flags.clear(found.id, question.id, now, await uow.places.user_id(user, now))

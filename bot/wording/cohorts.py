@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.domain import Delivery
 from bot.domain.attention import AttentionRules
+from bot.domain.drafts import slug_of_key
 from bot.domain.views import CohortView, DueQuestion, MemberProgress, Nudge
 from bot.ports import Message
 from bot.wording.i18n import plural, shorten
@@ -27,7 +28,7 @@ def delivery_text(delivery: Delivery) -> str:
 
 def created_message(view: CohortView) -> Message:
     """The reply to `/quiz cohort create`."""
-    packs = ", ".join(p.pack_id for p in view.curriculum)
+    packs = ", ".join(slug_of_key(p.pack_id) for p in view.curriculum)
     return Message(
         _("Created cohort {name}, starting {start}.", name=view.name, start=view.start_date.isoformat()),
         (
@@ -99,7 +100,13 @@ def show_message(view: CohortView) -> Message:
         _("Delivery: {delivery}.", delivery=delivery_text(view.delivery)),
     ]
     lines += [
-        _("  {title} ({pack}): {posted}/{total}", title=p.title, pack=p.pack_id, posted=p.posted, total=p.total)
+        _(
+            "  {title} ({pack}): {posted}/{total}",
+            title=p.title,
+            pack=slug_of_key(p.pack_id),
+            posted=p.posted,
+            total=p.total,
+        )
         for p in view.curriculum
     ]
     if view.members:

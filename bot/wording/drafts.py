@@ -82,7 +82,7 @@ def label(key: str) -> str:
     """A form field's label (at most 45 characters), by its key."""
     labels = {
         "prompt": _("Question"),
-        "choices": _("Choices, one a line; mark the right one with *"),
+        "choices": _("Choices, one a line, the right one with *"),
         "explanation": _("Explanation: why it is right"),
         "references": _("References: links, one a line"),
         "details": _("Tags and difficulty"),

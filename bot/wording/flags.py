@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.domain.drafts import slug_of_key
 from bot.domain.flags import FlaggedQuestion, FlagOutcome, FlagResult, FlagsCleared, visible_line
 from bot.ports import Message
 from bot.wording.commands import did_you_mean
@@ -29,7 +30,7 @@ def _short(text: str, width: int = PROMPT_WIDTH) -> str:
 
 
 def _ref(pack_id: str, key: str) -> str:
-    return f"{pack_id}/{key}"
+    return f"{slug_of_key(pack_id)}/{key}"  # a team pack by the slug people type
 
 
 # --- the button and the hint -------------------------------------------------------------------------------

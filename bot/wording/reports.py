@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.domain.drafts import slug_of_key
 from bot.domain.views import ChartKind, Report, ReportChart
 from bot.ports import Message
 from bot.wording.cohorts import attention_lines, member_lines
@@ -195,7 +196,7 @@ def charts(report: Report) -> tuple[ReportChart, ...]:
         listed = "; ".join(
             _(
                 "{pack} #{number} {accuracy} of {answers}",
-                pack=q.pack_id,
+                pack=slug_of_key(q.pack_id),
                 number=q.number,
                 accuracy=percent(q.accuracy),
                 answers=plural(q.answered, "answer"),

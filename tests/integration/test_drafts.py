@@ -182,3 +182,59 @@ async def test_two_leads_approving_at_once_approve_once(runtime: Runtime, channe
         assert workspace is not None
         pack = await uow.workspace_packs.get(workspace.id, "team")
         assert pack is not None and pack.questions == 1
+
+
+async def test_a_team_question_is_flagged_listed_and_cleared_by_its_slug(
+    runtime: Runtime, channel: ChannelRef, platform: FakePlatform
+) -> None:
+    await submit(runtime, channel, "ann", "team", GOOD)
+    approved = await run(runtime, channel, "lee", "drafts approve 1", admin=True)
+    key = approved.message.title.split("question ")[1].split(" of")[0]
+    assert (await run(runtime, channel, "bob", "now team")).ok
+    assert (await run(runtime, channel, "bob", "flag two answers are right")).ok
+    listed = await run(runtime, channel, "lee", "flags", admin=True)
+    assert any(f"team/{key} · " in line for line in (listed.message.title, *listed.message.lines)), listed.message
+    cleared = await run(runtime, channel, "lee", f"flags clear team/{key}", admin=True)
+    assert cleared.ok, cleared.message
+    cohort = await run(runtime, channel, "lee", "cohort create spring packs:team")
+    assert cohort.ok and "team" in cohort.message.text and "1:team" not in cohort.message.text, cohort.message
+
+
+async def test_an_uploaded_draft_is_completed_in_the_form_and_approved_with_its_image(
+    runtime: Runtime, channel: ChannelRef
+) -> None:
+    from bot.content.written import read_form
+    from bot.domain.drafts import DraftContent, DraftOrigin
+
+    async with runtime.uow() as uow:
+        workspace = await uow.places.workspace_id("fake", "W1", runtime.clock.now())
+        content = DraftContent(GOOD["prompt"], ("all-reduce", "broadcast", "scatter"), 0, "", (GOOD["references"],))
+        image = {"url": "https://pytorch.org/docs/stable/_images/allreduce.png", "alt": "four ranks summing"}
+        await uow.drafts.add_draft(
+            workspace,
+            "kahoot",
+            content,
+            author_id="U-ann",
+            author_name="ann",
+            now=runtime.clock.now(),
+            origin=DraftOrigin.UPLOADED,
+            extra={"image": image},
+        )
+        await uow.commit()
+    queue = await run(runtime, channel, "lee", "drafts", admin=True)
+    assert queue.message.lines[0].endswith("needs an explanation or a marked answer: Edit it first")
+    incomplete = await run(runtime, channel, "lee", "drafts approve 1", admin=True)
+    assert not incomplete.ok and incomplete.message.title.startswith("Draft 1 is not complete")
+    opened = await run(runtime, channel, "lee", "drafts edit 1", admin=True)
+    assert opened.form is not None
+    values = {f.key: f.value for f in opened.form.fields} | {"explanation": GOOD["explanation"]}
+    assert read_form(values)[1] == {}
+    lee = context(channel, "lee", admin=True)
+    assert (await runtime.app.submit_form(kind=FormKind.EDIT_DRAFT, state="1", values=values, context=lee)).ok
+    assert (await run(runtime, channel, "lee", "drafts approve 1", admin=True)).ok
+    async with runtime.uow() as uow:
+        pack = await uow.workspace_packs.get(workspace, "kahoot")
+        assert pack is not None
+        [question] = await uow.workspace_packs.questions(pack)
+    assert question.image is not None and question.image.url == image["url"] and question.image.alt == image["alt"]
+    assert question.explanation == GOOD["explanation"]

@@ -192,3 +192,15 @@ def test_a_content_folder_pack_exports_as_yaml_that_loads_back_the_same(
     assert main(["content", "export", pack.id, "--format", "yaml"]) == 0
     again = parse_pack_model(capsys.readouterr().out, source="stdout").to_domain()
     assert again == pack
+
+
+def test_the_forms_fit_every_platform() -> None:
+    from bot.domain.forms import MAX_LABEL, MAX_TITLE
+    from bot.service.handlers.drafts import question_form
+
+    for form in (
+        question_form(FormKind.WRITE_QUESTION, "x" * 48),
+        question_form(FormKind.EDIT_DRAFT, "999999", form_values(read_form(GOOD)[0])),
+    ):
+        assert len(form.title) <= MAX_TITLE and len(form.submit) <= MAX_TITLE
+        assert all(len(field.label) <= MAX_LABEL and len(field.hint) <= 100 for field in form.fields), form.fields

@@ -209,7 +209,8 @@ async def approve_draft(
         workspace, draft.id, DraftStatus.APPROVED, by=_decider(context), now=now, question_key=key
     ):
         raise UserInputError(words.decided_meanwhile(draft.id))
-    await uow.workspace_packs.add_question(pack, as_question(draft.content, pack=pack.slug, key=key), now=now)
+    question = as_question(draft.content, pack=pack.slug, key=key, extra=await uow.drafts.extra(draft.id))
+    await uow.workspace_packs.add_question(pack, question, now=now)
     await uow.commit()
     told = await _tell_author(
         platforms, context, draft, words.author_approved(draft.id, draft.content.prompt, pack.slug)
