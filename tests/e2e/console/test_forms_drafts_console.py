@@ -59,9 +59,9 @@ async def test_a_question_written_field_by_field_is_approved_with_a_button_and_a
     console = ConsoleAdapter(runtime, stdin=io.StringIO(script), stdout=out)
     await console.run()
     text = out.getvalue()
-    assert (
-        "Please fix 1 field in Write a question:\nChoices, one a line; mark the right one with *: Mark the correct"
-        in text
+    refused = text.split("Please fix 1 field in Write a question:\n", 1)[1].splitlines()[0]
+    assert refused.startswith("Choices") and refused.endswith(
+        ": Mark the correct choice with a leading `*`, e.g. `*all-reduce`."
     )
     assert "[all-reduce ⏎ broadcast ⏎ scatter] (several lines): *all-reduce" in text  # only the choices again
     assert "Draft 1 saved for review by a lead." in text
