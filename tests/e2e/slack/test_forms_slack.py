@@ -25,6 +25,7 @@ from tests.fakes.slack_api import (
     view_block_actions_payload,
 )
 from tests.forms_support import DRAFTS_PAGE, NoteBook, form_routes
+from tests.held_commits import metric
 from tests.slack_harness import RunningSlack, running_adapter
 
 
@@ -171,6 +172,7 @@ async def test_a_submission_slower_than_the_ack_deadline_closes_the_modal_and_an
         monkeypatch.setattr(runtime.app, "submit_form", held)
         closed = await submit(slack, view, {"name": "ab", "body": ""})
         assert closed == {"response_action": "clear"}  # acked at the deadline, before the core answered
+        assert metric(runtime, "quizbot_late_acks_total", "slack") == 1
         gate.set()
         [said] = await slack.ephemerals(1)
         assert said["text"].startswith("Please fix 2 fields in Write a team note:")
