@@ -134,7 +134,7 @@ VALID_OPTION = {
     "deliver": "dm",
     "role": "lead",
     "user": {"type": 9, "value": "1002"},  # a mentionable option: a member picked in Discord's menu
-    "draft": 1,  # `/quiz drafts approve|edit|reject`: a draft's number
+    "draft": 1,
 }
 """A valid value for each required option, so one fuzzed string option at a time is what is refused."""
 
