@@ -59,7 +59,7 @@ def form_custom_id(form: Form) -> str:
     """`quiz:f:{kind}:{state}`: what a submission hands back (the state is at most 80 characters)."""
     custom_id = f"{FORM_PREFIX}{form.kind.value}:{form.state}"
     if len(custom_id) > limits.CUSTOM_ID:  # pragma: no cover - Form bounds its state
-        raise ValueError(f"custom_id too long: {custom_id}")
+        raise ValueError(f"len(custom_id)={len(custom_id)}")
     return custom_id
 
 

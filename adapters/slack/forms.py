@@ -244,7 +244,7 @@ class SlackForms:
             PLATFORM, team_id, submission.channel_id or user_id, enterprise_id=enterprise_of_click(body)
         )
         loop = asyncio.get_running_loop()
-        received = context.get("quizbot_received")
+        received = context.get("quizbot_received")  # listeners.RECEIVED: when the HTTP intake got the request
         started = received if isinstance(received, float) else loop.time()
         work = asyncio.ensure_future(self._submit(submission, channel, user_ref))
         budget = self.host.ack_deadline - (loop.time() - started)
@@ -252,6 +252,7 @@ class SlackForms:
             await asyncio.wait({work}, timeout=budget)
         if not work.done():  # past the deadline: close the modal now, answer in words when the core has
             log.info("a form submission acked before the core answered", extra={"platform": PLATFORM})
+            self.host.runtime.app.acknowledged_late(PLATFORM)  # counted as a late click is
             await ack(response_action="clear")
             self.host._spawn(self._answer_late(work, channel, user_ref), "form reply")
             return
@@ -363,8 +364,11 @@ class SlackForms:
         *,
         blocks: list[Block] | None = None,
     ) -> None:
-        if respond is None:  # the Home tab: a direct message
-            await self._tell(channel, user, message, blocks=blocks)
+        if respond is None:  # the Home tab: a direct message from the app, as its review button's question
+            try:
+                await self.host.platform.send_direct(user, message)
+            except PlatformError as exc:
+                log.warning("could not answer a Home tab button: %s", exc, extra={"platform": PLATFORM})
             return
         await self.host.reply_privately(channel, user.user_id, message, respond, blocks=blocks)
 

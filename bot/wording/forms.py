@@ -84,7 +84,7 @@ def terminal_field(label: str, hint: str, value: str, *, multiline: bool, requir
     if not required:
         parts.append(_("(optional)"))
     if hint:
-        parts.append(_("({hint})", hint=hint))
+        parts.append(_("({hint})", hint=hint.replace("\n", " ⏎ ")))
     if value:
         shown = value if not multiline else value.replace("\n", " ⏎ ")
         parts.append(_("[{value}]", value=shown))

@@ -128,3 +128,20 @@ async def test_page_buttons_carry_their_value_and_an_edit_opens_its_form(
         saved, _ = await submit(fake, "quiz:f:edit-draft:7", {"name": "draft 7", "body": "Fixed."}, BOB)
         assert text_of(saved) == "Saved the note draft 7."
         assert book.saved[-1][0] == "7"
+
+
+async def test_a_form_after_a_deferral_comes_as_a_button_that_opens_it(
+    runtime: Runtime, fake: FakeDiscord, book: NoteBook
+) -> None:
+    async with serving(DiscordAdapter(runtime, defer_after=0.0), fake):  # every answer is deferred first
+        data = fake.slash_command_interaction("quiz", subcommand="help", **ALICE)
+        deferred = await fake.send_interaction(data)
+        assert deferred is not None and deferred.type == 5  # a deferred answer can no longer be a modal
+        message = await fake.wait_for(
+            lambda: (m := fake.original_response(data["id"])) and m.get("components") and m, what="the form's button"
+        )
+        assert "Fill in the note form." in str(message["embeds"])
+        [opener] = custom_ids(message)
+        assert message["components"][0]["components"][0]["label"] == "Open the form"
+        opened = await click(fake, message, opener, **ALICE)
+        assert opened.type == 9 and opened.data["custom_id"] == "quiz:f:settings:channel"

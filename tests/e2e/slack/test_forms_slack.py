@@ -11,12 +11,21 @@ import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
+from adapters.slack.home import page_blocks
 from bot.runtime import Runtime
-from tests.fakes.slack_api import FakeSlack, poll_until, validate_blocks, validate_modal
-from tests.forms_support import NoteBook, form_routes
+from tests.fakes.slack_api import (
+    FakeSlack,
+    poll_until,
+    validate_blocks,
+    validate_modal,
+    view_block_actions_payload,
+)
+from tests.forms_support import DRAFTS_PAGE, NoteBook, form_routes
+from tests.held_commits import metric
 from tests.slack_harness import RunningSlack, running_adapter
 
 
@@ -163,8 +172,43 @@ async def test_a_submission_slower_than_the_ack_deadline_closes_the_modal_and_an
         monkeypatch.setattr(runtime.app, "submit_form", held)
         closed = await submit(slack, view, {"name": "ab", "body": ""})
         assert closed == {"response_action": "clear"}  # acked at the deadline, before the core answered
+        assert metric(runtime, "quizbot_late_acks_total", "slack") == 1
         gate.set()
         [said] = await slack.ephemerals(1)
         assert said["text"].startswith("Please fix 2 fields in Write a team note:")
         assert "Name: A name needs at least 3 characters." in said["text"]
         await poll_until(lambda: slack.adapter.listeners.in_flight == 0, message="idle")
+
+
+async def test_in_socket_mode_the_submission_is_answered_in_its_ack(
+    runtime: Runtime, fake: FakeSlack, book: NoteBook
+) -> None:
+    async with running_adapter(runtime, fake, mode="socket") as slack:
+        await fake.send_slash_command("help")
+        view = await opened_form(slack, 1)
+        values: dict[str, str | None] = {"name": "ab", "body": "Text."}
+        refused = await fake.send_envelope("interactive", fake.view_submission_payload(view, values))
+        assert refused["payload"] == {
+            "response_action": "errors",
+            "errors": {"name": "A name needs at least 3 characters."},
+        }
+        done = await fake.send_envelope("interactive", fake.view_submission_payload(view, {**values, "name": "Abc"}))
+        assert done["payload"] == {"response_action": "clear"}
+        [said] = await slack.ephemerals(1)
+        assert said["text"] == "Saved the note Abc."
+
+
+async def test_a_page_button_in_the_home_tab_is_answered_by_direct_message(
+    runtime: Runtime, fake: FakeSlack, book: NoteBook
+) -> None:
+    async with running_adapter(runtime, fake) as slack:
+        view = {"id": "VHOMEU0BOB", "type": "home", "blocks": page_blocks(DRAFTS_PAGE, max_blocks=100)}
+        payload = view_block_actions_payload(view, "quiz:act:reject-draft:8", user_id="U0BOB", user_name="bob")
+        assert "channel" not in payload and payload["actions"][0]["value"] == "8"
+        status, _ = await slack.post(urlencode({"payload": json.dumps(payload)}))
+        assert status == 200
+        await slack.idle()
+        assert book.clicks == [("reject-draft", "8", "bob")]
+        [told] = [c.args for c in fake.calls_to("chat.postMessage", ok=True)]
+        assert told["channel"] == "U0BOB" and told["text"] == "Done: reject-draft #8."
+        assert fake.ephemeral == []
