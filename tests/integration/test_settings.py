@@ -4,11 +4,13 @@ the settings form submitted through `QuizApp.submit_form`."""
 
 from __future__ import annotations
 
+import asyncio
 import random
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy import text as sql
 
 from bot.clock import ManualClock
 from bot.config import Settings
@@ -344,3 +346,44 @@ async def test_the_environment_default_applies_until_a_channel_sets_its_own(
         assert (await run(runtime, channel, "bob", "now")).ok
     finally:
         await runtime.aclose()
+
+
+async def _lock_waiters(runtime: Runtime) -> int:
+    """How many PostgreSQL sessions of this database wait for a lock (the gate the race test holds)."""
+    async with runtime.db.engine.connect() as connection:
+        query = sql(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return int((await connection.execute(query)).scalar_one())
+
+
+async def test_two_first_settings_of_one_key_at_once_both_land_one_after_the_other(
+    runtime: Runtime, channel: ChannelRef
+) -> None:
+    """Two leads set a key no one had set, at the same moment: the second waits for the first and changes its value
+    (it used to fail on PostgreSQL with a storage error, its INSERT conflicting with the first's); the history keeps
+    both, the second's "before" being the first's value."""
+    now = datetime.now(UTC)
+    async with runtime.app.uow() as uow:
+        workspace = await uow.places.workspace_id(channel.platform, channel.workspace_id, now)
+        await uow.commit()
+
+    async def second() -> str | None:
+        async with runtime.app.uow() as uow:
+            before = await uow.settings.change(workspace, None, SettingKey.NOW_LIMIT, "5", by="bob", now=now)
+            await uow.commit()
+            return before
+
+    async with runtime.app.uow() as uow:
+        assert await uow.settings.change(workspace, None, SettingKey.NOW_LIMIT, "3", by="ann", now=now) is None
+        racing = asyncio.create_task(second())
+        if runtime.db.engine.dialect.name == "postgresql":
+            # Hold the gate: the first commits only once the second waits on its uncommitted row.
+            while await _lock_waiters(runtime) == 0:
+                assert not racing.done(), racing.result()
+                await asyncio.sleep(0.01)
+        await uow.commit()
+    assert await racing == "3"
+    async with runtime.app.uow() as uow:
+        history = await uow.settings.history(workspace)
+    assert [(change.old, change.new) for change in history[:2]] == [("3", "5"), (None, "3")]

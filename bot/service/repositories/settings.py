@@ -15,6 +15,7 @@ from bot.db.models import Channel, ChannelSetting, SettingChangeRow, Workspace, 
 from bot.domain import ChannelRef
 from bot.domain.settings import Overrides, SettingChange, SettingKey, SettingScope
 from bot.service.repositories.base import Repository
+from bot.service.repositories.directory import insert_ignoring_conflict
 
 HISTORY_LIMIT = 20
 """Changes `/quiz settings history` shows, newest first."""
@@ -58,12 +59,23 @@ class SettingsStore(Repository):
         """Set a key in the workspace (`channel` None) or in one channel, or clear it there (`value` None); returns
         the value it had there before. A change that changes something is kept in the history."""
         by = by[:64]
-        if channel is None:
-            row: WorkspaceSetting | ChannelSetting | None = await self._session.get(
-                WorkspaceSetting, (workspace, key.value)
+        row = await self._row(workspace, channel, key)
+        if row is None and value is not None:
+            # Insert, unless another request set the key first (ON CONFLICT DO NOTHING waits for it to commit):
+            # then change its row like any other, and the history says what it had set.
+            fields = {"key": key.value, "value": value, "changed_by": by, "changed_at": now}
+            model, place = (
+                (WorkspaceSetting, {"workspace_id": workspace})
+                if channel is None
+                else (ChannelSetting, {"channel_id": channel})
             )
-        else:
-            row = await self._session.get(ChannelSetting, (channel, key.value))
+            statement = insert_ignoring_conflict(self._session, model, place | fields, [*place, "key"])
+            if (await self._session.execute(statement.returning(model.key))).scalar() is not None:
+                before = None
+                self._add_change(workspace, channel, key, before=before, value=value, by=by, now=now)
+                await self._session.flush()
+                return before
+            row = await self._row(workspace, channel, key)
         before = row.value if row is not None else None
         if before == value:
             return before
@@ -71,14 +83,41 @@ class SettingsStore(Repository):
             await self._session.delete(row)
         elif row is not None and value is not None:
             row.value, row.changed_by, row.changed_at = value, by, now
-        elif value is not None and channel is None:
-            self._session.add(
-                WorkspaceSetting(workspace_id=workspace, key=key.value, value=value, changed_by=by, changed_at=now)
-            )
-        elif value is not None:
-            self._session.add(
-                ChannelSetting(channel_id=channel, key=key.value, value=value, changed_by=by, changed_at=now)
-            )
+        self._add_change(workspace, channel, key, before=before, value=value, by=by, now=now)
+        await self._session.flush()
+        return before
+
+    async def _row(
+        self, workspace: int, channel: int | None, key: SettingKey
+    ) -> WorkspaceSetting | ChannelSetting | None:
+        """The scope's row of a key, locked until the transaction ends (PostgreSQL: FOR UPDATE; SQLite's write
+        transactions are serial already), read afresh rather than from the session's identity map."""
+        model: type[WorkspaceSetting] | type[ChannelSetting]
+        if channel is None:
+            model, where = WorkspaceSetting, WorkspaceSetting.workspace_id == workspace
+        else:
+            model, where = ChannelSetting, ChannelSetting.channel_id == channel
+        query = (
+            select(model)
+            .where(where, model.key == key.value)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        )
+        row = (await self._session.execute(query)).scalar()
+        return row if isinstance(row, WorkspaceSetting | ChannelSetting) else None
+
+    def _add_change(
+        self,
+        workspace: int,
+        channel: int | None,
+        key: SettingKey,
+        *,
+        before: str | None,
+        value: str | None,
+        by: str,
+        now: datetime,
+    ) -> None:
+        """Keep a change in the history."""
         self._session.add(
             SettingChangeRow(
                 workspace_id=workspace,
@@ -90,8 +129,6 @@ class SettingsStore(Repository):
                 changed_at=now,
             )
         )
-        await self._session.flush()
-        return before
 
     async def history(self, workspace: int, limit: int = HISTORY_LIMIT) -> list[SettingChange]:
         """The workspace's latest changes (its own and its channels'), newest first."""
