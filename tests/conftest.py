@@ -152,6 +152,13 @@ PATIENT_DATABASE_ENV: dict[str, str] = {
 """`PATIENT_DATABASE` as environment variables, for a bot a test starts as its own process."""
 
 
+def use_patient_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`PATIENT_DATABASE` in this process's environment, for a test that runs the CLI (`bot.cli.main`) here with
+    QUIZBOT_DATABASE_URL set: the settings it loads wait as patiently as the `settings` fixture's."""
+    for name, value in PATIENT_DATABASE_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
 def patient_settings(**fields: Any) -> Settings:
     """Settings a test builds itself (no .env file read) with the `PATIENT_DATABASE` waits: a module whose bot needs
     other settings than the `settings` fixture's calls this rather than `Settings(...)`, so a loaded machine does not
