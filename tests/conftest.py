@@ -132,8 +132,9 @@ def settings(database_url: str) -> Settings:
 
     The database waits are generous (`PATIENT_DATABASE`): the production ones are about a second, on purpose, and a
     machine busy with other work (CI may share it) can take that long to open a PostgreSQL connection or hand out a
-    pooled one, which failed tests that are not about timeouts (two replicas ticking at once). Tests about the
-    timeouts set their own (test_db_partition, test_db_outage)."""
+    pooled one, which failed tests that are not about timeouts (two replicas ticking at once). A module that needs
+    other settings builds them with `patient_settings`; tests about the timeouts set their own (test_db_partition);
+    tests/unit/test_patient_settings.py checks both."""
     return patient_settings(database_url=database_url, content_dir=SEED_CONTENT, card_update_interval=0.0)
 
 
@@ -149,6 +150,13 @@ PATIENT_DATABASE_ENV: dict[str, str] = {
     f"QUIZBOT_{name.upper()}": str(value) for name, value in PATIENT_DATABASE.items()
 }
 """`PATIENT_DATABASE` as environment variables, for a bot a test starts as its own process."""
+
+
+def use_patient_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`PATIENT_DATABASE` in this process's environment, for a test that runs the CLI (`bot.cli.main`) here with
+    QUIZBOT_DATABASE_URL set: the settings it loads wait as patiently as the `settings` fixture's."""
+    for name, value in PATIENT_DATABASE_ENV.items():
+        monkeypatch.setenv(name, value)
 
 
 def patient_settings(**fields: Any) -> Settings:

@@ -16,7 +16,7 @@ from adapters.discord.adapter import DiscordAdapter
 from adapters.discord.settings import DiscordSettings
 from bot.db.models import Answer, Channel, Post, User, Workspace
 from bot.runtime import Runtime
-from tests.fakes.discord_api import FakeDiscord, InteractionCallback
+from tests.fakes.discord_api import WAIT, FakeDiscord, InteractionCallback
 
 ANSWER_ID = re.compile(r"quiz:answer:(\d+):(\d+)")
 PATIENT = 60.0
@@ -27,7 +27,7 @@ DEFAULT_DEADLINE = DiscordSettings.model_fields["discord_ack_deadline"].default
 
 @contextlib.asynccontextmanager
 async def serving(
-    adapter: DiscordAdapter, fake: FakeDiscord, *, timeout: float = 10.0, discord_window: bool = False
+    adapter: DiscordAdapter, fake: FakeDiscord, *, timeout: float = WAIT, discord_window: bool = False
 ) -> AsyncIterator[DiscordAdapter]:
     """Run `adapter.run()` (as `quizbot run` does) until the client is ready; stop it through `runtime.stopping`.
 

@@ -24,6 +24,10 @@ from bot.domain import Question
 from bot.runtime import Runtime
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, poll_until, signed_headers
 
+WAIT = 30.0
+"""How long (seconds) the harness waits for what a test expects (an ack, a card, a private reply, an idle adapter):
+a bound that fails a hang, not a speed check (the fake's own default, 5 s, is short for a machine loaded by other
+work). A test about a wait passes its own."""
 PROXY_VARS = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 
 
@@ -112,7 +116,7 @@ class RunningSlack:
         if sign:
             hdrs.update(signed_headers(SIGNING_SECRET, body, age=age, bad_signature=bad_signature))
         hdrs.update(headers or {})
-        timeout = aiohttp.ClientTimeout(total=5)
+        timeout = aiohttp.ClientTimeout(total=WAIT)
         async with aiohttp.ClientSession(timeout=timeout) as session:
             async with session.post(self.url, data=body.encode(), headers=hdrs) as response:
                 return response.status, await response.text(), dict(response.headers)
@@ -132,11 +136,13 @@ class RunningSlack:
 
     async def idle(self) -> None:
         """Wait until every acked command and click has been worked through (Bolt runs them after the ack)."""
-        await poll_until(lambda: self.adapter.listeners.in_flight == 0, message="in-flight Slack requests")
+        await poll_until(
+            lambda: self.adapter.listeners.in_flight == 0, timeout=WAIT, message="in-flight Slack requests"
+        )
 
     async def posted_card(self, count: int = 1) -> dict[str, Any]:
         """The `count`-th card the bot posted (waiting for it), as currently stored by the fake."""
-        calls = await self.fake.wait_for_calls("chat.postMessage", count, ok=True)
+        calls = await self.fake.wait_for_calls("chat.postMessage", count, ok=True, timeout=WAIT)
         call = calls[count - 1]
         message = self.fake.message(call.response["channel"], call.response["ts"])
         assert message is not None
@@ -144,7 +150,9 @@ class RunningSlack:
 
     async def ephemerals(self, count: int) -> list[dict[str, Any]]:
         """Wait for `count` private replies (chat.postEphemeral or response_url) and return them all."""
-        await poll_until(lambda: len(self.fake.ephemeral) >= count, message=f"{count} ephemeral message(s)")
+        await poll_until(
+            lambda: len(self.fake.ephemeral) >= count, timeout=WAIT, message=f"{count} ephemeral message(s)"
+        )
         return list(self.fake.ephemeral)
 
 
@@ -191,7 +199,7 @@ async def running_adapter(
     adapter = SlackAdapter(runtime)
     task = asyncio.create_task(adapter.run(), name="slack-adapter")
     ready = asyncio.create_task(adapter.ready.wait())
-    done, _ = await asyncio.wait({task, ready}, timeout=10, return_when=asyncio.FIRST_COMPLETED)
+    done, _ = await asyncio.wait({task, ready}, timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)
     if ready not in done:
         ready.cancel()
         if task.done():
@@ -202,4 +210,4 @@ async def running_adapter(
         yield RunningSlack(adapter=adapter, fake=fake, runtime=runtime)
     finally:
         runtime.stopping.set()
-        await asyncio.wait_for(task, 10)
+        await asyncio.wait_for(task, WAIT)

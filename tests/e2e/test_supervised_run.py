@@ -25,7 +25,7 @@ import aiohttp
 import pytest
 
 from tests.click_storm import free_port
-from tests.conftest import REPO, SEED_CONTENT
+from tests.conftest import PATIENT_DATABASE_ENV, REPO, SEED_CONTENT
 from tests.discord_support import ANSWER_ID, custom_ids, text_of
 from tests.fakes.discord_api import FakeDiscord, GatewayConnection
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, signed_headers
@@ -125,6 +125,7 @@ async def quizbot_run(discord: FakeDiscord, slack: FakeSlack, database_url: str,
     the end unless it has exited."""
     ops_port, slack_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
+    env.update(PATIENT_DATABASE_ENV)
     env.update(
         PYTHONPATH=str(REPO),
         QUIZBOT_ADAPTERS="slack,discord",

@@ -68,6 +68,10 @@ __all__ = [
 ]
 
 DISCORD_EPOCH_MS = 1420070400000
+WAIT = 30.0
+"""How long (seconds) the fake's helpers wait by default for what a test expects (a callback, a connection, a
+message): a bound that fails a hang, not a speed check; the bot's answer took more than the 5 s this was on a
+machine loaded by other work. A test about a wait passes its own."""
 API_PREFIX = "/api/v10"
 
 # Gateway intent bits (https://discord.com/developers/docs/events/gateway#gateway-intents).
@@ -1343,7 +1347,7 @@ class FakeDiscord:
         self.interactions[_sf(interaction_id)].expired = True
 
     async def wait_for(
-        self, predicate: Callable[[], _T | None], *, timeout: float = 5.0, what: str = "condition"
+        self, predicate: Callable[[], _T | None], *, timeout: float = WAIT, what: str = "condition"
     ) -> _T:
         """Poll ``predicate`` until it returns something truthy (which is returned)."""
         loop = asyncio.get_running_loop()
@@ -1357,7 +1361,7 @@ class FakeDiscord:
             await asyncio.sleep(0.005)
 
     async def wait_for_request(
-        self, method: str | None, route: str | re.Pattern[str], *, count: int = 1, timeout: float = 5.0
+        self, method: str | None, route: str | re.Pattern[str], *, count: int = 1, timeout: float = WAIT
     ) -> RecordedRequest:
         """Wait until at least ``count`` matching requests were answered; returns the last one."""
 
@@ -1367,7 +1371,7 @@ class FakeDiscord:
 
         return await self.wait_for(check, timeout=timeout, what=f"{count}x {method} {route}")
 
-    async def wait_for_callback(self, interaction_id: int | str, *, timeout: float = 5.0) -> InteractionCallback:
+    async def wait_for_callback(self, interaction_id: int | str, *, timeout: float = WAIT) -> InteractionCallback:
         iid = _sf(interaction_id)
 
         def check() -> InteractionCallback | None:
@@ -2817,7 +2821,7 @@ class FakeDiscord:
         self,
         data: dict[str, Any],
         *,
-        timeout: float = 5.0,
+        timeout: float = WAIT,
         shard_id: int | None = None,
         expect_callback: bool = True,
     ) -> InteractionCallback | None:
@@ -2853,7 +2857,7 @@ class FakeDiscord:
         return [c for c in self.connections if c.live and (shard_id is None or c.shard_id == shard_id)]
 
     async def wait_until_connected(
-        self, shard_id: int = 0, *, timeout: float = 5.0, identify_count: int | None = None
+        self, shard_id: int = 0, *, timeout: float = WAIT, identify_count: int | None = None
     ) -> GatewayConnection:
         """Wait for a live (READY sent, open) connection of ``shard_id``.  With ``identify_count``
         also wait until that shard has IDENTIFYed at least that many times (e.g. 2 after a
@@ -2870,7 +2874,7 @@ class FakeDiscord:
         return await self.wait_for(check, timeout=timeout, what=f"gateway shard {shard_id} connected")
 
     async def dispatch(
-        self, event: str, data: dict[str, Any], *, shard_id: int | None = None, timeout: float = 5.0
+        self, event: str, data: dict[str, Any], *, shard_id: int | None = None, timeout: float = WAIT
     ) -> int:
         """Send a DISPATCH (op 0) to the live connection of ``shard_id`` (default: the shard
         owning ``data['guild_id']``, else shard 0).  Returns the sequence number used."""

@@ -18,7 +18,7 @@ from bot.domain import ChannelRef, UserRef
 from bot.runtime import Runtime
 from bot.service.facade import Invocation
 from bot.service.repositories.people import tables_referencing_users
-from tests.conftest import SEED_CONTENT, make_user
+from tests.conftest import SEED_CONTENT, make_user, use_patient_database
 
 
 @pytest.fixture
@@ -29,6 +29,7 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) 
         if name.startswith("QUIZBOT_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
+    use_patient_database(monkeypatch)
     monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(SEED_CONTENT))
     monkeypatch.chdir(tmp_path)
     return tmp_path

@@ -17,7 +17,7 @@ import pytest
 
 from adapters.discord.doctor import intent_findings
 from adapters.slack.doctor import manifest_scopes
-from tests.conftest import CONTENT, REPO, patient_settings
+from tests.conftest import CONTENT, PATIENT_DATABASE_ENV, REPO, patient_settings
 from tests.fakes.discord_api import _P, EVERYONE_PERMISSIONS, FakeDiscord
 from tests.fakes.slack_api import DEFAULT_SCOPES, FakeSlack
 from tests.slack_harness import without_proxies
@@ -32,7 +32,7 @@ def quizbot(
     """`quizbot ARGS` as its own process with only the given QUIZBOT_ variables (and discord.py at the fake)."""
     clean = {k: v for k, v in without_proxies().items() if k in {"PATH", "HOME", "LANG", "SYSTEMROOT"}}
     clean.update(PYTHONPATH=str(REPO), QUIZBOT_CONTENT_DIR=str(CONTENT), QUIZBOT_LOG_LEVEL="WARNING")
-    clean.update(QUIZBOT_DATABASE_URL=f"sqlite+aiosqlite:///{cwd / 'quizbot.db'}", **env)
+    clean.update(QUIZBOT_DATABASE_URL=f"sqlite+aiosqlite:///{cwd / 'quizbot.db'}", **{**PATIENT_DATABASE_ENV, **env})
     api, gateway = (
         (discord_fake.api_base, discord_fake.gateway_url)
         if discord_fake

@@ -23,7 +23,7 @@ from bot.errors import UnknownPost
 from bot.report_html import render_html
 from bot.runtime import Runtime
 from bot.service.facade import Context, Invocation, Reply
-from tests.conftest import SEED_CONTENT, make_user
+from tests.conftest import SEED_CONTENT, make_user, use_patient_database
 from tests.scoring_helpers import answer, post
 
 
@@ -265,6 +265,7 @@ async def test_quizbot_content_flags_prints_pack_and_question_ids_for_authors(
     await runtime.app.execute(FlagQuestion(post_id=other.post_id), Context(elsewhere, make_user("zoe", "W2")))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
+    use_patient_database(monkeypatch)
     monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(SEED_CONTENT))
     key = key_of(runtime, card)
 

@@ -23,12 +23,14 @@ from sqlalchemy.engine import make_url
 from bot.cli import main
 from tests.conftest import (
     CONTENT,
+    PATIENT_DATABASE_ENV,
     POSTGRES_ADMIN_URL,
     REPO,
     _create_pg_database,
     _drop_pg_database,
     _pg_url,
     patient_settings,
+    use_patient_database,
 )
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import without_proxies
@@ -46,6 +48,7 @@ def operator_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Pa
     for name in list(os.environ):
         if name.upper().startswith("QUIZBOT_"):
             monkeypatch.delenv(name)
+    use_patient_database(monkeypatch)
     monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(CONTENT))
     monkeypatch.chdir(tmp_path)
     root = logging.getLogger()
@@ -84,11 +87,12 @@ def one_line(text: str, *needles: str) -> str:
 
 
 def quizbot_process(cwd: Path, *args: str, timeout: float = 60, **env: str) -> subprocess.CompletedProcess[str]:
-    """`quizbot ARGS` as its own process, with only PATH, HOME and the given QUIZBOT_ variables."""
+    """`quizbot ARGS` as its own process, with only PATH, HOME, the given QUIZBOT_ variables and the patient
+    database waits."""
     script = Path(sys.executable).with_name("quizbot")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "bot.cli"]
     clean = {k: v for k, v in without_proxies().items() if k in {"PATH", "HOME", "LANG", "SYSTEMROOT"}}
-    clean.update(PYTHONPATH=str(REPO), QUIZBOT_CONTENT_DIR=str(CONTENT), **env)
+    clean.update(PYTHONPATH=str(REPO), QUIZBOT_CONTENT_DIR=str(CONTENT), **{**PATIENT_DATABASE_ENV, **env})
     return subprocess.run(
         [*command, *args], cwd=cwd, env=clean, capture_output=True, text=True, timeout=timeout, check=False
     )

@@ -17,7 +17,7 @@ from alembic.script import ScriptDirectory
 
 from bot.db.migrate import alembic_config
 from bot.progress import WIDTH, Progress
-from tests.conftest import CONTENT, REPO
+from tests.conftest import CONTENT, PATIENT_DATABASE_ENV, REPO
 from tests.integration.test_operator_errors import _one_answer, operator_env, quizbot_process
 from tests.slack_harness import without_proxies
 
@@ -29,7 +29,7 @@ MIGRATIONS = len(list(ScriptDirectory.from_config(alembic_config()).iterate_revi
 def on_a_terminal(cwd: Path, *args: str, **env: str) -> tuple[int, str]:
     """`quizbot ARGS` with its stdout and stderr on a pseudo-terminal: (exit status, everything it wrote)."""
     clean = {k: v for k, v in without_proxies().items() if k in {"PATH", "HOME", "LANG"}}
-    clean.update(PYTHONPATH=str(REPO), QUIZBOT_CONTENT_DIR=str(CONTENT), **env)
+    clean.update(PYTHONPATH=str(REPO), QUIZBOT_CONTENT_DIR=str(CONTENT), **{**PATIENT_DATABASE_ENV, **env})
     leader, follower = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", *args], cwd=cwd, env=clean, stdin=subprocess.DEVNULL, stdout=follower,

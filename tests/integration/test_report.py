@@ -15,7 +15,7 @@ from bot.domain.views import TagResult
 from bot.report_html import render_html, tag_chart
 from bot.runtime import Runtime
 from bot.service.facade import Invocation
-from tests.conftest import make_user
+from tests.conftest import make_user, use_patient_database
 from tests.scoring_helpers import answer, post
 
 
@@ -157,6 +157,7 @@ async def test_quizbot_report_through_the_cli(
 
     await cohort_with_answers(runtime, channel, clock)
     monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
+    use_patient_database(monkeypatch)
     out = tmp_path / "spring.html"
     assert await asyncio.to_thread(main, ["report", "--cohort", "SPRING", "--out", str(out)]) == 0
     assert f"wrote {out}: Cohort spring, 4 answers by 2 people" in capsys.readouterr().out

@@ -26,7 +26,7 @@ from bot.domain import AnswerOutcome, ChannelRef, Question, QuestionCard, Questi
 from bot.runtime import Runtime
 from bot.service.facade import Invocation, Reply
 from bot.wording.cards import card_footer
-from tests.conftest import SEED_CONTENT, make_user
+from tests.conftest import SEED_CONTENT, make_user, use_patient_database
 
 PACK = "data-parallelism"
 KEY = "dp-gpu-holds"  # four choices, the first one correct
@@ -47,6 +47,7 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) 
         if name.startswith("QUIZBOT_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
+    use_patient_database(monkeypatch)
     monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(SEED_CONTENT))
     monkeypatch.chdir(tmp_path)
     return tmp_path

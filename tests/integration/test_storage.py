@@ -18,7 +18,7 @@ from bot.domain import ChannelRef
 from bot.errors import StorageUnavailable
 from bot.runtime import Runtime
 from bot.service.facade import Invocation
-from tests.conftest import make_user
+from tests.conftest import make_user, use_patient_database
 
 
 async def test_migrations_are_at_head_and_match_the_models(database_url: str) -> None:
@@ -46,6 +46,7 @@ async def test_cli_db_upgrade_and_current(
 
     url = f"sqlite+aiosqlite:///{tmp_path}/fresh.db"
     monkeypatch.setenv("QUIZBOT_DATABASE_URL", url)
+    use_patient_database(monkeypatch)
     assert await asyncio.to_thread(main, ["db", "current"]) == 0
     assert "empty" in capsys.readouterr().out
     assert await asyncio.to_thread(main, ["db", "upgrade"]) == 0

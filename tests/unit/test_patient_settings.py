@@ -102,6 +102,29 @@ def test_every_child_bot_a_test_starts_has_the_patient_database_waits() -> None:
     assert offenders == [], "pass env={**PATIENT_DATABASE_ENV, ...} to these: " + ", ".join(offenders)
 
 
+PATIENT_ENVIRONMENT = ("PATIENT_DATABASE_ENV", "use_patient_database", "operator_env", "quizbot_process")
+"""What gives a bot configured by environment variables the patient waits (the last two: test_operator_errors's
+fixture and process helper, which apply the first two)."""
+ENVIRONMENT_OWN_WAITS = {"click_storm.py": "its running_bot takes the env its callers give (checked above)"}
+
+
+def test_every_bot_configured_by_environment_has_the_patient_database_waits() -> None:
+    """A module that points QUIZBOT_DATABASE_URL at a test database (the CLI in this process, or as a child) gives
+    the same bot the patient waits."""
+    offenders = [
+        f"tests/{module}"
+        for module, source in _modules()
+        if "QUIZBOT_DATABASE_URL" in source
+        and not any(name in source for name in PATIENT_ENVIRONMENT)
+        and module not in ENVIRONMENT_OWN_WAITS
+        and not module.startswith("unit/")  # the unit tier has no database (tests/conftest.py enforces it)
+    ]
+    assert offenders == [], (
+        "these set QUIZBOT_DATABASE_URL without the patient waits; call tests.conftest.use_patient_database("
+        "monkeypatch) or add PATIENT_DATABASE_ENV to the child's environment: " + ", ".join(offenders)
+    )
+
+
 def test_the_allowed_cases_still_exist() -> None:
     """An entry of OWN_WAITS whose construction went away is removed, so the list stays short and true."""
     sources = dict(_modules())

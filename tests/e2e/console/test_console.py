@@ -15,7 +15,7 @@ import pytest
 from adapters.console import ConsoleAdapter
 from bot.runtime import Runtime
 from bot.wording.console import intro
-from tests.conftest import CONTENT, REPO
+from tests.conftest import CONTENT, PATIENT_DATABASE_ENV, REPO
 
 
 def _console(runtime: Runtime, script: str) -> tuple[ConsoleAdapter, io.StringIO]:
@@ -87,7 +87,7 @@ async def test_run_reads_until_end_of_input(runtime: Runtime) -> None:
 
 def _quizbot(tmp_path: Path, script: str, **env: str) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_")}
-    environment.update({"QUIZBOT_CONSOLE_USER": "alice", **env})
+    environment.update({"QUIZBOT_CONSOLE_USER": "alice", **PATIENT_DATABASE_ENV, **env})
     return subprocess.run(
         [sys.executable, "-m", "bot.cli", "run"],
         input=script,

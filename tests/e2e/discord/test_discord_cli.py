@@ -24,7 +24,7 @@ from bot.commands import SUBCOMMANDS as CORE_SUBCOMMANDS
 from bot.config import load_settings
 from bot.errors import ConfigError
 from bot.runtime import Runtime, adapter_factories, build_adapters
-from tests.conftest import REPO, SEED_CONTENT, patient_settings
+from tests.conftest import REPO, SEED_CONTENT, patient_settings, use_patient_database
 from tests.discord_support import serving, slash, text_of
 from tests.fakes.discord_api import FakeDiscord
 
@@ -81,6 +81,7 @@ def discord_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Non
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("QUIZBOT_DISCORD_TOKEN", "the-bot-token")
     monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'unused.db'}")
+    use_patient_database(monkeypatch)
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
     try:

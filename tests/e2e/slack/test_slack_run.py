@@ -22,7 +22,7 @@ from bot.db.models import Answer, User
 from bot.errors import ConfigError
 from bot.runtime import Runtime, build_adapters, build_runtime, serve
 from bot.service.facade import Invocation, Reply
-from tests.conftest import REPO, SEED_CONTENT, patient_settings
+from tests.conftest import PATIENT_DATABASE_ENV, REPO, SEED_CONTENT, patient_settings
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, poll_until
 from tests.slack_harness import (
     RunningSlack,
@@ -78,6 +78,7 @@ async def test_serve_builds_the_slack_adapter_from_settings_and_stops_cleanly(
 async def test_quizbot_run_in_socket_mode_as_a_process(database_url: str, fake: FakeSlack, tmp_path: Path) -> None:
     env = without_proxies()
     env = {k: v for k, v in env.items() if not k.startswith("QUIZBOT_")}
+    env.update(PATIENT_DATABASE_ENV)
     env.update(
         QUIZBOT_DATABASE_URL=database_url,
         QUIZBOT_CONTENT_DIR=str(SEED_CONTENT),
