@@ -17,7 +17,7 @@ from bot.db import Database
 from bot.db.migrate import alembic_config, upgrade
 from bot.domain import ChannelRef
 from bot.runtime import Runtime
-from tests.conftest import SEED_CONTENT
+from tests.conftest import SEED_CONTENT, use_patient_database
 from tests.integration.test_drafts import GOOD, run, submit
 
 
@@ -53,6 +53,7 @@ async def test_export_then_import_round_trip(
     await run(runtime, ChannelRef("fake", "W2", "C1"), "zed", "drafts", admin=True)  # W2 exists, with no packs yet
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("QUIZBOT_DATABASE_URL", database_url)
+    use_patient_database(monkeypatch)
     monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(SEED_CONTENT))
     capsys.readouterr()
 

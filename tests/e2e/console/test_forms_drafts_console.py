@@ -11,7 +11,7 @@ import pytest
 from adapters.console import ConsoleAdapter
 from bot.config import Settings
 from bot.runtime import Runtime
-from tests.conftest import SEED_CONTENT
+from tests.conftest import SEED_CONTENT, patient_settings
 
 PROMPT = "Which collective leaves every rank with the sum of all ranks' gradients?"
 
@@ -19,12 +19,8 @@ PROMPT = "Which collective leaves every rank with the sum of all ranks' gradient
 @pytest.fixture
 def settings(database_url: str) -> Settings:
     """The test bot's settings, with lee the terminal's only admin."""
-    return Settings(  # type: ignore[call-arg]
-        database_url=database_url,
-        content_dir=SEED_CONTENT,
-        card_update_interval=0.0,
-        console_admins="lee",
-        _env_file=None,
+    return patient_settings(
+        database_url=database_url, content_dir=SEED_CONTENT, card_update_interval=0.0, console_admins="lee"
     )
 
 
