@@ -193,10 +193,15 @@ class SocketConnection:
 # --------------------------------------------------------------------------
 
 
+WAIT = 30.0
+"""How long a helper waits by default for what a test expects: a bound that fails a hang, not a speed check (a
+loaded machine, CI sharing it with other work, may take seconds; the Discord fake waits as long)."""
+
+
 async def poll_until(
     predicate: Callable[[], Any],
     *,
-    timeout: float = 5.0,
+    timeout: float = WAIT,
     interval: float = 0.01,
     message: str = "condition",
 ) -> Any:
@@ -991,7 +996,7 @@ class FakeSlack:
         method: str,
         count: int = 1,
         *,
-        timeout: float = 5.0,
+        timeout: float = WAIT,
         ok: bool | None = None,
         where: Callable[[Call], bool] | None = None,
     ) -> list[Call]:
@@ -1003,7 +1008,7 @@ class FakeSlack:
         await poll_until(lambda: len(matching()) >= count, timeout=timeout, message=f"{count} call(s) to {method}")
         return matching()
 
-    async def wait_for_response(self, count: int = 1, *, timeout: float = 5.0) -> list[ResponseUrlPost]:
+    async def wait_for_response(self, count: int = 1, *, timeout: float = WAIT) -> list[ResponseUrlPost]:
         await poll_until(lambda: len(self.responses) >= count, timeout=timeout, message=f"{count} response_url post(s)")
         return list(self.responses)
 
@@ -1934,7 +1939,7 @@ class FakeSlack:
     def open_socket_connections(self) -> list[SocketConnection]:
         return [c for c in self.socket_connections if not c.closed and not c.ws.closed]
 
-    async def wait_for_socket_client(self, timeout: float = 5.0, *, nth: int | None = None) -> SocketConnection:
+    async def wait_for_socket_client(self, timeout: float = WAIT, *, nth: int | None = None) -> SocketConnection:
         """Wait for an open Socket Mode connection (or for the ``nth`` connection
         ever made, 1-based, e.g. after a reconnect) and return it."""
 
@@ -1959,7 +1964,7 @@ class FakeSlack:
         retry_reason: str = "",
         envelope_id: str | None = None,
         connection: SocketConnection | None = None,
-        timeout: float = 5.0,
+        timeout: float = WAIT,
     ) -> str:
         """Send an envelope; return its envelope_id (see :meth:`wait_for_ack`)."""
         conn = connection or await self.wait_for_socket_client(timeout)
@@ -1981,7 +1986,7 @@ class FakeSlack:
         await conn.ws.send_json(envelope)
         return env_id
 
-    async def wait_for_ack(self, envelope_id: str, timeout: float = 5.0) -> dict:
+    async def wait_for_ack(self, envelope_id: str, timeout: float = WAIT) -> dict:
         for ack in self.socket_acks:
             if ack.get("envelope_id") == envelope_id:
                 return ack
@@ -1993,22 +1998,22 @@ class FakeSlack:
         except TimeoutError:
             raise AssertionError(f"no ack for envelope {envelope_id} within {timeout}s") from None
 
-    async def send_envelope(self, type: str, payload: dict, *, timeout: float = 5.0, **kwargs: Any) -> dict:
+    async def send_envelope(self, type: str, payload: dict, *, timeout: float = WAIT, **kwargs: Any) -> dict:
         """Send an envelope over the newest open connection and return the
         client's ack ``{"envelope_id": ..., "payload"?: ...}``."""
         env_id = await self.send_envelope_nowait(type, payload, timeout=timeout, **kwargs)
         return await self.wait_for_ack(env_id, timeout)
 
-    async def send_slash_command(self, text: str = "", *, timeout: float = 5.0, **kwargs: Any) -> dict:
+    async def send_slash_command(self, text: str = "", *, timeout: float = WAIT, **kwargs: Any) -> dict:
         return await self.send_envelope("slash_commands", self.slash_command_payload(text, **kwargs), timeout=timeout)
 
-    async def click(self, message: dict | str, action_id: str, *, timeout: float = 5.0, **kwargs: Any) -> dict:
+    async def click(self, message: dict | str, action_id: str, *, timeout: float = WAIT, **kwargs: Any) -> dict:
         """Socket Mode button click on a stored message; returns the ack."""
         return await self.send_envelope(
             "interactive", self.block_actions_payload(message, action_id, **kwargs), timeout=timeout
         )
 
-    async def send_event(self, event: dict, *, timeout: float = 5.0, **kwargs: Any) -> dict:
+    async def send_event(self, event: dict, *, timeout: float = WAIT, **kwargs: Any) -> dict:
         kwargs.setdefault("team_id", self.team_id)
         kwargs.setdefault("api_app_id", self.app_id)
         return await self.send_envelope("events_api", event_callback_payload(event, **kwargs), timeout=timeout)
@@ -2100,7 +2105,7 @@ class BoltHttpServer:
         bad_signature: bool = False,
         timestamp: int | str | None = None,
         content_type: str | None = None,
-        timeout: float = 5.0,
+        timeout: float = WAIT,
     ) -> tuple[int, str]:
         """POST ``body`` (signed unless ``sign=False``); returns ``(status, text)``."""
         import aiohttp
