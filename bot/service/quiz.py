@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -192,12 +193,15 @@ class QuizService:
         question: QuestionKey | None = None,
         fire_key: str | None = None,
         recipient: UserRef | None = None,
+        admit: Callable[[UnitOfWork], Awaitable[None]] | None = None,
     ) -> PostedQuestion:
         """Post the channel's next question (least posted here first, so no repeat until a pack is used up).
 
         `question` = (pack id, question id) posts that very question instead (a cohort's curriculum).
         `fire_key`: the schedule's fire slot that posts it (how recovery finds it). `recipient`: the one person a
         private post (into their direct-message channel) is for; only their click counts.
+        `admit`: a check that may refuse the post (raise), run in the post row's own transaction with the channel's
+        row locked, so two posts at once in one channel are checked one after the other (`/quiz now`'s limits).
         The post row is created first; if the platform refuses the message the row is removed again.
         """
         platform = self.platforms.get(channel.platform)
@@ -209,8 +213,11 @@ class QuizService:
                 return resumed
         now = self.clock.now()
         async with self.publication_step() as uow:  # the first step: the post's row, committed
-            packs = await self._packs_to_draw_from(uow, channel, pack_id, pack_ids, question)
             channel_row = await uow.places.channel_id(channel, now)
+            if admit is not None:
+                await uow.places.lock_channel(channel_row)
+                await admit(uow)
+            packs = await self._packs_to_draw_from(uow, channel, pack_id, pack_ids, question)
             if question is None:
                 chosen = await self._next_question(uow, channel_row, packs)
             else:

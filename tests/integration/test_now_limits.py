@@ -4,9 +4,11 @@ reveal one first; leads and admins are exempt; another channel has its own."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import text as sql
 
 from bot.clock import ManualClock
 from bot.config import Settings
@@ -14,6 +16,7 @@ from bot.domain import ChannelRef, PostSource
 from bot.runtime import Runtime
 from bot.service.facade import Invocation, Reply
 from tests.conftest import SEED_CONTENT, make_user, patient_settings
+from tests.fakes.fake_platform import FakePlatform
 from tests.scoring_helpers import post
 
 OTHER = ChannelRef("fake", "W1", "C2")
@@ -71,3 +74,41 @@ async def test_a_member_may_not_open_more_than_the_limit(
     for _ in range(3):  # the admin's, the scheduled one, and one of bob's
         assert (await run(runtime, channel, "ada", "reveal", admin=True)).ok
     assert (await run(runtime, channel, "cy", "now")).ok
+
+
+async def _lock_waiters(runtime: Runtime) -> int:
+    """How many PostgreSQL sessions of this database wait for a lock (the gate the race test holds)."""
+    async with runtime.db.engine.connect() as connection:
+        query = sql(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return int((await connection.execute(query)).scalar_one())
+
+
+async def test_two_members_at_the_same_instant_post_one_question_and_the_other_waits_out_the_cooldown(
+    runtime: Runtime, channel: ChannelRef
+) -> None:
+    """Two members' `/quiz now` in one channel at the same moment (two replicas, say): exactly one card is posted
+    and the other is told the cooldown's one line. The test holds the channel's row until both wait on it
+    (PostgreSQL: FOR UPDATE, seen in pg_stat_activity; SQLite: its write lock, under which they run one after the
+    other whatever the order): both used to pass the check and post two cards."""
+    async with runtime.app.uow() as uow:
+        channel_row = await uow.places.channel_id(channel, runtime.clock.now())
+        await uow.commit()
+    postgres = runtime.db.engine.dialect.name == "postgresql"
+    hold = "SELECT id FROM channels WHERE id = :id FOR UPDATE" if postgres else "SELECT id FROM channels WHERE id = :id"
+    async with runtime.db.engine.begin() as gate:  # SQLite: BEGIN IMMEDIATE, the write lock
+        await gate.execute(sql(hold), {"id": channel_row})
+        racing = asyncio.gather(run(runtime, channel, "bob", "now"), run(runtime, channel, "cy", "now"))
+        if postgres:
+            while await _lock_waiters(runtime) < 2:
+                assert not racing.done(), racing.result()
+                await asyncio.sleep(0.01)
+    replies = await racing
+    platform = runtime.platforms.get("fake")
+    assert isinstance(platform, FakePlatform)
+    assert [sent.kind for sent in platform.sent].count("post_card") == 1
+    assert sorted(reply.ok for reply in replies) == [False, True]
+    refused = next(reply for reply in replies if not reply.ok)
+    assert refused.private
+    assert refused.message.title == "You can post the next question here in 2 min (leads and admins can post now)."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -9,7 +10,7 @@ from datetime import datetime, timedelta
 from bot.clock import Clock
 from bot.commands import ListPacks, PostNow, Reveal, ShowHelp, ShowLeaderboard, ShowMe, ShowReport, help_message
 from bot.content import Catalog
-from bot.domain import PostSource
+from bot.domain import ChannelRef, PostSource
 from bot.domain.settings import NowPosters, SettingDefaults
 from bot.domain.windows import Scope
 from bot.errors import NotAllowed, UnknownWorkspace
@@ -49,28 +50,37 @@ async def post_now(
 ) -> Reply:
     """`/quiz now [pack]`: post the channel's next question (publication is QuizService's own two steps), unless the
     channel's settings keep it for leads, or a member is within the channel's cooldown or its limit of open
-    on-demand questions. The question closes after the channel's `close-after`, if it sets one."""
+    on-demand questions. The question closes after the channel's `close-after`, if it sets one.
+
+    The cooldown and the limit are checked in the post row's own transaction with the channel's row locked
+    (`post_question`'s `admit`): two members at the same moment post one after the other, the second seeing the
+    first's post."""
     here = await effective_here(uow, context.channel, setting_defaults)
     now = clock.now()
     limits = NowLimits(here.now_cooldown, here.now_limit)
-    if here.now_posters is NowPosters.LEADS or limits.cooldown or limits.open_limit:
-        await _check_now_limits(context, uow, limits, now, leads_only=here.now_posters is NowPosters.LEADS)
+    leads_only = here.now_posters is NowPosters.LEADS
+    member = bool(leads_only or limits.cooldown or limits.open_limit) and await role_of(context, uow) is None
+    if member and leads_only:
+        raise NotAllowed(chat_settings.now_leads_only())
+    limited = member and bool(limits.cooldown or limits.open_limit)
+    admit = functools.partial(_check_now_limits, context.channel, limits, now) if limited else None
     await uow.commit()  # ends this unit's read: SQLite's publication below must not wait on its shared lock
     closes_at = now + here.close_after if here.close_after is not None else None
     posted = await quiz.post_question(
-        context.channel, pack_id=command.pack, source=PostSource.COMMAND, posted_by=context.user, closes_at=closes_at
+        context.channel,
+        pack_id=command.pack,
+        source=PostSource.COMMAND,
+        posted_by=context.user,
+        closes_at=closes_at,
+        admit=admit,
     )
     return Reply(cards.posted_message(posted.card), quiet=True)
 
 
-async def _check_now_limits(
-    context: Context, uow: UnitOfWork, limits: NowLimits, now: datetime, *, leads_only: bool = False
-) -> None:
-    if await role_of(context, uow) is not None:
-        return
-    if leads_only:
-        raise NotAllowed(chat_settings.now_leads_only())
-    on_demand = await uow.posts.on_demand(context.channel)
+async def _check_now_limits(channel: ChannelRef, limits: NowLimits, now: datetime, uow: UnitOfWork) -> None:
+    """A member's `/quiz now` refused (NotAllowed) within the channel's cooldown or at its limit of open on-demand
+    questions; run under the channel's lock, in the transaction that then creates the post."""
+    on_demand = await uow.posts.on_demand(channel)
     if limits.open_limit and on_demand.open >= limits.open_limit:
         raise NotAllowed(roles.now_too_many(limits.open_limit))
     if limits.cooldown and on_demand.last is not None and now - on_demand.last < limits.cooldown:

@@ -42,6 +42,11 @@ class Places:
         """The row id of a user, created on first sight; the display name is kept current."""
         return await self._directory.user_id(self._session, ref, now)
 
+    async def lock_channel(self, channel_row: int) -> None:
+        """Hold a channel's row until the transaction ends, so that a check and the write it allows are one step per
+        channel (`/quiz now`'s limits; PostgreSQL: FOR UPDATE; SQLite's write transactions are serial already)."""
+        await self._session.execute(select(Channel.id).where(Channel.id == channel_row).with_for_update())
+
     async def remember_timezone(self, user_row: int, timezone: str) -> None:
         """Cache the timezone a user's platform profile gives ("" when it gives none)."""
         await self._session.execute(update(User).where(User.id == user_row).values(timezone=timezone[:64]))
