@@ -35,6 +35,20 @@ class AdminDirectory:
         self.ttl = ttl
         self.clock = clock
         self._cache: dict[tuple[str, str], tuple[float, bool]] = {}
+        self._names: dict[tuple[str, str], str] = {}
+
+    def remember(self, team_id: str, user_id: str, name: str | None) -> None:
+        """Note a user's name as a payload carried it (a slash command's `user_name`), for `name_of`."""
+        if not name or name == user_id:
+            return
+        if len(self._names) >= MAX_ENTRIES:
+            self._names.clear()
+        self._names[(team_id, user_id)] = name
+
+    def name_of(self, team_id: str, user_id: str) -> str:
+        """The user's name as last seen (a command's payload or the users.info answer `is_admin` read), or "" when
+        none was: a message event carries only the user id, and no extra API call is made for a name."""
+        return self._names.get((team_id, user_id), "")
 
     async def is_admin(self, team_id: str, user_id: str) -> bool:
         """Whether the user may run admin commands; a failed lookup means no (and is logged)."""
@@ -49,6 +63,8 @@ class AdminDirectory:
             response = await self.client.users_info(user=user_id)
             user = response.get("user") or {}
             admin = bool(user.get("is_admin") or user.get("is_owner"))
+            name = user.get("name")
+            self.remember(team_id, user_id, name if isinstance(name, str) else None)
             expires = now + self.ttl
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
             log.warning("users.info failed for %s; treating them as no admin: %s", user_id, exc)

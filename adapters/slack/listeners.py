@@ -156,6 +156,7 @@ class QuizListeners:
 
     async def _run_command(self, command: dict[str, Any], respond: Respond) -> None:
         team_id, channel_id, user_id = command["team_id"], command["channel_id"], command["user_id"]
+        self.admins.remember(team_id, user_id, text_of(command, "user_name"))  # a file shared later has no name
         invocation = Invocation(
             # the command's organisation is recorded on its workspace: clicks from the org's other workspaces count
             channel=ChannelRef(PLATFORM, team_id, channel_id, enterprise_id=text_of(command, "enterprise_id")),

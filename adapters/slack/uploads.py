@@ -76,8 +76,11 @@ class SlackUploads:
         name = text_of(shared, "name") or text_of(shared, "title") or "upload"
         limit = self.runtime.settings.upload_max_bytes
         size = shared.get("size")
-        user = UserRef(PLATFORM, channel.workspace_id, user_id, user_id)
-        context = Context(channel, user, is_admin=await self.listeners.admins.is_admin(channel.workspace_id, user_id))
+        admins = self.listeners.admins
+        is_admin = await admins.is_admin(channel.workspace_id, user_id)
+        # A message event carries only the user id: the name is the one a command or users.info showed, if any.
+        user = UserRef(PLATFORM, channel.workspace_id, user_id, admins.name_of(channel.workspace_id, user_id))
+        context = Context(channel, user, is_admin=is_admin)
         if isinstance(size, int) and size > limit:
             reply = Reply(words.refused_line(name, words.too_large(size, limit)), ok=False)
         else:

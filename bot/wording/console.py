@@ -11,7 +11,7 @@ def intro() -> str:
     """What the terminal says first."""
     return _(
         "quizbot in your terminal. `/quiz now` posts a question, a number answers it, `/quiz help` lists commands,\n"
-        "`/as NAME` switches who you are, `/quit` leaves."
+        "`/as NAME` switches who you are, `/press N` presses a button of the last reply, `/quit` leaves."
     )
 
 
@@ -64,7 +64,10 @@ def now_you_are(name: str) -> str:
 
 def what_to_type() -> str:
     """A line the terminal does not understand."""
-    return _("Type a number to answer, `/quiz help` for commands, `/as NAME` to switch user, `/quit` to leave.")
+    return _(
+        "Type a number to answer, `/quiz help` for commands, `/as NAME` to switch user, `/press N` to press a "
+        "button, `/quit` to leave."
+    )
 
 
 def no_open_question() -> str:

@@ -270,6 +270,7 @@ def terminal_lines() -> tuple[str, ...]:
     return (
         _("/as NAME - be someone else from now on (the terminal's own command)"),
         _("/quit - leave the terminal (also `/exit`, `/q`)"),
+        _("/press N - press the N-th button of the last reply (e.g. a draft's Approve in `/quiz drafts`)"),
     )
 
 

@@ -246,8 +246,11 @@ def refused_line(filename: str, problem: str) -> Message:
     return Message(_("{filename} was not imported: {problem}", filename=echo(filename, 80), problem=problem))
 
 
-def imported(pack_id: str, added: int, drafts: int, warnings: Sequence[str], *, joined: bool) -> Message:
-    """What an upload added: `pack X: N questions added, M drafts to complete in /quiz drafts`."""
+def imported(
+    pack_id: str, added: int, drafts: int, warnings: Sequence[str], *, joined: bool, already_waiting: int = 0
+) -> Message:
+    """What an upload added: `pack X: N questions added, M drafts to complete in /quiz drafts`; and how many of
+    its drafts were not queued again because the same ones already wait."""
     if drafts:
         text = _(
             "pack {pack_id}: {added} added, {drafts} to complete in /quiz drafts",
@@ -262,6 +265,10 @@ def imported(pack_id: str, added: int, drafts: int, warnings: Sequence[str], *, 
         lines.append(_("They joined the workspace pack {pack_id} as its new version.", pack_id=pack_id))
     if drafts:
         lines.append(_("The drafts lack only an explanation: add one in /quiz drafts and approve them."))
+    if already_waiting == 1:
+        lines.append(_("1 draft was already waiting in /quiz drafts: not queued again."))
+    elif already_waiting:
+        lines.append(_("{count} drafts were already waiting in /quiz drafts: not queued again.", count=already_waiting))
     if added:
         lines.append(_("Post one with /quiz now {pack_id}.", pack_id=pack_id))
     shown = list(warnings[:PROBLEMS_SHOWN])

@@ -392,6 +392,13 @@ class MemoryDrafts(_Repository):
         found = [d for d in self._rows.drafts.values() if d.workspace == workspace and d.status is DraftStatus.PENDING]
         return sorted(found, key=lambda d: d.id)[:limit]
 
+    async def pending_questions(self, workspace: int, pack: str) -> set[tuple[str, tuple[str, ...]]]:
+        return {
+            (d.content.prompt, tuple(d.content.choices))
+            for d in self._rows.drafts.values()
+            if d.workspace == workspace and d.pack == pack.casefold() and d.status is DraftStatus.PENDING
+        }
+
     async def edit(self, workspace: int, draft_id: int, content: DraftContent) -> bool:
         draft = await self.get(workspace, draft_id)
         if draft is None or draft.status is not DraftStatus.PENDING:

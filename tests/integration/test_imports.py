@@ -79,6 +79,32 @@ async def test_a_kahoot_workbook_becomes_drafts_of_a_workspace_pack(runtime: Run
     assert drafts[0].correct_index == 1 and drafts[0].explanation == ""
 
 
+async def test_the_same_file_twice_queues_its_drafts_once(runtime: Runtime, channel: ChannelRef) -> None:
+    first = await upload(runtime, channel, "Team Runbooks.xlsx", kahoot_workbook())
+    assert first.ok and first.message.title.endswith(f"{len(KAHOOT_ROWS)} drafts to complete in /quiz drafts")
+    before = await counts(runtime)
+    again = await upload(runtime, channel, "Team Runbooks.xlsx", kahoot_workbook(), who="bob")
+    assert again.ok, again.message
+    assert again.message.title == "pack team-runbooks: 0 questions added"
+    assert f"{len(KAHOOT_ROWS)} drafts were already waiting in /quiz drafts: not queued again." in again.message.lines
+    assert await counts(runtime) == before
+    # one new question beside the waiting ones: only it is queued, and the reply counts the rest
+    extra = ("Which command shows a pod's recent events?", "kubectl describe pod", "kubectl top", None, None, 20, 1)
+    more = await upload(runtime, channel, "Team Runbooks.xlsx", kahoot_workbook([*KAHOOT_ROWS, extra]))
+    assert more.message.title == "pack team-runbooks: 0 questions added, 1 draft to complete in /quiz drafts"
+    assert f"{len(KAHOOT_ROWS)} drafts were already waiting in /quiz drafts: not queued again." in more.message.lines
+    assert (await counts(runtime))["drafts"] == before["drafts"] + 1
+    # a decided draft no longer waits: the same question uploaded after its rejection is queued again
+    lead = Context(channel, make_user("lee", channel.workspace_id), is_admin=True)
+    rejected = await runtime.app.act(action=ActionKind.REJECT_DRAFT, value="1", context=lead)
+    assert rejected.ok, rejected.message
+    after_reject = await upload(runtime, channel, "Team Runbooks.xlsx", kahoot_workbook(KAHOOT_ROWS[:1]))
+    assert after_reject.message.title == "pack team-runbooks: 0 questions added, 1 draft to complete in /quiz drafts"
+    # the same prompts under another pack are other drafts
+    other = await upload(runtime, channel, "Other Runbooks.xlsx", kahoot_workbook())
+    assert other.message.title.endswith(f"{len(KAHOOT_ROWS)} drafts to complete in /quiz drafts")
+
+
 async def test_an_uploaded_draft_completed_and_approved_is_posted_by_now(
     runtime: Runtime, channel: ChannelRef, platform: FakePlatform
 ) -> None:

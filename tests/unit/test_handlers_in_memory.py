@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.clock import ManualClock
-from bot.commands import ShowHelp, help_lines
+from bot.commands import ImportPack, ShowHelp, help_lines
 from bot.db.models import Schedule, Season
 from bot.domain import ChannelRef, UserRef
 from bot.errors import CommandError
@@ -18,6 +18,7 @@ from bot.service.facade import Context, Invocation, Reply
 from tests.conftest import SEED_CONTENT, make_user
 from tests.fakes.memory_uow import MemoryApp, bootstrap_test_app
 from tests.scoring_helpers import confirm
+from tests.upload_support import KAHOOT_ROWS, kahoot_workbook
 
 ADMIN = make_user("Ada")
 MEMBER = make_user("Bob")
@@ -277,3 +278,13 @@ async def test_refused_adds_change_nothing(core: MemoryApp) -> None:
     assert not bad.ok
     assert bad.message.title.startswith("`25:00` is not a time")
     assert len(schedules(core)) == 1
+
+
+async def test_the_same_draft_only_upload_twice_queues_its_drafts_once(core: MemoryApp) -> None:
+    context = Context(CHANNEL, ADMIN, is_admin=True)
+    first = await core.app.execute(ImportPack("Team Runbooks.xlsx", kahoot_workbook()), context)
+    assert first.ok, first.message
+    again = await core.app.execute(ImportPack("Team Runbooks.xlsx", kahoot_workbook()), context)
+    assert again.message.title == "pack team-runbooks: 0 questions added"
+    assert f"{len(KAHOOT_ROWS)} drafts were already waiting in /quiz drafts: not queued again." in again.message.lines
+    assert len(core.store.committed.drafts) == len(KAHOOT_ROWS)

@@ -6,7 +6,8 @@ decided before anything is stored: a file with any problem gets one reply listin
 is written. Otherwise, in this one unit of work: the complete questions join the workspace pack named by the file
 (created if new; a question whose id the pack already uses for another prompt gets a fresh id, so an upload never
 overwrites a different question), and each question lacking only its explanation becomes a draft in
-`/quiz drafts` for a lead to complete.
+`/quiz drafts` for a lead to complete, unless a draft with the same prompt and choices already waits in that pack
+(the same file uploaded twice queues its drafts once; the reply counts those already waiting).
 """
 
 from __future__ import annotations
@@ -93,8 +94,14 @@ async def import_pack(
             stored_question = dataclasses.replace(question, key=key, pack_id=slug)
             await uow.workspace_packs.add_question(stored, stored_question, now=now)
             added += 1
+    waiting = await uow.drafts.pending_questions(workspace, slug)
+    queued = already = 0
     for draft in checked.drafts:
         assert draft.answer is not None  # check_upload refuses a question without one
+        if (draft.prompt, tuple(draft.choices)) in waiting:
+            already += 1  # the same file uploaded again: its drafts already wait in the queue
+            continue
+        waiting.add((draft.prompt, tuple(draft.choices)))
         content = DraftContent(
             prompt=draft.prompt,
             choices=tuple(draft.choices),
@@ -115,10 +122,12 @@ async def import_pack(
             origin=DraftOrigin.UPLOADED,
             extra={name: image for name, image in images.items() if image} or None,
         )
+        queued += 1
     await uow.commit()
     name = upload_name(filename)
     warnings = [warning.line().removeprefix(f"{name}: ") for warning in checked.warnings]
-    return Reply(words.imported(slug, added, len(checked.drafts), warnings, joined=existing is not None and added > 0))
+    joined = existing is not None and added > 0
+    return Reply(words.imported(slug, added, queued, warnings, joined=joined, already_waiting=already))
 
 
 def upload_name(filename: str) -> str:

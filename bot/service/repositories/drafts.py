@@ -105,6 +105,16 @@ class Drafts(Repository):
         )
         return [_draft(row) for row in (await self._session.execute(query)).scalars()]
 
+    async def pending_questions(self, workspace: int, pack: str) -> set[tuple[str, tuple[str, ...]]]:
+        """The (prompt, choices) of every draft still waiting in the workspace's pack `pack`: what an upload of
+        the same file again must not queue twice."""
+        query = select(DraftRow.prompt, DraftRow.choices).where(
+            DraftRow.workspace_id == workspace,
+            DraftRow.pack_slug == pack.casefold(),
+            DraftRow.status == DraftStatus.PENDING.value,
+        )
+        return {(prompt, tuple(choices)) for prompt, choices in (await self._session.execute(query)).all()}
+
     async def edit(self, workspace: int, draft_id: int, content: DraftContent) -> bool:
         """Replace a pending draft's content (a lead's Edit); False when it is not pending in this workspace."""
         result = await self._session.execute(

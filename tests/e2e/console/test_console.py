@@ -179,9 +179,14 @@ async def test_the_terminals_help_lists_its_own_commands(runtime: Runtime) -> No
     assert "/quiz now [pack]" in listing
     assert "/as NAME - be someone else from now on" in listing
     assert "/quit - leave the terminal" in listing
+    assert "/press N - press the N-th button of the last reply" in listing
     assert await console.handle_line("/quiz help now") is True
     one = out.getvalue()[len(listing) :]
     assert "Example: `/quiz now data-parallelism`" in one and "/as NAME" not in one
+    assert "`/press N` presses a button of the last reply" in intro()
+    shown = len(out.getvalue())
+    assert await console.handle_line("what now") is True
+    assert "`/press N` to press a button" in out.getvalue()[shown:]
 
 
 def test_quizbot_run_leaves_one_invalid_pack_out_and_names_it(tmp_path: Path) -> None:

@@ -62,6 +62,15 @@ async def test_a_file_shared_in_a_dm_becomes_a_pack_and_bad_ones_are_refused(run
         assert fake.file_downloads == [(fake.file_downloads[0][0], fake.bot_token)]  # with the bot token
         packs, questions, drafts = await counts(runtime)
         assert (packs, questions - before[1], drafts) == (1, 3, 1)
+        # a message event carries only the user id: the author is named as users.info (asked for the admin check) names
+        # them, not stored as U0ADMIN, and the drafts queue says so
+        async with runtime.db.transaction() as session:
+            draft = (await session.execute(select(DraftRow))).scalar_one()
+            pack = (await session.execute(select(WorkspacePackRow))).scalar_one()
+        assert (draft.author_id, draft.author_name, pack.created_by) == ("U0ADMIN", "admin", "admin")
+        await slack.command("drafts", user_id="U0ADMIN")
+        [queue] = await slack.ephemerals(1)
+        assert "(by admin)" in queue["text"] and "U0ADMIN" not in queue["text"], queue["text"]
 
         await slack.command("now team-ops", user_id="U0ALICE")
         card = await slack.posted_card(2)  # the first message the bot posted is its answer in the DM
@@ -88,8 +97,30 @@ async def test_a_file_shared_in_a_dm_becomes_a_pack_and_bad_ones_are_refused(run
 
         await share(slack, "U0ADMIN", fake.share_file("channel.xlsx", workbook), channel_type="channel")
         await slack.command("import", user_id="U0ADMIN")
-        how = (await slack.ephemerals(1))[-1]["text"]
+        how = (await slack.ephemerals(2))[-1]["text"]  # after the drafts queue above
         assert how.startswith("To import a pack, attach its file:") and "direct message" in how
         await slack.idle()
         assert await counts(runtime) == stored
         assert "channel.xlsx" not in str(fake.file_downloads)  # a file shared in a channel is never read
+
+
+async def test_an_upload_from_a_configured_admin_is_named_as_their_last_command_was(
+    runtime: Runtime, fake: FakeSlack
+) -> None:
+    """A configured admin id skips users.info: the name comes from the `user_name` a slash command carried; before
+    any, the author is known by id only (no extra API call for a name)."""
+    fake.open_dm("U0CAROL")
+    workbook = kahoot_workbook(explanations=KAHOOT_EXPLANATIONS[:3])  # a pack of 3 and a draft
+    async with running_adapter(runtime, fake, slack_admin_user_ids=["U0CAROL"]) as slack:
+        await share(slack, "U0CAROL", fake.share_file("Before.xlsx", workbook))
+        await dm_replies(fake, "U0CAROL", 1)
+        await slack.command("import", user_id="U0CAROL")
+        await slack.ephemerals(1)
+        await share(slack, "U0CAROL", fake.share_file("After.xlsx", workbook))
+        await dm_replies(fake, "U0CAROL", 2)
+        assert not fake.calls_to("users.info")
+    async with runtime.db.transaction() as session:
+        named = (await session.execute(select(WorkspacePackRow.slug, WorkspacePackRow.created_by))).all()
+        authors = set((await session.execute(select(DraftRow.pack_slug, DraftRow.author_name))).all())
+    assert sorted(named) == [("after", "carol"), ("before", "U0CAROL")]
+    assert authors == {("after", "carol"), ("before", "U0CAROL")}
