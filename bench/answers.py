@@ -41,7 +41,7 @@ from bot.db.models import Answer, Channel, Post, User
 from bot.domain import AnswerOutcome, ChannelRef, QuestionCard, UserRef
 from bot.ports import Message
 from bot.runtime import Runtime, build_runtime
-from bot.service.directory import find_or_insert, insert_ignoring_conflict
+from bot.service.repositories.directory import find_or_insert, insert_ignoring_conflict
 
 
 class StatementTally:

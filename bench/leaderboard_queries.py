@@ -60,7 +60,7 @@ from bot.db.models import (
 )
 from bot.domain import ChannelRef, UserRef
 from bot.domain.windows import Scope, Span, Window, window_span
-from bot.service.directory import Directory
+from bot.service.repositories.directory import Directory
 from bot.service.scores import ROLLUP_WINDOWS, period_start
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory

@@ -26,7 +26,7 @@ from bench.common import run, scratch_database
 from bench.leaderboard_queries import CHANNEL, COHORT, ME, NOW, seed, statement_profile
 from bot.db import Database
 from bot.domain.windows import Scope, Window
-from bot.service.directory import Directory
+from bot.service.repositories.directory import Directory
 from bot.service.stats import Stats
 from bot.service.uow import unit_of_work_factory
 from bot.timeouts import DatabaseTimeouts

@@ -268,8 +268,8 @@ async def _forget(settings: Settings, platform: str, user_id: str, workspace: st
 async def _load_report(settings: Settings, cohort: str | None, workspace: str | None, platform: str | None) -> Report:
     from bot.clock import SystemClock
     from bot.db.problems import database_errors
-    from bot.service.directory import Directory
     from bot.service.report import ReportService
+    from bot.service.repositories.directory import Directory
     from bot.service.stats import Stats
     from bot.service.uow import unit_of_work_factory
 

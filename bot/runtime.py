@@ -37,12 +37,12 @@ from bot.service.app import QuizApp, sync_content
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
-from bot.service.directory import Directory
 from bot.service.facade import AdapterHost
 from bot.service.flags import FlagService
 from bot.service.handlers.questions import NowLimits
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
+from bot.service.repositories.directory import Directory
 from bot.service.review import ReviewService
 from bot.service.schedules import ScheduleService
 from bot.service.seasons import SeasonService

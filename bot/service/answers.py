@@ -24,8 +24,8 @@ from bot.clock import Clock
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, UserRef
 from bot.domain.scoring import points_for
 from bot.errors import InvalidChoice, NotYourQuestion, PostedElsewhere, QuizError, UnknownPost
-from bot.service.directory import Directory
 from bot.service.repositories.answers import ClickedPost
+from bot.service.repositories.directory import Directory
 from bot.service.repositories.scores import RecordedAnswer
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, is_conflict
 from bot.wording.answers import no_such_choice

@@ -28,11 +28,11 @@ from bot.domain import ChannelRef, Delivery, PostSource, QuestionKey, UserRef
 from bot.domain.attention import DEFAULT_RULES, AttentionRules
 from bot.domain.views import CohortView, CurriculumPack, DueQuestion, MemberProgress, Nudge
 from bot.errors import NotFound, QuizError
-from bot.service.lookups import (
+from bot.service.quiz import PostedQuestion, QuizService
+from bot.service.repositories.lookups import (
     local_date,
     local_midnight,
 )
-from bot.service.quiz import PostedQuestion, QuizService
 from bot.service.uow import UnitOfWork
 from bot.wording import cohorts as cohort_words
 from bot.wording.flags import curriculum_paused

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.models import Answer, Channel, Post, PostSnapshot, QuestionRow, QuestionVersion, User, Workspace
 from bot.domain.flags import FlaggedQuestion
 from bot.service.flags import flagged_questions
-from bot.service.lookups import CHANNEL_REF_COLUMNS, joined_to_channel
+from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, joined_to_channel
 
 
 class Exports:

@@ -19,7 +19,7 @@ from bot.db.models import Answer, Channel, ChannelScore, Cohort, CohortMember, P
 from bot.domain import ChannelRef, PostSource, UserRef
 from bot.domain.views import ChannelStanding, CohortProgress, HomeView, NextQuestion, TagResult
 from bot.service.cohorts import curriculum_questions
-from bot.service.lookups import workspace_row
+from bot.service.repositories.lookups import workspace_row
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
 

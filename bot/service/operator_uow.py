@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Self
 
 from bot.db.database import Database
-from bot.service.directory import Directory
 from bot.service.exports import Exports
+from bot.service.repositories.directory import Directory
 from bot.service.repositories.people import People
 from bot.service.uow import UnitOfWork
 

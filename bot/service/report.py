@@ -45,7 +45,7 @@ from bot.domain.windows import Scope, Window
 from bot.errors import QuizError, UnknownWorkspace
 from bot.service.cohorts import cohort_view
 from bot.service.flags import flagged_questions
-from bot.service.lookups import find_cohort, local_date
+from bot.service.repositories.lookups import find_cohort, local_date
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.wording import reports as report_words

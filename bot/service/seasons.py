@@ -25,7 +25,7 @@ from bot.domain.views import SeasonEnded, SeasonView
 from bot.domain.windows import Scope, Window
 from bot.errors import NoSeasonRunning, QuizError, UserInputError
 from bot.ports import Message, PlatformError, PlatformRegistry, Sender
-from bot.service.lookups import local_date, local_midnight, season_span
+from bot.service.repositories.lookups import local_date, local_midnight, season_span
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWork
 from bot.wording import seasons as season_words

@@ -43,7 +43,7 @@ from bot.domain.ranking import rank_cohorts, rank_entries
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError
 from bot.service.board_queries import board_top, cohort_board_query, in_span, period_top, span_params
-from bot.service.lookups import channel_place, find_cohort, find_season, season_span, workspace_row
+from bot.service.repositories.lookups import channel_place, find_cohort, find_season, season_span, workspace_row
 from bot.service.review import review_summary
 from bot.service.scores import ROLLUP_WINDOWS
 from bot.service.streak_stats import user_streaks

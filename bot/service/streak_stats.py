@@ -38,7 +38,7 @@ from bot.domain.streaks import (
     question_streak,
     settled_outcomes,
 )
-from bot.service.lookups import local_date
+from bot.service.repositories.lookups import local_date
 
 RECENT_DAYS = 62
 """Boards read this many days of answers for day streaks, and all of them only for a user that long in a row."""

@@ -45,11 +45,11 @@ from bot.service.app import QuizApp
 from bot.service.cards import CardRefresher
 from bot.service.cohorts import CohortService
 from bot.service.confirmations import Confirmations
-from bot.service.directory import Directory
 from bot.service.flags import FlagService
-from bot.service.lookups import WorkspaceRow
 from bot.service.quiz import QuizService
 from bot.service.report import ReportService
+from bot.service.repositories.directory import Directory
+from bot.service.repositories.lookups import WorkspaceRow
 from bot.service.repositories.schedule_listing import PAUSED_BY, ListedSchedule
 from bot.service.review import ReviewService
 from bot.service.schedules import ScheduleService

@@ -9,7 +9,7 @@ from bot.domain.views import SeasonEnded
 from bot.service.confirmations import Confirmations
 from bot.service.facade import Context, Reply
 from bot.service.handlers.routing import ask_to_confirm, handles
-from bot.service.lookups import local_date
+from bot.service.repositories.lookups import local_date
 from bot.service.seasons import SeasonService
 from bot.service.uow import UnitOfWork
 from bot.wording import seasons

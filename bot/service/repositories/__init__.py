@@ -5,9 +5,9 @@ Use cases call `uow.posts`, `uow.questions`, `uow.schedules`, `uow.cohorts`, `uo
 `uow.flags`, `uow.confirmations`, `uow.answers` and `uow.places`; the read models (boards, `/quiz me`, reports) stay
 tuned queries on the read side (service/stats.py, service/report.py, service/home.py). The click path's batched
 statements are the answers repository's (answers.py, with the rollups in scores.py), run by the group commit in
-service/answers.py. The schedules' repository (schedules.py: Schedules) is imported from its module:
-it still imports the lookups by their old names (bot.service.lookups, bot.service.directory), which re-export this
-package's, so importing it here would make a cycle.
+service/answers.py. The shared reads (lookups.py) and the directory of platform ids (directory.py) are imported
+from their modules by whoever needs them, inside and outside this package; the schedules' repository (schedules.py:
+Schedules) is imported from its module too.
 """
 
 from bot.service.repositories.answers import Answers, ClickedPost, KnownUser

@@ -14,10 +14,10 @@ from bot.db.models import (
     Workspace,
 )
 from bot.domain import Delivery
-from bot.service.lookups import (
+from bot.service.repositories.base import Repository
+from bot.service.repositories.lookups import (
     joined_to_channel,
 )
-from bot.service.repositories.base import Repository
 
 
 class Schedules(Repository):
