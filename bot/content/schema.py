@@ -156,6 +156,22 @@ class QuestionModel(BaseModel):
             raise Refused(Problem(words.answer_not_a_choice, answer=value, choices=len(choices)))
         return value
 
+    def to_domain(self, pack_id: str) -> Question:
+        """The validated question as the domain's, in pack `pack_id`."""
+        return Question(
+            pack_id=pack_id,
+            key=self.id,
+            prompt=self.prompt,
+            choices=tuple(self.choices),
+            correct_index=self.answer - 1,
+            explanation=self.explanation,
+            tags=tuple(self.tags),
+            difficulty=self.difficulty,
+            references=tuple(self.references),
+            image=self.image.to_domain() if self.image else None,
+            explanation_image=self.explanation_image.to_domain() if self.explanation_image else None,
+        )
+
 
 class PackModel(BaseModel):
     """A quiz pack file: id, title, description, tags and its questions."""
@@ -207,22 +223,7 @@ class PackModel(BaseModel):
             title=self.title,
             description=self.description,
             tags=tuple(self.tags),
-            questions=tuple(
-                Question(
-                    pack_id=self.id,
-                    key=q.id,
-                    prompt=q.prompt,
-                    choices=tuple(q.choices),
-                    correct_index=q.answer - 1,
-                    explanation=q.explanation,
-                    tags=tuple(q.tags),
-                    difficulty=q.difficulty,
-                    references=tuple(q.references),
-                    image=q.image.to_domain() if q.image else None,
-                    explanation_image=q.explanation_image.to_domain() if q.explanation_image else None,
-                )
-                for q in self.questions
-            ),
+            questions=tuple(q.to_domain(self.id) for q in self.questions),
         )
 
 

@@ -248,17 +248,4 @@ def as_question(content: DraftContent, *, pack: str, key: str, extra: Mapping[st
     an uploaded draft carried (`extra`: `image`, `explanation_image`, as a pack file writes them)."""
     data = question_data(content, key)
     data.update({name: value for name, value in (extra or {}).items() if name in IMAGE_FIELDS and value})
-    model = QuestionModel.model_validate(data)
-    return Question(
-        pack_id=pack,
-        key=model.id,
-        prompt=model.prompt,
-        choices=tuple(model.choices),
-        correct_index=model.answer - 1,
-        explanation=model.explanation,
-        tags=tuple(model.tags),
-        difficulty=model.difficulty,
-        references=tuple(model.references),
-        image=model.image.to_domain() if model.image else None,
-        explanation_image=model.explanation_image.to_domain() if model.explanation_image else None,
-    )
+    return QuestionModel.model_validate(data).to_domain(pack)
