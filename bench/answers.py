@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import random
 import tempfile
 import time
@@ -35,6 +36,7 @@ from bench.common import (
     summary_ms,
     write_section,
 )
+from bot.cli_commands import settle_heap
 from bot.clock import SystemClock
 from bot.config import Settings
 from bot.db.models import Answer, Channel, Post, User
@@ -101,8 +103,10 @@ async def _runtime(url: str) -> Runtime:
     settings = Settings(  # type: ignore[call-arg]
         database_url=url, card_update_interval=2.0, database_pool_timeout=60.0, _env_file=None
     )
+    gc.disable()  # start-up as `quizbot run` does it (bot.cli_commands.run_bot): collector off, then settle_heap
     runtime = await build_runtime(settings, clock=SystemClock(), rng=random.Random(1), migrate=False)
     runtime.platforms.register(NullPlatform())
+    settle_heap()
     return runtime
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import random
 import re
@@ -77,6 +78,7 @@ async def serve_quiz(
     from pydantic import SecretStr
 
     from adapters.slack import SlackAdapter
+    from bot.cli_commands import settle_heap
     from bot.config import Settings
     from bot.domain import ChannelRef
     from bot.runtime import build_runtime
@@ -91,8 +93,10 @@ async def serve_quiz(
         slack_port=0,
         _env_file=None,
     )
+    gc.disable()  # start-up as `quizbot run` does it (bot.cli_commands.run_bot): collector off, then settle_heap
     runtime = await build_runtime(settings, migrate=False)
     adapter = SlackAdapter(runtime)
+    settle_heap()
     task = asyncio.create_task(adapter.run())
     await adapter.ready.wait()
     posted = [

@@ -155,6 +155,18 @@ def _refuse_bad_credentials(settings: Settings) -> None:
             raise ConfigError(refusal)
 
 
+def settle_heap() -> None:
+    """After start-up (run with the collector off): collect its garbage once, then freeze what is left, which lives
+    as long as the process, out of the collector's sight (`gc.freeze`) and turn the collector back on.
+
+    Otherwise the first full collection after start-up walks every object start-up made: 70-87 ms measured inside
+    the first click batch (its p99, bench section 1), and again at each later full collection.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.enable()
+
+
 async def run_bot(settings: Settings) -> None:
     """`quizbot run`: `bot.runtime.run`, with the database's and the adapters' failures turned into one line."""
     # Start-up imports and builds some hundred thousand objects that live as long as the process; the cyclic
@@ -178,7 +190,7 @@ async def run_bot(settings: Settings) -> None:
             await runtime.aclose()
             raise
     finally:
-        gc.enable()
+        settle_heap()
     log.info("quizbot running with %s", ", ".join(a.name for a in adapters))
     try:
         await serve(runtime, adapters)

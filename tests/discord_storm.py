@@ -14,6 +14,7 @@ A click's fate is read from what the person would see: the interaction response 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import sys
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
+from bot.cli_commands import settle_heap
 from bot.db import Database
 from bot.db.models import Answer, User, Workspace
 from tests.discord_support import ANSWER_ID, custom_ids
@@ -428,7 +430,9 @@ async def _serve(database_url: str, api_base: str, gateway_url: str) -> None:
     from bot.runtime import build_runtime, serve
 
     settings = Settings(database_url=database_url, discord_token="bench-token", _env_file=None)  # type: ignore[call-arg]
+    gc.disable()  # start-up as `quizbot run` does it (bot.cli_commands.run_bot): collector off, then settle_heap
     runtime = await build_runtime(settings, migrate=False)
+    settle_heap()
     with ExitStack() as stack, patch_discord(api_base, gateway_url):
         if os.environ.get(HOLD_ENV):
             _hold_clicks(stack, runtime, os.environ[HOLD_ENV])
