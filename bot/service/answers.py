@@ -24,7 +24,7 @@ from bot.clock import Clock
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, UserRef
 from bot.domain.scoring import points_for
 from bot.errors import InvalidChoice, NotYourQuestion, PostedElsewhere, QuizError, UnknownPost
-from bot.service.repositories.answers import ClickedPost
+from bot.service.repositories.answers import ClickedPost, KnownUser
 from bot.service.repositories.directory import Directory
 from bot.service.repositories.scores import RecordedAnswer
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, is_conflict
@@ -188,14 +188,18 @@ class AnswerRecorder:
             if ref.display_name and cached[1] != ref.display_name:
                 renamed.append((cached[0], ref.display_name))
         if missing:
+
+            def take(row: KnownUser) -> None:
+                key = missing.pop((row.workspace_id, row.external_id))
+                ids[key] = row.id
+                name = wanted[key].display_name
+                if name and row.display_name != name:
+                    renamed.append((row.id, name))
+                self._remember(uow, row.workspace_id, row.external_id, row.id, name or row.display_name)
+
             for _attempt in range(2):
                 for row in await uow.answers.users(list(missing)):
-                    key = missing.pop((row.workspace_id, row.external_id))
-                    ids[key] = row.id
-                    name = wanted[key].display_name
-                    if name and row.display_name != name:
-                        renamed.append((row.id, name))
-                    self._remember(uow, row.workspace_id, row.external_id, row.id, name or row.display_name)
+                    take(row)
                 if not missing:
                     break
                 new_rows = [
@@ -207,7 +211,11 @@ class AnswerRecorder:
                     }
                     for (workspace, external), key in missing.items()
                 ]
-                await uow.answers.add_users(new_rows)
+                # The rows inserted come back; those another transaction inserted first are read again.
+                for row in await uow.answers.add_users(new_rows):
+                    take(row)
+                if not missing:
+                    break
         for user_id, name in renamed:
             await uow.answers.rename_user(user_id, name)
         return ids

@@ -9,7 +9,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import select, tuple_, update
+from sqlalchemy import bindparam, select, tuple_, update
 from sqlalchemy.orm import aliased
 
 from bot.db.models import (
@@ -71,40 +71,7 @@ class Answers(Repository):
 
     async def posts(self, post_ids: Collection[int]) -> dict[int, ClickedPost]:
         """The clicked posts that exist, by id."""
-        columns = select(
-            Post.id,
-            Post.question_id,
-            Post.channel_id,
-            Channel.workspace_id,
-            Post.opened_at,
-            Post.closes_at,
-            Post.closed_at,
-            # What the post showed (its snapshot's version), never the pack as it is now: a click and
-            # its stored choice_index keep meaning what they meant when the question was posted.
-            QuestionVersion.choices,
-            QuestionVersion.correct_index,
-            QuestionVersion.explanation,
-            _Recipient.external_id.label("recipient"),
-            *CHANNEL_REF_COLUMNS,
-            Workspace.timezone,
-            Workspace.enterprise_id,
-            ChannelSetting.value.label("channel_speed"),
-            WorkspaceSetting.value.label("workspace_speed"),
-        )
-        speed = SettingKey.SPEED_POINTS.value
-        rows = await self._session.execute(
-            joined_to_channel(columns, Post.channel_id)
-            .join(PostSnapshot, PostSnapshot.post_id == Post.id)
-            .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
-            .outerjoin(PostRecipient, PostRecipient.post_id == Post.id)
-            .outerjoin(_Recipient, _Recipient.id == PostRecipient.user_id)
-            .outerjoin(ChannelSetting, (ChannelSetting.channel_id == Post.channel_id) & (ChannelSetting.key == speed))
-            .outerjoin(
-                WorkspaceSetting,
-                (WorkspaceSetting.workspace_id == Channel.workspace_id) & (WorkspaceSetting.key == speed),
-            )
-            .where(Post.id.in_(post_ids))
-        )
+        rows = await self._session.execute(_clicked_posts(), {"post_ids": list(post_ids)})
         return {
             row.id: ClickedPost(
                 post_id=row.id,
@@ -134,10 +101,14 @@ class Answers(Repository):
         )
         return [KnownUser(int(row.id), int(row.workspace_id), row.external_id, row.display_name) for row in rows]
 
-    async def add_users(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Insert users (one executemany), skipping those another transaction inserted first."""
-        statement = insert_ignoring_conflict(self._session, User, None, ["workspace_id", "external_id"])
-        await self._session.execute(statement, list(rows))
+    async def add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
+        """Insert users (one executemany), skipping those another transaction inserted first; the rows inserted,
+        so the caller reads again only the users another transaction inserted first."""
+        statement = insert_ignoring_conflict(self._session, User, None, ["workspace_id", "external_id"]).returning(
+            User.id, User.workspace_id, User.external_id, User.display_name
+        )
+        returned = await self._session.execute(statement, list(rows))
+        return [KnownUser(int(row.id), int(row.workspace_id), row.external_id, row.display_name) for row in returned]
 
     async def rename_user(self, user_row: int, name: str) -> None:
         """Keep a user's stored name current."""
@@ -175,3 +146,43 @@ def _insert_answers(dialect: str) -> Any:
     and the rows inserted come back with their ids (an executemany, batched into multi-row INSERTs)."""
     statement = insert_for(dialect, Answer).on_conflict_do_nothing(index_elements=["post_id", "user_id"])
     return statement.returning(Answer.id, Answer.post_id, Answer.user_id)
+
+
+@lru_cache(maxsize=1)
+def _clicked_posts() -> Any:
+    """The read of `Answers.posts`, built once (SQLAlchemy then reuses its compiled form): the posts in the
+    `post_ids` parameter, with what they showed, where, to whom, and their speed-points setting."""
+    columns = select(
+        Post.id,
+        Post.question_id,
+        Post.channel_id,
+        Channel.workspace_id,
+        Post.opened_at,
+        Post.closes_at,
+        Post.closed_at,
+        # What the post showed (its snapshot's version), never the pack as it is now: a click and
+        # its stored choice_index keep meaning what they meant when the question was posted.
+        QuestionVersion.choices,
+        QuestionVersion.correct_index,
+        QuestionVersion.explanation,
+        _Recipient.external_id.label("recipient"),
+        *CHANNEL_REF_COLUMNS,
+        Workspace.timezone,
+        Workspace.enterprise_id,
+        ChannelSetting.value.label("channel_speed"),
+        WorkspaceSetting.value.label("workspace_speed"),
+    )
+    speed = SettingKey.SPEED_POINTS.value
+    return (
+        joined_to_channel(columns, Post.channel_id)
+        .join(PostSnapshot, PostSnapshot.post_id == Post.id)
+        .join(QuestionVersion, QuestionVersion.id == PostSnapshot.question_version_id)
+        .outerjoin(PostRecipient, PostRecipient.post_id == Post.id)
+        .outerjoin(_Recipient, _Recipient.id == PostRecipient.user_id)
+        .outerjoin(ChannelSetting, (ChannelSetting.channel_id == Post.channel_id) & (ChannelSetting.key == speed))
+        .outerjoin(
+            WorkspaceSetting,
+            (WorkspaceSetting.workspace_id == Channel.workspace_id) & (WorkspaceSetting.key == speed),
+        )
+        .where(Post.id.in_(bindparam("post_ids", expanding=True)))
+    )

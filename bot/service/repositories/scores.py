@@ -9,7 +9,7 @@ bench/leaderboard_queries.py measures both against the plain GROUP BY over answe
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -26,7 +26,6 @@ from sqlalchemy import (
     func,
     literal,
     select,
-    tuple_,
     union_all,
     update,
 )
@@ -93,12 +92,12 @@ def _sums(answer: type[Answer] | Any) -> tuple[ColumnElement[Any], ...]:
     )
 
 
-def _one_of(column: Any, dialect: str) -> ColumnElement[bool]:
-    """Rows whose `column` is one of the `ids` parameter: one array parameter on PostgreSQL, so a statement is
-    prepared once whatever the batch's size; a list of parameters on SQLite."""
+def _one_of(column: Any, dialect: str, name: str = "ids") -> ColumnElement[bool]:
+    """Rows whose `column` is one of the `name` parameter (default `ids`): one array parameter on PostgreSQL, so a
+    statement is prepared once whatever the batch's size; a list of parameters on SQLite."""
     if dialect == "postgresql":
-        return cast(ColumnElement[bool], column == any_(bindparam("ids", type_=postgresql.ARRAY(BigInteger()))))
-    return cast(ColumnElement[bool], column.in_(bindparam("ids", expanding=True)))
+        return cast(ColumnElement[bool], column == any_(bindparam(name, type_=postgresql.ARRAY(BigInteger()))))
+    return cast(ColumnElement[bool], column.in_(bindparam(name, expanding=True)))
 
 
 @lru_cache(maxsize=4)
@@ -145,7 +144,7 @@ def _statements(dialect: str) -> dict[str, Any]:
             func.max(Answer.answered_at).label("updated_at"),
         )
         .join(Post, Post.id == Answer.post_id)
-        .where(in_batch)
+        .where(in_batch, Answer.is_correct.is_(False))
         .group_by(Answer.user_id, Post.question_id)
         .order_by(Answer.user_id, Post.question_id)
     )
@@ -163,11 +162,48 @@ def _statements(dialect: str) -> dict[str, Any]:
         },
     )
     return {
-        "in_cohorts": select(CohortMember.user_id).where(_one_of(CohortMember.user_id, dialect)).distinct(),
+        "in_cohorts": select(CohortMember.user_id)
+        .where(CohortMember.user_id.in_(select(Answer.user_id).where(in_batch)))
+        .distinct()
+        .order_by(CohortMember.user_id),
         "users": add_sums(UserScore, ["user_id"], [user_workspace], user_workspace),
         "channels": add_sums(ChannelScore, ["user_id", "channel_id"], [user_channel], user_channel),
         "periods": add_sums(PeriodScore, ["user_id", "period", "period_start"], each_period, user_workspace),
         "review": review,
+    }
+
+
+@lru_cache(maxsize=8)
+def _combined(dialect: str, pieces: tuple[str, ...]) -> Any:
+    """PostgreSQL: the named upserts of `_statements` as data-modifying CTEs of one statement, whose own query is
+    `in_cohorts`; one round trip and one parse for the batch's rollups instead of one for each.
+
+    Every piece reads the batch's answer rows by the same `ids` parameter (and its own parameters, e.g. the
+    periods' starts), so a piece composes as it is: a new upsert (a new table, or another window's branch in the
+    periods piece) joins by being named here. PostgreSQL runs each data-modifying CTE exactly once and to
+    completion whether or not the query reads it; they all see the answers as the statement starts (inserted by
+    the batch's earlier INSERT), and none reads a table another one writes.
+    """
+    statements = _statements(dialect)
+    ctes = [statements[name].cte(f"{name}_rollup") for name in pieces]
+    return statements["in_cohorts"].add_cte(*ctes)
+
+
+def _period_groups(answers: Sequence[RecordedAnswer]) -> list[tuple[tuple[datetime, ...], list[int]]]:
+    """The batch's answer ids by the starts of their rollup windows' periods (one group but at a period's edge,
+    or for workspaces in timezones whose week or month starts at different instants)."""
+    periods: dict[tuple[datetime, ...], list[int]] = defaultdict(list)
+    for answer in answers:
+        starts = tuple(period_start(window, answer.answered_at, answer.timezone) for window in ROLLUP_WINDOWS)
+        periods[starts].append(answer.answer_id)
+    return sorted(periods.items())
+
+
+def _period_parameters(starts: tuple[datetime, ...]) -> dict[str, Any]:
+    """The parameters of the periods piece besides `ids`: each rollup window's name and its period's start."""
+    return {
+        **{f"period_{n}": window.value for n, window in enumerate(ROLLUP_WINDOWS)},
+        **{f"start_{n}": start for n, start in enumerate(starts)},
     }
 
 
@@ -176,40 +212,48 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
 
     The rollups are set-based statements over the batch's answer rows (`_statements`): one for the user totals,
     one for the channel totals, one for the periods of every rollup window (one per distinct set of periods:
-    usually one) and one for the review boxes of the wrong answers, whatever the batch's size.
+    usually one) and one for the review boxes of the wrong answers, whatever the batch's size. On PostgreSQL they
+    go as one statement (`_combined`) with the read of which answerers are in a cohort; on SQLite, which has no
+    data-modifying CTEs, one after the other.
     """
     if not answers:
         return
-    statements = _statements(session.get_bind().dialect.name)
+    dialect = session.get_bind().dialect.name
+    statements = _statements(dialect)
     ids = [answer.answer_id for answer in answers]
-    await session.execute(statements["users"], {"ids": ids})
-    await session.execute(statements["channels"], {"ids": ids})
-    # The answers of a batch are nearly always all in the same week and month: one statement for both windows.
-    periods: dict[tuple[datetime, ...], list[int]] = defaultdict(list)
-    for answer in answers:
-        starts = tuple(period_start(window, answer.answered_at, answer.timezone) for window in ROLLUP_WINDOWS)
-        periods[starts].append(answer.answer_id)
-    for starts, of_periods in sorted(periods.items()):
-        windows = {f"period_{n}": window.value for n, window in enumerate(ROLLUP_WINDOWS)}
-        await session.execute(
-            statements["periods"],
-            {"ids": of_periods, **windows, **{f"start_{n}": start for n, start in enumerate(starts)}},
-        )
-    await _add_to_cohorts(session, statements["in_cohorts"], answers)
+    groups = _period_groups(answers)
     wrong = [answer for answer in answers if not answer.correct]
-    if wrong:
-        # Into box 1 (back to box 1, un-retired, if already there), due one interval after the batch's last miss.
-        due = max(answer.answered_at for answer in wrong) + BOX_INTERVALS[0]
-        await session.execute(statements["review"], {"ids": [answer.answer_id for answer in wrong], "due": due})
+    # Into box 1 (back to box 1, un-retired, if already there), due one interval after the batch's last miss.
+    due = max(answer.answered_at for answer in wrong) + BOX_INTERVALS[0] if wrong else None
+    if dialect == "postgresql":
+        # The answers of a batch are nearly always all in the same week and month: then their periods go in the
+        # one statement too (all its pieces read the same `ids`); else each set of periods in its own.
+        together = len(groups) == 1
+        pieces = ("users", "channels", *(("periods",) if together else ()), *(("review",) if wrong else ()))
+        parameters: dict[str, Any] = {"ids": ids, **({"due": due} if wrong else {})}
+        if together:
+            parameters.update(_period_parameters(groups[0][0]))
+        members = set((await session.execute(_combined(dialect, pieces), parameters)).scalars())
+        if not together:
+            for starts, of_periods in groups:
+                await session.execute(statements["periods"], {"ids": of_periods, **_period_parameters(starts)})
+    else:
+        await session.execute(statements["users"], {"ids": ids})
+        await session.execute(statements["channels"], {"ids": ids})
+        for starts, of_periods in groups:
+            await session.execute(statements["periods"], {"ids": of_periods, **_period_parameters(starts)})
+        members = set((await session.execute(statements["in_cohorts"], {"ids": ids})).scalars())
+        if wrong:
+            await session.execute(statements["review"], {"ids": ids, "due": due})
+    await _add_to_cohorts(session, members, answers)
 
 
-async def _add_to_cohorts(session: AsyncSession, members_of: Any, answers: Sequence[RecordedAnswer]) -> None:
+async def _add_to_cohorts(session: AsyncSession, in_cohorts: Container[int], answers: Sequence[RecordedAnswer]) -> None:
     """Add each answer to the totals of its user's cohorts that had started when it was given.
 
-    Most answerers are in no cohort: find the ones who are (`members_of`), and update only their memberships.
+    Most answerers are in no cohort: `in_cohorts` are the ones who are (the `in_cohorts` statement's), and only
+    their memberships are updated.
     """
-    users = sorted({answer.user_id for answer in answers})
-    in_cohorts = set((await session.execute(members_of, {"ids": users})).scalars())
     by_member: dict[tuple[int, datetime], dict[str, int]] = {}
     for answer in answers:
         if answer.user_id in in_cohorts:
@@ -238,16 +282,10 @@ async def _add_to_cohorts(session: AsyncSession, members_of: Any, answers: Seque
     )
 
 
-async def channel_ranks(session: AsyncSession, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
-    """Rank of each (user, channel) on the channel's all-time board, as the board ranks (ties share a rank).
-
-    One statement for the pairs: RANK() over each of their channels' rollup rows in the board's order (points,
-    then correct answers, then fewer answers). That is one sorted pass over each channel, however many of its
-    users are asking; counting the rows ahead of each pair instead costs a pass per pair.
-    """
-    if not pairs:
-        return {}
-    wanted = sorted(set(pairs))
+@lru_cache(maxsize=4)
+def _ranks_statement(dialect: str) -> Any:
+    """The rank statement of `channel_ranks`, built once per dialect: RANK() over the rollup rows of the channels
+    in `channels`, kept for the users in `ids` (array parameters on PostgreSQL: one prepared statement)."""
     ranked = (
         select(
             ChannelScore.user_id,
@@ -259,12 +297,25 @@ async def channel_ranks(session: AsyncSession, pairs: Sequence[tuple[int, int]])
             )
             .label("rank"),
         )
-        .where(ChannelScore.channel_id.in_(sorted({channel for _, channel in wanted})))
+        .where(_one_of(ChannelScore.channel_id, dialect, "channels"))
         .subquery()
     )
-    rows = await session.execute(
-        select(ranked.c.user_id, ranked.c.channel_id, ranked.c.rank).where(
-            tuple_(ranked.c.user_id, ranked.c.channel_id).in_(wanted)
-        )
-    )
-    return {(int(user), int(channel)): int(rank) for user, channel, rank in rows}
+    return select(ranked.c.user_id, ranked.c.channel_id, ranked.c.rank).where(_one_of(ranked.c.user_id, dialect))
+
+
+async def channel_ranks(session: AsyncSession, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
+    """Rank of each (user, channel) on the channel's all-time board, as the board ranks (ties share a rank).
+
+    One statement for the pairs: RANK() over each of their channels' rollup rows in the board's order (points,
+    then correct answers, then fewer answers). That is one sorted pass over each channel, however many of its
+    users are asking; counting the rows ahead of each pair instead costs a pass per pair. It reads the ranks of
+    the pairs' users in all the pairs' channels (a batch's clicks are nearly always in one channel), and keeps
+    the pairs'.
+    """
+    if not pairs:
+        return {}
+    wanted = set(pairs)
+    parameters = {"ids": sorted({user for user, _ in wanted}), "channels": sorted({channel for _, channel in wanted})}
+    rows = await session.execute(_ranks_statement(session.get_bind().dialect.name), parameters)
+    ranks = {(int(user), int(channel)): int(rank) for user, channel, rank in rows}
+    return {pair: rank for pair, rank in ranks.items() if pair in wanted}
