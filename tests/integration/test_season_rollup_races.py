@@ -73,7 +73,9 @@ async def waiting_on_answers(runtime: Runtime) -> bool:
 
 async def until_waiting_or_done(runtime: Runtime, task: asyncio.Task[Any]) -> None:
     """Until `task` waits on the lock of `answers`, or has finished without waiting."""
-    while not task.done() and not await waiting_on_answers(runtime):
+    while not await waiting_on_answers(runtime):
+        if task.done():
+            return
         await asyncio.sleep(0.01)
 
 
