@@ -39,7 +39,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Select, case, event, func, insert, select, text
+from sqlalchemy import Select, String, case, event, func, insert, literal, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.common import Check, bound_check, quick_or_full, run, scratch_database, write_section
@@ -56,11 +56,13 @@ from bot.db.models import (
     Season,
     User,
     UserScore,
+    UTCDateTime,
     Workspace,
 )
 from bot.domain import ChannelRef, UserRef
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.service.repositories.directory import Directory
+from bot.service.repositories.scores import season_period
 from bot.service.scores import ROLLUP_WINDOWS, period_start
 from bot.service.stats import Stats
 from bot.service.uow import UnitOfWorkFactory, unit_of_work_factory
@@ -289,7 +291,7 @@ async def seed(engine: AsyncEngine, per_post: int, years: int = 1) -> int:
 
 
 async def _fill_periods(conn: Any) -> None:
-    """The period rollups of the answers of the last 40 days, as migration 0006 fills them."""
+    """The period rollups of the answers of the last 40 days, as migration 0006 fills them, and the season's."""
     since = NOW - timedelta(days=40)
     by_user: dict[tuple[int, str, datetime], list[int]] = defaultdict(lambda: [0, 0, 0])
     query = select(Answer.user_id, Answer.points, Answer.is_correct, Answer.answered_at).where(
@@ -309,6 +311,22 @@ async def _fill_periods(conn: Any) -> None:
     ]
     for chunk in _chunks(iter(rows)):
         await conn.execute(insert(PeriodScore), chunk)
+    # The running season's rollup rows (season 1, as the click path and migration 0017 keep them).
+    season = select(
+        Answer.user_id,
+        literal(season_period(1), String()),
+        literal(SEASON_START, UTCDateTime()),
+        Answer.workspace_id,
+        func.sum(Answer.points),
+        func.sum(case((Answer.is_correct, 1), else_=0)),
+        func.count(),
+    ).where(Answer.answered_at >= SEASON_START)
+    await conn.execute(
+        insert(PeriodScore).from_select(
+            ["user_id", "period", "period_start", "workspace_id", "points", "correct", "answered"],
+            season.group_by(Answer.user_id, Answer.workspace_id),
+        )
+    )
 
 
 # --- the references: the same boards as plain GROUP BYs over answers --------------------------------------------

@@ -5,6 +5,10 @@ replicas tick at once (and whether or not an admin types `/quiz season end` at t
 season, and only that one posts its final boards. The announcement is an `AnnounceSeason` callable
 (`SeasonService.announce`), so the service layer can change behind it; it posts through the platform port and the
 fan-out limiter.
+
+Ending at the planned end leaves the season's rollup rows as they are: while a season runs, the click path never
+adds an answer given at or after its planned end (service/repositories/seasons.py), so there is nothing to take
+back (an admin's earlier end takes back what it must).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import BindParameter, ColumnElement, Select, and_, bindparam, case, func, or_, select
+from sqlalchemy import BindParameter, ColumnElement, Select, and_, bindparam, case, func, or_, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
 
@@ -23,8 +23,12 @@ PERIOD_SLACK = timedelta(hours=27)
 starts of two periods of one window, at least a week."""
 
 
-_ROLLUPS = ("user_scores", "channel_scores", "cohort_members", "period_scores")
-"""Sources of a board's totals that are rollups, read in board order through their index; the others sum answers."""
+_ROLLUPS = ("user_scores", "channel_scores", "cohort_members", "period_scores", "season_scores")
+"""Sources of a board's totals that are rollups, read in board order through their index; the others sum answers
+(or, `cohort_season_scores`, join a cohort's members to their season rows, ranked in SQL)."""
+
+_KEYED = ("period_scores", "season_scores", "cohort_season_scores")
+"""Sources read by their rollup rows' key (`period`, `start`), not by bounds on `answers.answered_at`."""
 
 
 def _keyed_elsewhere() -> list[Select[Any]]:
@@ -110,8 +114,9 @@ def _windowed_totals(conditions: Sequence[ColumnElement[bool]]) -> Select[Any, A
 
 def _totals(source: str, start: bool, end: bool) -> Select[Any, Any, Any, Any]:
     """The totals (user_id, points, correct, answered) of a board's source, with bound parameters: `scope` (the
-    workspace, channel or cohort row id); `period` and `start` for `period_scores`; `start` and `end` for a source
-    summing answers when `start` / `end` are set."""
+    workspace, channel or cohort row id); `period` and `start` for the sources keyed by period (`_KEYED`: a period's
+    rows, a season's, a cohort's members' rows of a season); `start` and `end` for a source summing answers when
+    `start` / `end` are set."""
     scope: BindParameter[Any] = bindparam("scope")
     if source == "user_scores":
         return select(UserScore.user_id, UserScore.points, UserScore.correct, UserScore.answered).where(
@@ -125,12 +130,13 @@ def _totals(source: str, start: bool, end: bool) -> Select[Any, Any, Any, Any]:
         return select(CohortMember.user_id, CohortMember.points, CohortMember.correct, CohortMember.answered).where(
             CohortMember.cohort_id == scope, CohortMember.answered > 0
         )
-    if source == "period_scores":
-        return select(PeriodScore.user_id, PeriodScore.points, PeriodScore.correct, PeriodScore.answered).where(
-            PeriodScore.workspace_id == scope,
-            PeriodScore.period == bindparam("period"),
-            PeriodScore.period_start == bindparam("start"),
-        )
+    if source in _KEYED:
+        period = (PeriodScore.period == bindparam("period"), PeriodScore.period_start == bindparam("start"))
+        rows = select(PeriodScore.user_id, PeriodScore.points, PeriodScore.correct, PeriodScore.answered)
+        if source == "cohort_season_scores":  # its members' season rows, one primary key lookup each
+            members = CohortMember.cohort_id == scope
+            return rows.join(CohortMember, CohortMember.user_id == PeriodScore.user_id).where(members, *period)
+        return rows.where(PeriodScore.workspace_id == scope, *period)
     conditions: list[ColumnElement[bool]] = [
         {
             "workspace_answers": Answer.workspace_id == scope,
@@ -161,6 +167,7 @@ def _board_query(source: str, start: bool, end: bool, limit: int) -> Select[Any,
     limit), so the answers are summed once. Names are joined in the same statement (plain rows, no ORM entities).
     A period's board (`period_scores`) also checks that no row of the period was keyed elsewhere
     (`_keyed_elsewhere`): a condition of no row, on the outer query only, so the cut's subqueries do not repeat it.
+    A season's (`season_scores`) does not: its rows are keyed by the season itself, whatever the timezone.
     """
     sub = _totals(source, start, end).subquery()
     key = (sub.c.points.desc(), sub.c.correct.desc(), sub.c.answered)
@@ -189,7 +196,8 @@ def _board_query(source: str, start: bool, end: bool, limit: int) -> Select[Any,
 
 async def board_top(conn: AsyncConnection, source: str, params: dict[str, Any], limit: int) -> list[Entry]:
     """The top of a board (`_board_query`) of `source` with these parameters."""
-    query = _board_query(source, "start" in params and source != "period_scores", "end" in params, limit)
+    keyed = source in _KEYED
+    query = _board_query(source, "start" in params and not keyed, "end" in params and not keyed, limit)
     return [_entry(row) for row in await conn.execute(query, params)]
 
 
@@ -203,10 +211,14 @@ def _entry(row: Any) -> Entry:
 
 
 @functools.cache
-def cohort_board_query(rollup: bool, start: bool, end: bool) -> Select[Any, Any, Any, Any, Any, Any]:
+def cohort_board_query(
+    rollup: bool, start: bool, end: bool, season: bool = False
+) -> Select[Any, Any, Any, Any, Any, Any]:
     """Cohort vs cohort in one statement, built once per shape (parameters: scope, the workspace's row id; start
     and end when set): each cohort with answers (name, members, active members, points, correct, answered), from
     the members' rollups (`rollup`, all time) or summed from their answers in the window since the cohort's start.
+    A season's (`season`; parameters also `period`, the season's rows, and `start`, its start) joins the members of
+    the cohorts that had started by the season's start to their season rows, and sums the answers of the others.
     """
     workspace: BindParameter[Any] = bindparam("scope")
     if rollup:
@@ -228,6 +240,8 @@ def cohort_board_query(rollup: bool, start: bool, end: bool) -> Select[Any, Any,
             window.append(Answer.answered_at >= bindparam("start"))
         if end:
             window.append(Answer.answered_at < bindparam("end"))
+        if season:
+            window.append(Cohort.starts_at > bindparam("start"))  # the others read their season rows (below)
         totals = (
             select(
                 CohortMember.cohort_id.label("cohort_id"),
@@ -241,7 +255,28 @@ def cohort_board_query(rollup: bool, start: bool, end: bool) -> Select[Any, Any,
             .where(Cohort.workspace_id == workspace, *window)
             .group_by(CohortMember.cohort_id)
         )
-    found = totals.subquery()
+    if season:
+        season_rows = and_(
+            PeriodScore.user_id == CohortMember.user_id,
+            PeriodScore.period == bindparam("period"),
+            PeriodScore.period_start == bindparam("start"),
+        )
+        from_rows = (
+            select(
+                CohortMember.cohort_id.label("cohort_id"),
+                func.count(PeriodScore.user_id).label("active"),
+                func.sum(PeriodScore.points).label("points"),
+                func.sum(PeriodScore.correct).label("correct"),
+                func.sum(PeriodScore.answered).label("answered"),
+            )
+            .join(Cohort, Cohort.id == CohortMember.cohort_id)
+            .join(PeriodScore, season_rows)
+            .where(Cohort.workspace_id == workspace, Cohort.starts_at <= bindparam("start"))
+            .group_by(CohortMember.cohort_id)
+        )
+        found = union_all(from_rows, totals).subquery()
+    else:
+        found = totals.subquery()
     members = aliased(CohortMember)
     size = select(func.count()).select_from(members).where(members.cohort_id == Cohort.id).scalar_subquery()
     return (

@@ -4,7 +4,10 @@ A season runs from `/quiz season start` until `/quiz season end` or its `until:`
 season part ends it then, bot/scheduling/season_ends.py). Ending is a conditional update (`ended_at IS NULL`), so
 of the command and every replica's tick exactly one ends a season, and only that one announces it: each channel of
 the workspace with answers in the season gets its final board (the top three) through the platform port, paced by
-the fan-out limiter like scheduled posts. Boards are read models (service/stats.py); all-time rollups never change.
+the fan-out limiter like scheduled posts. Boards are read models (service/stats.py); all-time rollups never change. A
+season's own rollup rows are settled by its start and its end in the same unit of work (`uow.seasons.add` and
+`end`: the answers stored meanwhile, see service/repositories/seasons.py), so starting and ending write nothing
+else here.
 The announcement runs after the end is committed (a platform call never runs inside the transaction); a crash in
 between leaves the season ended without its boards posted, and its board still at `/quiz leaderboard season NAME`.
 The use cases run in the caller's unit of work: the dispatcher's (QuizApp.announce_season reads the final boards in

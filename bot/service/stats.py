@@ -2,9 +2,11 @@
 
 All-time boards read the score rollups (`user_scores`, `channel_scores`, `cohort_members`): an index scan that
 stops after the top rows. A workspace's week and month boards read the period rollup (`period_scores`) the
-same way; channel and cohort windows, seasons, and any window not in scores.ROLLUP_WINDOWS, sum `answers` in the
-window's [start, end) through covering indexes (an index-only range scan, bounded on both sides for a past
-season). Streaks are computed for the rows shown only.
+same way, and so does its season board (the season's rows of `period_scores`, `season_period`); a cohort's season
+board joins its members to their season rows when the cohort had started by the season's start. Channel windows,
+cohort week and month, a cohort that started during the season, and any window not in scores.ROLLUP_WINDOWS, sum
+`answers` in the window's [start, end) through covering indexes (an index-only range scan, bounded on both sides
+for a past season). Streaks are computed for the rows shown only.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from sqlalchemy import (
     func,
     select,
 )
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.db.database import read_only_options
@@ -39,11 +41,12 @@ from bot.db.models import (
     Workspace,
 )
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
-from bot.domain.ranking import rank_cohorts, rank_entries
+from bot.domain.ranking import Entry, rank_cohorts, rank_entries
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError
 from bot.service.board_queries import board_top, cohort_board_query, in_span, period_top, span_params
 from bot.service.repositories.lookups import channel_place, find_cohort, find_season, season_span, workspace_row
+from bot.service.repositories.scores import season_period
 from bot.service.review import review_summary
 from bot.service.scores import ROLLUP_WINDOWS
 from bot.service.streak_stats import user_streaks
@@ -129,23 +132,43 @@ async def _cohort(session: AsyncSession, workspace: int | None, name: str) -> _C
 
 
 @functools.cache
-def _season_query(named: bool) -> Select[Any, Any, Any, Any]:
+def _season_query(named: bool) -> Select[Any, Any, Any, Any, Any]:
     which = Season.key == bindparam("key") if named else Season.ended_at.is_(None)
-    return select(Season.name, Season.starts_at, Season.ends_at, Season.ended_at).where(
+    return select(Season.id, Season.name, Season.starts_at, Season.ends_at, Season.ended_at).where(
         Season.workspace_id == bindparam("workspace"), which
     )
 
 
-async def _season(session: AsyncSession, workspace: int | None, name: str | None) -> tuple[str, Span]:
-    """The name and span (`season_span`) of the season a board names, or of the running one, in a statement built
-    once (`find_season` only to say what there is when there is no such season)."""
+class _SeasonRow(NamedTuple):
+    id: int
+    name: str
+    span: Span
+
+
+async def _season(session: AsyncSession, workspace: int | None, name: str | None) -> _SeasonRow:
+    """The id, name and span (`season_span`) of the season a board names, or of the running one, in a statement
+    built once (`find_season` only to say what there is when there is no such season)."""
     if workspace is not None:
         params: dict[str, Any] = {"workspace": workspace} | ({} if name is None else {"key": name.casefold()})
         row = (await (await session.connection()).execute(_season_query(name is not None), params)).first()
         if row is not None:
-            return row.name, Span(start=row.starts_at, end=row.ended_at or row.ends_at)
+            return _SeasonRow(int(row.id), row.name, Span(start=row.starts_at, end=row.ended_at or row.ends_at))
     found = await find_season(session, workspace, name)
-    return found.name, season_span(found)
+    return _SeasonRow(found.id, found.name, season_span(found))
+
+
+async def _season_top(
+    conn: AsyncConnection, season: _SeasonRow, scope: int | _CohortRow, limit: int
+) -> list[Entry] | None:
+    """The top of a season's board of a workspace (its row id) or a cohort from the season's rollup rows; None for
+    a cohort that started after the season did (its board counts only its members' answers since its own start,
+    which the rows do not tell apart: summed from answers)."""
+    keyed = {"period": season_period(season.id), "start": season.span.start}
+    if isinstance(scope, int):
+        return await board_top(conn, "season_scores", {"scope": scope, **keyed}, limit)
+    if season.span.start is None or scope.starts_at > season.span.start:
+        return None
+    return await board_top(conn, "cohort_season_scores", {"scope": scope.id, **keyed}, limit)
 
 
 class Stats:
@@ -184,10 +207,11 @@ class Stats:
             if scope is Scope.COHORT:
                 found = await _cohort(session, workspace[0] if workspace else None, cohort or "")
                 label = board_words.cohort_scope(found.name, found.start_date)
-            season_label: str | None = None
-            season_bounds: Span | None = None
+            found_season = None
             if window is Window.SEASON:
-                season_label, season_bounds = await _season(session, workspace[0] if workspace else None, season)
+                found_season = await _season(session, workspace[0] if workspace else None, season)
+            season_label = found_season.name if found_season else None
+            season_bounds = found_season.span if found_season else None
             if place is None:
                 return Leaderboard(scope=label, window=window.value, rows=())
             (workspace_id, timezone), streak_channel = place
@@ -210,7 +234,12 @@ class Stats:
                 assert found is not None
                 params = {"scope": found.id} if rollup else span_params(found.id, span, since=found.starts_at)
                 source = "cohort_members" if rollup else "cohort_answers"
-            if scope is Scope.WORKSPACE and not rollup and self.rollups and window in ROLLUP_WINDOWS:
+            from_season = None
+            if self.rollups and found_season is not None and scope is not Scope.CHANNEL:
+                from_season = await _season_top(conn, found_season, workspace_id if found is None else found, limit)
+            if from_season is not None:
+                entries = from_season
+            elif scope is Scope.WORKSPACE and not rollup and self.rollups and window in ROLLUP_WINDOWS:
                 entries = await period_top(conn, workspace_id, window, span, limit)
             else:
                 entries = await board_top(conn, source, params, limit)
@@ -252,15 +281,21 @@ class Stats:
             workspace = await workspace_row(session, channel.platform, channel.workspace_id)
             season_label: str | None = None
             season_bounds: Span | None = None
+            found_season = None
             if window is Window.SEASON:
-                season_label, season_bounds = await _season(session, workspace[0] if workspace else None, season)
+                found_season = await _season(session, workspace[0] if workspace else None, season)
+                season_label, season_bounds = found_season.name, found_season.span
             if workspace is None:
                 return CohortBoard(window=window.value, rows=())
             workspace_id, timezone = workspace
             span = window_span(window, now, timezone, season=season_bounds)
             rollup = span.start is None and self.rollups
             params = span_params(workspace_id, span)
-            query = cohort_board_query(rollup, "start" in params, "end" in params)
+            from_season = self.rollups and found_season is not None
+            if from_season:
+                assert found_season is not None
+                params["period"] = season_period(found_season.id)
+            query = cohort_board_query(rollup, "start" in params, "end" in params, from_season)
             rows = (await (await session.connection()).execute(query, params)).all()
         standings = [
             CohortStanding(

@@ -48,7 +48,9 @@ class PeriodScore(Base):
     `period` is the window (bot.domain.windows.Window value), `period_start` where that period starts in the
     workspace's timezone (window_start of the answer's time), in UTC. Boards read the rows of the period containing
     now; they fall back to summing answers if rows of the same period keyed in another timezone exist (the
-    workspace's timezone was changed), so a board is always exact.
+    workspace's timezone was changed), so a board is always exact. A season's rows have `period` `season:<season
+    id>` and `period_start` the season's `starts_at` (service/repositories/scores.py `season_period`): keyed by the
+    season itself, no timezone in it.
     """
 
     __tablename__ = "period_scores"

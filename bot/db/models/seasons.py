@@ -17,7 +17,8 @@ class Season(Base):
     that date), `ended_at` when it really ended (by `/quiz season end`, or the ticker once `ends_at` passed), NULL
     while it runs. At most one season runs per workspace (a partial unique index). Ending is a conditional update
     (`ended_at IS NULL`), so whoever ends it, once, posts the final boards. `key` is the casefolded name.
-    Season boards sum `answers` through the same covering time indexes as week and month boards; no rollup.
+    A season's totals per user are rollup rows of `period_scores` (period `season:<id>`, period_start `starts_at`),
+    kept by the click path and settled when the season starts or ends (service/repositories/seasons.py).
     """
 
     __tablename__ = "seasons"

@@ -2,7 +2,8 @@
 
 All-time boards read these rollups (an index scan of at most one row per user) instead of summing every answer;
 a workspace's week and month boards read the period rollup (`period_scores`: a user's totals in the period of
-each window in ROLLUP_WINDOWS that contains the answer, in the workspace's timezone) the same way.
+each window in ROLLUP_WINDOWS that contains the answer, in the workspace's timezone) the same way, and its season
+boards the rows of each season that contains the answer (`season_period`, written by the same statement).
 bench/leaderboard_queries.py measures both against the plain GROUP BY over answers.
 """
 
@@ -18,17 +19,21 @@ from typing import Any, cast
 from sqlalchemy import (
     BigInteger,
     ColumnElement,
+    Select,
     String,
     Table,
+    and_,
     any_,
     bindparam,
     case,
     func,
     literal,
+    or_,
     select,
     union_all,
     update,
 )
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -41,6 +46,7 @@ from bot.db.models import (
     PeriodScore,
     Post,
     ReviewItem,
+    Season,
     UserScore,
     UTCDateTime,
 )
@@ -54,6 +60,46 @@ COUNTERS = ("points", "correct", "answered")
 ROLLUP_WINDOWS: tuple[Window, ...] = (Window.WEEK, Window.MONTH)
 """Windows whose boards read period rollups. A window added to bot.domain.windows is summed from answers until it
 is listed here, with a migration that fills its rows for the current periods (as 0008 does for these)."""
+
+
+SEASON_PERIOD = "season:"
+"""The `period` of a season's rollup rows is this and the season's id (`season_period`), their `period_start` the
+season's `starts_at`: keyed by the season, so two seasons never share rows, whatever their starts."""
+
+
+def season_period(season_id: int) -> str:
+    """The `period` of the rollup rows of this season."""
+    return f"{SEASON_PERIOD}{season_id}"
+
+
+def season_period_of(season: Any) -> ColumnElement[str]:
+    """`season_period` in SQL, of a seasons table's row (the model, or an alias of it)."""
+    return literal(SEASON_PERIOD, String()) + sql_cast(season.id, String())
+
+
+def in_season(season: Any, answered_at: Any) -> ColumnElement[bool]:
+    """Whether an answer given at `answered_at` counts in the season (a seasons row): in [starts_at, end), its end
+    being when it ended or, while it runs, its planned end (`season_span`'s), so an answer given after a planned end
+    that the ticker has not noticed yet is never taken."""
+    end = func.coalesce(season.ended_at, season.ends_at)
+    return and_(season.starts_at <= answered_at, or_(end.is_(None), answered_at < end))
+
+
+def _season_rows(in_batch: ColumnElement[bool]) -> Select[Any]:
+    """The batch's sums per user in each season of its workspace that contains the answer: the season branch of the
+    `periods` statement (columns as its other branches: user, period, period_start, workspace, COUNTERS)."""
+    return (
+        select(
+            Answer.user_id,
+            season_period_of(Season).label("period"),
+            Season.starts_at.label("period_start"),
+            Answer.workspace_id,
+            *_sums(Answer),
+        )
+        .join(Season, and_(Season.workspace_id == Answer.workspace_id, in_season(Season, Answer.answered_at)))
+        .where(in_batch)
+        .group_by(Answer.user_id, Season.id, Season.starts_at, Answer.workspace_id)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -110,11 +156,18 @@ def _statements(dialect: str) -> dict[str, Any]:
     """
     in_batch = _one_of(Answer.id, dialect)  # the answer rows of this batch (or of part of it)
 
-    def add_sums(model: type[Base], keys: list[str], columns: Sequence[Sequence[Any]], group: Sequence[Any]) -> Any:
+    def add_sums(
+        model: type[Base],
+        keys: list[str],
+        columns: Sequence[Sequence[Any]],
+        group: Sequence[Any],
+        more: Sequence[Select[Any]] = (),
+    ) -> Any:
         """One INSERT of the sums grouped by `group`, for each of the column lists (several: a UNION ALL, e.g. one
-        per rollup window)."""
+        per rollup window), and of the rows of `more` (the same columns, grouped their own way)."""
         table = cast(Table, model.__table__)
         grouped = [select(*cols, *_sums(Answer)).where(in_batch).group_by(*group) for cols in columns]
+        grouped += more
         rows = grouped[0].order_by(*group) if len(grouped) == 1 else union_all(*grouped).order_by(*keys)
         names = [column.key for column in columns[0]]
         statement = insert_for(dialect, model).from_select([*names, *COUNTERS], rows)
@@ -168,7 +221,9 @@ def _statements(dialect: str) -> dict[str, Any]:
         .order_by(CohortMember.user_id),
         "users": add_sums(UserScore, ["user_id"], [user_workspace], user_workspace),
         "channels": add_sums(ChannelScore, ["user_id", "channel_id"], [user_channel], user_channel),
-        "periods": add_sums(PeriodScore, ["user_id", "period", "period_start"], each_period, user_workspace),
+        "periods": add_sums(
+            PeriodScore, ["user_id", "period", "period_start"], each_period, user_workspace, [_season_rows(in_batch)]
+        ),
         "review": review,
     }
 
