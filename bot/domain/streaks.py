@@ -22,6 +22,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import NamedTuple
 
 from bot.domain import PostSource
 
@@ -63,8 +64,7 @@ class StreakPost:
         return end if end is not None and end <= now else None
 
 
-@dataclass(frozen=True, slots=True)
-class Settled:
+class Settled(NamedTuple):
     """One outcome and when it was settled: the answer's time, or the finish of a question left unanswered.
 
     Ordered as outcomes are taken: by that time, ties in posting order (opened, then post id)."""
@@ -73,6 +73,10 @@ class Settled:
     opened_at: datetime
     post_id: int
     outcome: Outcome
+
+
+def _order(event: Settled) -> tuple[datetime, datetime, int]:
+    return event[:3]
 
 
 def settled_events(
@@ -102,7 +106,7 @@ def settled_events(
             event = Settled(finished, post.opened_at, post.post_id, Outcome.MISSED)
         if since is None or event.at >= since:
             settled.append(event)
-    settled.sort(key=lambda event: (event.at, event.opened_at, event.post_id))
+    settled.sort(key=_order)
     return settled
 
 

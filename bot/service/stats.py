@@ -22,6 +22,7 @@ from sqlalchemy import (
     Select,
     and_,
     bindparam,
+    case,
     func,
     select,
 )
@@ -35,6 +36,7 @@ from bot.db.models import (
     CohortMember,
     MeCheckpoint,
     QuestionRow,
+    ReviewItem,
     Season,
     User,
     UserScore,
@@ -43,12 +45,12 @@ from bot.db.models import (
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
 from bot.domain.ranking import rank_cohorts, rank_entries
 from bot.domain.streaks import Checkpoint
+from bot.domain.views import ReviewSummary
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError, StorageUnavailable
 from bot.service.board_queries import board_top, cohort_board_query, in_span, period_top, span_params
 from bot.service.repositories.checkpoints import checkpoint_of
 from bot.service.repositories.lookups import channel_place, find_cohort, find_season, season_span, workspace_row
-from bot.service.review import review_summary
 from bot.service.scores import ROLLUP_WINDOWS
 from bot.service.streak_stats import resumed_record, unsent_pin, user_streaks
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
@@ -120,6 +122,28 @@ def _stored_checkpoint(me: Any) -> Any:
     return SimpleNamespace(
         **{column.key: getattr(me, f"checkpoint_{column.key}") for column in MeCheckpoint.__table__.c}
     )
+
+
+@functools.cache
+def _review_query() -> Select[Any, Any, Any]:
+    """A user's review counts in one statement (parameters: user, now): due, learning and mastered as
+    `uow.review.due`, `learning` and `mastered` count them (bot/service/repositories/review.py)."""
+    live = and_(ReviewItem.retired_at.is_(None), QuestionRow.active.is_(True))
+    now = bindparam("now", type_=ReviewItem.due_at.type)
+    return (
+        select(
+            func.count(case((and_(live, ReviewItem.due_at <= now), 1))),
+            func.count(case((live, 1))),
+            func.count(case((ReviewItem.retired_at.is_not(None), 1))),
+        )
+        .join(QuestionRow, QuestionRow.id == ReviewItem.question_id)
+        .where(ReviewItem.user_id == bindparam("user"))
+    )
+
+
+async def _review_summary(conn: AsyncConnection, user_row: int, now: datetime) -> ReviewSummary:
+    due, learning, mastered = (await conn.execute(_review_query(), {"user": user_row, "now": now})).one()
+    return ReviewSummary(due=int(due), learning=int(learning), mastered=int(mastered))
 
 
 @functools.cache
@@ -354,7 +378,7 @@ class Stats:
             record = await resumed_record(session, user_row, timezone=timezone, now=now, stored=stored, pin=me.pin)
             tags = await _missed_tags(conn, record.missed)
             streaks = (record.streak, record.day_streak)
-            review = await review_summary(uow, user_row, now)
+            review = await _review_summary(conn, user_row, now)
             if record.checkpoint is not None:
                 await _keep(uow, user_row, record.checkpoint, own=within is None)
         return UserStats(

@@ -314,10 +314,11 @@ def unsent_pin(user: ColumnElement[Any] | InstrumentedAttribute[int]) -> ColumnE
     """The open time of the oldest post not yet on the platform (no message reference, not closed) in any channel
     where `user` (a users.id column or parameter) answered; NULL when there is none. A checkpoint stays before it
     (the module's docstring). Read through ix_posts_channel_open (channel, closed_at, opened_at)."""
-    theirs = select(ChannelScore.channel_id).where(ChannelScore.user_id == user)
     return (
         select(func.min(Post.opened_at))
-        .where(Post.channel_id.in_(theirs), Post.closed_at.is_(None), Post.message_ref.is_(None))
+        .join(ChannelScore, ChannelScore.channel_id == Post.channel_id)
+        .where(ChannelScore.user_id == user, Post.closed_at.is_(None), Post.message_ref.is_(None))
+        .correlate_except(Post, ChannelScore)
         .scalar_subquery()
     )
 
@@ -346,18 +347,23 @@ def _answers_since_query(bounded: bool) -> Any:
 
 @functools.cache
 def _missed_since_query(bounded: bool) -> Any:
-    """The scheduled questions of some channels that finished by `now` (since `since` when bounded) without the
-    user's answer: the outcomes MISSED (parameters: channels, user, now, since). Through ix_posts_channel_finish."""
+    """The scheduled questions of some channels that finished by `now` (parameters: channels, now): all of them, of
+    which those the user did not answer are the outcomes MISSED (the caller has all their answers); or, bounded,
+    those that finished since `since` without the user's answer (parameters: user, since too), through
+    ix_posts_channel_finish and the answers' (post, user) key."""
     finish = _finish_time()
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
-    answered = (
-        select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == bindparam("user")).correlate(Post).exists()
-    )
     query = select(*_POST_COLUMNS).where(
-        Post.channel_id.in_(bindparam("channels", expanding=True)), *_scheduled(), finish <= now, ~answered
+        Post.channel_id.in_(bindparam("channels", expanding=True)), *_scheduled(), finish <= now
     )
     if bounded:
-        query = query.where(finish >= bindparam("since", type_=Post.opened_at.type))
+        answered = (
+            select(Answer.id)
+            .where(Answer.post_id == Post.id, Answer.user_id == bindparam("user"))
+            .correlate(Post)
+            .exists()
+        )
+        query = query.where(finish >= bindparam("since", type_=Post.opened_at.type), ~answered)
     return query
 
 
@@ -401,7 +407,7 @@ async def resumed_record(
     days_after: set[date] = set()
     missed = dict(base.missed) if base is not None else {}
     missed_after: dict[int, int] = defaultdict(int)
-    for row in await conn.execute(_answers_since_query(since is not None), params):
+    for row in (await conn.execute(_answers_since_query(since is not None), params)).all():
         before = row.answered_at < settled_to
         (days_before if before else days_after).add(local_date(row.answered_at, timezone))
         if not row.is_correct:
@@ -417,8 +423,9 @@ async def resumed_record(
     channels = sorted(set(starts) | set(answers))
     if channels:
         query = _missed_since_query(since is not None)
-        for row in await conn.execute(query, params | {"channels": channels, "now": now}):
-            posts[int(row.channel_id)].append(_streak_post(row))
+        for row in (await conn.execute(query, params | {"channels": channels, "now": now})).all():
+            if int(row.id) not in answers[int(row.channel_id)]:  # an answered one is in `posts` already
+                posts[int(row.channel_id)].append(_streak_post(row))
     at_checkpoint: dict[int, Streak] = {}
     current: list[Streak] = []
     for channel in channels:

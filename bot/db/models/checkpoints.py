@@ -13,7 +13,7 @@ from bot.db.models.base import Base
 
 class MeCheckpoint(Base):
     """One user's streaks and missed questions folded up to `settled_to`, an instant before which every outcome of
-    theirs is settled for good (bot/service/me_checkpoints.py says how it is chosen). Derived data: `/quiz me` reads
+    theirs is settled for good (bot/service/streak_stats.py says how it is chosen). Derived data: `/quiz me` reads
     it, folds what was settled since, and writes it again further on; deleting it only makes the next call read the
     whole history.
 

@@ -1,6 +1,6 @@
 """Checkpoints of `/quiz me` (`uow.checkpoints`): one row per user, read whole and replaced whole.
 
-A checkpoint is derived data (bot/db/models/checkpoints.py); the read side (bot/service/me_checkpoints.py) decides
+A checkpoint is derived data (bot/db/models/checkpoints.py); the read side (bot/service/streak_stats.py) decides
 what it holds. This repository only keeps the row safe under concurrent calls: a write replaces the stored
 checkpoint only with a later one (or one taken in another timezone), so of two `/quiz me` at once the one that
 settled further wins, whichever commits last; each is a whole row, never a mix of the two.
@@ -8,15 +8,16 @@ settled further wins, whichever commits last; each is a whole row, never a mix o
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 
 from bot.db.models import MeCheckpoint
 from bot.domain.streaks import Checkpoint, DayRun, Streak
 from bot.service.repositories.base import Repository
-from bot.service.repositories.directory import dialect_insert
+from bot.service.repositories.directory import insert_for
 
 VERSION = 1
 """The shape of a stored checkpoint; a row of another version is ignored (and replaced by the next call)."""
@@ -63,16 +64,26 @@ class Checkpoints(Repository):
             },
             "missed": {str(question): count for question, count in sorted(checkpoint.missed.items()) if count},
         }
-        statement = dialect_insert(self._session, MeCheckpoint).values(values)
-        stored = MeCheckpoint.__table__.c
-        statement = statement.on_conflict_do_update(
-            index_elements=["user_id"],
-            set_={name: statement.excluded[name] for name in values if name != "user_id"},
-            where=or_(
-                stored.settled_to < statement.excluded.settled_to,
-                stored.timezone != statement.excluded.timezone,
-                stored.version != statement.excluded.version,
-            ),
-        )
-        result = await self._session.execute(statement.returning(stored.user_id))
-        return result.scalar() is not None
+        statement = _advance_statement(self._session.get_bind().dialect.name)
+        return (await self._session.execute(statement, values)).scalar() is not None
+
+
+_COLUMNS = ("user_id", "version", "settled_to", "timezone", "day_run", "day_best", "last_day", "channels", "missed")
+
+
+@functools.cache
+def _advance_statement(dialect: str) -> Any:
+    """The guarded upsert of `advance`, built once per dialect with its values as parameters."""
+    table = MeCheckpoint.__table__.c
+    statement = insert_for(dialect, MeCheckpoint).values(
+        {name: bindparam(name, type_=table[name].type) for name in _COLUMNS}
+    )
+    return statement.on_conflict_do_update(
+        index_elements=["user_id"],
+        set_={name: statement.excluded[name] for name in _COLUMNS if name != "user_id"},
+        where=or_(
+            table.settled_to < statement.excluded.settled_to,
+            table.timezone != statement.excluded.timezone,
+            table.version != statement.excluded.version,
+        ),
+    ).returning(table.user_id)
