@@ -26,7 +26,7 @@ from sqlalchemy import (
     func,
     select,
 )
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -172,7 +172,7 @@ async def _keep(uow: UnitOfWork, user_row: int, checkpoint: Checkpoint, *, own: 
     try:
         await uow.checkpoints.advance(user_row, checkpoint)
         await uow.commit()
-    except (StorageUnavailable, IntegrityError):
+    except (StorageUnavailable, DBAPIError):
         log.info("a /quiz me checkpoint was not stored", exc_info=True)
 
 

@@ -347,15 +347,13 @@ def _answers_since_query(bounded: bool) -> Any:
 
 @functools.cache
 def _missed_since_query(bounded: bool) -> Any:
-    """The scheduled questions of some channels that finished by `now` (parameters: channels, now): all of them, of
-    which those the user did not answer are the outcomes MISSED (the caller has all their answers); or, bounded,
-    those that finished since `since` without the user's answer (parameters: user, since too), through
+    """The scheduled questions of some channels (parameter: channels): all of them, of which those that finished
+    without the user's answer are the outcomes MISSED (the caller has all their answers); or, bounded, those that
+    finished since `since` and by `now` without the user's answer (parameters: user, since, now too), through
     ix_posts_channel_finish and the answers' (post, user) key."""
     finish = _finish_time()
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
-    query = select(*_POST_COLUMNS).where(
-        Post.channel_id.in_(bindparam("channels", expanding=True)), *_scheduled(), finish <= now
-    )
+    query = select(*_POST_COLUMNS).where(Post.channel_id.in_(bindparam("channels", expanding=True)), *_scheduled())
     if bounded:
         answered = (
             select(Answer.id)
@@ -363,7 +361,7 @@ def _missed_since_query(bounded: bool) -> Any:
             .correlate(Post)
             .exists()
         )
-        query = query.where(finish >= bindparam("since", type_=Post.opened_at.type), ~answered)
+        query = query.where(finish >= bindparam("since", type_=Post.opened_at.type), finish <= now, ~answered)
     return query
 
 

@@ -24,6 +24,7 @@ from bot.domain.streaks import Checkpoint, DayRun, Streak
 from bot.runtime import Runtime
 from bot.service.facade import Invocation
 from bot.service.repositories.lookups import workspace_row
+from bot.service.review import review_summary
 from bot.service.streak_stats import SETTLE_MARGIN, user_streaks
 from tests.conftest import make_user
 from tests.integration.test_data_ops import _cli, cli_env  # noqa: F401  (the CLI's environment, a fixture)
@@ -42,8 +43,9 @@ async def scheduled(
 
 async def whole_history(
     runtime: Runtime, who: UserRef, now: datetime
-) -> tuple[int, int, int, int, tuple[tuple[str, int], ...]]:
-    """(streak, best streak, day streak, best day streak, missed topics) from the user's whole history."""
+) -> tuple[int, int, int, int, tuple[tuple[str, int], ...], tuple[int, int, int]]:
+    """(streak, best streak, day streak, best day streak, missed topics, review counts) from the user's whole
+    history, and the review counts as the review repository counts them."""
     async with runtime.db.transaction() as session:
         workspace = await workspace_row(session, who.platform, who.workspace_id)
         assert workspace is not None
@@ -65,7 +67,9 @@ async def whole_history(
         ).scalars()
         tags = Counter(tag for row in missed for tag in (row or []))
     top = tuple(sorted(tags.items(), key=lambda item: (-item[1], item[0]))[:3])
-    return question.current, question.best, day.current, day.best, top
+    async with runtime.uow() as uow:
+        review = await review_summary(uow, user_row, now)
+    return question.current, question.best, day.current, day.best, top, (review.due, review.learning, review.mastered)
 
 
 async def me(runtime: Runtime, who: str | UserRef) -> UserStats:
@@ -73,7 +77,8 @@ async def me(runtime: Runtime, who: str | UserRef) -> UserStats:
     user = make_user(who) if isinstance(who, str) else who
     now = runtime.clock.now()
     stats = await runtime.stats.user_stats(user, now=now)
-    shown = (stats.streak, stats.best_streak, stats.day_streak, stats.best_day_streak, stats.missed_tags)
+    review = (stats.review_due, stats.review_learning, stats.review_mastered)
+    shown = (stats.streak, stats.best_streak, stats.day_streak, stats.best_day_streak, stats.missed_tags, review)
     assert shown == await whole_history(runtime, user, now), user.user_id
     return stats
 
@@ -105,7 +110,7 @@ async def test_me_resumed_from_its_checkpoint_shows_what_the_whole_history_shows
     first = await me(runtime, "alice")
     checkpoint = await stored(runtime, "alice")
     assert checkpoint is not None and checkpoint.settled_to == clock.now() - SETTLE_MARGIN
-    assert first.best_streak > 0 and first.best_day_streak > 0 and first.missed_tags
+    assert first.best_streak > 0 and first.best_day_streak > 0 and first.missed_tags and first.review_due > 0
 
     await a_week(runtime, channel, clock)  # more answers
     again = await me(runtime, "alice")
