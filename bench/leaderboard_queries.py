@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import statistics
 import tempfile
@@ -76,6 +77,8 @@ START = datetime(2025, 1, 29, 7, 0, tzinfo=UTC)
 CHANNELS, USERS, POSTS, COHORTS, MEMBERS = 20, 10_000, 14_706, 50, 1000
 CHANNEL = ChannelRef("bench", "W", "C3")
 ME = UserRef("bench", "W", "U1234", "user1234")
+QUIZ_ME, QUIZ_ME_FIRST = "/quiz me", "/quiz me, first call"
+DAY = timedelta(days=1)
 COHORT = "cohort40"
 
 
@@ -398,9 +401,37 @@ class Case:
     """The read model with `rollups=False`: the same lookups and streaks, the totals a plain GROUP BY over answers
     (None for /quiz me, whose only rollup read is the rank: its reference is the bare statement)."""
     bare: Select[Any]
+    prepare: Callable[[], Awaitable[Any]] | None = None
+    """What sets the case up before it is timed (not timed): the /quiz me users' earlier calls."""
 
 
-def _calls(stats: Stats) -> list[tuple[str, Callable[[], Awaitable[Any]]]]:
+_next_user = itertools.count(2000)
+"""Users of the /quiz me cases, each asked once: a fresh one for every call, however many cases are built."""
+
+
+class FreshUsers:
+    """`/quiz me` asked by a different user at each call, as people use it: a call moves the user's checkpoint on
+    (bot/service/streak_stats.py), so asking the same user again would time a checkpoint a second old. `primed`:
+    each user asked once a day before NOW (in `prepare`, not timed), so a timed call reads a day of what was
+    settled since, and moves the checkpoint on; else each timed call is the user's first (no checkpoint: their whole
+    history read, and the checkpoint written)."""
+
+    def __init__(self, stats: Stats, *, primed: bool, count: int) -> None:
+        self.stats, self.primed = stats, primed
+        numbers = [next(_next_user) for _ in range(count)]
+        self.users = [UserRef("bench", "W", f"U{n}", f"user{n}") for n in numbers]
+        self._turn = iter(self.users)
+
+    async def prepare(self) -> None:
+        if self.primed:
+            for user in self.users:
+                await self.stats.user_stats(user, now=NOW - DAY)
+
+    async def __call__(self) -> Any:
+        return await self.stats.user_stats(next(self._turn), now=NOW)
+
+
+def _calls(stats: Stats, runs: int) -> list[tuple[str, Callable[[], Awaitable[Any]]]]:
     found: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
     for scope in (Scope.WORKSPACE, Scope.CHANNEL, Scope.COHORT):
         for window in Window:
@@ -409,17 +440,26 @@ def _calls(stats: Stats) -> list[tuple[str, Callable[[], Awaitable[Any]]]]:
             found.append((f"leaderboard {scope.value} {window.value}", call))
     for window in Window:
         found.append((f"cohort vs cohort {window.value}", partial(stats.cohort_board, CHANNEL, window=window, now=NOW)))
-    found.append(("/quiz me", partial(stats.user_stats, ME, now=NOW)))
+    # a warm-up, the runs and the two calls of a statement profile, each a user of its own
+    found.append((QUIZ_ME, FreshUsers(stats, primed=True, count=runs + 3)))
+    found.append((QUIZ_ME_FIRST, FreshUsers(stats, primed=False, count=runs + 3)))
     return found
 
 
-def cases(uow: UnitOfWorkFactory) -> list[Case]:
-    """Every board of every scope and window, cohort vs cohort, and /quiz me."""
+def cases(uow: UnitOfWorkFactory, runs: int) -> list[Case]:
+    """Every board of every scope and window, cohort vs cohort, and /quiz me (a day after the user's last call, and
+    a user's first call)."""
     bare = [plain_board(scope, window) for scope in (Scope.WORKSPACE, Scope.CHANNEL, Scope.COHORT) for window in Window]
-    bare += [plain_cohorts(window) for window in Window] + [plain_me()]
-    boards, plain = _calls(Stats(uow)), _calls(Stats(uow, rollups=False))
+    bare += [plain_cohorts(window) for window in Window] + [plain_me(), plain_me()]
+    boards, plain = _calls(Stats(uow), runs), _calls(Stats(uow, rollups=False), 0)
     return [
-        Case(label, call, None if label == "/quiz me" else same_job, statement)
+        Case(
+            label,
+            call,
+            None if label.startswith(QUIZ_ME) else same_job,
+            statement,
+            call.prepare if isinstance(call, FreshUsers) else None,
+        )
         for (label, call), (_, same_job), statement in zip(boards, plain, bare, strict=True)
     ]
 
@@ -494,7 +534,9 @@ async def bench(kind: str, per_post: int, runs: int, keep: bool, years: int = 1)
                 size = f"{count / 1e6:.1f}M" if count >= 1e6 else f"{count / 1e3:.0f}k"
                 print(f"{kind}: seeded {count:,} answers in {time.perf_counter() - started:.0f} s", flush=True)
                 measured = Measured([], {}, [], [])
-                for case_ in cases(unit_of_work_factory(db, Directory(default_timezone="UTC"))):
+                for case_ in cases(unit_of_work_factory(db, Directory(default_timezone="UTC")), runs):
+                    if case_.prepare is not None:
+                        await case_.prepare()
 
                     async def bare(statement: Select[Any] = case_.bare) -> None:
                         async with db.transaction() as session:
@@ -523,7 +565,10 @@ async def bench(kind: str, per_post: int, runs: int, keep: bool, years: int = 1)
                     )
                 slowest = max(measured.p50, key=lambda label: measured.p50[label])
                 uow = unit_of_work_factory(db, Directory(default_timezone="UTC"))
-                call = next(c.call for c in cases(uow) if c.label == slowest)
+                profiled = next(c for c in cases(uow, runs) if c.label == slowest)
+                if profiled.prepare is not None:
+                    await profiled.prepare()
+                call = profiled.call
                 measured.profile = [
                     f"{kind}, {size}, `{slowest}` (the slowest):",
                     "",
@@ -599,7 +644,13 @@ async def main() -> None:
         "through the answers' covering indexes; that is the plan the rollups replace, and the one a board chooses "
         "itself for the windows that read answers. The bare GROUP BY is that one statement alone (no lookups, no "
         "streaks, no names), shown for scale; it is the reference of `/quiz me`, whose only rollup read is the "
-        "rank.\n\n" + "\n".join(rows) + "\n\nWhere the time goes:\n\n" + "\n".join(profiles)
+        "rank. `/quiz me` is asked by a different user at each call (a call moves the user's checkpoint on, so the "
+        "same user again would read nothing new): `/quiz me` by users who asked a day before (a day of outcomes "
+        "settled since their checkpoint read and folded, the checkpoint moved on and committed), `/quiz me, first "
+        "call` by users who never asked (their whole history read, the checkpoint written).\n\n"
+        + "\n".join(rows)
+        + "\n\nWhere the time goes:\n\n"
+        + "\n".join(profiles)
     )
     command = f"python -m bench.leaderboard_queries --db {args.db} --runs {runs}" + (" --quick" if args.quick else "")
     if years > 1:

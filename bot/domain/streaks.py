@@ -22,6 +22,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import NamedTuple
 
 from bot.domain import PostSource
 
@@ -63,6 +64,52 @@ class StreakPost:
         return end if end is not None and end <= now else None
 
 
+class Settled(NamedTuple):
+    """One outcome and when it was settled: the answer's time, or the finish of a question left unanswered.
+
+    Ordered as outcomes are taken: by that time, ties in posting order (opened, then post id)."""
+
+    at: datetime
+    opened_at: datetime
+    post_id: int
+    outcome: Outcome
+
+
+def _order(event: Settled) -> tuple[datetime, datetime, int]:
+    return event[:3]
+
+
+def settled_events(
+    posts: Iterable[StreakPost],
+    answers: Mapping[int, tuple[datetime, bool]],
+    now: datetime,
+    *,
+    since: datetime | None = None,
+) -> list[Settled]:
+    """One user's outcomes on one channel's scheduled questions with when each was settled, in that order; only
+    those settled at or after `since` when given (what a checkpoint taken at `since` has not folded yet).
+
+    `answers` maps a post id to the user's (answer time, correct). An answered question is settled when the answer
+    was recorded, an unanswered one when it finished (MISSED); one still open and unanswered is not settled yet and
+    is left out.
+    """
+    settled: list[Settled] = []
+    for post in posts:
+        answer = answers.get(post.post_id)
+        if answer is not None:
+            outcome = Outcome.CORRECT if answer[1] else Outcome.WRONG
+            event = Settled(answer[0], post.opened_at, post.post_id, outcome)
+        else:
+            finished = post.finished_at(now)
+            if finished is None:
+                continue
+            event = Settled(finished, post.opened_at, post.post_id, Outcome.MISSED)
+        if since is None or event.at >= since:
+            settled.append(event)
+    settled.sort(key=_order)
+    return settled
+
+
 def settled_outcomes(
     posts: Iterable[StreakPost], answers: Mapping[int, tuple[datetime, bool]], now: datetime
 ) -> list[Outcome]:
@@ -72,23 +119,13 @@ def settled_outcomes(
     was recorded, an unanswered one when it finished (MISSED); one still open and unanswered is not settled yet and
     is left out. Ties are taken in posting order.
     """
-    settled: list[tuple[datetime, datetime, int, Outcome]] = []
-    for post in posts:
-        answer = answers.get(post.post_id)
-        if answer is not None:
-            outcome = Outcome.CORRECT if answer[1] else Outcome.WRONG
-            settled.append((answer[0], post.opened_at, post.post_id, outcome))
-            continue
-        finished = post.finished_at(now)
-        if finished is not None:
-            settled.append((finished, post.opened_at, post.post_id, Outcome.MISSED))
-    settled.sort(key=lambda event: event[:3])
-    return [event[3] for event in settled]
+    return [event.outcome for event in settled_events(posts, answers, now)]
 
 
-def question_streak(outcomes: Iterable[Outcome]) -> Streak:
-    """The question streak from one channel's outcomes in the order they were settled (`settled_outcomes`)."""
-    run = best = 0
+def question_streak(outcomes: Iterable[Outcome], start: Streak = Streak()) -> Streak:
+    """The question streak from one channel's outcomes in the order they were settled (`settled_outcomes`),
+    resumed from `start`, the streak of the outcomes settled before them (a checkpoint; none by default)."""
+    run, best = start.current, start.best
     for outcome in outcomes:
         if outcome is Outcome.CORRECT:
             run += 1
@@ -98,17 +135,40 @@ def question_streak(outcomes: Iterable[Outcome]) -> Streak:
     return Streak(current=run, best=best)
 
 
-def day_streak(days: Iterable[date], today: date) -> Streak:
-    """The day streak from the local dates of a user's answers (any order, repeats allowed)."""
-    ordered = sorted(set(days))
-    run = best = 0
-    previous: date | None = None
-    for day in ordered:
+@dataclass(frozen=True, slots=True)
+class DayRun:
+    """What the day streak of some answer days comes to, before knowing today: the run of consecutive days that
+    ends at the last of them, the longest run, and that last day (None without any). A checkpoint of day streaks:
+    `fold_days` resumes from it with the days of later answers."""
+
+    run: int = 0
+    best: int = 0
+    last: date | None = None
+
+
+def fold_days(days: Iterable[date], start: DayRun = DayRun()) -> DayRun:
+    """`start` extended with the local dates of later answers (any order, repeats allowed). A day up to
+    `start.last` is already counted (the last day of a checkpoint may get more answers after it)."""
+    run, best, previous = start.run, start.best, start.last
+    for day in sorted(set(days)):
+        if previous is not None and day <= previous:
+            continue
         run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
         best = max(best, run)
         previous = day
-    current = run if previous is not None and today - previous <= timedelta(days=1) else 0
-    return Streak(current=current, best=best)
+    return DayRun(run=run, best=best, last=previous)
+
+
+def day_streak_of(folded: DayRun, today: date) -> Streak:
+    """The day streak on `today` of folded answer days: current while the last day is today or yesterday."""
+    last = folded.last
+    current = folded.run if last is not None and today - last <= timedelta(days=1) else 0
+    return Streak(current=current, best=folded.best)
+
+
+def day_streak(days: Iterable[date], today: date) -> Streak:
+    """The day streak from the local dates of a user's answers (any order, repeats allowed)."""
+    return day_streak_of(fold_days(days), today)
 
 
 def best_of(streaks: Iterable[Streak]) -> Streak:
@@ -118,3 +178,19 @@ def best_of(streaks: Iterable[Streak]) -> Streak:
         current = max(current, streak.current)
         best = max(best, streak.best)
     return Streak(current=current, best=best)
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """What one user's `/quiz me` has folded of their history: everything settled before `settled_to`.
+
+    The question streak of each channel (absent: nothing yet, `Streak()`), the day streak's fold in `timezone` (the
+    workspace's when it was taken), and the number of wrong answers to each question (by question row id). The
+    next call resumes from it with what was settled since (`question_streak(..., start=)`, `fold_days(..., start=)`),
+    which equals folding the whole history (tests/unit/test_streak_resume.py)."""
+
+    settled_to: datetime
+    timezone: str
+    channels: Mapping[int, Streak]
+    days: DayRun
+    missed: Mapping[int, int]

@@ -234,6 +234,7 @@ class QuizApp:
         """A person's home page (Slack's App Home tab): the same page as `/quiz me`, read in one unit of work."""
         async with self.uow() as uow:
             view = await self.home_reader.home(uow, user, now=self.clock.now())
+            await uow.commit()  # the user's /quiz me checkpoint, moved on by the read (bot/service/streak_stats.py)
         return home_words.home_page(view)
 
     async def answer(

@@ -12,29 +12,33 @@ for a past season). Streaks are computed for the rows shown only.
 from __future__ import annotations
 
 import functools
+import logging
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import date, datetime
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Select,
     and_,
     bindparam,
+    case,
     func,
     select,
 )
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.db.database import read_only_options
 from bot.db.models import (
-    Answer,
     Cohort,
     CohortMember,
-    Post,
+    MeCheckpoint,
     QuestionRow,
+    ReviewItem,
     Season,
     User,
     UserScore,
@@ -42,16 +46,20 @@ from bot.db.models import (
 )
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
 from bot.domain.ranking import Entry, rank_cohorts, rank_entries
+from bot.domain.streaks import Checkpoint
+from bot.domain.views import ReviewSummary
 from bot.domain.windows import Scope, Span, Window, window_span
-from bot.errors import QuizError
+from bot.errors import QuizError, StorageUnavailable
 from bot.service.board_queries import board_top, cohort_board_query, in_span, period_top, span_params
+from bot.service.repositories.checkpoints import checkpoint_of
 from bot.service.repositories.lookups import channel_place, find_cohort, find_season, season_span, workspace_row
 from bot.service.repositories.scores import season_period
-from bot.service.review import review_summary
 from bot.service.scores import ROLLUP_WINDOWS
-from bot.service.streak_stats import user_streaks
+from bot.service.streak_stats import resumed_record, unsent_pin, user_streaks
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.wording import boards as board_words
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Stats", "in_span", "viewing"]
 """`in_span` (bot/service/board_queries.py) is read by the seasons' use cases from here too."""
@@ -69,9 +77,11 @@ async def viewing(factory: UnitOfWorkFactory, within: UnitOfWork | None) -> Asyn
 
 
 @functools.cache
-def _me_query() -> Select[Any, Any, Any, Any, Any, Any, Any]:
+def _me_query() -> Select[Any, *tuple[Any, ...]]:
     """A user's workspace (id, timezone), row id, all-time totals and how many of the workspace rank ahead of them,
-    in one statement (parameters: platform, workspace, user: the platform ids); None columns when unknown."""
+    their `/quiz me` checkpoint (columns `checkpoint_*`) and where a new one must stay before (`pin`,
+    streak_stats.unsent_pin), in one statement (parameters: platform, workspace, user: the platform ids); None
+    columns when unknown."""
     others = aliased(UserScore)
     ahead = (
         select(func.count())
@@ -98,11 +108,75 @@ def _me_query() -> Select[Any, Any, Any, Any, Any, Any, Any]:
             UserScore.correct,
             UserScore.answered,
             ahead.label("ahead"),
+            *(column.label(f"checkpoint_{column.key}") for column in MeCheckpoint.__table__.c),
+            unsent_pin(User.id).label("pin"),
         )
         .outerjoin(User, and_(User.workspace_id == Workspace.id, User.external_id == bindparam("user")))
         .outerjoin(UserScore, UserScore.user_id == User.id)
+        .outerjoin(MeCheckpoint, MeCheckpoint.user_id == User.id)
         .where(Workspace.platform == bindparam("platform"), Workspace.external_id == bindparam("workspace"))
     )
+
+
+def _stored_checkpoint(me: Any) -> Any:
+    """The `checkpoint_*` columns of `_me_query`'s row by their own names (None when the user has no checkpoint)."""
+    if me.checkpoint_user_id is None:
+        return None
+    return SimpleNamespace(
+        **{column.key: getattr(me, f"checkpoint_{column.key}") for column in MeCheckpoint.__table__.c}
+    )
+
+
+@functools.cache
+def _review_query() -> Select[Any, Any, Any]:
+    """A user's review counts in one statement (parameters: user, now): due, learning and mastered as
+    `uow.review.due`, `learning` and `mastered` count them (bot/service/repositories/review.py)."""
+    live = and_(ReviewItem.retired_at.is_(None), QuestionRow.active.is_(True))
+    now = bindparam("now", type_=ReviewItem.due_at.type)
+    return (
+        select(
+            func.count(case((and_(live, ReviewItem.due_at <= now), 1))),
+            func.count(case((live, 1))),
+            func.count(case((ReviewItem.retired_at.is_not(None), 1))),
+        )
+        .join(QuestionRow, QuestionRow.id == ReviewItem.question_id)
+        .where(ReviewItem.user_id == bindparam("user"))
+    )
+
+
+async def _review_summary(conn: AsyncConnection, user_row: int, now: datetime) -> ReviewSummary:
+    due, learning, mastered = (await conn.execute(_review_query(), {"user": user_row, "now": now})).one()
+    return ReviewSummary(due=int(due), learning=int(learning), mastered=int(mastered))
+
+
+@functools.cache
+def _tags_query() -> Select[Any, Any]:
+    return select(QuestionRow.id, QuestionRow.tags).where(QuestionRow.id.in_(bindparam("ids", expanding=True)))
+
+
+async def _missed_tags(conn: AsyncConnection, missed: dict[int, int]) -> Counter[str]:
+    """Wrong answers per tag, from wrong answers per question and each question's tags as they are now."""
+    tags: Counter[str] = Counter()
+    if missed:
+        for question, question_tags in await conn.execute(_tags_query(), {"ids": sorted(missed)}):
+            for tag in question_tags or ():
+                tags[tag] += missed[int(question)]
+    return tags
+
+
+async def _keep(uow: UnitOfWork, user_row: int, checkpoint: Checkpoint, *, own: bool) -> None:
+    """Store a `/quiz me` checkpoint: in the caller's unit of work (theirs to commit: `/quiz me` and the home tab
+    do), or, in a view's own read-only one, committed at once. A checkpoint is a cache: when it cannot be written
+    (SQLite busy with another writer, the user forgotten meanwhile) the view is still right, and the next call
+    reads a little more."""
+    if not own:
+        await uow.checkpoints.advance(user_row, checkpoint)
+        return
+    try:
+        await uow.checkpoints.advance(user_row, checkpoint)
+        await uow.commit()
+    except (StorageUnavailable, DBAPIError):
+        log.info("a /quiz me checkpoint was not stored", exc_info=True)
 
 
 class _CohortRow(NamedTuple):
@@ -335,17 +409,13 @@ class Stats:
             )
             if me.points is None:
                 return UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None, cohorts=cohorts)
-            missed = (
-                await conn.execute(
-                    select(QuestionRow.tags)
-                    .join(Post, Post.question_id == QuestionRow.id)
-                    .join(Answer, Answer.post_id == Post.id)
-                    .where(Answer.user_id == user_row, Answer.is_correct.is_(False))
-                )
-            ).scalars()
-            tags = Counter(tag for row in missed for tag in (row or []))
-            streaks = (await user_streaks(session, [user_row], timezone=timezone, now=now))[user_row]
-            review = await review_summary(uow, user_row, now)
+            stored = checkpoint_of(_stored_checkpoint(me))
+            record = await resumed_record(session, user_row, timezone=timezone, now=now, stored=stored, pin=me.pin)
+            tags = await _missed_tags(conn, record.missed)
+            streaks = (record.streak, record.day_streak)
+            review = await _review_summary(conn, user_row, now)
+            if record.checkpoint is not None:
+                await _keep(uow, user_row, record.checkpoint, own=within is None)
         return UserStats(
             name=user.display_name,
             answered=int(me.answered),

@@ -1,5 +1,26 @@
 """Current and best streaks for the read models: one statement for the rows a board shows (`history=False`), the
-whole history for `/quiz me`. Split out of bot/service/stats.py, which ranks the boards.
+whole history (`history=True`), and for `/quiz me` the history settled since the user's checkpoint (`resumed_record`).
+Split out of bot/service/stats.py, which ranks the boards.
+
+`/quiz me` resumes from a checkpoint (`me_checkpoints`, bot/db/models/checkpoints.py): the user's question streaks,
+day streak and wrong answers per question folded up to an instant T, then only the outcomes settled since T are read
+(the user's answers since T through their answer index, the scheduled questions of their channels that finished
+since T through ix_posts_channel_finish), folded on, and the checkpoint moved on. T must be an instant before which
+nothing can still be settled later, or the checkpoint would miss it:
+
+- an answer is stored with the time its click arrived, committed a batch later (other replicas' clocks may differ a
+  little): T is at most now minus SETTLE_MARGIN;
+- a question stops taking answers when it finishes (a click at or after its close is refused), and its finish is
+  its close time or its reveal, written when it happens: past T, nothing finishes before T any more;
+- a post that did not reach the platform yet (no message reference: a publication step killed mid-way, retried
+  within the scheduler's grace window) counts for nothing now, and could count from its open time once published,
+  or be deleted with any answers it got: T is at most the open time of the oldest such post still open in any of
+  the user's channels (`unsent_pin`).
+
+Nothing else rewrites what a checkpoint folded: answers are never updated, posts are deleted only unsent (above),
+forgetting a user deletes their checkpoint with them (its foreign key), and a checkpoint taken in another timezone
+than the workspace's is not used. A question's tags are read when shown, so the checkpoint counts wrong answers per
+question, not per tag.
 """
 
 from __future__ import annotations
@@ -7,6 +28,7 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -26,16 +48,22 @@ from sqlalchemy import (
     union_all,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
 from bot.db.models import Answer, ChannelScore, Post, post_finish_time
 from bot.domain.streaks import (
     STREAK_SOURCES,
+    Checkpoint,
+    DayRun,
     Outcome,
     Streak,
     StreakPost,
     best_of,
     day_streak,
+    day_streak_of,
+    fold_days,
     question_streak,
+    settled_events,
     settled_outcomes,
 )
 from bot.service.repositories.lookups import local_date
@@ -271,3 +299,146 @@ async def user_streaks(
         per_channel = [question_streak(outcomes) for outcomes in histories.get(user, {}).values()]
         result[user] = (best_of(per_channel), day_streak(days.get(user, ()), today))
     return result
+
+
+SETTLE_MARGIN = timedelta(hours=1)
+"""A checkpoint is taken at least this far behind now: an answer is stored with its click's arrival time and
+committed later (a batch, a queue, another replica's clock); none can still arrive from before now minus this."""
+
+ADVANCE_EVERY = timedelta(hours=1)
+"""A checkpoint is written again only once it can move on this far: between two writes `/quiz me` reads at most
+SETTLE_MARGIN + ADVANCE_EVERY of outcomes, and a user who asks again and again writes once an hour at most."""
+
+
+def unsent_pin(user: ColumnElement[Any] | InstrumentedAttribute[int]) -> ColumnElement[Any]:
+    """The open time of the oldest post not yet on the platform (no message reference, not closed) in any channel
+    where `user` (a users.id column or parameter) answered; NULL when there is none. A checkpoint stays before it
+    (the module's docstring). Read through ix_posts_channel_open (channel, closed_at, opened_at)."""
+    return (
+        select(func.min(Post.opened_at))
+        .join(ChannelScore, ChannelScore.channel_id == Post.channel_id)
+        .where(ChannelScore.user_id == user, Post.closed_at.is_(None), Post.message_ref.is_(None))
+        .correlate_except(Post, ChannelScore)
+        .scalar_subquery()
+    )
+
+
+@functools.cache
+def _answers_since_query(bounded: bool) -> Any:
+    """A user's answers (all of them, or since `since`) with what their posts say: channel, source, question,
+    times, and whether it reached the platform (parameters: user, since). The user's answer index gives the range."""
+    query = select(
+        Answer.post_id,
+        Answer.answered_at,
+        Answer.is_correct,
+        Post.channel_id,
+        Post.source,
+        Post.question_id,
+        Post.opened_at,
+        Post.closes_at,
+        Post.closed_at,
+        Post.message_ref.is_not(None).label("sent"),
+    ).join(Post, Post.id == Answer.post_id)
+    query = query.where(Answer.user_id == bindparam("user"))
+    if bounded:
+        query = query.where(Answer.answered_at >= bindparam("since", type_=Answer.answered_at.type))
+    return query
+
+
+@functools.cache
+def _missed_since_query(bounded: bool) -> Any:
+    """The scheduled questions of some channels (parameter: channels): all of them, of which those that finished
+    without the user's answer are the outcomes MISSED (the caller has all their answers); or, bounded, those that
+    finished since `since` and by `now` without the user's answer (parameters: user, since, now too), through
+    ix_posts_channel_finish and the answers' (post, user) key."""
+    finish = _finish_time()
+    now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
+    query = select(*_POST_COLUMNS).where(Post.channel_id.in_(bindparam("channels", expanding=True)), *_scheduled())
+    if bounded:
+        answered = (
+            select(Answer.id)
+            .where(Answer.post_id == Post.id, Answer.user_id == bindparam("user"))
+            .correlate(Post)
+            .exists()
+        )
+        query = query.where(finish >= bindparam("since", type_=Post.opened_at.type), finish <= now, ~answered)
+    return query
+
+
+@dataclass(frozen=True, slots=True)
+class MeRecord:
+    """A user's streaks and wrong answers per question now, and the checkpoint worth storing (None: keep the
+    stored one)."""
+
+    streak: Streak
+    day_streak: Streak
+    missed: dict[int, int]
+    checkpoint: Checkpoint | None
+
+
+def settle_point(now: datetime, pin: datetime | None) -> datetime:
+    """Where a checkpoint taken now can stand: SETTLE_MARGIN before now, and not after an unsent post's open time."""
+    point = now - SETTLE_MARGIN
+    return point if pin is None else min(point, pin)
+
+
+async def resumed_record(
+    session: AsyncSession,
+    user: int,
+    *,
+    timezone: str,
+    now: datetime,
+    stored: Checkpoint | None,
+    pin: datetime | None,
+) -> MeRecord:
+    """The user's question streak (the best of their channels), day streak and wrong answers per question, from
+    `stored` (when it is usable: same timezone, not past where a checkpoint could stand now) and what was settled
+    since, or from their whole history; and the checkpoint at `settle_point` to store in its place."""
+    settled_to = settle_point(now, pin)
+    base = stored if stored is not None and stored.timezone == timezone and stored.settled_to <= settled_to else None
+    since = base.settled_to if base is not None else None
+    params: dict[str, Any] = {"user": user} | ({} if since is None else {"since": since})
+    conn = await session.connection()
+    answers: dict[int, dict[int, tuple[datetime, bool]]] = defaultdict(dict)
+    posts: dict[int, list[StreakPost]] = defaultdict(list)
+    days_before: set[date] = set()
+    days_after: set[date] = set()
+    missed = dict(base.missed) if base is not None else {}
+    missed_after: dict[int, int] = defaultdict(int)
+    for row in (await conn.execute(_answers_since_query(since is not None), params)).all():
+        before = row.answered_at < settled_to
+        (days_before if before else days_after).add(local_date(row.answered_at, timezone))
+        if not row.is_correct:
+            if before:
+                missed[int(row.question_id)] = missed.get(int(row.question_id), 0) + 1
+            else:
+                missed_after[int(row.question_id)] += 1
+        if row.source in STREAK_SOURCES and row.sent:
+            channel = int(row.channel_id)
+            answers[channel][int(row.post_id)] = (row.answered_at, bool(row.is_correct))
+            posts[channel].append(StreakPost(int(row.post_id), row.opened_at, row.closes_at, row.closed_at))
+    starts = dict(base.channels) if base is not None else {}
+    channels = sorted(set(starts) | set(answers))
+    if channels:
+        query = _missed_since_query(since is not None)
+        for row in (await conn.execute(query, params | {"channels": channels, "now": now})).all():
+            if int(row.id) not in answers[int(row.channel_id)]:  # an answered one is in `posts` already
+                posts[int(row.channel_id)].append(_streak_post(row))
+    at_checkpoint: dict[int, Streak] = {}
+    current: list[Streak] = []
+    for channel in channels:
+        events = settled_events(posts[channel], answers[channel], now, since=since)
+        settled = question_streak((e.outcome for e in events if e.at < settled_to), start=starts.get(channel, Streak()))
+        at_checkpoint[channel] = settled
+        current.append(question_streak((e.outcome for e in events if e.at >= settled_to), start=settled))
+    folded = fold_days(days_before, base.days if base is not None else DayRun())
+    checkpoint = Checkpoint(settled_to, timezone, at_checkpoint, folded, dict(missed))
+    for question, count in missed_after.items():
+        missed[question] = missed.get(question, 0) + count
+    worth_storing = base is None or settled_to - base.settled_to >= ADVANCE_EVERY
+    return MeRecord(
+        streak=best_of(current),
+        day_streak=day_streak_of(fold_days(days_after, folded), local_date(now, timezone)),
+        missed=missed,
+        checkpoint=checkpoint if worth_storing else None,
+    )

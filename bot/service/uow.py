@@ -46,6 +46,7 @@ from bot.service.repositories import (
     Roles,
     Seasons,
 )
+from bot.service.repositories.checkpoints import Checkpoints
 from bot.service.repositories.directory import Directory
 from bot.service.repositories.drafts import Drafts
 from bot.service.repositories.schedule_listing import ScheduleListing
@@ -78,6 +79,7 @@ class UnitOfWork:
     settings: SettingsStore
     workspace_packs: WorkspacePacks
     drafts: Drafts
+    checkpoints: Checkpoints
 
     def __init__(self, db: Database, directory: Directory) -> None:
         self._db = db
@@ -109,6 +111,7 @@ class UnitOfWork:
         self.settings = SettingsStore(self.session)
         self.workspace_packs = WorkspacePacks(self.session)
         self.drafts = Drafts(self.session)
+        self.checkpoints = Checkpoints(self.session)
         try:
             await self.session.begin()
         except Exception as exc:

@@ -6,6 +6,7 @@ seasons, confirmations) over `base` (the declarative base and column types). Imp
 all, so `Base.metadata` holds every table (Alembic's env and the migration checks read it)."""
 
 from bot.db.models.base import NAMING, Base, BigId, UTCDateTime
+from bot.db.models.checkpoints import MeCheckpoint
 from bot.db.models.cohorts import Cohort, CohortMember
 from bot.db.models.confirmations import PendingConfirmation
 from bot.db.models.flags import QuestionFlag
@@ -32,6 +33,7 @@ __all__ = [
     "Cohort",
     "CohortMember",
     "DraftRow",
+    "MeCheckpoint",
     "MemberFire",
     "PackRow",
     "PendingConfirmation",

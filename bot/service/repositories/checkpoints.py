@@ -1,0 +1,89 @@
+"""Checkpoints of `/quiz me` (`uow.checkpoints`): one row per user, read whole and replaced whole.
+
+A checkpoint is derived data (bot/db/models/checkpoints.py); the read side (bot/service/streak_stats.py) decides
+what it holds. This repository only keeps the row safe under concurrent calls: a write replaces the stored
+checkpoint only with a later one (or one taken in another timezone), so of two `/quiz me` at once the one that
+settled further wins, whichever commits last; each is a whole row, never a mix of the two.
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, or_, select
+
+from bot.db.models import MeCheckpoint
+from bot.domain.streaks import Checkpoint, DayRun, Streak
+from bot.service.repositories.base import Repository
+from bot.service.repositories.directory import insert_for
+
+VERSION = 1
+"""The shape of a stored checkpoint; a row of another version is ignored (and replaced by the next call)."""
+
+
+def checkpoint_of(row: Any) -> Checkpoint | None:
+    """The checkpoint in a `me_checkpoints` row (its columns by name), None for a row of another version."""
+    if row is None or row.version != VERSION:
+        return None
+    settled_to: datetime = row.settled_to
+    return Checkpoint(
+        settled_to=settled_to,
+        timezone=row.timezone,
+        channels={int(key): Streak(current=int(v[0]), best=int(v[1])) for key, v in (row.channels or {}).items()},
+        days=DayRun(run=int(row.day_run), best=int(row.day_best), last=row.last_day),
+        missed={int(key): int(count) for key, count in (row.missed or {}).items()},
+    )
+
+
+class Checkpoints(Repository):
+    """Each user's `/quiz me` checkpoint (a repository over `me_checkpoints`)."""
+
+    async def get(self, user_row: int) -> Checkpoint | None:
+        """The user's checkpoint, None when there is none (or one of another version)."""
+        row = (await self._session.execute(select(MeCheckpoint).where(MeCheckpoint.user_id == user_row))).scalar()
+        return checkpoint_of(row)
+
+    async def advance(self, user_row: int, checkpoint: Checkpoint) -> bool:
+        """Store `checkpoint` unless the stored one settled as far or further in the same timezone and version
+        (INSERT .. ON CONFLICT DO UPDATE with that guard: on PostgreSQL a concurrent writer of the same user waits
+        for the other's commit and then sees its row). Whether it was stored."""
+        values: dict[str, Any] = {
+            "user_id": user_row,
+            "version": VERSION,
+            "settled_to": checkpoint.settled_to,
+            "timezone": checkpoint.timezone,
+            "day_run": checkpoint.days.run,
+            "day_best": checkpoint.days.best,
+            "last_day": checkpoint.days.last,
+            "channels": {
+                str(channel): [streak.current, streak.best]
+                for channel, streak in sorted(checkpoint.channels.items())
+                if streak != Streak()
+            },
+            "missed": {str(question): count for question, count in sorted(checkpoint.missed.items()) if count},
+        }
+        statement = _advance_statement(self._session.get_bind().dialect.name)
+        return (await self._session.execute(statement, values)).scalar() is not None
+
+
+_COLUMNS = ("user_id", "version", "settled_to", "timezone", "day_run", "day_best", "last_day", "channels", "missed")
+
+
+@functools.cache
+def _advance_statement(dialect: str) -> Any:
+    """The guarded upsert of `advance`, built once per dialect with its values as parameters."""
+    table = MeCheckpoint.__table__.c
+    statement = insert_for(dialect, MeCheckpoint).values(
+        {name: bindparam(name, type_=table[name].type) for name in _COLUMNS}
+    )
+    return statement.on_conflict_do_update(
+        index_elements=["user_id"],
+        set_={name: statement.excluded[name] for name in _COLUMNS if name != "user_id"},
+        where=or_(
+            table.settled_to < statement.excluded.settled_to,
+            table.timezone != statement.excluded.timezone,
+            table.version != statement.excluded.version,
+        ),
+    ).returning(table.user_id)
