@@ -150,25 +150,26 @@ async def _cohort_progress(uow: UnitOfWork, user_row: int) -> tuple[CohortProgre
     progress = []
     for cohort in cohorts:
         curriculum = await curriculum_questions(uow, cohort)
-        posted = set(await uow.posts.asked_by_cohort(cohort.id))
-        answered, correct = (
+        # The cohort's posts (a curriculum's worth), each with the user's answer if any, found by the answers'
+        # (post_id, user_id) key: the questions asked so far and the user's answers in one statement, not a read
+        # of every answer of the user.
+        rows = (
             await session.execute(
-                select(func.count(Answer.id), func.sum(case((Answer.is_correct, 1), else_=0)))
-                .join(Post, Post.id == Answer.post_id)
-                .where(
-                    Answer.user_id == user_row,
-                    Post.source == PostSource.COHORT.value,
-                    Post.source_ref == str(cohort.id),
-                )
+                select(Post.question_id, Answer.is_correct)
+                .select_from(Post)
+                .outerjoin(Answer, and_(Answer.post_id == Post.id, Answer.user_id == user_row))
+                .where(Post.source == PostSource.COHORT.value, Post.source_ref == str(cohort.id))
             )
-        ).one()
+        ).all()
+        posted = {int(question) for question, _ in rows}
+        answers = [bool(right) for _, right in rows if right is not None]
         progress.append(
             CohortProgress(
                 name=cohort.name,
                 posted=sum(1 for q in curriculum if q.id in posted),
                 total=len(curriculum),
-                answered=int(answered or 0),
-                correct=int(correct or 0),
+                answered=len(answers),
+                correct=sum(answers),
             )
         )
     return tuple(progress)
