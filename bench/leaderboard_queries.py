@@ -62,6 +62,7 @@ from bot.db.models import (
 )
 from bot.domain import ChannelRef, UserRef
 from bot.domain.windows import Scope, Span, Window, window_span
+from bot.service.home import HomeReader
 from bot.service.repositories.directory import Directory
 from bot.service.repositories.scores import season_period
 from bot.service.scores import ROLLUP_WINDOWS, period_start
@@ -78,6 +79,7 @@ CHANNELS, USERS, POSTS, COHORTS, MEMBERS = 20, 10_000, 14_706, 50, 1000
 CHANNEL = ChannelRef("bench", "W", "C3")
 ME = UserRef("bench", "W", "U1234", "user1234")
 QUIZ_ME, QUIZ_ME_FIRST = "/quiz me", "/quiz me, first call"
+QUIZ_ME_PAGE = "/quiz me page (home)"
 DAY = timedelta(days=1)
 COHORT = "cohort40"
 
@@ -431,7 +433,23 @@ class FreshUsers:
         return await self.stats.user_stats(next(self._turn), now=NOW)
 
 
-def _calls(stats: Stats, runs: int) -> list[tuple[str, Callable[[], Awaitable[Any]]]]:
+class FreshHomes(FreshUsers):
+    """The page `/quiz me` and Slack's Home tab render (`HomeReader.home`: user_stats, channel standings, weakest
+    topics, cohorts, next question), for a fresh user a day after their last call, each read in a unit of work of
+    its own committed after, as the `/quiz me` handler and `App.home` run it."""
+
+    def __init__(self, stats: Stats, uow: UnitOfWorkFactory, *, count: int) -> None:
+        super().__init__(stats, primed=True, count=count)
+        self.reader, self.uow = HomeReader(stats), uow
+
+    async def __call__(self) -> Any:
+        async with self.uow() as uow:
+            view = await self.reader.home(uow, next(self._turn), now=NOW)
+            await uow.commit()
+        return view
+
+
+def _calls(stats: Stats, uow: UnitOfWorkFactory, runs: int) -> list[tuple[str, Callable[[], Awaitable[Any]]]]:
     found: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
     for scope in (Scope.WORKSPACE, Scope.CHANNEL, Scope.COHORT):
         for window in Window:
@@ -443,15 +461,16 @@ def _calls(stats: Stats, runs: int) -> list[tuple[str, Callable[[], Awaitable[An
     # a warm-up, the runs and the two calls of a statement profile, each a user of its own
     found.append((QUIZ_ME, FreshUsers(stats, primed=True, count=runs + 3)))
     found.append((QUIZ_ME_FIRST, FreshUsers(stats, primed=False, count=runs + 3)))
+    found.append((QUIZ_ME_PAGE, FreshHomes(stats, uow, count=runs + 3)))
     return found
 
 
 def cases(uow: UnitOfWorkFactory, runs: int) -> list[Case]:
-    """Every board of every scope and window, cohort vs cohort, and /quiz me (a day after the user's last call, and
-    a user's first call)."""
+    """Every board of every scope and window, cohort vs cohort, and /quiz me (a day after the user's last call, a
+    user's first call, and the whole page a day after the user's last call)."""
     bare = [plain_board(scope, window) for scope in (Scope.WORKSPACE, Scope.CHANNEL, Scope.COHORT) for window in Window]
-    bare += [plain_cohorts(window) for window in Window] + [plain_me(), plain_me()]
-    boards, plain = _calls(Stats(uow), runs), _calls(Stats(uow, rollups=False), 0)
+    bare += [plain_cohorts(window) for window in Window] + [plain_me(), plain_me(), plain_me()]
+    boards, plain = _calls(Stats(uow), uow, runs), _calls(Stats(uow, rollups=False), uow, 0)
     return [
         Case(
             label,
@@ -647,7 +666,10 @@ async def main() -> None:
         "rank. `/quiz me` is asked by a different user at each call (a call moves the user's checkpoint on, so the "
         "same user again would read nothing new): `/quiz me` by users who asked a day before (a day of outcomes "
         "settled since their checkpoint read and folded, the checkpoint moved on and committed), `/quiz me, first "
-        "call` by users who never asked (their whole history read, the checkpoint written).\n\n"
+        "call` by users who never asked (their whole history read, the checkpoint written), `/quiz me page (home)` the "
+        "whole page those commands and Slack's Home tab render (`HomeReader.home`: the same user stats, channel "
+        "standings, weakest topics, cohorts' progress, next question) by users who asked a day before, each in a "
+        "unit of work of its own committed after, as the handler runs it.\n\n"
         + "\n".join(rows)
         + "\n\nWhere the time goes:\n\n"
         + "\n".join(profiles)

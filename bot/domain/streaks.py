@@ -185,12 +185,13 @@ class Checkpoint:
     """What one user's `/quiz me` has folded of their history: everything settled before `settled_to`.
 
     The question streak of each channel (absent: nothing yet, `Streak()`), the day streak's fold in `timezone` (the
-    workspace's when it was taken), and the number of wrong answers to each question (by question row id). The
-    next call resumes from it with what was settled since (`question_streak(..., start=)`, `fold_days(..., start=)`),
-    which equals folding the whole history (tests/unit/test_streak_resume.py)."""
+    workspace's when it was taken), and the user's (answered, correct) counts of each question they answered (by
+    question row id; its wrong answers are the difference). The next call resumes from it with what was settled
+    since (`question_streak(..., start=)`, `fold_days(..., start=)`), which equals folding the whole history
+    (tests/unit/test_streak_resume.py)."""
 
     settled_to: datetime
     timezone: str
     channels: Mapping[int, Streak]
     days: DayRun
-    missed: Mapping[int, int]
+    questions: Mapping[int, tuple[int, int]]

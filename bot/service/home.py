@@ -52,11 +52,11 @@ class HomeReader:
                 user_row = int(found.id)
                 if not user.display_name and found.display_name:
                     user = UserRef(user.platform, user.workspace_id, user.user_id, found.display_name)
-        stats = await self.stats.user_stats(user, now=now, within=uow)
+        stats, tags = await self.stats.user_record(user, now=now, within=uow)
         if user_row is None:
             return HomeView(stats=stats, channels=(), weakest=(), cohorts=(), next_question=None, now=now)
         channels = await _channel_standings(session, user, user_row)
-        weakest = await _weakest_tags(session, user_row)
+        weakest = _weakest_of(tags) if tags is not None else await _weakest_tags(session, user_row)
         cohorts = await _cohort_progress(uow, user_row)
         next_question = await _next_question(session, user, user_row)
         return HomeView(
@@ -105,9 +105,17 @@ async def _channel_standings(session: AsyncSession, user: UserRef, user_row: int
     )
 
 
+def _weakest_of(tags: tuple[TagResult, ...]) -> tuple[TagResult, ...]:
+    """The three tags of lowest accuracy among those with a miss (then the most answered, then by name)."""
+    results = [t for t in tags if t.correct < t.answered]
+    results.sort(key=lambda r: (r.accuracy, -r.answered, r.tag))
+    return tuple(results[:WEAKEST_SHOWN])
+
+
 async def _weakest_tags(session: AsyncSession, user_row: int) -> tuple[TagResult, ...]:
-    """Accuracy per tag over the user's answers (a question's current tags, as reports count them): the three
-    lowest among tags with a miss."""
+    """Accuracy per tag over the user's whole history of answers (a question's current tags, as reports count
+    them): the three lowest among tags with a miss. Only for a user `Stats.user_record` read no tallies of (no
+    totals row); everyone else's come from their `/quiz me` checkpoint and what was settled since."""
     rows = await session.execute(
         select(QuestionRow.tags, func.count(), func.sum(case((Answer.is_correct, 1), else_=0)))
         .join(Post, Post.question_id == QuestionRow.id)
@@ -121,9 +129,7 @@ async def _weakest_tags(session: AsyncSession, user_row: int) -> tuple[TagResult
         for tag in tags or ():
             answered[tag] += int(count)
             correct[tag] += int(right or 0)
-    results = [TagResult(tag=t, answered=answered[t], correct=correct[t]) for t in answered if correct[t] < answered[t]]
-    results.sort(key=lambda r: (r.accuracy, -r.answered, r.tag))
-    return tuple(results[:WEAKEST_SHOWN])
+    return _weakest_of(tuple(TagResult(tag=t, answered=answered[t], correct=correct[t]) for t in answered))
 
 
 async def _cohort_progress(uow: UnitOfWork, user_row: int) -> tuple[CohortProgress, ...]:
@@ -144,25 +150,26 @@ async def _cohort_progress(uow: UnitOfWork, user_row: int) -> tuple[CohortProgre
     progress = []
     for cohort in cohorts:
         curriculum = await curriculum_questions(uow, cohort)
-        posted = set(await uow.posts.asked_by_cohort(cohort.id))
-        answered, correct = (
+        # The cohort's posts (a curriculum's worth), each with the user's answer if any, found by the answers'
+        # (post_id, user_id) key: the questions asked so far and the user's answers in one statement, not a read
+        # of every answer of the user.
+        rows = (
             await session.execute(
-                select(func.count(Answer.id), func.sum(case((Answer.is_correct, 1), else_=0)))
-                .join(Post, Post.id == Answer.post_id)
-                .where(
-                    Answer.user_id == user_row,
-                    Post.source == PostSource.COHORT.value,
-                    Post.source_ref == str(cohort.id),
-                )
+                select(Post.question_id, Answer.is_correct)
+                .select_from(Post)
+                .outerjoin(Answer, and_(Answer.post_id == Post.id, Answer.user_id == user_row))
+                .where(Post.source == PostSource.COHORT.value, Post.source_ref == str(cohort.id))
             )
-        ).one()
+        ).all()
+        posted = {int(question) for question, _ in rows}
+        answers = [bool(right) for _, right in rows if right is not None]
         progress.append(
             CohortProgress(
                 name=cohort.name,
                 posted=sum(1 for q in curriculum if q.id in posted),
                 total=len(curriculum),
-                answered=int(answered or 0),
-                correct=int(correct or 0),
+                answered=len(answers),
+                correct=sum(answers),
             )
         )
     return tuple(progress)

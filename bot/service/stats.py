@@ -47,7 +47,7 @@ from bot.db.models import (
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
 from bot.domain.ranking import Entry, rank_cohorts, rank_entries
 from bot.domain.streaks import Checkpoint
-from bot.domain.views import ReviewSummary
+from bot.domain.views import ReviewSummary, TagResult
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError, StorageUnavailable
 from bot.service.board_queries import board_top, cohort_board_query, in_span, period_top, span_params
@@ -154,14 +154,26 @@ def _tags_query() -> Select[Any, Any]:
     return select(QuestionRow.id, QuestionRow.tags).where(QuestionRow.id.in_(bindparam("ids", expanding=True)))
 
 
-async def _missed_tags(conn: AsyncConnection, missed: dict[int, int]) -> Counter[str]:
-    """Wrong answers per tag, from wrong answers per question and each question's tags as they are now."""
-    tags: Counter[str] = Counter()
-    if missed:
-        for question, question_tags in await conn.execute(_tags_query(), {"ids": sorted(missed)}):
+async def _tag_results(conn: AsyncConnection, questions: dict[int, tuple[int, int]]) -> tuple[TagResult, ...]:
+    """The user's answers and right answers per tag, from their (answered, correct) per question and each
+    question's tags as they are now (a question with several tags counts for each), tags in order."""
+    answered: Counter[str] = Counter()
+    correct: Counter[str] = Counter()
+    if questions:
+        for question, question_tags in await conn.execute(_tags_query(), {"ids": sorted(questions)}):
+            count, right = questions[int(question)]
             for tag in question_tags or ():
-                tags[tag] += missed[int(question)]
-    return tags
+                answered[tag] += count
+                correct[tag] += right
+    return tuple(TagResult(tag=t, answered=answered[t], correct=correct[t]) for t in sorted(answered))
+
+
+class MeRecordView(NamedTuple):
+    """What `Stats.user_record` reads: the user's stats, and their answers per tag (None when the user has no
+    totals, so none were read)."""
+
+    stats: UserStats
+    tags: tuple[TagResult, ...] | None
 
 
 async def _keep(uow: UnitOfWork, user_row: int, checkpoint: Checkpoint, *, own: bool) -> None:
@@ -388,6 +400,11 @@ class Stats:
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""
+        return (await self.user_record(user, now=now, within=within)).stats
+
+    async def user_record(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> MeRecordView:
+        """`user_stats`, and the user's answers and right answers per tag (the home's weakest topics), both from
+        their `/quiz me` checkpoint and what was settled since (bot/service/streak_stats.py)."""
         async with viewing(self.uow, within) as uow:
             session = uow.session
             conn = await session.connection()
@@ -395,7 +412,7 @@ class Stats:
             me = (await conn.execute(_me_query(), params)).first()
             empty = UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None)
             if me is None or me.user_row is None:
-                return empty
+                return MeRecordView(empty, None)
             timezone, user_row = me.timezone, int(me.user_row)
             cohorts = tuple(
                 (
@@ -408,21 +425,25 @@ class Stats:
                 ).scalars()
             )
             if me.points is None:
-                return UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None, cohorts=cohorts)
+                unscored = UserStats(
+                    name=user.display_name, answered=0, correct=0, points=0, rank=None, cohorts=cohorts
+                )
+                return MeRecordView(unscored, None)
             stored = checkpoint_of(_stored_checkpoint(me))
             record = await resumed_record(session, user_row, timezone=timezone, now=now, stored=stored, pin=me.pin)
-            tags = await _missed_tags(conn, record.missed)
+            tags = await _tag_results(conn, record.questions)
+            missed = [(t.tag, t.answered - t.correct) for t in tags if t.correct < t.answered]
             streaks = (record.streak, record.day_streak)
             review = await _review_summary(conn, user_row, now)
             if record.checkpoint is not None:
                 await _keep(uow, user_row, record.checkpoint, own=within is None)
-        return UserStats(
+        stats = UserStats(
             name=user.display_name,
             answered=int(me.answered),
             correct=int(me.correct),
             points=int(me.points),
             rank=int(me.ahead) + 1,
-            missed_tags=tuple(sorted(tags.items(), key=lambda item: (-item[1], item[0]))[:3]),
+            missed_tags=tuple(sorted(missed, key=lambda item: (-item[1], item[0]))[:3]),
             streak=streaks[0].current,
             best_streak=streaks[0].best,
             day_streak=streaks[1].current,
@@ -432,3 +453,4 @@ class Stats:
             review_mastered=review.mastered,
             cohorts=cohorts,
         )
+        return MeRecordView(stats, tags)

@@ -3,10 +3,10 @@ whole history (`history=True`), and for `/quiz me` the history settled since the
 Split out of bot/service/stats.py, which ranks the boards.
 
 `/quiz me` resumes from a checkpoint (`me_checkpoints`, bot/db/models/checkpoints.py): the user's question streaks,
-day streak and wrong answers per question folded up to an instant T, then only the outcomes settled since T are read
-(the user's answers since T through their answer index, the scheduled questions of their channels that finished
-since T through ix_posts_channel_finish), folded on, and the checkpoint moved on. T must be an instant before which
-nothing can still be settled later, or the checkpoint would miss it:
+day streak and (answered, correct) counts per question folded up to an instant T, then only the outcomes settled
+since T are read (the user's answers since T through their answer index, the scheduled questions of their channels
+that finished since T through ix_posts_channel_finish), folded on, and the checkpoint moved on. T must be an instant
+before which nothing can still be settled later, or the checkpoint would miss it:
 
 - an answer is stored with the time its click arrived, committed a batch later (other replicas' clocks may differ a
   little): T is at most now minus SETTLE_MARGIN;
@@ -19,8 +19,8 @@ nothing can still be settled later, or the checkpoint would miss it:
 
 Nothing else rewrites what a checkpoint folded: answers are never updated, posts are deleted only unsent (above),
 forgetting a user deletes their checkpoint with them (its foreign key), and a checkpoint taken in another timezone
-than the workspace's is not used. A question's tags are read when shown, so the checkpoint counts wrong answers per
-question, not per tag.
+than the workspace's is not used. A question's tags are read when shown, so the checkpoint counts answers (and right
+ones) per question, not per tag: `/quiz me`'s missed topics and the home's weakest topics both come from them.
 """
 
 from __future__ import annotations
@@ -367,13 +367,18 @@ def _missed_since_query(bounded: bool) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class MeRecord:
-    """A user's streaks and wrong answers per question now, and the checkpoint worth storing (None: keep the
-    stored one)."""
+    """A user's streaks and (answered, correct) counts per question now, and the checkpoint worth storing (None:
+    keep the stored one)."""
 
     streak: Streak
     day_streak: Streak
-    missed: dict[int, int]
+    questions: dict[int, tuple[int, int]]
     checkpoint: Checkpoint | None
+
+
+def _tally(questions: dict[int, tuple[int, int]], question: int, right: bool) -> None:
+    answered, correct = questions.get(question, (0, 0))
+    questions[question] = (answered + 1, correct + int(right))
 
 
 def settle_point(now: datetime, pin: datetime | None) -> datetime:
@@ -391,7 +396,7 @@ async def resumed_record(
     stored: Checkpoint | None,
     pin: datetime | None,
 ) -> MeRecord:
-    """The user's question streak (the best of their channels), day streak and wrong answers per question, from
+    """The user's question streak (the best of their channels), day streak and (answered, correct) per question, from
     `stored` (when it is usable: same timezone, not past where a checkpoint could stand now) and what was settled
     since, or from their whole history; and the checkpoint at `settle_point` to store in its place."""
     settled_to = settle_point(now, pin)
@@ -403,16 +408,15 @@ async def resumed_record(
     posts: dict[int, list[StreakPost]] = defaultdict(list)
     days_before: set[date] = set()
     days_after: set[date] = set()
-    missed = dict(base.missed) if base is not None else {}
-    missed_after: dict[int, int] = defaultdict(int)
+    questions = dict(base.questions) if base is not None else {}
+    questions_after: list[tuple[int, bool]] = []
     for row in (await conn.execute(_answers_since_query(since is not None), params)).all():
         before = row.answered_at < settled_to
         (days_before if before else days_after).add(local_date(row.answered_at, timezone))
-        if not row.is_correct:
-            if before:
-                missed[int(row.question_id)] = missed.get(int(row.question_id), 0) + 1
-            else:
-                missed_after[int(row.question_id)] += 1
+        if before:
+            _tally(questions, int(row.question_id), bool(row.is_correct))
+        else:
+            questions_after.append((int(row.question_id), bool(row.is_correct)))
         if row.source in STREAK_SOURCES and row.sent:
             channel = int(row.channel_id)
             answers[channel][int(row.post_id)] = (row.answered_at, bool(row.is_correct))
@@ -432,13 +436,13 @@ async def resumed_record(
         at_checkpoint[channel] = settled
         current.append(question_streak((e.outcome for e in events if e.at >= settled_to), start=settled))
     folded = fold_days(days_before, base.days if base is not None else DayRun())
-    checkpoint = Checkpoint(settled_to, timezone, at_checkpoint, folded, dict(missed))
-    for question, count in missed_after.items():
-        missed[question] = missed.get(question, 0) + count
+    checkpoint = Checkpoint(settled_to, timezone, at_checkpoint, folded, dict(questions))
+    for question, right in questions_after:
+        _tally(questions, question, right)
     worth_storing = base is None or settled_to - base.settled_to >= ADVANCE_EVERY
     return MeRecord(
         streak=best_of(current),
         day_streak=day_streak_of(fold_days(days_after, folded), local_date(now, timezone)),
-        missed=missed,
+        questions=questions,
         checkpoint=checkpoint if worth_storing else None,
     )

@@ -20,8 +20,9 @@ class MeCheckpoint(Base):
     - `channels`: the question streak (run, best) in each channel where it is not (0, 0), by channel row id;
     - `day_run`, `day_best`, `last_day`: the day streak's fold (bot.domain.streaks.DayRun) in `timezone`, the
       workspace's when it was computed (another timezone makes the checkpoint useless);
-    - `missed`: how many wrong answers the user gave to each question, by question row id (a question's tags are
-      read when shown, so an edit of a pack's tags is seen at once);
+    - `missed`: the user's [answered, correct] counts of each question they answered, by question row id (its wrong
+      answers are the difference; a question's tags are read when shown, so an edit of a pack's tags is seen at
+      once); version 1 kept the wrong answers alone there;
     - `version`: the shape of the above (a checkpoint of another version is ignored and replaced).
     """
 

@@ -19,8 +19,9 @@ from bot.domain.streaks import Checkpoint, DayRun, Streak
 from bot.service.repositories.base import Repository
 from bot.service.repositories.directory import insert_for
 
-VERSION = 1
-"""The shape of a stored checkpoint; a row of another version is ignored (and replaced by the next call)."""
+VERSION = 2
+"""The shape of a stored checkpoint; a row of another version is ignored (and replaced by the next call). 1 kept
+wrong answers per question in `missed`; 2 keeps [answered, correct] per question there."""
 
 
 def checkpoint_of(row: Any) -> Checkpoint | None:
@@ -33,7 +34,7 @@ def checkpoint_of(row: Any) -> Checkpoint | None:
         timezone=row.timezone,
         channels={int(key): Streak(current=int(v[0]), best=int(v[1])) for key, v in (row.channels or {}).items()},
         days=DayRun(run=int(row.day_run), best=int(row.day_best), last=row.last_day),
-        missed={int(key): int(count) for key, count in (row.missed or {}).items()},
+        questions={int(key): (int(v[0]), int(v[1])) for key, v in (row.missed or {}).items()},
     )
 
 
@@ -62,7 +63,11 @@ class Checkpoints(Repository):
                 for channel, streak in sorted(checkpoint.channels.items())
                 if streak != Streak()
             },
-            "missed": {str(question): count for question, count in sorted(checkpoint.missed.items()) if count},
+            "missed": {
+                str(question): [answered, correct]
+                for question, (answered, correct) in sorted(checkpoint.questions.items())
+                if answered
+            },
         }
         statement = _advance_statement(self._session.get_bind().dialect.name)
         return (await self._session.execute(statement, values)).scalar() is not None
