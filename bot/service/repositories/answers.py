@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
@@ -66,6 +66,14 @@ class KnownUser(NamedTuple):
     display_name: str
 
 
+_KNOWN_USER_COLUMNS = (User.id, User.workspace_id, User.external_id, User.display_name)
+"""What a `KnownUser` is read from: the users read and the users inserted (RETURNING) alike."""
+
+
+def _known_users(rows: Iterable[Any]) -> list[KnownUser]:
+    return [KnownUser(int(row.id), int(row.workspace_id), row.external_id, row.display_name) for row in rows]
+
+
 class Answers(Repository):
     """The answers clicks record, the posts they are on, and the clickers' rows."""
 
@@ -95,20 +103,17 @@ class Answers(Repository):
     async def users(self, keys: Collection[tuple[int, str]]) -> list[KnownUser]:
         """The users of these (workspace row, platform user id) pairs that have a row."""
         rows = await self._session.execute(
-            select(User.id, User.workspace_id, User.external_id, User.display_name).where(
-                tuple_(User.workspace_id, User.external_id).in_(list(keys))
-            )
+            select(*_KNOWN_USER_COLUMNS).where(tuple_(User.workspace_id, User.external_id).in_(list(keys)))
         )
-        return [KnownUser(int(row.id), int(row.workspace_id), row.external_id, row.display_name) for row in rows]
+        return _known_users(rows)
 
     async def add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
         """Insert users (one executemany), skipping those another transaction inserted first; the rows inserted,
         so the caller reads again only the users another transaction inserted first."""
         statement = insert_ignoring_conflict(self._session, User, None, ["workspace_id", "external_id"]).returning(
-            User.id, User.workspace_id, User.external_id, User.display_name
+            *_KNOWN_USER_COLUMNS
         )
-        returned = await self._session.execute(statement, list(rows))
-        return [KnownUser(int(row.id), int(row.workspace_id), row.external_id, row.display_name) for row in returned]
+        return _known_users(await self._session.execute(statement, list(rows)))
 
     async def rename_user(self, user_row: int, name: str) -> None:
         """Keep a user's stored name current."""
