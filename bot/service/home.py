@@ -8,14 +8,13 @@ who never answered creates no row.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import datetime
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from bot.db.models import Answer, Channel, ChannelScore, Cohort, CohortMember, Post, QuestionRow, Schedule, User
+from bot.db.models import Answer, Channel, ChannelScore, Cohort, CohortMember, Post, Schedule, User
 from bot.domain import ChannelRef, PostSource, UserRef
 from bot.domain.views import ChannelStanding, CohortProgress, HomeView, NextQuestion, TagResult
 from bot.service.cohorts import curriculum_questions
@@ -56,7 +55,8 @@ class HomeReader:
         if user_row is None:
             return HomeView(stats=stats, channels=(), weakest=(), cohorts=(), next_question=None, now=now)
         channels = await _channel_standings(session, user, user_row)
-        weakest = _weakest_of(tags) if tags is not None else await _weakest_tags(session, user_row)
+        # No tallies: the user has no totals row, so no answer (the rollups are written with the answers).
+        weakest = _weakest_of(tags) if tags is not None else ()
         cohorts = await _cohort_progress(uow, user_row)
         next_question = await _next_question(session, user, user_row)
         return HomeView(
@@ -110,26 +110,6 @@ def _weakest_of(tags: tuple[TagResult, ...]) -> tuple[TagResult, ...]:
     results = [t for t in tags if t.correct < t.answered]
     results.sort(key=lambda r: (r.accuracy, -r.answered, r.tag))
     return tuple(results[:WEAKEST_SHOWN])
-
-
-async def _weakest_tags(session: AsyncSession, user_row: int) -> tuple[TagResult, ...]:
-    """Accuracy per tag over the user's whole history of answers (a question's current tags, as reports count
-    them): the three lowest among tags with a miss. Only for a user `Stats.user_record` read no tallies of (no
-    totals row); everyone else's come from their `/quiz me` checkpoint and what was settled since."""
-    rows = await session.execute(
-        select(QuestionRow.tags, func.count(), func.sum(case((Answer.is_correct, 1), else_=0)))
-        .join(Post, Post.question_id == QuestionRow.id)
-        .join(Answer, Answer.post_id == Post.id)
-        .where(Answer.user_id == user_row)
-        .group_by(QuestionRow.id)
-    )
-    answered: dict[str, int] = defaultdict(int)
-    correct: dict[str, int] = defaultdict(int)
-    for tags, count, right in rows:
-        for tag in tags or ():
-            answered[tag] += int(count)
-            correct[tag] += int(right or 0)
-    return _weakest_of(tuple(TagResult(tag=t, answered=answered[t], correct=correct[t]) for t in answered))
 
 
 async def _cohort_progress(uow: UnitOfWork, user_row: int) -> tuple[CohortProgress, ...]:
