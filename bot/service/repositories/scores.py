@@ -94,7 +94,7 @@ def _season_rows(in_batch: ColumnElement[bool]) -> Select[Any]:
             season_period_of(Season).label("period"),
             Season.starts_at.label("period_start"),
             Answer.workspace_id,
-            *_sums(Answer),
+            *counter_sums(Answer),
         )
         .join(Season, and_(Season.workspace_id == Answer.workspace_id, in_season(Season, Answer.answered_at)))
         .where(in_batch)
@@ -129,7 +129,7 @@ class RecordedAnswer:
     """The IANA timezone of the answer's workspace, which its week and month start in."""
 
 
-def _sums(answer: type[Answer] | Any) -> tuple[ColumnElement[Any], ...]:
+def counter_sums(answer: type[Answer] | Any) -> tuple[ColumnElement[Any], ...]:
     """The counters of a group of answer rows, in COUNTERS order."""
     return (
         func.sum(answer.points),
@@ -166,7 +166,7 @@ def _statements(dialect: str) -> dict[str, Any]:
         """One INSERT of the sums grouped by `group`, for each of the column lists (several: a UNION ALL, e.g. one
         per rollup window), and of the rows of `more` (the same columns, grouped their own way)."""
         table = cast(Table, model.__table__)
-        grouped = [select(*cols, *_sums(Answer)).where(in_batch).group_by(*group) for cols in columns]
+        grouped = [select(*cols, *counter_sums(Answer)).where(in_batch).group_by(*group) for cols in columns]
         grouped += more
         rows = grouped[0].order_by(*group) if len(grouped) == 1 else union_all(*grouped).order_by(*keys)
         names = [column.key for column in columns[0]]

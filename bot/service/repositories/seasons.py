@@ -25,7 +25,7 @@ import functools
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Integer, String, Table, bindparam, case, delete, func, select, text, update
+from sqlalchemy import ColumnElement, Integer, String, Table, bindparam, delete, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.db.models import Answer, Channel, PeriodScore, Season, UTCDateTime
@@ -34,7 +34,7 @@ from bot.domain.windows import Span
 from bot.service.repositories.base import Repository
 from bot.service.repositories.directory import insert_for
 from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel, running_season
-from bot.service.repositories.scores import COUNTERS, season_period
+from bot.service.repositories.scores import COUNTERS, counter_sums, season_period
 
 
 class Seasons(Repository):
@@ -166,9 +166,7 @@ def _season_sums(dialect: str, bounded: bool) -> Any:
             bindparam("period", type_=String()).label("period"),
             bindparam("start", type_=UTCDateTime()).label("period_start"),
             Answer.workspace_id,
-            (sign * func.sum(Answer.points)).label("points"),
-            (sign * func.sum(case((Answer.is_correct, 1), else_=0))).label("correct"),
-            (sign * func.count()).label("answered"),
+            *((sign * total).label(name) for total, name in zip(counter_sums(Answer), COUNTERS, strict=True)),
         )
         .where(*window)
         .group_by(Answer.user_id, Answer.workspace_id)
