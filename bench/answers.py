@@ -105,6 +105,7 @@ async def _runtime(url: str) -> Runtime:
     )
     gc.disable()  # start-up as `quizbot run` does it (bot.cli_commands.run_bot): collector off, then settle_heap
     runtime = await build_runtime(settings, clock=SystemClock(), rng=random.Random(1), migrate=False)
+    await runtime.warm_up()  # as `quizbot run` does (bot.cli_commands.run_bot)
     runtime.platforms.register(NullPlatform())
     settle_heap()
     return runtime

@@ -95,6 +95,7 @@ async def serve_quiz(
     )
     gc.disable()  # start-up as `quizbot run` does it (bot.cli_commands.run_bot): collector off, then settle_heap
     runtime = await build_runtime(settings, migrate=False)
+    await runtime.warm_up()  # as `quizbot run` does (bot.cli_commands.run_bot)
     adapter = SlackAdapter(runtime)
     settle_heap()
     task = asyncio.create_task(adapter.run())

@@ -182,6 +182,11 @@ async def run_bot(settings: Settings) -> None:
         try:
             with database_errors(settings.database_url):
                 runtime = await build_runtime(settings)
+                try:
+                    await runtime.warm_up()  # before the heap is settled: what it builds is kept and frozen too
+                except BaseException:
+                    await runtime.aclose()
+                    raise
         except InvalidPack as exc:  # the message names the file; say how to find every problem at once
             raise InvalidPack(f"{exc}; {words.pack_fix(settings.content_dir)}", problems=exc.problems) from exc
         try:

@@ -82,6 +82,11 @@ class Runtime:
         """/healthz and /metrics of this bot, to serve beside an adapter's own routes."""
         return ops_routes(self)
 
+    async def warm_up(self) -> None:
+        """Before serving: the click path's statements compiled and prepared, so the first clicks do not wait for
+        that (`AnswerRecorder.warm_up`)."""
+        await self.app.answers.warm_up()
+
     async def aclose(self) -> None:
         """Stop the scheduler, finish pending card edits and close the database."""
         try:

@@ -7,9 +7,10 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
-from sqlalchemy import bindparam, select, tuple_, update
+from sqlalchemy import String, Table, bindparam, func, select, tuple_, update
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import aliased
 
 from bot.db.models import (
@@ -29,7 +30,13 @@ from bot.domain.settings import OFF, ON, SettingKey
 from bot.service.repositories.base import Repository
 from bot.service.repositories.directory import insert_for, insert_ignoring_conflict
 from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
-from bot.service.repositories.scores import RecordedAnswer, channel_ranks, record_answers_effects
+from bot.service.repositories.scores import (
+    RecordedAnswer,
+    channel_ranks,
+    one_of,
+    record_answers_effects,
+    warm_up_effects,
+)
 
 _Recipient = aliased(User)
 
@@ -79,7 +86,7 @@ class Answers(Repository):
 
     async def posts(self, post_ids: Collection[int]) -> dict[int, ClickedPost]:
         """The clicked posts that exist, by id."""
-        rows = await self._session.execute(_clicked_posts(), {"post_ids": list(post_ids)})
+        rows = await self._session.execute(_clicked_posts(self._dialect), {"post_ids": list(post_ids)})
         return {
             row.id: ClickedPost(
                 post_id=row.id,
@@ -100,16 +107,26 @@ class Answers(Repository):
             for row in rows
         }
 
+    @property
+    def _dialect(self) -> str:
+        return self._session.get_bind().dialect.name
+
     async def users(self, keys: Collection[tuple[int, str]]) -> list[KnownUser]:
         """The users of these (workspace row, platform user id) pairs that have a row."""
+        if self._dialect == "postgresql":
+            workspaces, externals = _columns(keys, 2)
+            parameters = {"workspace_id": workspaces, "external_id": externals}
+            return _known_users(await self._session.execute(_users_by_arrays(), parameters))
         rows = await self._session.execute(
             select(*_KNOWN_USER_COLUMNS).where(tuple_(User.workspace_id, User.external_id).in_(list(keys)))
         )
         return _known_users(rows)
 
     async def add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
-        """Insert users (one executemany), skipping those another transaction inserted first; the rows inserted,
+        """Insert users (one statement), skipping those another transaction inserted first; the rows inserted,
         so the caller reads again only the users another transaction inserted first."""
+        if self._dialect == "postgresql":
+            return _known_users(await self._session.execute(_add_users_from_arrays(), _arrays(rows, _USER_ROW)))
         statement = insert_ignoring_conflict(self._session, User, None, ["workspace_id", "external_id"]).returning(
             *_KNOWN_USER_COLUMNS
         )
@@ -121,8 +138,10 @@ class Answers(Repository):
 
     async def insert(self, rows: Sequence[dict[str, Any]]) -> dict[tuple[int, int], int]:
         """Insert answer rows, skipping a (post, user) pair already answered; the new rows' ids by (post, user)."""
-        dialect = self._session.get_bind().dialect.name
-        returned = await self._session.execute(_insert_answers(dialect), list(rows))
+        if self._dialect == "postgresql":
+            returned = await self._session.execute(_insert_answers_from_arrays(), _arrays(rows, _ANSWER_ROW))
+        else:
+            returned = await self._session.execute(_insert_answers(self._dialect), list(rows))
         return {(row.post_id, row.user_id): row.id for row in returned}
 
     async def record_effects(self, answers: Sequence[RecordedAnswer]) -> None:
@@ -137,12 +156,117 @@ class Answers(Repository):
         """The (choice, right) of the answers already given for these (post, user row) pairs."""
         if not keys:
             return {}
-        rows = await self._session.execute(
-            select(Answer.post_id, Answer.user_id, Answer.choice_index, Answer.is_correct).where(
-                tuple_(Answer.post_id, Answer.user_id).in_(keys)
+        if self._dialect == "postgresql":
+            posts, users = _columns(keys, 2)
+            rows = await self._session.execute(_existing_by_arrays(), {"post_id": posts, "user_id": users})
+        else:
+            rows = await self._session.execute(
+                select(Answer.post_id, Answer.user_id, Answer.choice_index, Answer.is_correct).where(
+                    tuple_(Answer.post_id, Answer.user_id).in_(keys)
+                )
             )
-        )
         return {(r.post_id, r.user_id): (r.choice_index, r.is_correct) for r in rows}
+
+    async def warm_up(self, now: datetime) -> None:
+        """Run the click path's statements once for an empty batch, reading and writing no row, so that SQLAlchemy
+        has compiled them and, on PostgreSQL, this connection has prepared them (one prepared statement each,
+        whatever a batch's size: `_unnest`) before the first batch of clicks. The caller rolls back.
+
+        Left cold on SQLite: the INSERTs of answer and user rows, executemany statements that cannot run without a
+        row (cheap to compile), and, on both, the rare ones (a user's new name, cohort totals)."""
+        await self.posts(())
+        await self.users(())
+        if self._dialect == "postgresql":
+            await self.add_users(())
+            await self.insert(())
+            await self._session.execute(_existing_by_arrays(), {"post_id": [], "user_id": []})
+        else:
+            await self.existing([(0, 0)])  # no answer has row ids 0
+        await warm_up_effects(self._session, now)
+
+
+_ANSWER_ROW = (
+    "post_id",
+    "user_id",
+    "workspace_id",
+    "channel_id",
+    "choice_index",
+    "is_correct",
+    "points",
+    "answered_at",
+    "latency_ms",
+)
+"""The columns of an answer row the click path inserts (the keys of its row dicts)."""
+
+_USER_ROW = ("workspace_id", "external_id", "display_name", "created_at")
+"""The columns of a user row the click path inserts."""
+
+
+def _columns(tuples: Iterable[tuple[Any, ...]], width: int) -> list[list[Any]]:
+    """Tuples as `width` column lists (PostgreSQL's array parameters)."""
+    columns: list[list[Any]] = [[] for _ in range(width)]
+    for values in tuples:
+        for column, value in zip(columns, values, strict=True):
+            column.append(value)
+    return columns
+
+
+def _arrays(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, list[Any]]:
+    """Row dicts as one array parameter a column (PostgreSQL)."""
+    return {name: [row[name] for row in rows] for name in names}
+
+
+def _unnest(table: Table, names: Sequence[str]) -> Any:
+    """PostgreSQL: the rows of one array parameter a column (named as the columns, typed as theirs), as a table:
+    a statement over it is one prepared statement whatever the number of rows, and its parameters are a handful
+    of arrays instead of a parameter a value."""
+    arrays = [bindparam(name, type_=ARRAY(_unbounded(table.c[name].type))) for name in names]
+    return func.unnest(*arrays).table_valued(*names).render_derived(name="batch")
+
+
+def _unbounded(column_type: Any) -> Any:
+    """A string column's type without its length: an array cast to VARCHAR(n)[] would cut a longer value short
+    where the column refuses it."""
+    return String() if isinstance(column_type, String) else column_type
+
+
+def _upsert_from_arrays(model: type[Answer] | type[User], names: Sequence[str], keys: list[str]) -> Any:
+    table = cast(Table, model.__table__)
+    rows = _unnest(table, names)
+    return (
+        insert_for("postgresql", model)
+        .from_select(list(names), select(*rows.c))
+        .on_conflict_do_nothing(index_elements=keys)
+    )
+
+
+@lru_cache(maxsize=1)
+def _insert_answers_from_arrays() -> Any:
+    """PostgreSQL: `_insert_answers` from one array a column (`_unnest`), built once."""
+    statement = _upsert_from_arrays(Answer, _ANSWER_ROW, ["post_id", "user_id"])
+    return statement.returning(Answer.id, Answer.post_id, Answer.user_id)
+
+
+@lru_cache(maxsize=1)
+def _add_users_from_arrays() -> Any:
+    """PostgreSQL: the users INSERT of `add_users` from one array a column (`_unnest`), built once."""
+    return _upsert_from_arrays(User, _USER_ROW, ["workspace_id", "external_id"]).returning(*_KNOWN_USER_COLUMNS)
+
+
+@lru_cache(maxsize=1)
+def _users_by_arrays() -> Any:
+    """PostgreSQL: the read of `Answers.users`, the (workspace row, platform id) pairs as two arrays."""
+    pairs = _unnest(cast(Table, User.__table__), ["workspace_id", "external_id"])
+    return select(*_KNOWN_USER_COLUMNS).where(tuple_(User.workspace_id, User.external_id).in_(select(*pairs.c)))
+
+
+@lru_cache(maxsize=1)
+def _existing_by_arrays() -> Any:
+    """PostgreSQL: the read of `Answers.existing`, the (post, user row) pairs as two arrays."""
+    pairs = _unnest(cast(Table, Answer.__table__), ["post_id", "user_id"])
+    return select(Answer.post_id, Answer.user_id, Answer.choice_index, Answer.is_correct).where(
+        tuple_(Answer.post_id, Answer.user_id).in_(select(*pairs.c))
+    )
 
 
 @lru_cache(maxsize=4)
@@ -153,10 +277,11 @@ def _insert_answers(dialect: str) -> Any:
     return statement.returning(Answer.id, Answer.post_id, Answer.user_id)
 
 
-@lru_cache(maxsize=1)
-def _clicked_posts() -> Any:
-    """The read of `Answers.posts`, built once (SQLAlchemy then reuses its compiled form): the posts in the
-    `post_ids` parameter, with what they showed, where, to whom, and their speed-points setting."""
+@lru_cache(maxsize=4)
+def _clicked_posts(dialect: str) -> Any:
+    """The read of `Answers.posts`, built once per dialect (SQLAlchemy then reuses its compiled form): the posts in
+    the `post_ids` parameter (an array on PostgreSQL: one prepared statement whatever the count), with what they
+    showed, where, to whom, and their speed-points setting."""
     columns = select(
         Post.id,
         Post.question_id,
@@ -189,5 +314,5 @@ def _clicked_posts() -> Any:
             WorkspaceSetting,
             (WorkspaceSetting.workspace_id == Channel.workspace_id) & (WorkspaceSetting.key == speed),
         )
-        .where(Post.id.in_(bindparam("post_ids", expanding=True)))
+        .where(one_of(Post.id, dialect, "post_ids"))
     )

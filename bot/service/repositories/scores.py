@@ -138,7 +138,7 @@ def counter_sums(answer: type[Answer] | Any) -> tuple[ColumnElement[Any], ...]:
     )
 
 
-def _one_of(column: Any, dialect: str, name: str = "ids") -> ColumnElement[bool]:
+def one_of(column: Any, dialect: str, name: str = "ids") -> ColumnElement[bool]:
     """Rows whose `column` is one of the `name` parameter (default `ids`): one array parameter on PostgreSQL, so a
     statement is prepared once whatever the batch's size; a list of parameters on SQLite."""
     if dialect == "postgresql":
@@ -154,7 +154,7 @@ def _statements(dialect: str) -> dict[str, Any]:
     CONFLICT DO UPDATE: no row of parameters goes through Python, and the rows are grouped by key (one INSERT
     may not update the same row twice) in key order (so concurrent batches lock rows in the same order).
     """
-    in_batch = _one_of(Answer.id, dialect)  # the answer rows of this batch (or of part of it)
+    in_batch = one_of(Answer.id, dialect)  # the answer rows of this batch (or of part of it)
 
     def add_sums(
         model: type[Base],
@@ -303,6 +303,30 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
     await _add_to_cohorts(session, members, answers)
 
 
+async def warm_up_effects(session: AsyncSession, now: datetime) -> None:
+    """Run the statements of `record_answers_effects` and of `channel_ranks` once for an empty batch (they read no
+    answer row and so write nothing), so that SQLAlchemy has compiled them and, on PostgreSQL, the session's
+    connection has prepared them before the first batch of clicks. The caller rolls back.
+
+    On PostgreSQL the forms a batch in one week and month takes (with and without wrong answers), and the periods
+    piece on its own (a batch across a period's edge); on SQLite each statement.
+    """
+    dialect = session.get_bind().dialect.name
+    periods = _period_parameters(tuple(period_start(window, now, "UTC") for window in ROLLUP_WINDOWS))
+    empty: dict[str, Any] = {"ids": [], "due": now, **periods}
+    if dialect == "postgresql":
+        for pieces in (("users", "channels", "periods", "review"), ("users", "channels", "periods")):
+            await session.execute(_combined(dialect, pieces), empty)
+        await session.execute(_statements(dialect)["periods"], {"ids": [], **periods})
+    else:
+        statements = _statements(dialect)
+        for name in ("users", "channels", "in_cohorts"):
+            await session.execute(statements[name], {"ids": []})
+        await session.execute(statements["periods"], {"ids": [], **periods})
+        await session.execute(statements["review"], {"ids": [], "due": now})
+    await session.execute(_ranks_statement(dialect), {"ids": [], "channels": []})
+
+
 async def _add_to_cohorts(session: AsyncSession, in_cohorts: Container[int], answers: Sequence[RecordedAnswer]) -> None:
     """Add each answer to the totals of its user's cohorts that had started when it was given.
 
@@ -352,10 +376,10 @@ def _ranks_statement(dialect: str) -> Any:
             )
             .label("rank"),
         )
-        .where(_one_of(ChannelScore.channel_id, dialect, "channels"))
+        .where(one_of(ChannelScore.channel_id, dialect, "channels"))
         .subquery()
     )
-    return select(ranked.c.user_id, ranked.c.channel_id, ranked.c.rank).where(_one_of(ranked.c.user_id, dialect))
+    return select(ranked.c.user_id, ranked.c.channel_id, ranked.c.rank).where(one_of(ranked.c.user_id, dialect))
 
 
 async def channel_ranks(session: AsyncSession, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
