@@ -34,6 +34,7 @@ from sqlalchemy.orm import aliased
 
 from bot.db.database import read_only_options
 from bot.db.models import (
+    Channel,
     Cohort,
     CohortMember,
     MeCheckpoint,
@@ -52,7 +53,7 @@ from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError, StorageUnavailable
 from bot.service.board_queries import board_top, cohort_board_query, in_span, period_top, span_params
 from bot.service.repositories.checkpoints import checkpoint_of
-from bot.service.repositories.lookups import channel_place, find_cohort, find_season, season_span, workspace_row
+from bot.service.repositories.lookups import WorkspaceRow, find_cohort, find_season, season_span
 from bot.service.repositories.scores import season_period
 from bot.service.scores import ROLLUP_WINDOWS
 from bot.service.streak_stats import resumed_record, unsent_pin, user_streaks
@@ -198,47 +199,101 @@ class _CohortRow(NamedTuple):
     starts_at: datetime
 
 
-@functools.cache
-def _cohort_query() -> Select[Any, Any, Any, Any]:
-    return select(Cohort.id, Cohort.name, Cohort.start_date, Cohort.starts_at).where(
-        Cohort.workspace_id == bindparam("workspace"), Cohort.key == bindparam("key")
-    )
-
-
-async def _cohort(session: AsyncSession, workspace: int | None, name: str) -> _CohortRow:
-    """The cohort a board names, as plain columns in a statement built once (`find_cohort`, which loads the ORM
-    entity, only to name the cohorts there are when there is none of that name)."""
-    if workspace is not None:
-        conn = await session.connection()
-        row = (await conn.execute(_cohort_query(), {"workspace": workspace, "key": name.casefold()})).first()
-        if row is not None:
-            return _CohortRow(int(row.id), row.name, row.start_date, row.starts_at)
-    found = await find_cohort(session, workspace, name)
-    return _CohortRow(found.id, found.name, found.start_date, found.starts_at)
-
-
-@functools.cache
-def _season_query(named: bool) -> Select[Any, Any, Any, Any, Any]:
-    which = Season.key == bindparam("key") if named else Season.ended_at.is_(None)
-    return select(Season.id, Season.name, Season.starts_at, Season.ends_at, Season.ended_at).where(
-        Season.workspace_id == bindparam("workspace"), which
-    )
-
-
 class _SeasonRow(NamedTuple):
     id: int
     name: str
     span: Span
 
 
-async def _season(session: AsyncSession, workspace: int | None, name: str | None) -> _SeasonRow:
-    """The id, name and span (`season_span`) of the season a board names, or of the running one, in a statement
-    built once (`find_season` only to say what there is when there is no such season)."""
-    if workspace is not None:
-        params: dict[str, Any] = {"workspace": workspace} | ({} if name is None else {"key": name.casefold()})
-        row = (await (await session.connection()).execute(_season_query(name is not None), params)).first()
-        if row is not None:
-            return _SeasonRow(int(row.id), row.name, Span(start=row.starts_at, end=row.ended_at or row.ends_at))
+_SEASON_NAMED, _SEASON_RUNNING = "named", "running"
+"""How `_place_query` finds a board's season: by its key, or the one running."""
+
+
+@functools.cache
+def _place_query(cohort: bool, season: str | None) -> Select[Any, *tuple[Any, ...]]:
+    """Everything a board looks up before its totals, in one statement built once per shape (parameters: platform,
+    workspace, channel: the platform ids; `cohort_key` with `cohort`; `season_key` for a named season): the
+    channel's workspace (id, timezone) and row id (`channel`, None if never seen), and the cohort the board names
+    (`cohort_*` columns) and its season (`season_*`: named, or the running one), None when there is no such one.
+    No row when the workspace was never seen."""
+    columns: list[Any] = [Workspace.id, Workspace.timezone, Channel.id.label("channel")]
+    if cohort:
+        columns += [Cohort.id.label("cohort_id"), Cohort.name.label("cohort_name")]
+        columns += [Cohort.start_date.label("cohort_start_date"), Cohort.starts_at.label("cohort_starts_at")]
+    if season is not None:
+        columns += [Season.id.label("season_id"), Season.name.label("season_name")]
+        columns += [Season.starts_at.label("season_starts_at"), Season.ends_at.label("season_ends_at")]
+        columns += [Season.ended_at.label("season_ended_at")]
+    query = select(*columns).outerjoin(
+        Channel, and_(Channel.workspace_id == Workspace.id, Channel.external_id == bindparam("channel"))
+    )
+    if cohort:
+        query = query.outerjoin(
+            Cohort, and_(Cohort.workspace_id == Workspace.id, Cohort.key == bindparam("cohort_key"))
+        )
+    if season is not None:
+        which = Season.key == bindparam("season_key") if season == _SEASON_NAMED else Season.ended_at.is_(None)
+        query = query.outerjoin(Season, and_(Season.workspace_id == Workspace.id, which))
+    return query.where(Workspace.platform == bindparam("platform"), Workspace.external_id == bindparam("workspace"))
+
+
+class _Place(NamedTuple):
+    """What `_place` found: the workspace (None if never seen), the channel's row id, the cohort and the season."""
+
+    workspace: WorkspaceRow | None
+    channel: int | None
+    cohort: _CohortRow | None
+    season: _SeasonRow | None
+
+
+async def _place(
+    session: AsyncSession,
+    channel: ChannelRef,
+    *,
+    cohort: str | None = None,
+    seasonal: bool = False,
+    season: str | None = None,
+) -> _Place:
+    """A board's lookups in one statement (`_place_query`): the channel's place, the cohort named `cohort` (when
+    not None) and, when `seasonal`, the season named `season` (None: the running one). A cohort or a season asked
+    for and not found raises as `find_cohort` and `find_season` do (the cohort first), naming what there is."""
+    which = None if not seasonal else _SEASON_RUNNING if season is None else _SEASON_NAMED
+    params: dict[str, Any] = {
+        "platform": channel.platform,
+        "workspace": channel.workspace_id,
+        "channel": channel.channel_id,
+    }
+    if cohort is not None:
+        params["cohort_key"] = cohort.casefold()
+    if which == _SEASON_NAMED and season is not None:
+        params["season_key"] = season.casefold()
+    query = _place_query(cohort is not None, which)
+    row = (await (await session.connection()).execute(query, params)).first()
+    workspace = None if row is None else WorkspaceRow(int(row.id), row.timezone)
+    found_cohort = found_season = None
+    if cohort is not None:
+        found_cohort = await _cohort(session, workspace.id if workspace else None, cohort, row)
+    if which is not None:
+        found_season = await _season(session, workspace.id if workspace else None, season, row)
+    channel_row = None if row is None or row.channel is None else int(row.channel)
+    return _Place(workspace, channel_row, found_cohort, found_season)
+
+
+async def _cohort(session: AsyncSession, workspace: int | None, name: str, row: Any) -> _CohortRow:
+    """The cohort a board names, from `_place_query`'s row (`find_cohort`, which loads the ORM entity, only to name
+    the cohorts there are when there is none of that name)."""
+    if row is not None and row.cohort_id is not None:
+        return _CohortRow(int(row.cohort_id), row.cohort_name, row.cohort_start_date, row.cohort_starts_at)
+    found = await find_cohort(session, workspace, name)
+    return _CohortRow(found.id, found.name, found.start_date, found.starts_at)
+
+
+async def _season(session: AsyncSession, workspace: int | None, name: str | None, row: Any) -> _SeasonRow:
+    """The id, name and span (`season_span`) of the season a board names, or of the running one, from
+    `_place_query`'s row (`find_season` only to say what there is when there is no such season)."""
+    if row is not None and row.season_id is not None:
+        span = Span(start=row.season_starts_at, end=row.season_ended_at or row.season_ends_at)
+        return _SeasonRow(int(row.season_id), row.season_name, span)
     found = await find_season(session, workspace, name)
     return _SeasonRow(found.id, found.name, season_span(found))
 
@@ -285,22 +340,19 @@ class Stats:
         if scope is Scope.COHORTS:
             raise QuizError(board_words.cohorts_board_elsewhere())  # use cohort_board
         label = scope.value
-        found: _CohortRow | None = None
         async with viewing(self.uow, within) as uow:
             session = uow.session
-            place = await channel_place(session, channel)
-            workspace = place.workspace if place else None
-            if scope is Scope.COHORT:
-                found = await _cohort(session, workspace[0] if workspace else None, cohort or "")
+            named = (cohort or "") if scope is Scope.COHORT else None
+            place = await _place(session, channel, cohort=named, seasonal=window is Window.SEASON, season=season)
+            found = place.cohort
+            if found is not None:
                 label = board_words.cohort_scope(found.name, found.start_date)
-            found_season = None
-            if window is Window.SEASON:
-                found_season = await _season(session, workspace[0] if workspace else None, season)
+            found_season = place.season
             season_label = found_season.name if found_season else None
             season_bounds = found_season.span if found_season else None
-            if place is None:
+            if place.workspace is None:
                 return Leaderboard(scope=label, window=window.value, rows=())
-            (workspace_id, timezone), streak_channel = place
+            (workspace_id, timezone), streak_channel = place.workspace, place.channel
             span = window_span(window, now, timezone, season=season_bounds)
             start = span.start
             rollup = start is None and self.rollups
@@ -364,16 +416,13 @@ class Stats:
         """Cohorts of the channel's workspace ranked by points per active member (members who answered)."""
         async with viewing(self.uow, within) as uow:
             session = uow.session
-            workspace = await workspace_row(session, channel.platform, channel.workspace_id)
-            season_label: str | None = None
-            season_bounds: Span | None = None
-            found_season = None
-            if window is Window.SEASON:
-                found_season = await _season(session, workspace[0] if workspace else None, season)
-                season_label, season_bounds = found_season.name, found_season.span
-            if workspace is None:
+            place = await _place(session, channel, seasonal=window is Window.SEASON, season=season)
+            found_season = place.season
+            season_label = found_season.name if found_season else None
+            season_bounds = found_season.span if found_season else None
+            if place.workspace is None:
                 return CohortBoard(window=window.value, rows=())
-            workspace_id, timezone = workspace
+            workspace_id, timezone = place.workspace
             span = window_span(window, now, timezone, season=season_bounds)
             rollup = span.start is None and self.rollups
             params = span_params(workspace_id, span)
