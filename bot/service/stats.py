@@ -51,7 +51,17 @@ from bot.domain.streaks import Checkpoint
 from bot.domain.views import ReviewSummary, TagResult
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError, StorageUnavailable
-from bot.service.board_queries import board_top, cohort_board_query, in_span, period_top, span_params
+from bot.service.board_queries import (
+    board_query,
+    board_top,
+    cohort_board_query,
+    in_span,
+    period_params,
+    period_unkeyed,
+    placed,
+    placed_entries,
+    span_params,
+)
 from bot.service.repositories.checkpoints import checkpoint_of
 from bot.service.repositories.lookups import WorkspaceRow, find_cohort, find_season, season_span
 from bot.service.repositories.scores import season_period
@@ -238,12 +248,16 @@ def _place_query(cohort: bool, season: str | None) -> Select[Any, *tuple[Any, ..
 
 
 class _Place(NamedTuple):
-    """What `_place` found: the workspace (None if never seen), the channel's row id, the cohort and the season."""
+    """What `_place` found: the workspace (None if never seen), the channel's row id, the cohort and the season; and
+    the lookups' statement, parameters and row as read (None without one), to read them again beside a board."""
 
     workspace: WorkspaceRow | None
     channel: int | None
     cohort: _CohortRow | None
     season: _SeasonRow | None
+    query: Select[*tuple[Any, ...]]
+    params: dict[str, Any]
+    seen: tuple[Any, ...] | None
 
 
 async def _place(
@@ -276,7 +290,8 @@ async def _place(
     if which is not None:
         found_season = await _season(session, workspace.id if workspace else None, season, row)
     channel_row = None if row is None or row.channel is None else int(row.channel)
-    return _Place(workspace, channel_row, found_cohort, found_season)
+    seen = None if row is None else tuple(row)
+    return _Place(workspace, channel_row, found_cohort, found_season, query, params, seen)
 
 
 async def _cohort(session: AsyncSession, workspace: int | None, name: str, row: Any) -> _CohortRow:
@@ -298,18 +313,32 @@ async def _season(session: AsyncSession, workspace: int | None, name: str | None
     return _SeasonRow(found.id, found.name, season_span(found))
 
 
-async def _season_top(
-    conn: AsyncConnection, season: _SeasonRow, scope: int | _CohortRow, limit: int
-) -> list[Entry] | None:
-    """The top of a season's board of a workspace (its row id) or a cohort from the season's rollup rows; None for
-    a cohort that started after the season did (its board counts only its members' answers since its own start,
-    which the rows do not tell apart: summed from answers)."""
-    keyed = {"period": season_period(season.id), "start": season.span.start}
-    if isinstance(scope, int):
-        return await board_top(conn, "season_scores", {"scope": scope, **keyed}, limit)
-    if season.span.start is None or scope.starts_at > season.span.start:
-        return None
-    return await board_top(conn, "cohort_season_scores", {"scope": scope.id, **keyed}, limit)
+class _Board(NamedTuple):
+    """What a board reads once its lookups are known (`Stats._board`): its source and parameters (`board_top`),
+    and for a period board (`period_scores`) the window and span to sum answers in when it reads empty and the
+    period was keyed elsewhere (`period_unkeyed`); the timezone and channel of its streaks."""
+
+    source: str
+    params: dict[str, Any]
+    period: tuple[Window, Span] | None
+    timezone: str
+    streak_channel: int | None
+
+
+def _scope_label(scope: Scope, place: _Place) -> str:
+    """How a board names its scope: a cohort by its name and start."""
+    if place.cohort is not None:
+        return board_words.cohort_scope(place.cohort.name, place.cohort.start_date)
+    return scope.value
+
+
+def _named(place: _Place) -> str | None:
+    """The name of a board's season, if it has one."""
+    return place.season.name if place.season is not None else None
+
+
+_PLACES_KEPT = 1024
+"""At most this many boards' lookups are kept for reading again beside their totals (`Stats.leaderboard`)."""
 
 
 class Stats:
@@ -320,6 +349,9 @@ class Stats:
         reference, with the same lookups and streaks)."""
         self.uow = uow
         self.rollups = rollups
+        self._places: dict[tuple[Any, ...], _Place] = {}
+        """Each board's lookups as last read (a board whose lookups found everything it needs), read again beside
+        its totals in one statement and used only when they read the same again."""
 
     async def leaderboard(
         self,
@@ -336,61 +368,56 @@ class Stats:
         """The top of the board of a channel, its workspace or one cohort, in a window, with current streaks.
 
         The season window is the season named `season`, or the one running (NoSeasonRunning when none runs).
+
+        Two statements: the board's totals and its streaks. The lookups (the channel's place, the cohort, the
+        season: `_place`) are read beside the totals (`placed`), with the parameters their last reading gave, and
+        used only when they read the same again; else (the first time, or something changed: a timezone, a season
+        ended) they are read on their own first and the totals read again (one statement more).
         """
         if scope is Scope.COHORTS:
             raise QuizError(board_words.cohorts_board_elsewhere())  # use cohort_board
-        label = scope.value
+        named = (cohort or "") if scope is Scope.COHORT else None
+        key = (channel, named, window is Window.SEASON, season)
         async with viewing(self.uow, within) as uow:
             session = uow.session
-            named = (cohort or "") if scope is Scope.COHORT else None
-            place = await _place(session, channel, cohort=named, seasonal=window is Window.SEASON, season=season)
-            found = place.cohort
-            if found is not None:
-                label = board_words.cohort_scope(found.name, found.start_date)
-            found_season = place.season
-            season_label = found_season.name if found_season else None
-            season_bounds = found_season.span if found_season else None
-            if place.workspace is None:
-                return Leaderboard(scope=label, window=window.value, rows=())
-            (workspace_id, timezone), streak_channel = place.workspace, place.channel
-            span = window_span(window, now, timezone, season=season_bounds)
-            start = span.start
-            rollup = start is None and self.rollups
-            if scope is not Scope.CHANNEL:
-                streak_channel = None  # question streaks: the best of the user's channels
-            elif streak_channel is None:
-                return Leaderboard(scope=label, window=window.value, rows=(), season=season_label)
             conn = await session.connection()
-            if scope is Scope.CHANNEL:
-                assert streak_channel is not None
-                params = span_params(streak_channel, span)
-                source = "channel_scores" if rollup else "channel_answers"
-            elif scope is Scope.WORKSPACE:
-                params = span_params(workspace_id, span)
-                source = "user_scores" if rollup else "workspace_answers"
-            else:
-                assert found is not None
-                params = {"scope": found.id} if rollup else span_params(found.id, span, since=found.starts_at)
-                source = "cohort_members" if rollup else "cohort_answers"
-            from_season = None
-            if self.rollups and found_season is not None and scope is not Scope.CHANNEL:
-                from_season = await _season_top(conn, found_season, workspace_id if found is None else found, limit)
-            if from_season is not None:
-                entries = from_season
-            elif scope is Scope.WORKSPACE and not rollup and self.rollups and window in ROLLUP_WINDOWS:
-                entries = await period_top(conn, workspace_id, window, span, limit)
-            else:
-                entries = await board_top(conn, source, params, limit)
+            entries: list[Entry] | None = None
+            place = self._places.get(key)
+            if place is not None:
+                board = self._board(place, scope=scope, window=window, now=now)
+                assert board is not None
+                assert place.seen is not None
+                statement = placed(board_query(board.source, board.params, limit), place.query)
+                rows = (await conn.execute(statement, board.params | place.params)).all()
+                if rows and tuple(rows[0][: len(place.seen)]) == place.seen:
+                    entries = placed_entries(rows, len(place.seen))
+                else:
+                    self._places.pop(key, None)
+            if entries is None or place is None:
+                place = await _place(session, channel, cohort=named, seasonal=window is Window.SEASON, season=season)
+                board = self._board(place, scope=scope, window=window, now=now)
+                if board is None:
+                    return Leaderboard(
+                        scope=_scope_label(scope, place), window=window.value, rows=(), season=_named(place)
+                    )
+                entries = await board_top(conn, board.source, board.params, limit)
+                if len(self._places) >= _PLACES_KEPT:
+                    self._places.clear()
+                self._places[key] = place
+            assert board is not None
+            if board.period is not None and not entries:
+                (period, span), workspace_id = board.period, board.params["scope"]
+                entries = await period_unkeyed(conn, workspace_id, period, span, limit)
             ranked = rank_entries(entries)[:limit]
             streaks = await user_streaks(
                 session,
                 [e.user_id for _, e in ranked],
-                timezone=timezone,
+                timezone=board.timezone,
                 now=now,
-                channel=streak_channel,
+                channel=board.streak_channel,
                 history=False,
             )
-        rows = tuple(
+        rows_shown = tuple(
             LeaderboardRow(
                 rank=rank,
                 name=entry.name,
@@ -402,7 +429,44 @@ class Stats:
             )
             for rank, entry in ranked
         )
-        return Leaderboard(scope=label, window=window.value, rows=rows, season=season_label)
+        return Leaderboard(scope=_scope_label(scope, place), window=window.value, rows=rows_shown, season=_named(place))
+
+    def _board(self, place: _Place, *, scope: Scope, window: Window, now: datetime) -> _Board | None:
+        """What a board of `scope` and `window` reads with these lookups; None for a board with nothing to read (its
+        workspace or, for a channel's board, its channel never seen)."""
+        found, found_season = place.cohort, place.season
+        if place.workspace is None:
+            return None
+        (workspace_id, timezone), streak_channel = place.workspace, place.channel
+        span = window_span(window, now, timezone, season=found_season.span if found_season else None)
+        rollup = span.start is None and self.rollups
+        if scope is not Scope.CHANNEL:
+            streak_channel = None  # question streaks: the best of the user's channels
+        elif streak_channel is None:
+            return None
+        if scope is Scope.CHANNEL:
+            assert streak_channel is not None
+            params = span_params(streak_channel, span)
+            source = "channel_scores" if rollup else "channel_answers"
+        elif scope is Scope.WORKSPACE:
+            params = span_params(workspace_id, span)
+            source = "user_scores" if rollup else "workspace_answers"
+        else:
+            assert found is not None
+            params = {"scope": found.id} if rollup else span_params(found.id, span, since=found.starts_at)
+            source = "cohort_members" if rollup else "cohort_answers"
+        if self.rollups and found_season is not None and scope is not Scope.CHANNEL:
+            # A season's rollup rows: a workspace's, or a cohort's members' when it started by the season's start
+            # (one that started later counts only its members' answers since its own start: summed from answers).
+            keyed = {"period": season_period(found_season.id), "start": found_season.span.start}
+            if found is None:
+                return _Board("season_scores", {"scope": workspace_id, **keyed}, None, timezone, streak_channel)
+            if found_season.span.start is not None and found.starts_at <= found_season.span.start:
+                return _Board("cohort_season_scores", {"scope": found.id, **keyed}, None, timezone, streak_channel)
+        elif scope is Scope.WORKSPACE and not rollup and self.rollups and window in ROLLUP_WINDOWS:
+            params = period_params(workspace_id, window, span)
+            return _Board("period_scores", params, (window, span), timezone, streak_channel)
+        return _Board(source, params, None, timezone, streak_channel)
 
     async def cohort_board(
         self,
@@ -413,25 +477,32 @@ class Stats:
         season: str | None = None,
         within: UnitOfWork | None = None,
     ) -> CohortBoard:
-        """Cohorts of the channel's workspace ranked by points per active member (members who answered)."""
+        """Cohorts of the channel's workspace ranked by points per active member (members who answered).
+
+        One statement: the lookups (`_place`) are read beside the board as `leaderboard` reads them."""
+        key = (channel, "cohorts", window is Window.SEASON, season)
         async with viewing(self.uow, within) as uow:
             session = uow.session
-            place = await _place(session, channel, seasonal=window is Window.SEASON, season=season)
-            found_season = place.season
-            season_label = found_season.name if found_season else None
-            season_bounds = found_season.span if found_season else None
-            if place.workspace is None:
-                return CohortBoard(window=window.value, rows=())
-            workspace_id, timezone = place.workspace
-            span = window_span(window, now, timezone, season=season_bounds)
-            rollup = span.start is None and self.rollups
-            params = span_params(workspace_id, span)
-            from_season = self.rollups and found_season is not None
-            if from_season:
-                assert found_season is not None
-                params["period"] = season_period(found_season.id)
-            query = cohort_board_query(rollup, "start" in params, "end" in params, from_season)
-            rows = (await (await session.connection()).execute(query, params)).all()
+            conn = await session.connection()
+            found: list[Any] | None = None
+            place = self._places.get(key)
+            if place is not None:
+                query, params = self._cohorts(place, window=window, now=now)
+                assert place.seen is not None
+                rows = (await conn.execute(placed(query, place.query), params | place.params)).all()
+                if rows and tuple(rows[0][: len(place.seen)]) == place.seen:
+                    found = [row[len(place.seen) :] for row in rows if row[len(place.seen)] is not None]
+                else:
+                    self._places.pop(key, None)
+            if found is None or place is None:
+                place = await _place(session, channel, seasonal=window is Window.SEASON, season=season)
+                if place.workspace is None:
+                    return CohortBoard(window=window.value, rows=())
+                query, params = self._cohorts(place, window=window, now=now)
+                found = list((await conn.execute(query, params)).all())
+                if len(self._places) >= _PLACES_KEPT:
+                    self._places.clear()
+                self._places[key] = place
         standings = [
             CohortStanding(
                 rank=0,
@@ -442,10 +513,26 @@ class Stats:
                 correct=int(correct or 0),
                 answered=int(answered or 0),
             )
-            for name, size, active, points, correct, answered in rows
+            for name, size, active, points, correct, answered in found
             if active
         ]
-        return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)), season=season_label)
+        return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)), season=_named(place))
+
+    def _cohorts(
+        self, place: _Place, *, window: Window, now: datetime
+    ) -> tuple[Select[*tuple[Any, ...]], dict[str, Any]]:
+        """The statement and parameters of cohort vs cohort with these lookups (a workspace found)."""
+        assert place.workspace is not None
+        workspace_id, timezone = place.workspace
+        found_season = place.season
+        span = window_span(window, now, timezone, season=found_season.span if found_season else None)
+        rollup = span.start is None and self.rollups
+        params = span_params(workspace_id, span)
+        from_season = self.rollups and found_season is not None
+        if from_season:
+            assert found_season is not None
+            params["period"] = season_period(found_season.id)
+        return cohort_board_query(rollup, "start" in params, "end" in params, from_season), params
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""

@@ -1,24 +1,28 @@
-"""How many statements a board sends: its lookups (the channel's place, the cohort it names, its season) in one,
-then its totals, then the current streaks of the rows shown. Counted for a board opened on its own, on its read-only
+"""How many statements a board sends: its totals with its lookups (the channel's place, the cohort it names, its
+season) as last read, then the current streaks of the rows shown; the lookups on their own first the first time, or
+when they no longer read the same (then the totals again). Counted for a board opened on its own, on its read-only
 connection (the card updates and other work a click leaves behind run on others)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import event
 
 from bot.clock import ManualClock
 from bot.db.database import READ_ONLY
-from bot.domain import ChannelRef
+from bot.domain import ChannelRef, Leaderboard
 from bot.domain.windows import Scope, Window
+from bot.errors import NoSeasonRunning
 from bot.runtime import Runtime
 from bot.service.facade import Invocation, Reply
+from bot.service.stats import Stats
 from tests.conftest import make_user
-from tests.scoring_helpers import answer, post
+from tests.scoring_helpers import answer, confirm, post, set_timezone
 
 
 async def run(runtime: Runtime, channel: ChannelRef, who: str, text: str, *, admin: bool = False) -> Reply:
@@ -43,7 +47,7 @@ def statements(runtime: Runtime) -> Iterator[list[str]]:
         event.remove(engine, "before_cursor_execute", record)
 
 
-async def test_every_board_is_its_lookups_its_totals_and_its_streaks(
+async def test_every_board_is_its_totals_and_its_streaks_once_its_lookups_were_read(
     runtime: Runtime, channel: ChannelRef, clock: ManualClock
 ) -> None:
     assert (await run(runtime, channel, "lead", "cohort create spring")).ok
@@ -52,20 +56,81 @@ async def test_every_board_is_its_lookups_its_totals_and_its_streaks(
     clock.advance(timedelta(minutes=1))
     await answer(runtime, await post(runtime, channel), "ann", right=True)
 
+    looked_up: set[tuple[str | None, bool]] = set()  # the lookups a board needs: its cohort, whether a season
     for scope in (Scope.CHANNEL, Scope.WORKSPACE, Scope.COHORT):
         for window in Window:
             cohort = "Spring" if scope is Scope.COHORT else None
-            with statements(runtime) as sent:
+            lookups = (cohort, window is Window.SEASON)
+            new = lookups not in looked_up
+            looked_up.add(lookups)
+            with statements(runtime) as first:
                 board = await runtime.stats.leaderboard(
                     channel, window=window, scope=scope, cohort=cohort, now=clock.now()
                 )
+            with statements(runtime) as again:
+                same = await runtime.stats.leaderboard(
+                    channel, window=window, scope=scope, cohort=cohort, now=clock.now()
+                )
             assert [row.name for row in board.rows] == ["ann"], (scope, window)
-            assert len(sent) == 3, (scope, window, sent)  # lookups, totals, streaks
+            assert same == board, (scope, window)
+            # lookups, totals, streaks; or totals with the lookups another board read, streaks
+            assert len(first) == (3 if new else 2), (scope, window, first)
+            assert len(again) == 2, (scope, window, again)  # totals with the lookups, streaks
     for window in Window:
-        with statements(runtime) as sent:
+        with statements(runtime) as first:
             cohorts = await runtime.stats.cohort_board(channel, window=window, now=clock.now())
+        with statements(runtime) as again:
+            same_cohorts = await runtime.stats.cohort_board(channel, window=window, now=clock.now())
         assert [row.name for row in cohorts.rows] == ["spring"], window
-        assert len(sent) == 2, (window, sent)  # lookups, totals
+        assert same_cohorts == cohorts, window
+        new = window in (Window.WEEK, Window.SEASON)  # the first board without a season, the first with one
+        assert (len(first), len(again)) == ((2 if new else 1), 1), (window, first, again)
+
+
+async def test_a_board_reads_its_lookups_again_when_they_changed(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock
+) -> None:
+    """Lookups kept from an earlier board are used only when they read the same beside the totals: a new timezone
+    moves the week, a season that ended is no longer the running one, a cohort made again is another cohort."""
+    await set_timezone(runtime, channel, "UTC")
+    clock.set(datetime(2026, 1, 4, 21, 30, tzinfo=UTC))  # Sunday 21:30 in UTC, 23:30 in Helsinki
+    assert (await run(runtime, channel, "lead", "cohort create spring")).ok
+    assert (await run(runtime, channel, "ann", "cohort join spring")).ok
+    assert (await run(runtime, channel, "ada", "season start winter", admin=True)).ok
+    clock.advance(timedelta(minutes=1))
+    await answer(runtime, await post(runtime, channel), "ann", right=True)
+
+    def week() -> Awaitable[Leaderboard]:
+        return runtime.stats.leaderboard(channel, window=Window.WEEK, scope=Scope.WORKSPACE, now=clock.now())
+
+    assert [row.name for row in (await week()).rows] == ["ann"]
+    await set_timezone(runtime, channel, "Europe/Helsinki")
+    clock.set(datetime(2026, 1, 4, 22, 30, tzinfo=UTC))  # still Sunday in UTC; Monday 00:30 in Helsinki: a new week
+    with statements(runtime) as sent:
+        assert (await week()).rows == ()  # the UTC week would still show ann
+    assert len(sent) > 2, sent  # the kept lookups did not read the same: read again, and the totals again
+    fresh = Stats(runtime.uow)
+    assert await week() == await fresh.leaderboard(channel, window=Window.WEEK, scope=Scope.WORKSPACE, now=clock.now())
+
+    def season_board() -> Awaitable[Leaderboard]:
+        return runtime.stats.leaderboard(channel, window=Window.SEASON, scope=Scope.CHANNEL, now=clock.now())
+
+    assert (await season_board()).season == "winter"
+    asked = await run(runtime, channel, "ada", "season end", admin=True)
+    assert (await confirm(runtime, asked, channel, "ada", admin=True)).ok
+    with pytest.raises(NoSeasonRunning):
+        await season_board()
+
+    def cohort_board() -> Awaitable[Leaderboard]:
+        return runtime.stats.leaderboard(
+            channel, window=Window.ALL, scope=Scope.COHORT, cohort="spring", now=clock.now()
+        )
+
+    assert [row.name for row in (await cohort_board()).rows] == ["ann"]
+    asked = await run(runtime, channel, "lead", "cohort delete spring", admin=True)
+    assert (await confirm(runtime, asked, channel, "lead", admin=True)).ok
+    assert (await run(runtime, channel, "lead", "cohort create spring")).ok
+    assert (await cohort_board()).rows == ()  # the new cohort has no members yet
 
 
 async def test_a_board_with_no_such_cohort_or_season_still_says_what_there_is(
