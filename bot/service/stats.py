@@ -383,9 +383,8 @@ class Stats:
             conn = await session.connection()
             entries: list[Entry] | None = None
             place = self._places.get(key)
-            if place is not None:
-                board = self._board(place, scope=scope, window=window, now=now)
-                assert board is not None
+            board = None if place is None else self._board(place, scope=scope, window=window, now=now)
+            if place is not None and board is not None:  # None: kept by a board of another scope, this one empty
                 assert place.seen is not None
                 statement = placed(board_query(board.source, board.params, limit), place.query)
                 rows = (await conn.execute(statement, board.params | place.params)).all()

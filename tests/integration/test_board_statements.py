@@ -146,3 +146,22 @@ async def test_a_board_with_no_such_cohort_or_season_still_says_what_there_is(
     assert not unknown.ok and "winter" in unknown.message.text
     both = await run(runtime, channel, "ann", "leaderboard cohort autumn season summer")
     assert not both.ok and "spring" in both.message.text  # the cohort is checked first, as before
+
+
+async def test_lookups_kept_by_a_workspace_board_serve_a_channel_board_only_once_the_channel_is_known(
+    runtime: Runtime, channel: ChannelRef
+) -> None:
+    """A workspace's board keeps the lookups of a channel never seen (its row id None); that channel's own board is
+    empty, and shows its answers once the channel has some."""
+    quiet = ChannelRef(channel.platform, channel.workspace_id, "C-quiet")
+    await answer(runtime, await post(runtime, channel), "ann", right=True)
+    now = runtime.clock.now()
+    workspace = await runtime.stats.leaderboard(quiet, window=Window.ALL, scope=Scope.WORKSPACE, now=now)
+    assert [row.name for row in workspace.rows] == ["ann"]
+    assert (await runtime.stats.leaderboard(quiet, window=Window.ALL, scope=Scope.CHANNEL, now=now)).rows == ()
+    await answer(runtime, await post(runtime, quiet), "ben", right=True)
+    now = runtime.clock.now()
+    here = await runtime.stats.leaderboard(quiet, window=Window.ALL, scope=Scope.CHANNEL, now=now)
+    assert [row.name for row in here.rows] == ["ben"]
+    workspace = await runtime.stats.leaderboard(quiet, window=Window.ALL, scope=Scope.WORKSPACE, now=now)
+    assert sorted(row.name for row in workspace.rows) == ["ann", "ben"]
