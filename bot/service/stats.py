@@ -377,7 +377,7 @@ class Stats:
         if scope is Scope.COHORTS:
             raise QuizError(board_words.cohorts_board_elsewhere())  # use cohort_board
         named = (cohort or "") if scope is Scope.COHORT else None
-        key = (channel, named, window is Window.SEASON, season)
+        key = ("leaderboard", channel, named, window is Window.SEASON, season)
         async with viewing(self.uow, within) as uow:
             session = uow.session
             conn = await session.connection()
@@ -479,7 +479,7 @@ class Stats:
         """Cohorts of the channel's workspace ranked by points per active member (members who answered).
 
         One statement: the lookups (`_place`) are read beside the board as `leaderboard` reads them."""
-        key = (channel, "cohorts", window is Window.SEASON, season)
+        key = ("cohorts", channel, window is Window.SEASON, season)
         async with viewing(self.uow, within) as uow:
             session = uow.session
             conn = await session.connection()

@@ -165,3 +165,16 @@ async def test_lookups_kept_by_a_workspace_board_serve_a_channel_board_only_once
     assert [row.name for row in here.rows] == ["ben"]
     workspace = await runtime.stats.leaderboard(quiet, window=Window.ALL, scope=Scope.WORKSPACE, now=now)
     assert sorted(row.name for row in workspace.rows) == ["ann", "ben"]
+
+
+async def test_cohort_vs_cohort_and_a_cohort_named_cohorts_keep_their_lookups_apart(
+    runtime: Runtime, channel: ChannelRef
+) -> None:
+    assert (await run(runtime, channel, "lead", "cohort create cohorts")).ok
+    assert (await run(runtime, channel, "ann", "cohort join cohorts")).ok
+    await answer(runtime, await post(runtime, channel), "ann", right=True)
+    now = runtime.clock.now()
+    ranked = await runtime.stats.cohort_board(channel, window=Window.ALL, now=now)
+    assert [row.name for row in ranked.rows] == ["cohorts"]
+    board = await runtime.stats.leaderboard(channel, window=Window.ALL, scope=Scope.COHORT, cohort="cohorts", now=now)
+    assert [row.name for row in board.rows] == ["ann"]
