@@ -10,7 +10,19 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import BindParameter, ColumnElement, Select, and_, bindparam, case, func, or_, select, union_all
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    Select,
+    and_,
+    bindparam,
+    case,
+    func,
+    or_,
+    select,
+    true,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
 
@@ -52,24 +64,29 @@ def _keyed_elsewhere_query() -> Select[Any]:
     return select(or_(*(side.exists() for side in _keyed_elsewhere())))
 
 
-async def period_top(conn: AsyncConnection, workspace_id: int, window: Window, span: Span, limit: int) -> list[Entry]:
-    """The top of a workspace's board in the current period of a rollup window, from `period_scores` when every
-    row of the period was keyed at its start in the workspace's timezone, else summed from answers.
-
-    The check is a one-time NOT EXISTS inside the board's own statement: a period keyed elsewhere reads as an
-    empty board, and only an empty board costs a second statement to tell the two apart.
-    """
+def period_params(workspace_id: int, window: Window, span: Span) -> dict[str, Any]:
+    """The parameters of a workspace's board in the current period of a rollup window (`period_scores`)."""
     assert span.start is not None
-    params = {
+    return {
         "scope": workspace_id,
         "period": window.value,
         "start": span.start,
         "slack_from": span.start - PERIOD_SLACK,
         "slack_to": span.start + PERIOD_SLACK,
     }
-    entries = await board_top(conn, "period_scores", params, limit)
-    if entries or not (await conn.execute(_keyed_elsewhere_query(), params)).scalar():
-        return entries
+
+
+async def period_unkeyed(
+    conn: AsyncConnection, workspace_id: int, window: Window, span: Span, limit: int
+) -> list[Entry]:
+    """What a period's board that read empty from `period_scores` shows: nothing, unless some of the period's rows
+    were keyed elsewhere (another timezone), when it is summed from answers.
+
+    The check is a one-time NOT EXISTS inside the board's own statement (`_board_query`): a period keyed elsewhere
+    reads as an empty board, and only an empty board costs this second statement to tell the two apart.
+    """
+    if not (await conn.execute(_keyed_elsewhere_query(), period_params(workspace_id, window, span))).scalar():
+        return []
     return await board_top(conn, "workspace_answers", span_params(workspace_id, span), limit)
 
 
@@ -194,16 +211,37 @@ def _board_query(source: str, start: bool, end: bool, limit: int) -> Select[Any,
     return query
 
 
+def board_query(source: str, params: dict[str, Any], limit: int) -> Select[Any, Any, Any, Any, Any]:
+    """The statement of a board of `source` with these parameters (`_board_query`)."""
+    keyed = source in _KEYED
+    return _board_query(source, "start" in params and not keyed, "end" in params and not keyed, limit)
+
+
 async def board_top(conn: AsyncConnection, source: str, params: dict[str, Any], limit: int) -> list[Entry]:
     """The top of a board (`_board_query`) of `source` with these parameters."""
-    keyed = source in _KEYED
-    query = _board_query(source, "start" in params and not keyed, "end" in params and not keyed, limit)
-    return [_entry(row) for row in await conn.execute(query, params)]
+    return [_entry(row) for row in await conn.execute(board_query(source, params, limit), params)]
+
+
+@functools.cache
+def placed(board: Select[*tuple[Any, ...]], place: Select[*tuple[Any, ...]]) -> Select[*tuple[Any, ...]]:
+    """A board's statement and its lookups' as one (the parameters of both): the lookups' row (`place`, at most
+    one) beside each of the board's rows, an outer join on true, so the lookups' row comes back alone when the
+    board is empty and nothing comes back when they find nothing. Built once per pair of statements."""
+    found, rows = place.subquery("place"), board.subquery("board")
+    return select(*found.c, *rows.c).select_from(found.outerjoin(rows, true()))
+
+
+def placed_entries(rows: Sequence[Any], skip: int) -> list[Entry]:
+    """The board's entries of `placed` rows, whose first `skip` columns are the lookups'."""
+    return [_entry(row[skip:]) for row in rows if row[skip] is not None]
 
 
 def _named(query: Select[Any, Any, Any, Any], user_id: ColumnElement[Any]) -> Select[Any, Any, Any, Any, Any]:
-    """`query` with the user's display name as a fifth column."""
-    return query.add_columns(User.display_name).outerjoin(User, User.id == user_id)
+    """`query` with the user's display name as a fifth column: a primary key lookup per row shown. Not an outer
+    join: PostgreSQL cannot tell how few rows a board keeps (a rank or a cut), so it planned one as a hash join over
+    every user of the table (a sequential scan of `users`, most of a board's time at 10,000 users)."""
+    name = select(User.display_name).where(User.id == user_id).scalar_subquery()
+    return query.add_columns(name.label("display_name"))
 
 
 def _entry(row: Any) -> Entry:

@@ -34,6 +34,7 @@ from sqlalchemy.orm import aliased
 
 from bot.db.database import read_only_options
 from bot.db.models import (
+    Channel,
     Cohort,
     CohortMember,
     MeCheckpoint,
@@ -50,9 +51,19 @@ from bot.domain.streaks import Checkpoint
 from bot.domain.views import ReviewSummary, TagResult
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError, StorageUnavailable
-from bot.service.board_queries import board_top, cohort_board_query, in_span, period_top, span_params
+from bot.service.board_queries import (
+    board_query,
+    board_top,
+    cohort_board_query,
+    in_span,
+    period_params,
+    period_unkeyed,
+    placed,
+    placed_entries,
+    span_params,
+)
 from bot.service.repositories.checkpoints import checkpoint_of
-from bot.service.repositories.lookups import channel_place, find_cohort, find_season, season_span, workspace_row
+from bot.service.repositories.lookups import WorkspaceRow, find_cohort, find_season, season_span
 from bot.service.repositories.scores import season_period
 from bot.service.scores import ROLLUP_WINDOWS
 from bot.service.streak_stats import resumed_record, unsent_pin, user_streaks
@@ -198,63 +209,136 @@ class _CohortRow(NamedTuple):
     starts_at: datetime
 
 
-@functools.cache
-def _cohort_query() -> Select[Any, Any, Any, Any]:
-    return select(Cohort.id, Cohort.name, Cohort.start_date, Cohort.starts_at).where(
-        Cohort.workspace_id == bindparam("workspace"), Cohort.key == bindparam("key")
-    )
-
-
-async def _cohort(session: AsyncSession, workspace: int | None, name: str) -> _CohortRow:
-    """The cohort a board names, as plain columns in a statement built once (`find_cohort`, which loads the ORM
-    entity, only to name the cohorts there are when there is none of that name)."""
-    if workspace is not None:
-        conn = await session.connection()
-        row = (await conn.execute(_cohort_query(), {"workspace": workspace, "key": name.casefold()})).first()
-        if row is not None:
-            return _CohortRow(int(row.id), row.name, row.start_date, row.starts_at)
-    found = await find_cohort(session, workspace, name)
-    return _CohortRow(found.id, found.name, found.start_date, found.starts_at)
-
-
-@functools.cache
-def _season_query(named: bool) -> Select[Any, Any, Any, Any, Any]:
-    which = Season.key == bindparam("key") if named else Season.ended_at.is_(None)
-    return select(Season.id, Season.name, Season.starts_at, Season.ends_at, Season.ended_at).where(
-        Season.workspace_id == bindparam("workspace"), which
-    )
-
-
 class _SeasonRow(NamedTuple):
     id: int
     name: str
     span: Span
 
 
-async def _season(session: AsyncSession, workspace: int | None, name: str | None) -> _SeasonRow:
-    """The id, name and span (`season_span`) of the season a board names, or of the running one, in a statement
-    built once (`find_season` only to say what there is when there is no such season)."""
-    if workspace is not None:
-        params: dict[str, Any] = {"workspace": workspace} | ({} if name is None else {"key": name.casefold()})
-        row = (await (await session.connection()).execute(_season_query(name is not None), params)).first()
-        if row is not None:
-            return _SeasonRow(int(row.id), row.name, Span(start=row.starts_at, end=row.ended_at or row.ends_at))
+_SEASON_NAMED, _SEASON_RUNNING = "named", "running"
+"""How `_place_query` finds a board's season: by its key, or the one running."""
+
+
+@functools.cache
+def _place_query(cohort: bool, season: str | None) -> Select[Any, *tuple[Any, ...]]:
+    """Everything a board looks up before its totals, in one statement built once per shape (parameters: platform,
+    workspace, channel: the platform ids; `cohort_key` with `cohort`; `season_key` for a named season): the
+    channel's workspace (id, timezone) and row id (`channel`, None if never seen), and the cohort the board names
+    (`cohort_*` columns) and its season (`season_*`: named, or the running one), None when there is no such one.
+    No row when the workspace was never seen."""
+    columns: list[Any] = [Workspace.id, Workspace.timezone, Channel.id.label("channel")]
+    if cohort:
+        columns += [Cohort.id.label("cohort_id"), Cohort.name.label("cohort_name")]
+        columns += [Cohort.start_date.label("cohort_start_date"), Cohort.starts_at.label("cohort_starts_at")]
+    if season is not None:
+        columns += [Season.id.label("season_id"), Season.name.label("season_name")]
+        columns += [Season.starts_at.label("season_starts_at"), Season.ends_at.label("season_ends_at")]
+        columns += [Season.ended_at.label("season_ended_at")]
+    query = select(*columns).outerjoin(
+        Channel, and_(Channel.workspace_id == Workspace.id, Channel.external_id == bindparam("channel"))
+    )
+    if cohort:
+        query = query.outerjoin(
+            Cohort, and_(Cohort.workspace_id == Workspace.id, Cohort.key == bindparam("cohort_key"))
+        )
+    if season is not None:
+        which = Season.key == bindparam("season_key") if season == _SEASON_NAMED else Season.ended_at.is_(None)
+        query = query.outerjoin(Season, and_(Season.workspace_id == Workspace.id, which))
+    return query.where(Workspace.platform == bindparam("platform"), Workspace.external_id == bindparam("workspace"))
+
+
+class _Place(NamedTuple):
+    """What `_place` found: the workspace (None if never seen), the channel's row id, the cohort and the season; and
+    the lookups' statement, parameters and row as read (None without one), to read them again beside a board."""
+
+    workspace: WorkspaceRow | None
+    channel: int | None
+    cohort: _CohortRow | None
+    season: _SeasonRow | None
+    query: Select[*tuple[Any, ...]]
+    params: dict[str, Any]
+    seen: tuple[Any, ...] | None
+
+
+async def _place(
+    session: AsyncSession,
+    channel: ChannelRef,
+    *,
+    cohort: str | None = None,
+    seasonal: bool = False,
+    season: str | None = None,
+) -> _Place:
+    """A board's lookups in one statement (`_place_query`): the channel's place, the cohort named `cohort` (when
+    not None) and, when `seasonal`, the season named `season` (None: the running one). A cohort or a season asked
+    for and not found raises as `find_cohort` and `find_season` do (the cohort first), naming what there is."""
+    which = None if not seasonal else _SEASON_RUNNING if season is None else _SEASON_NAMED
+    params: dict[str, Any] = {
+        "platform": channel.platform,
+        "workspace": channel.workspace_id,
+        "channel": channel.channel_id,
+    }
+    if cohort is not None:
+        params["cohort_key"] = cohort.casefold()
+    if which == _SEASON_NAMED and season is not None:
+        params["season_key"] = season.casefold()
+    query = _place_query(cohort is not None, which)
+    row = (await (await session.connection()).execute(query, params)).first()
+    workspace = None if row is None else WorkspaceRow(int(row.id), row.timezone)
+    found_cohort = found_season = None
+    if cohort is not None:
+        found_cohort = await _cohort(session, workspace.id if workspace else None, cohort, row)
+    if which is not None:
+        found_season = await _season(session, workspace.id if workspace else None, season, row)
+    channel_row = None if row is None or row.channel is None else int(row.channel)
+    seen = None if row is None else tuple(row)
+    return _Place(workspace, channel_row, found_cohort, found_season, query, params, seen)
+
+
+async def _cohort(session: AsyncSession, workspace: int | None, name: str, row: Any) -> _CohortRow:
+    """The cohort a board names, from `_place_query`'s row (`find_cohort`, which loads the ORM entity, only to name
+    the cohorts there are when there is none of that name)."""
+    if row is not None and row.cohort_id is not None:
+        return _CohortRow(int(row.cohort_id), row.cohort_name, row.cohort_start_date, row.cohort_starts_at)
+    found = await find_cohort(session, workspace, name)
+    return _CohortRow(found.id, found.name, found.start_date, found.starts_at)
+
+
+async def _season(session: AsyncSession, workspace: int | None, name: str | None, row: Any) -> _SeasonRow:
+    """The id, name and span (`season_span`) of the season a board names, or of the running one, from
+    `_place_query`'s row (`find_season` only to say what there is when there is no such season)."""
+    if row is not None and row.season_id is not None:
+        span = Span(start=row.season_starts_at, end=row.season_ended_at or row.season_ends_at)
+        return _SeasonRow(int(row.season_id), row.season_name, span)
     found = await find_season(session, workspace, name)
     return _SeasonRow(found.id, found.name, season_span(found))
 
 
-async def _season_top(
-    conn: AsyncConnection, season: _SeasonRow, scope: int | _CohortRow, limit: int
-) -> list[Entry] | None:
-    """The top of a season's board of a workspace (its row id) or a cohort from the season's rollup rows; None for
-    a cohort that started after the season did (its board counts only its members' answers since its own start,
-    which the rows do not tell apart: summed from answers)."""
-    keyed = {"period": season_period(season.id), "start": season.span.start}
-    if isinstance(scope, int):
-        return await board_top(conn, "season_scores", {"scope": scope, **keyed}, limit)
-    if season.span.start is None or scope.starts_at > season.span.start:
-        return None
-    return await board_top(conn, "cohort_season_scores", {"scope": scope.id, **keyed}, limit)
+class _Board(NamedTuple):
+    """What a board reads once its lookups are known (`Stats._board`): its source and parameters (`board_top`),
+    and for a period board (`period_scores`) the window and span to sum answers in when it reads empty and the
+    period was keyed elsewhere (`period_unkeyed`); the timezone and channel of its streaks."""
+
+    source: str
+    params: dict[str, Any]
+    period: tuple[Window, Span] | None
+    timezone: str
+    streak_channel: int | None
+
+
+def _scope_label(scope: Scope, place: _Place) -> str:
+    """How a board names its scope: a cohort by its name and start."""
+    if place.cohort is not None:
+        return board_words.cohort_scope(place.cohort.name, place.cohort.start_date)
+    return scope.value
+
+
+def _named(place: _Place) -> str | None:
+    """The name of a board's season, if it has one."""
+    return place.season.name if place.season is not None else None
+
+
+_PLACES_KEPT = 1024
+"""At most this many boards' lookups are kept for reading again beside their totals (`Stats.leaderboard`)."""
 
 
 class Stats:
@@ -265,6 +349,9 @@ class Stats:
         reference, with the same lookups and streaks)."""
         self.uow = uow
         self.rollups = rollups
+        self._places: dict[tuple[Any, ...], _Place] = {}
+        """Each board's lookups as last read (a board whose lookups found everything it needs), read again beside
+        its totals in one statement and used only when they read the same again."""
 
     async def leaderboard(
         self,
@@ -281,64 +368,55 @@ class Stats:
         """The top of the board of a channel, its workspace or one cohort, in a window, with current streaks.
 
         The season window is the season named `season`, or the one running (NoSeasonRunning when none runs).
+
+        Two statements: the board's totals and its streaks. The lookups (the channel's place, the cohort, the
+        season: `_place`) are read beside the totals (`placed`), with the parameters their last reading gave, and
+        used only when they read the same again; else (the first time, or something changed: a timezone, a season
+        ended) they are read on their own first and the totals read again (one statement more).
         """
         if scope is Scope.COHORTS:
             raise QuizError(board_words.cohorts_board_elsewhere())  # use cohort_board
-        label = scope.value
-        found: _CohortRow | None = None
+        named = (cohort or "") if scope is Scope.COHORT else None
+        key = ("leaderboard", channel, named, window is Window.SEASON, season)
         async with viewing(self.uow, within) as uow:
             session = uow.session
-            place = await channel_place(session, channel)
-            workspace = place.workspace if place else None
-            if scope is Scope.COHORT:
-                found = await _cohort(session, workspace[0] if workspace else None, cohort or "")
-                label = board_words.cohort_scope(found.name, found.start_date)
-            found_season = None
-            if window is Window.SEASON:
-                found_season = await _season(session, workspace[0] if workspace else None, season)
-            season_label = found_season.name if found_season else None
-            season_bounds = found_season.span if found_season else None
-            if place is None:
-                return Leaderboard(scope=label, window=window.value, rows=())
-            (workspace_id, timezone), streak_channel = place
-            span = window_span(window, now, timezone, season=season_bounds)
-            start = span.start
-            rollup = start is None and self.rollups
-            if scope is not Scope.CHANNEL:
-                streak_channel = None  # question streaks: the best of the user's channels
-            elif streak_channel is None:
-                return Leaderboard(scope=label, window=window.value, rows=(), season=season_label)
             conn = await session.connection()
-            if scope is Scope.CHANNEL:
-                assert streak_channel is not None
-                params = span_params(streak_channel, span)
-                source = "channel_scores" if rollup else "channel_answers"
-            elif scope is Scope.WORKSPACE:
-                params = span_params(workspace_id, span)
-                source = "user_scores" if rollup else "workspace_answers"
-            else:
-                assert found is not None
-                params = {"scope": found.id} if rollup else span_params(found.id, span, since=found.starts_at)
-                source = "cohort_members" if rollup else "cohort_answers"
-            from_season = None
-            if self.rollups and found_season is not None and scope is not Scope.CHANNEL:
-                from_season = await _season_top(conn, found_season, workspace_id if found is None else found, limit)
-            if from_season is not None:
-                entries = from_season
-            elif scope is Scope.WORKSPACE and not rollup and self.rollups and window in ROLLUP_WINDOWS:
-                entries = await period_top(conn, workspace_id, window, span, limit)
-            else:
-                entries = await board_top(conn, source, params, limit)
+            entries: list[Entry] | None = None
+            place = self._places.get(key)
+            board = None if place is None else self._board(place, scope=scope, window=window, now=now)
+            if place is not None and board is not None:  # None: kept by a board of another scope, this one empty
+                assert place.seen is not None
+                statement = placed(board_query(board.source, board.params, limit), place.query)
+                rows = (await conn.execute(statement, board.params | place.params)).all()
+                if rows and tuple(rows[0][: len(place.seen)]) == place.seen:
+                    entries = placed_entries(rows, len(place.seen))
+                else:
+                    self._places.pop(key, None)
+            if entries is None or place is None:
+                place = await _place(session, channel, cohort=named, seasonal=window is Window.SEASON, season=season)
+                board = self._board(place, scope=scope, window=window, now=now)
+                if board is None:
+                    return Leaderboard(
+                        scope=_scope_label(scope, place), window=window.value, rows=(), season=_named(place)
+                    )
+                entries = await board_top(conn, board.source, board.params, limit)
+                if len(self._places) >= _PLACES_KEPT:
+                    self._places.clear()
+                self._places[key] = place
+            assert board is not None
+            if board.period is not None and not entries:
+                (period, span), workspace_id = board.period, board.params["scope"]
+                entries = await period_unkeyed(conn, workspace_id, period, span, limit)
             ranked = rank_entries(entries)[:limit]
             streaks = await user_streaks(
                 session,
                 [e.user_id for _, e in ranked],
-                timezone=timezone,
+                timezone=board.timezone,
                 now=now,
-                channel=streak_channel,
+                channel=board.streak_channel,
                 history=False,
             )
-        rows = tuple(
+        rows_shown = tuple(
             LeaderboardRow(
                 rank=rank,
                 name=entry.name,
@@ -350,7 +428,44 @@ class Stats:
             )
             for rank, entry in ranked
         )
-        return Leaderboard(scope=label, window=window.value, rows=rows, season=season_label)
+        return Leaderboard(scope=_scope_label(scope, place), window=window.value, rows=rows_shown, season=_named(place))
+
+    def _board(self, place: _Place, *, scope: Scope, window: Window, now: datetime) -> _Board | None:
+        """What a board of `scope` and `window` reads with these lookups; None for a board with nothing to read (its
+        workspace or, for a channel's board, its channel never seen)."""
+        found, found_season = place.cohort, place.season
+        if place.workspace is None:
+            return None
+        (workspace_id, timezone), streak_channel = place.workspace, place.channel
+        span = window_span(window, now, timezone, season=found_season.span if found_season else None)
+        rollup = span.start is None and self.rollups
+        if scope is not Scope.CHANNEL:
+            streak_channel = None  # question streaks: the best of the user's channels
+        elif streak_channel is None:
+            return None
+        if scope is Scope.CHANNEL:
+            assert streak_channel is not None
+            params = span_params(streak_channel, span)
+            source = "channel_scores" if rollup else "channel_answers"
+        elif scope is Scope.WORKSPACE:
+            params = span_params(workspace_id, span)
+            source = "user_scores" if rollup else "workspace_answers"
+        else:
+            assert found is not None
+            params = {"scope": found.id} if rollup else span_params(found.id, span, since=found.starts_at)
+            source = "cohort_members" if rollup else "cohort_answers"
+        if self.rollups and found_season is not None and scope is not Scope.CHANNEL:
+            # A season's rollup rows: a workspace's, or a cohort's members' when it started by the season's start
+            # (one that started later counts only its members' answers since its own start: summed from answers).
+            keyed = {"period": season_period(found_season.id), "start": found_season.span.start}
+            if found is None:
+                return _Board("season_scores", {"scope": workspace_id, **keyed}, None, timezone, streak_channel)
+            if found_season.span.start is not None and found.starts_at <= found_season.span.start:
+                return _Board("cohort_season_scores", {"scope": found.id, **keyed}, None, timezone, streak_channel)
+        elif scope is Scope.WORKSPACE and not rollup and self.rollups and window in ROLLUP_WINDOWS:
+            params = period_params(workspace_id, window, span)
+            return _Board("period_scores", params, (window, span), timezone, streak_channel)
+        return _Board(source, params, None, timezone, streak_channel)
 
     async def cohort_board(
         self,
@@ -361,28 +476,32 @@ class Stats:
         season: str | None = None,
         within: UnitOfWork | None = None,
     ) -> CohortBoard:
-        """Cohorts of the channel's workspace ranked by points per active member (members who answered)."""
+        """Cohorts of the channel's workspace ranked by points per active member (members who answered).
+
+        One statement: the lookups (`_place`) are read beside the board as `leaderboard` reads them."""
+        key = ("cohorts", channel, window is Window.SEASON, season)
         async with viewing(self.uow, within) as uow:
             session = uow.session
-            workspace = await workspace_row(session, channel.platform, channel.workspace_id)
-            season_label: str | None = None
-            season_bounds: Span | None = None
-            found_season = None
-            if window is Window.SEASON:
-                found_season = await _season(session, workspace[0] if workspace else None, season)
-                season_label, season_bounds = found_season.name, found_season.span
-            if workspace is None:
-                return CohortBoard(window=window.value, rows=())
-            workspace_id, timezone = workspace
-            span = window_span(window, now, timezone, season=season_bounds)
-            rollup = span.start is None and self.rollups
-            params = span_params(workspace_id, span)
-            from_season = self.rollups and found_season is not None
-            if from_season:
-                assert found_season is not None
-                params["period"] = season_period(found_season.id)
-            query = cohort_board_query(rollup, "start" in params, "end" in params, from_season)
-            rows = (await (await session.connection()).execute(query, params)).all()
+            conn = await session.connection()
+            found: list[Any] | None = None
+            place = self._places.get(key)
+            if place is not None:
+                query, params = self._cohorts(place, window=window, now=now)
+                assert place.seen is not None
+                rows = (await conn.execute(placed(query, place.query), params | place.params)).all()
+                if rows and tuple(rows[0][: len(place.seen)]) == place.seen:
+                    found = [row[len(place.seen) :] for row in rows if row[len(place.seen)] is not None]
+                else:
+                    self._places.pop(key, None)
+            if found is None or place is None:
+                place = await _place(session, channel, seasonal=window is Window.SEASON, season=season)
+                if place.workspace is None:
+                    return CohortBoard(window=window.value, rows=())
+                query, params = self._cohorts(place, window=window, now=now)
+                found = list((await conn.execute(query, params)).all())
+                if len(self._places) >= _PLACES_KEPT:
+                    self._places.clear()
+                self._places[key] = place
         standings = [
             CohortStanding(
                 rank=0,
@@ -393,10 +512,26 @@ class Stats:
                 correct=int(correct or 0),
                 answered=int(answered or 0),
             )
-            for name, size, active, points, correct, answered in rows
+            for name, size, active, points, correct, answered in found
             if active
         ]
-        return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)), season=season_label)
+        return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)), season=_named(place))
+
+    def _cohorts(
+        self, place: _Place, *, window: Window, now: datetime
+    ) -> tuple[Select[*tuple[Any, ...]], dict[str, Any]]:
+        """The statement and parameters of cohort vs cohort with these lookups (a workspace found)."""
+        assert place.workspace is not None
+        workspace_id, timezone = place.workspace
+        found_season = place.season
+        span = window_span(window, now, timezone, season=found_season.span if found_season else None)
+        rollup = span.start is None and self.rollups
+        params = span_params(workspace_id, span)
+        from_season = self.rollups and found_season is not None
+        if from_season:
+            assert found_season is not None
+            params["period"] = season_period(found_season.id)
+        return cohort_board_query(rollup, "start" in params, "end" in params, from_season), params
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""

@@ -289,15 +289,15 @@ async def user_streaks(
     else:
         histories, days = await _tails_and_days(session, users, channel, now, timezone=timezone, since=since)
     today = local_date(now, timezone)
-    long_runs = [
-        u for u in users if since is not None and day_streak(days.get(u, ()), today).current >= RECENT_DAYS - 2
-    ]
+    day_streaks = {user: day_streak(days.get(user, ()), today) for user in users}
+    long_runs = [u for u in users if since is not None and day_streaks[u].current >= RECENT_DAYS - 2]
     if long_runs:
         days.update(await _answer_days(session, long_runs, timezone, None))
+        day_streaks.update({user: day_streak(days.get(user, ()), today) for user in long_runs})
     result: dict[int, tuple[Streak, Streak]] = {}
     for user in users:
         per_channel = [question_streak(outcomes) for outcomes in histories.get(user, {}).values()]
-        result[user] = (best_of(per_channel), day_streak(days.get(user, ()), today))
+        result[user] = (best_of(per_channel), day_streaks[user])
     return result
 
 
