@@ -30,14 +30,16 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
+    BigInteger,
     BindParameter,
     ColumnElement,
     CompoundSelect,
     Integer,
     and_,
+    any_,
     bindparam,
     case,
     func,
@@ -47,8 +49,10 @@ from sqlalchemy import (
     select,
     union_all,
 )
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
+from sqlalchemy.types import TypeEngine
 
 from bot.db.models import Answer, ChannelScore, Post, post_finish_time
 from bot.domain.streaks import (
@@ -345,15 +349,25 @@ def _answers_since_query(bounded: bool) -> Any:
     return query
 
 
+def one_of(column: Any, dialect: str, name: str = "ids", item: TypeEngine[Any] | None = None) -> ColumnElement[bool]:
+    """Rows whose `column` is one of the `name` parameter (a list of ids, or of `item`s): one array parameter on
+    PostgreSQL, so the statement has one text whatever the list's length (asyncpg prepares it once); a list of
+    parameters on SQLite."""
+    if dialect == "postgresql":
+        array = postgresql.ARRAY(item if item is not None else BigInteger())
+        return cast(ColumnElement[bool], column == any_(bindparam(name, type_=array)))
+    return cast(ColumnElement[bool], column.in_(bindparam(name, expanding=True)))
+
+
 @functools.cache
-def _missed_since_query(bounded: bool) -> Any:
+def _missed_since_query(bounded: bool, dialect: str) -> Any:
     """The scheduled questions of some channels (parameter: channels): all of them, of which those that finished
     without the user's answer are the outcomes MISSED (the caller has all their answers); or, bounded, those that
     finished since `since` and by `now` without the user's answer (parameters: user, since, now too), through
     ix_posts_channel_finish and the answers' (post, user) key."""
     finish = _finish_time()
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
-    query = select(*_POST_COLUMNS).where(Post.channel_id.in_(bindparam("channels", expanding=True)), *_scheduled())
+    query = select(*_POST_COLUMNS).where(one_of(Post.channel_id, dialect, "channels"), *_scheduled())
     if bounded:
         answered = (
             select(Answer.id)
@@ -424,7 +438,7 @@ async def resumed_record(
     starts = dict(base.channels) if base is not None else {}
     channels = sorted(set(starts) | set(answers))
     if channels:
-        query = _missed_since_query(since is not None)
+        query = _missed_since_query(since is not None, conn.dialect.name)
         for row in (await conn.execute(query, params | {"channels": channels, "now": now})).all():
             if int(row.id) not in answers[int(row.channel_id)]:  # an answered one is in `posts` already
                 posts[int(row.channel_id)].append(_streak_post(row))
