@@ -55,7 +55,7 @@ from bot.service.repositories.checkpoints import checkpoint_of
 from bot.service.repositories.lookups import channel_place, find_cohort, find_season, season_span, workspace_row
 from bot.service.repositories.scores import season_period
 from bot.service.scores import ROLLUP_WINDOWS
-from bot.service.streak_stats import one_of, resumed_record, unsent_pin, user_streaks
+from bot.service.streak_stats import resumed_record, unsent_pin, user_streaks
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.wording import boards as board_words
 
@@ -157,24 +157,15 @@ def _review_summary(me: Any) -> ReviewSummary:
     return ReviewSummary(due=int(me.due or 0), learning=int(me.learning or 0), mastered=int(me.mastered or 0))
 
 
-@functools.cache
-def _tags_query(dialect: str) -> Select[Any, Any]:
-    """Some questions' tags (parameter: ids), one statement text whatever their number on PostgreSQL (`one_of`)."""
-    return select(QuestionRow.id, QuestionRow.tags).where(one_of(QuestionRow.id, dialect))
-
-
-async def _tag_results(conn: AsyncConnection, questions: dict[int, tuple[int, int]]) -> tuple[TagResult, ...]:
+def _tag_results(questions: dict[int, tuple[int, int]], tags: dict[int, list[str]]) -> tuple[TagResult, ...]:
     """The user's answers and right answers per tag, from their (answered, correct) per question and each
     question's tags as they are now (a question with several tags counts for each), tags in order."""
     answered: Counter[str] = Counter()
     correct: Counter[str] = Counter()
-    if questions:
-        query = _tags_query(conn.dialect.name)
-        for question, question_tags in await conn.execute(query, {"ids": sorted(questions)}):
-            count, right = questions[int(question)]
-            for tag in question_tags or ():
-                answered[tag] += count
-                correct[tag] += right
+    for question, (count, right) in questions.items():
+        for tag in tags.get(question, ()):
+            answered[tag] += count
+            correct[tag] += right
     return tuple(TagResult(tag=t, answered=answered[t], correct=correct[t]) for t in sorted(answered))
 
 
@@ -439,7 +430,7 @@ class Stats:
         their `/quiz me` checkpoint and what was settled since (bot/service/streak_stats.py), with the user's row id
         and cohorts. A reference without a name gets the stored one. Statements: the user's row with totals, rank,
         checkpoint and review counts (`_me_query`), their cohorts (only when they are in one), what was settled
-        since the checkpoint (one or two), the tags of their questions, the checkpoint moved on."""
+        since the checkpoint with their questions' tags (one or two), the checkpoint moved on."""
         async with viewing(self.uow, within) as uow:
             session = uow.session
             conn = await session.connection()
@@ -460,7 +451,7 @@ class Stats:
                 return MeRecordView(unscored, None, user_row, found)
             stored = checkpoint_of(_stored_checkpoint(me))
             record = await resumed_record(session, user_row, timezone=timezone, now=now, stored=stored, pin=me.pin)
-            tags = await _tag_results(conn, record.questions)
+            tags = _tag_results(record.questions, record.tags)
             missed = [(t.tag, t.answered - t.correct) for t in tags if t.correct < t.answered]
             streaks = (record.streak, record.day_streak)
             review = _review_summary(me)

@@ -38,6 +38,7 @@ from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
     Integer,
+    Select,
     and_,
     any_,
     bindparam,
@@ -54,7 +55,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.types import TypeEngine
 
-from bot.db.models import Answer, ChannelScore, Post, post_finish_time
+from bot.db.models import Answer, ChannelScore, Post, QuestionRow, post_finish_time
 from bot.domain.streaks import (
     STREAK_SOURCES,
     Checkpoint,
@@ -327,11 +328,17 @@ def unsent_pin(user: ColumnElement[Any] | InstrumentedAttribute[int]) -> ColumnE
     )
 
 
+_ANSWER, _TAGS = 0, 1
+"""What a row of `_answers_since_query` is: one of the user's answers, or a question's tags."""
+
+
 @functools.cache
-def _answers_since_query(bounded: bool) -> Any:
+def _answers_since_query(bounded: bool, dialect: str) -> CompoundSelect[Any]:
     """A user's answers (all of them, or since `since`) with what their posts say: channel, source, question,
-    times, and whether it reached the platform (parameters: user, since). The user's answer index gives the range."""
-    query = select(
+    times, and whether it reached the platform (parameters: user, since), the user's answer index giving the range;
+    and in the same statement the tags of the questions of those answers and of the questions in `known` (the
+    checkpoint's: a question's tags are read when shown), rows of kind _TAGS with only `question_id` and `tags`."""
+    answers = select(
         Answer.post_id,
         Answer.answered_at,
         Answer.is_correct,
@@ -343,10 +350,23 @@ def _answers_since_query(bounded: bool) -> Any:
         Post.closed_at,
         Post.message_ref.is_not(None).label("sent"),
     ).join(Post, Post.id == Answer.post_id)
-    query = query.where(Answer.user_id == bindparam("user"))
+    answers = answers.where(Answer.user_id == bindparam("user"))
     if bounded:
-        query = query.where(Answer.answered_at >= bindparam("since", type_=Answer.answered_at.type))
-    return query
+        answers = answers.where(Answer.answered_at >= bindparam("since", type_=Answer.answered_at.type))
+    found = answers.cte("answers_since")
+    tags_type = QuestionRow.tags.type
+    answer_rows = select(
+        literal_column(str(_ANSWER), Integer).label("kind"), *found.c, null().cast(tags_type).label("tags")
+    )
+
+    def tags_of(*where: ColumnElement[bool]) -> Select[Any]:
+        columns = [QuestionRow.id if column.key == "question_id" else null().cast(column.type) for column in found.c]
+        return select(literal_column(str(_TAGS), Integer), *columns, QuestionRow.tags).where(*where)
+
+    # Two parts, each through the questions' key (a question in both comes twice, with the same tags).
+    known = tags_of(one_of(QuestionRow.id, dialect, "known"))
+    asked = tags_of(QuestionRow.id.in_(select(found.c.question_id)))
+    return union_all(answer_rows, known, asked)
 
 
 def one_of(column: Any, dialect: str, name: str = "ids", item: TypeEngine[Any] | None = None) -> ColumnElement[bool]:
@@ -388,6 +408,8 @@ class MeRecord:
     day_streak: Streak
     questions: dict[int, tuple[int, int]]
     checkpoint: Checkpoint | None
+    tags: dict[int, list[str]]
+    """The tags of each question in `questions`, as they are now."""
 
 
 def _tally(questions: dict[int, tuple[int, int]], question: int, right: bool) -> None:
@@ -424,7 +446,13 @@ async def resumed_record(
     days_after: set[date] = set()
     questions = dict(base.questions) if base is not None else {}
     questions_after: list[tuple[int, bool]] = []
-    for row in (await conn.execute(_answers_since_query(since is not None), params)).all():
+    known = sorted(base.questions) if base is not None else []
+    tags: dict[int, list[str]] = {}
+    query = _answers_since_query(since is not None, conn.dialect.name)
+    for row in (await conn.execute(query, params | {"known": known})).all():
+        if row.kind == _TAGS:
+            tags[int(row.question_id)] = list(row.tags or ())
+            continue
         before = row.answered_at < settled_to
         (days_before if before else days_after).add(local_date(row.answered_at, timezone))
         if before:
@@ -459,4 +487,5 @@ async def resumed_record(
         day_streak=day_streak_of(fold_days(days_after, folded), local_date(now, timezone)),
         questions=questions,
         checkpoint=checkpoint if worth_storing else None,
+        tags=tags,
     )
