@@ -48,11 +48,12 @@ from sqlalchemy import (
     null,
     or_,
     select,
+    tuple_,
     union_all,
 )
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import InstrumentedAttribute
+from sqlalchemy.orm import InstrumentedAttribute, aliased
 from sqlalchemy.types import TypeEngine
 
 from bot.db.models import Answer, ChannelScore, Post, QuestionRow, post_finish_time
@@ -381,22 +382,83 @@ def one_of(column: Any, dialect: str, name: str = "ids", item: TypeEngine[Any] |
 
 @functools.cache
 def _missed_since_query(bounded: bool, dialect: str) -> Any:
-    """The scheduled questions of some channels (parameter: channels): all of them, of which those that finished
-    without the user's answer are the outcomes MISSED (the caller has all their answers); or, bounded, those that
-    finished since `since` and by `now` without the user's answer (parameters: user, since, now too), through
-    ix_posts_channel_finish and the answers' (post, user) key."""
+    """Bounded: the scheduled questions of some channels (parameter: channels) that finished since `since` and by
+    `now` without the user's answer (parameters: user, since, now too), through ix_posts_channel_finish and the
+    answers' (post, user) key: every outcome MISSED settled since the checkpoint.
+
+    Unbounded (no checkpoint: the user's whole history, parameters: user, settled, now): not every miss, only those
+    a streak can tell from all of them (`_telling_misses`), so the read grows with the user's answers, not with
+    their channels' posts."""
+    if not bounded:
+        return _telling_misses()
     finish = _finish_time()
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
-    query = select(*_POST_COLUMNS).where(one_of(Post.channel_id, dialect, "channels"), *_scheduled())
-    if bounded:
-        answered = (
-            select(Answer.id)
-            .where(Answer.post_id == Post.id, Answer.user_id == bindparam("user"))
-            .correlate(Post)
-            .exists()
+    answered = (
+        select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == bindparam("user")).correlate(Post).exists()
+    )
+    return select(*_POST_COLUMNS).where(
+        one_of(Post.channel_id, dialect, "channels"),
+        *_scheduled(),
+        finish >= bindparam("since", type_=Post.opened_at.type),
+        finish <= now,
+        ~answered,
+    )
+
+
+def _telling_misses() -> Any:
+    """The misses of the user's whole history that decide their question streaks (parameters: user, settled, now),
+    in each channel where they answered a scheduled question: the latest miss settled before each of those answers,
+    the latest settled before `settled` (where the checkpoint stands) and the latest settled by `now`.
+
+    Why these are enough: a streak only counts right answers in a row, and a miss only breaks it, so between two of
+    the user's answers in a channel what matters is whether a miss was settled there, not which or how many. If one
+    was, the latest miss settled before the later answer is one of them; the latest before `settled` is one of those
+    between the last answer before it and `settled` (the checkpoint's streak), and the latest by `now` one of those
+    after the last answer. Every other miss falls between the same two answers as one of these, and the folds come
+    to the same streaks, current and best, and the same checkpoint (tests/integration/test_me_first_call.py checks
+    them against every miss).
+    Each is one step down ix_posts_channel_finish from where it starts, past the user's own answers."""
+    finish = _finish_time()  # of `Post`: the misses' own expression, the one ix_posts_channel_finish indexes
+    now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
+    user: BindParameter[Any] = bindparam("user")
+    answered_post = aliased(Post)
+    anchors = (
+        select(answered_post.channel_id, Answer.answered_at, answered_post.opened_at, answered_post.id.label("post_id"))
+        .join(answered_post, answered_post.id == Answer.post_id)
+        .where(
+            Answer.user_id == user,
+            answered_post.source.in_(STREAK_SOURCES),
+            answered_post.message_ref.is_not(None),
         )
-        query = query.where(finish >= bindparam("since", type_=Post.opened_at.type), finish <= now, ~answered)
-    return query
+        .cte("anchors")
+    )
+    channels = select(anchors.c.channel_id).distinct().subquery("channels")
+
+    def latest(channel: ColumnElement[Any], *before: ColumnElement[bool]) -> ColumnElement[Any]:
+        theirs = select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == user).correlate(Post).exists()
+        return (
+            select(Post.id)
+            .where(Post.channel_id == channel, *_scheduled(), finish <= now, *before, ~theirs)
+            .order_by(finish.desc(), Post.opened_at.desc(), Post.id.desc())
+            .limit(1)
+            .correlate(anchors, channels)
+            .scalar_subquery()
+        )
+
+    before_answer = latest(
+        anchors.c.channel_id,
+        tuple_(finish, Post.opened_at, Post.id) < tuple_(anchors.c.answered_at, anchors.c.opened_at, anchors.c.post_id),
+    )
+    before_settled = latest(channels.c.channel_id, finish < bindparam("settled", type_=Post.opened_at.type))
+    by_now = latest(channels.c.channel_id)
+    found = union_all(
+        select(before_answer.label("miss")).select_from(anchors),
+        select(before_settled.label("miss")).select_from(channels),
+        select(by_now.label("miss")).select_from(channels),
+    ).subquery("telling")
+    miss = aliased(Post)
+    columns = (miss.id, miss.channel_id, miss.opened_at, miss.closes_at, miss.closed_at)
+    return select(*columns).where(miss.id.in_(select(found.c.miss)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,7 +529,8 @@ async def resumed_record(
     channels = sorted(set(starts) | set(answers))
     if channels:
         query = _missed_since_query(since is not None, conn.dialect.name)
-        for row in (await conn.execute(query, params | {"channels": channels, "now": now})).all():
+        values = params | ({"channels": channels} if since is not None else {"settled": settled_to}) | {"now": now}
+        for row in (await conn.execute(query, values)).all():
             if int(row.id) not in answers[int(row.channel_id)]:  # an answered one is in `posts` already
                 posts[int(row.channel_id)].append(_streak_post(row))
     at_checkpoint: dict[int, Streak] = {}
