@@ -351,10 +351,10 @@ def _answers_since_query(bounded: bool, dialect: str) -> CompoundSelect[Any]:
         Post.closed_at,
         Post.message_ref.is_not(None).label("sent"),
     ).join(Post, Post.id == Answer.post_id)
-    answers = answers.where(Answer.user_id == bindparam("user"))
+    mine = [Answer.user_id == bindparam("user")]
     if bounded:
-        answers = answers.where(Answer.answered_at >= bindparam("since", type_=Answer.answered_at.type))
-    found = answers.cte("answers_since")
+        mine.append(Answer.answered_at >= bindparam("since", type_=Answer.answered_at.type))
+    found = answers.where(*mine, *_by_key(Post, dialect, mine)).cte("answers_since")
     tags_type = QuestionRow.tags.type
     answer_rows = select(
         literal_column(str(_ANSWER), Integer).label("kind"), *found.c, null().cast(tags_type).label("tags")
@@ -368,6 +368,17 @@ def _answers_since_query(bounded: bool, dialect: str) -> CompoundSelect[Any]:
     known = tags_of(one_of(QuestionRow.id, dialect, "known"))
     asked = tags_of(QuestionRow.id.in_(select(found.c.question_id)))
     return union_all(answer_rows, known, asked)
+
+
+def _by_key(post: Any, dialect: str, answers: list[ColumnElement[bool]]) -> list[ColumnElement[bool]]:
+    """On PostgreSQL, `post` (Post or an alias) restricted to the posts of the answers `answers` select, as
+    `id = ANY(ARRAY(...))`: the posts are then looked up by their key, where a join of some hundred answers to
+    posts is planned as a hash join over every post (a sequential scan that grows with the posts). Nothing
+    elsewhere: SQLite looks each post up by its key already."""
+    if dialect != "postgresql":
+        return []
+    ids = select(Answer.post_id).where(*answers).scalar_subquery()
+    return [cast(ColumnElement[bool], post.id == any_(func.array(ids)))]
 
 
 def one_of(column: Any, dialect: str, name: str = "ids", item: TypeEngine[Any] | None = None) -> ColumnElement[bool]:
@@ -390,7 +401,7 @@ def _missed_since_query(bounded: bool, dialect: str) -> Any:
     a streak can tell from all of them (`_telling_misses`), so the read grows with the user's answers, not with
     their channels' posts."""
     if not bounded:
-        return _telling_misses()
+        return _telling_misses(dialect)
     finish = _finish_time()
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
     answered = (
@@ -405,7 +416,7 @@ def _missed_since_query(bounded: bool, dialect: str) -> Any:
     )
 
 
-def _telling_misses() -> Any:
+def _telling_misses(dialect: str) -> Any:
     """The misses of the user's whole history that decide their question streaks (parameters: user, settled, now),
     in each channel where they answered a scheduled question: the latest miss settled before each of those answers,
     the latest settled before `settled` (where the checkpoint stands) and the latest settled by `now`.
@@ -429,6 +440,7 @@ def _telling_misses() -> Any:
             Answer.user_id == user,
             answered_post.source.in_(STREAK_SOURCES),
             answered_post.message_ref.is_not(None),
+            *_by_key(answered_post, dialect, [Answer.user_id == user]),
         )
         .cte("anchors")
     )
@@ -458,7 +470,10 @@ def _telling_misses() -> Any:
     ).subquery("telling")
     miss = aliased(Post)
     columns = (miss.id, miss.channel_id, miss.opened_at, miss.closes_at, miss.closed_at)
-    return select(*columns).where(miss.id.in_(select(found.c.miss)))
+    telling = select(found.c.miss)
+    if dialect == "postgresql":  # looked up by key (`_by_key`), not by a hash of every post
+        return select(*columns).where(miss.id == any_(func.array(telling.scalar_subquery())))
+    return select(*columns).where(miss.id.in_(telling))
 
 
 @dataclass(frozen=True, slots=True)
