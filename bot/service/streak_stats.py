@@ -329,8 +329,9 @@ def unsent_pin(user: ColumnElement[Any] | InstrumentedAttribute[int]) -> ColumnE
     )
 
 
-_ANSWER, _TAGS = 0, 1
-"""What a row of `_answers_since_query` is: one of the user's answers, or a question's tags."""
+_ANSWER, _TAGS, _MISSED = 0, 1, 2
+"""What a row of `_answers_since_query` is: one of the user's answers, a question's tags, or a scheduled question
+the user missed (unbounded only: `_telling_misses`)."""
 
 
 @functools.cache
@@ -367,7 +368,17 @@ def _answers_since_query(bounded: bool, dialect: str) -> CompoundSelect[Any]:
     # Two parts, each through the questions' key (a question in both comes twice, with the same tags).
     known = tags_of(one_of(QuestionRow.id, dialect, "known"))
     asked = tags_of(QuestionRow.id.in_(select(found.c.question_id)))
-    return union_all(answer_rows, known, asked)
+    if bounded:
+        return union_all(answer_rows, known, asked)
+    miss, telling = _telling_misses(found, dialect)
+    of_miss = {"post_id": miss.id, "channel_id": miss.channel_id}
+    of_miss |= {"opened_at": miss.opened_at, "closes_at": miss.closes_at, "closed_at": miss.closed_at}
+    missed = select(
+        literal_column(str(_MISSED), Integer),
+        *(of_miss.get(column.key, null().cast(column.type)) for column in found.c),
+        null().cast(tags_type),
+    ).where(telling)
+    return union_all(answer_rows, known, asked, missed)
 
 
 def _by_key(post: Any, dialect: str, answers: list[ColumnElement[bool]]) -> list[ColumnElement[bool]]:
@@ -392,22 +403,18 @@ def one_of(column: Any, dialect: str, name: str = "ids", item: TypeEngine[Any] |
 
 
 @functools.cache
-def _missed_since_query(bounded: bool, dialect: str) -> Any:
-    """Bounded: the scheduled questions of some channels (parameter: channels) that finished since `since` and by
-    `now` without the user's answer (parameters: user, since, now too), through ix_posts_channel_finish and the
-    answers' (post, user) key: every outcome MISSED settled since the checkpoint.
-
-    Unbounded (no checkpoint: the user's whole history, parameters: user, settled, now): not every miss, only those
-    a streak can tell from all of them (`_telling_misses`), so the read grows with the user's answers, not with
-    their channels' posts."""
-    if not bounded:
-        return _telling_misses(dialect)
+def _missed_since_query(dialect: str) -> Any:
+    """The scheduled questions of some channels (parameter: channels) that finished since `since` and by `now`
+    without the user's answer (parameters: user, since, now too), through ix_posts_channel_finish and the answers'
+    (post, user) key: every outcome MISSED settled since the checkpoint. (Without a checkpoint, the statement that
+    reads the user's answers reads the misses that tell too: `_telling_misses`.)"""
     finish = _finish_time()
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
     answered = (
         select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == bindparam("user")).correlate(Post).exists()
     )
-    return select(*_POST_COLUMNS).where(
+    columns = (Post.id.label("post_id"), *(column for column in _POST_COLUMNS if column is not Post.id))
+    return select(*columns).where(
         one_of(Post.channel_id, dialect, "channels"),
         *_scheduled(),
         finish >= bindparam("since", type_=Post.opened_at.type),
@@ -416,9 +423,10 @@ def _missed_since_query(bounded: bool, dialect: str) -> Any:
     )
 
 
-def _telling_misses(dialect: str) -> Any:
+def _telling_misses(answers: Any, dialect: str) -> tuple[Any, ColumnElement[bool]]:
     """The misses of the user's whole history that decide their question streaks (parameters: user, settled, now),
-    in each channel where they answered a scheduled question: the latest miss settled before each of those answers,
+    in each channel where they answered a scheduled question (`answers`: the user's answers, `_answers_since_query`'s
+    CTE), as a Post alias and the condition its rows meet: the latest miss settled before each of those answers,
     the latest settled before `settled` (where the checkpoint stands) and the latest settled by `now`.
 
     Why these are enough: a streak only counts right answers in a row, and a miss only breaks it, so between two of
@@ -432,22 +440,15 @@ def _telling_misses(dialect: str) -> Any:
     finish = _finish_time()  # of `Post`: the misses' own expression, the one ix_posts_channel_finish indexes
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
     user: BindParameter[Any] = bindparam("user")
-    answered_post = aliased(Post)
     anchors = (
-        select(answered_post.channel_id, Answer.answered_at, answered_post.opened_at, answered_post.id.label("post_id"))
-        .join(answered_post, answered_post.id == Answer.post_id)
-        .where(
-            Answer.user_id == user,
-            answered_post.source.in_(STREAK_SOURCES),
-            answered_post.message_ref.is_not(None),
-            *_by_key(answered_post, dialect, [Answer.user_id == user]),
-        )
+        select(answers.c.channel_id, answers.c.answered_at, answers.c.opened_at, answers.c.post_id)
+        .where(answers.c.source.in_(STREAK_SOURCES), answers.c.sent.is_(True))
         .cte("anchors")
     )
     channels = select(anchors.c.channel_id).distinct().subquery("channels")
 
     if dialect == "postgresql":  # the user's answered posts as one array, read once (not once a candidate)
-        theirs = Post.id == any_(func.array(select(Answer.post_id).where(Answer.user_id == user).scalar_subquery()))
+        theirs = Post.id == any_(func.array(select(answers.c.post_id).scalar_subquery()))
     else:
         theirs = select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == user).correlate(Post).exists()
 
@@ -473,11 +474,10 @@ def _telling_misses(dialect: str) -> Any:
         select(by_now.label("miss")).select_from(channels),
     ).subquery("telling")
     miss = aliased(Post)
-    columns = (miss.id, miss.channel_id, miss.opened_at, miss.closes_at, miss.closed_at)
     telling = select(found.c.miss)
     if dialect == "postgresql":  # looked up by key (`_by_key`), not by a hash of every post
-        return select(*columns).where(miss.id == any_(func.array(telling.scalar_subquery())))
-    return select(*columns).where(miss.id.in_(telling))
+        return miss, miss.id == any_(func.array(telling.scalar_subquery()))
+    return miss, miss.id.in_(telling)
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,6 +502,27 @@ def settle_point(now: datetime, pin: datetime | None) -> datetime:
     """Where a checkpoint taken now can stand: SETTLE_MARGIN before now, and not after an unsent post's open time."""
     point = now - SETTLE_MARGIN
     return point if pin is None else min(point, pin)
+
+
+def _fold_channels(
+    posts: dict[int, list[StreakPost]],
+    answers: dict[int, dict[int, tuple[datetime, bool]]],
+    starts: dict[int, Streak],
+    *,
+    now: datetime,
+    since: datetime | None,
+    settled_to: datetime,
+) -> tuple[dict[int, Streak], list[Streak]]:
+    """Each channel's question streak at `settled_to` (resumed from `starts`, with the outcomes settled since
+    `since`), and its streak now."""
+    at_checkpoint: dict[int, Streak] = {}
+    current: list[Streak] = []
+    for channel in sorted(set(starts) | set(answers)):
+        events = settled_events(posts[channel], answers[channel], now, since=since)
+        settled = question_streak((e.outcome for e in events if e.at < settled_to), start=starts.get(channel, Streak()))
+        at_checkpoint[channel] = settled
+        current.append(question_streak((e.outcome for e in events if e.at >= settled_to), start=settled))
+    return at_checkpoint, current
 
 
 async def resumed_record(
@@ -530,9 +551,14 @@ async def resumed_record(
     known = sorted(base.questions) if base is not None else []
     tags: dict[int, list[str]] = {}
     query = _answers_since_query(since is not None, conn.dialect.name)
-    for row in (await conn.execute(query, params | {"known": known})).all():
+    missed: list[Any] = []
+    values = params | {"known": known} | ({} if since is not None else {"settled": settled_to, "now": now})
+    for row in (await conn.execute(query, values)).all():
         if row.kind == _TAGS:
             tags[int(row.question_id)] = list(row.tags or ())
+            continue
+        if row.kind == _MISSED:
+            missed.append(row)
             continue
         before = row.answered_at < settled_to
         (days_before if before else days_after).add(local_date(row.answered_at, timezone))
@@ -546,19 +572,14 @@ async def resumed_record(
             posts[channel].append(StreakPost(int(row.post_id), row.opened_at, row.closes_at, row.closed_at))
     starts = dict(base.channels) if base is not None else {}
     channels = sorted(set(starts) | set(answers))
-    if channels:
-        query = _missed_since_query(since is not None, conn.dialect.name)
-        values = params | ({"channels": channels} if since is not None else {"settled": settled_to}) | {"now": now}
-        for row in (await conn.execute(query, values)).all():
-            if int(row.id) not in answers[int(row.channel_id)]:  # an answered one is in `posts` already
-                posts[int(row.channel_id)].append(_streak_post(row))
-    at_checkpoint: dict[int, Streak] = {}
-    current: list[Streak] = []
-    for channel in channels:
-        events = settled_events(posts[channel], answers[channel], now, since=since)
-        settled = question_streak((e.outcome for e in events if e.at < settled_to), start=starts.get(channel, Streak()))
-        at_checkpoint[channel] = settled
-        current.append(question_streak((e.outcome for e in events if e.at >= settled_to), start=settled))
+    if channels and since is not None:
+        query = _missed_since_query(conn.dialect.name)
+        missed = list(await conn.execute(query, params | {"channels": channels, "now": now}))
+    for row in missed:
+        post_id = int(row.post_id)
+        if post_id not in answers[int(row.channel_id)]:  # an answered one is in `posts` already
+            posts[int(row.channel_id)].append(StreakPost(post_id, row.opened_at, row.closes_at, row.closed_at))
+    at_checkpoint, current = _fold_channels(posts, answers, starts, now=now, since=since, settled_to=settled_to)
     folded = fold_days(days_before, base.days if base is not None else DayRun())
     checkpoint = Checkpoint(settled_to, timezone, at_checkpoint, folded, dict(questions))
     for question, right in questions_after:

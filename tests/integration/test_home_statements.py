@@ -106,3 +106,15 @@ async def test_quiz_me_of_a_user_in_no_cohort_takes_three_statements(
     assert stats.answered == 1 and stats.cohorts == ()
     # The user's row (no cohort: no cohorts read); the answers with their tags; the checkpoint. It was six.
     assert len(statements) == 3, statements
+
+
+async def test_a_first_quiz_me_with_streaks_takes_three_statements(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock
+) -> None:
+    await a_week(runtime, channel, clock)  # scheduled questions in two channels, some missed
+    async with counting(runtime) as (uow, statements):
+        stats = await runtime.stats.user_stats(make_user("alice"), now=clock.now(), within=uow)
+    assert stats.best_streak > 0
+    # The user's row; their answers with their questions' tags and the misses that decide their streaks; the
+    # checkpoint. It was seven: the cohorts, the channels' scheduled questions, the tags and the review counts apart.
+    assert len(statements) == 3, statements
