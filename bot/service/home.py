@@ -80,7 +80,7 @@ def _page_query() -> CompoundSelect[Any]:
     the soonest next fire of an enabled schedule in a channel where the user has answered (at most one row)."""
     mine = aliased(ChannelScore)
     other = aliased(ChannelScore)
-    user_row = bindparam("user", type_=Integer)
+    user_row = bindparam("user", type_=ChannelScore.user_id.type)
     ahead = (
         select(func.count())
         .where(
@@ -193,7 +193,9 @@ def _cohorts_query(dialect: str) -> CompoundSelect[Any]:
     posted = (
         select(literal_column(str(_POSTED), Integer), Post.source_ref, Post.question_id, Answer.is_correct)
         .select_from(Post)
-        .outerjoin(Answer, and_(Answer.post_id == Post.id, Answer.user_id == bindparam("user", type_=Integer)))
+        .outerjoin(
+            Answer, and_(Answer.post_id == Post.id, Answer.user_id == bindparam("user", type_=Answer.user_id.type))
+        )
         .where(Post.source == PostSource.COHORT.value, one_of(Post.source_ref, dialect, "cohorts", String()))
     )
     return union_all(curriculum, posted)
