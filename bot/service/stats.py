@@ -21,10 +21,10 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
+    ColumnElement,
     Select,
     and_,
     bindparam,
-    case,
     func,
     select,
 )
@@ -89,38 +89,48 @@ async def viewing(factory: UnitOfWorkFactory, within: UnitOfWork | None) -> Asyn
 
 @functools.cache
 def _me_query() -> Select[Any, *tuple[Any, ...]]:
-    """A user's workspace (id, timezone), row id, all-time totals and how many of the workspace rank ahead of them,
-    their `/quiz me` checkpoint (columns `checkpoint_*`) and where a new one must stay before (`pin`,
-    streak_stats.unsent_pin), in one statement (parameters: platform, workspace, user: the platform ids); None
-    columns when unknown."""
+    """A user's workspace (id, timezone), row id and stored name, all-time totals and how many of the workspace rank
+    ahead of them, their `/quiz me` checkpoint (columns `checkpoint_*`) and where a new one must stay before (`pin`,
+    streak_stats.unsent_pin), their review counts (`due`, `learning`, `mastered`: as `uow.review.due`, `learning`
+    and `mastered` count them, bot/service/repositories/review.py) and how many cohorts they are in (`memberships`),
+    in one statement (parameters: platform, workspace, user: the platform ids; now); None columns when unknown."""
     others = aliased(UserScore)
-    ahead = (
-        select(func.count())
-        .select_from(others)
-        .where(
-            others.workspace_id == Workspace.id,
-            (others.points > UserScore.points)
-            | ((others.points == UserScore.points) & (others.correct > UserScore.correct))
-            | (
-                (others.points == UserScore.points)
-                & (others.correct == UserScore.correct)
-                & (others.answered < UserScore.answered)
-            ),
+
+    def count(*where: ColumnElement[bool]) -> ColumnElement[Any]:
+        return (
+            select(func.count())
+            .select_from(others)
+            .where(others.workspace_id == Workspace.id, *where)
+            .correlate(Workspace, UserScore)
+            .scalar_subquery()
         )
-        .correlate(Workspace, UserScore)
-        .scalar_subquery()
+
+    # Three counts, each a range of ix_user_scores_board (one count of their OR scans the whole workspace's index
+    # on SQLite): more points; as many and more right; as many of both in fewer answers.
+    ahead = (
+        count(others.points > UserScore.points)
+        + count(others.points == UserScore.points, others.correct > UserScore.correct)
+        + count(
+            others.points == UserScore.points,
+            others.correct == UserScore.correct,
+            others.answered < UserScore.answered,
+        )
     )
+    memberships = select(func.count()).where(CohortMember.user_id == User.id).correlate(User).scalar_subquery()
     return (
         select(
             Workspace.id,
             Workspace.timezone,
             User.id.label("user_row"),
+            User.display_name.label("stored_name"),
             UserScore.points,
             UserScore.correct,
             UserScore.answered,
             ahead.label("ahead"),
             *(column.label(f"checkpoint_{column.key}") for column in MeCheckpoint.__table__.c),
             unsent_pin(User.id).label("pin"),
+            *(count.label(name) for name, count in zip(("due", "learning", "mastered"), _review_counts(), strict=True)),
+            memberships.label("memberships"),
         )
         .outerjoin(User, and_(User.workspace_id == Workspace.id, User.external_id == bindparam("user")))
         .outerjoin(UserScore, UserScore.user_id == User.id)
@@ -138,53 +148,71 @@ def _stored_checkpoint(me: Any) -> Any:
     )
 
 
-@functools.cache
-def _review_query() -> Select[Any, Any, Any]:
-    """A user's review counts in one statement (parameters: user, now): due, learning and mastered as
-    `uow.review.due`, `learning` and `mastered` count them (bot/service/repositories/review.py)."""
+def _review_counts() -> tuple[ColumnElement[Any], ColumnElement[Any], ColumnElement[Any]]:
+    """A user's (`users.id` of the enclosing statement) review items due, learning and mastered at `now` (a
+    parameter), as `uow.review.due`, `learning` and `mastered` count them: three scalar subqueries over the user's
+    review items."""
     live = and_(ReviewItem.retired_at.is_(None), QuestionRow.active.is_(True))
     now = bindparam("now", type_=ReviewItem.due_at.type)
-    return (
-        select(
-            func.count(case((and_(live, ReviewItem.due_at <= now), 1))),
-            func.count(case((live, 1))),
-            func.count(case((ReviewItem.retired_at.is_not(None), 1))),
+
+    def count(*where: ColumnElement[bool]) -> ColumnElement[Any]:
+        return (
+            select(func.count())
+            .select_from(ReviewItem)
+            .join(QuestionRow, QuestionRow.id == ReviewItem.question_id)
+            .where(ReviewItem.user_id == User.id, *where)
+            .correlate(User)
+            .scalar_subquery()
         )
-        .join(QuestionRow, QuestionRow.id == ReviewItem.question_id)
-        .where(ReviewItem.user_id == bindparam("user"))
-    )
+
+    return count(live, ReviewItem.due_at <= now), count(live), count(ReviewItem.retired_at.is_not(None))
 
 
-async def _review_summary(conn: AsyncConnection, user_row: int, now: datetime) -> ReviewSummary:
-    due, learning, mastered = (await conn.execute(_review_query(), {"user": user_row, "now": now})).one()
-    return ReviewSummary(due=int(due), learning=int(learning), mastered=int(mastered))
+def _review_summary(me: Any) -> ReviewSummary:
+    """The review counts of `_me_query`'s row."""
+    return ReviewSummary(due=int(me.due or 0), learning=int(me.learning or 0), mastered=int(me.mastered or 0))
 
 
-@functools.cache
-def _tags_query() -> Select[Any, Any]:
-    return select(QuestionRow.id, QuestionRow.tags).where(QuestionRow.id.in_(bindparam("ids", expanding=True)))
-
-
-async def _tag_results(conn: AsyncConnection, questions: dict[int, tuple[int, int]]) -> tuple[TagResult, ...]:
+def _tag_results(questions: dict[int, tuple[int, int]], tags: dict[int, list[str]]) -> tuple[TagResult, ...]:
     """The user's answers and right answers per tag, from their (answered, correct) per question and each
     question's tags as they are now (a question with several tags counts for each), tags in order."""
     answered: Counter[str] = Counter()
     correct: Counter[str] = Counter()
-    if questions:
-        for question, question_tags in await conn.execute(_tags_query(), {"ids": sorted(questions)}):
-            count, right = questions[int(question)]
-            for tag in question_tags or ():
-                answered[tag] += count
-                correct[tag] += right
+    for question, (count, right) in questions.items():
+        for tag in tags.get(question, ()):
+            answered[tag] += count
+            correct[tag] += right
     return tuple(TagResult(tag=t, answered=answered[t], correct=correct[t]) for t in sorted(answered))
 
 
+class MeCohort(NamedTuple):
+    """One of the user's cohorts as `/quiz me` and the home read it: row id, name, curriculum packs in order."""
+
+    id: int
+    name: str
+    packs: tuple[str, ...]
+
+
+@functools.cache
+def _cohorts_query() -> Select[Any, Any, Any]:
+    """The user's cohorts (parameter: user, a users.id), in key order."""
+    return (
+        select(Cohort.id, Cohort.name, Cohort.packs)
+        .join(CohortMember, CohortMember.cohort_id == Cohort.id)
+        .where(CohortMember.user_id == bindparam("user"))
+        .order_by(Cohort.key)
+    )
+
+
 class MeRecordView(NamedTuple):
-    """What `Stats.user_record` reads: the user's stats, and their answers per tag (None when the user has no
-    totals, so none were read)."""
+    """What `Stats.user_record` reads: the user's stats (named by their stored name when the reference has none),
+    their answers per tag (None when the user has no totals, so none were read), their row id (None when the
+    database does not know them) and their cohorts, so the home reads none of it again."""
 
     stats: UserStats
     tags: tuple[TagResult, ...] | None
+    user_row: int | None = None
+    cohorts: tuple[MeCohort, ...] = ()
 
 
 async def _keep(uow: UnitOfWork, user_row: int, checkpoint: Checkpoint, *, own: bool) -> None:
@@ -539,41 +567,38 @@ class Stats:
 
     async def user_record(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> MeRecordView:
         """`user_stats`, and the user's answers and right answers per tag (the home's weakest topics), both from
-        their `/quiz me` checkpoint and what was settled since (bot/service/streak_stats.py)."""
+        their `/quiz me` checkpoint and what was settled since (bot/service/streak_stats.py), with the user's row id
+        and cohorts. A reference without a name gets the stored one. Statements: the user's row with totals, rank,
+        checkpoint and review counts (`_me_query`), their cohorts (only when they are in one), what was settled
+        since the checkpoint with their questions' tags (one or two), the checkpoint moved on."""
         async with viewing(self.uow, within) as uow:
             session = uow.session
             conn = await session.connection()
-            params = {"platform": user.platform, "workspace": user.workspace_id, "user": user.user_id}
+            params = {"platform": user.platform, "workspace": user.workspace_id, "user": user.user_id, "now": now}
             me = (await conn.execute(_me_query(), params)).first()
             empty = UserStats(name=user.display_name, answered=0, correct=0, points=0, rank=None)
             if me is None or me.user_row is None:
                 return MeRecordView(empty, None)
+            name = user.display_name or me.stored_name or user.display_name
             timezone, user_row = me.timezone, int(me.user_row)
-            cohorts = tuple(
-                (
-                    await conn.execute(
-                        select(Cohort.name)
-                        .join(CohortMember, CohortMember.cohort_id == Cohort.id)
-                        .where(CohortMember.user_id == user_row)
-                        .order_by(Cohort.key)
-                    )
-                ).scalars()
-            )
+            found: tuple[MeCohort, ...] = ()
+            if me.memberships:
+                rows = await conn.execute(_cohorts_query(), {"user": user_row})
+                found = tuple(MeCohort(int(id_), cohort_name, tuple(packs or ())) for id_, cohort_name, packs in rows)
+            cohorts = tuple(cohort.name for cohort in found)
             if me.points is None:
-                unscored = UserStats(
-                    name=user.display_name, answered=0, correct=0, points=0, rank=None, cohorts=cohorts
-                )
-                return MeRecordView(unscored, None)
+                unscored = UserStats(name=name, answered=0, correct=0, points=0, rank=None, cohorts=cohorts)
+                return MeRecordView(unscored, None, user_row, found)
             stored = checkpoint_of(_stored_checkpoint(me))
             record = await resumed_record(session, user_row, timezone=timezone, now=now, stored=stored, pin=me.pin)
-            tags = await _tag_results(conn, record.questions)
+            tags = _tag_results(record.questions, record.tags)
             missed = [(t.tag, t.answered - t.correct) for t in tags if t.correct < t.answered]
             streaks = (record.streak, record.day_streak)
-            review = await _review_summary(conn, user_row, now)
+            review = _review_summary(me)
             if record.checkpoint is not None:
                 await _keep(uow, user_row, record.checkpoint, own=within is None)
         stats = UserStats(
-            name=user.display_name,
+            name=name,
             answered=int(me.answered),
             correct=int(me.correct),
             points=int(me.points),
@@ -588,4 +613,4 @@ class Stats:
             review_mastered=review.mastered,
             cohorts=cohorts,
         )
-        return MeRecordView(stats, tags)
+        return MeRecordView(stats, tags, user_row, found)

@@ -30,14 +30,17 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
+    BigInteger,
     BindParameter,
     ColumnElement,
     CompoundSelect,
     Integer,
+    Select,
     and_,
+    any_,
     bindparam,
     case,
     func,
@@ -45,12 +48,15 @@ from sqlalchemy import (
     null,
     or_,
     select,
+    tuple_,
     union_all,
 )
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import InstrumentedAttribute
+from sqlalchemy.orm import InstrumentedAttribute, aliased
+from sqlalchemy.types import TypeEngine
 
-from bot.db.models import Answer, ChannelScore, Post, post_finish_time
+from bot.db.models import Answer, ChannelScore, Post, QuestionRow, post_finish_time
 from bot.domain.streaks import (
     STREAK_SOURCES,
     Checkpoint,
@@ -323,11 +329,18 @@ def unsent_pin(user: ColumnElement[Any] | InstrumentedAttribute[int]) -> ColumnE
     )
 
 
+_ANSWER, _TAGS, _MISSED = 0, 1, 2
+"""What a row of `_answers_since_query` is: one of the user's answers, a question's tags, or a scheduled question
+the user missed (unbounded only: `_telling_misses`)."""
+
+
 @functools.cache
-def _answers_since_query(bounded: bool) -> Any:
+def _answers_since_query(bounded: bool, dialect: str) -> CompoundSelect[Any]:
     """A user's answers (all of them, or since `since`) with what their posts say: channel, source, question,
-    times, and whether it reached the platform (parameters: user, since). The user's answer index gives the range."""
-    query = select(
+    times, and whether it reached the platform (parameters: user, since), the user's answer index giving the range;
+    and in the same statement the tags of the questions of those answers and of the questions in `known` (the
+    checkpoint's: a question's tags are read when shown), rows of kind _TAGS with only `question_id` and `tags`."""
+    answers = select(
         Answer.post_id,
         Answer.answered_at,
         Answer.is_correct,
@@ -339,30 +352,132 @@ def _answers_since_query(bounded: bool) -> Any:
         Post.closed_at,
         Post.message_ref.is_not(None).label("sent"),
     ).join(Post, Post.id == Answer.post_id)
-    query = query.where(Answer.user_id == bindparam("user"))
+    mine = [Answer.user_id == bindparam("user")]
     if bounded:
-        query = query.where(Answer.answered_at >= bindparam("since", type_=Answer.answered_at.type))
-    return query
+        mine.append(Answer.answered_at >= bindparam("since", type_=Answer.answered_at.type))
+    found = answers.where(*mine, *_by_key(Post, dialect, mine)).cte("answers_since")
+    tags_type = QuestionRow.tags.type
+    answer_rows = select(
+        literal_column(str(_ANSWER), Integer).label("kind"), *found.c, null().cast(tags_type).label("tags")
+    )
+
+    def tags_of(*where: ColumnElement[bool]) -> Select[Any]:
+        columns = [QuestionRow.id if column.key == "question_id" else null().cast(column.type) for column in found.c]
+        return select(literal_column(str(_TAGS), Integer), *columns, QuestionRow.tags).where(*where)
+
+    # Two parts, each through the questions' key (a question in both comes twice, with the same tags).
+    known = tags_of(one_of(QuestionRow.id, dialect, "known"))
+    asked = tags_of(QuestionRow.id.in_(select(found.c.question_id)))
+    if bounded:
+        return union_all(answer_rows, known, asked)
+    miss, telling = _telling_misses(found, dialect)
+    of_miss = {"post_id": miss.id, "channel_id": miss.channel_id}
+    of_miss |= {"opened_at": miss.opened_at, "closes_at": miss.closes_at, "closed_at": miss.closed_at}
+    missed = select(
+        literal_column(str(_MISSED), Integer),
+        *(of_miss.get(column.key, null().cast(column.type)) for column in found.c),
+        null().cast(tags_type),
+    ).where(telling)
+    return union_all(answer_rows, known, asked, missed)
+
+
+def _by_key(post: Any, dialect: str, answers: list[ColumnElement[bool]]) -> list[ColumnElement[bool]]:
+    """On PostgreSQL, `post` (Post or an alias) restricted to the posts of the answers `answers` select, as
+    `id = ANY(ARRAY(...))`: the posts are then looked up by their key, where a join of some hundred answers to
+    posts is planned as a hash join over every post (a sequential scan that grows with the posts). Nothing
+    elsewhere: SQLite looks each post up by its key already."""
+    if dialect != "postgresql":
+        return []
+    ids = select(Answer.post_id).where(*answers).scalar_subquery()
+    return [cast(ColumnElement[bool], post.id == any_(func.array(ids)))]
+
+
+def one_of(column: Any, dialect: str, name: str = "ids", item: TypeEngine[Any] | None = None) -> ColumnElement[bool]:
+    """Rows whose `column` is one of the `name` parameter (a list of ids, or of `item`s): one array parameter on
+    PostgreSQL, so the statement has one text whatever the list's length (asyncpg prepares it once); a list of
+    parameters on SQLite."""
+    if dialect == "postgresql":
+        array = postgresql.ARRAY(item if item is not None else BigInteger())
+        return cast(ColumnElement[bool], column == any_(bindparam(name, type_=array)))
+    return cast(ColumnElement[bool], column.in_(bindparam(name, expanding=True)))
 
 
 @functools.cache
-def _missed_since_query(bounded: bool) -> Any:
-    """The scheduled questions of some channels (parameter: channels): all of them, of which those that finished
-    without the user's answer are the outcomes MISSED (the caller has all their answers); or, bounded, those that
-    finished since `since` and by `now` without the user's answer (parameters: user, since, now too), through
-    ix_posts_channel_finish and the answers' (post, user) key."""
+def _missed_since_query(dialect: str) -> Any:
+    """The scheduled questions of some channels (parameter: channels) that finished since `since` and by `now`
+    without the user's answer (parameters: user, since, now too), through ix_posts_channel_finish and the answers'
+    (post, user) key: every outcome MISSED settled since the checkpoint. (Without a checkpoint, the statement that
+    reads the user's answers reads the misses that tell too: `_telling_misses`.)"""
     finish = _finish_time()
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
-    query = select(*_POST_COLUMNS).where(Post.channel_id.in_(bindparam("channels", expanding=True)), *_scheduled())
-    if bounded:
-        answered = (
-            select(Answer.id)
-            .where(Answer.post_id == Post.id, Answer.user_id == bindparam("user"))
-            .correlate(Post)
-            .exists()
+    answered = (
+        select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == bindparam("user")).correlate(Post).exists()
+    )
+    columns = (Post.id.label("post_id"), *(column for column in _POST_COLUMNS if column is not Post.id))
+    return select(*columns).where(
+        one_of(Post.channel_id, dialect, "channels"),
+        *_scheduled(),
+        finish >= bindparam("since", type_=Post.opened_at.type),
+        finish <= now,
+        ~answered,
+    )
+
+
+def _telling_misses(answers: Any, dialect: str) -> tuple[Any, ColumnElement[bool]]:
+    """The misses of the user's whole history that decide their question streaks (parameters: user, settled, now),
+    in each channel where they answered a scheduled question (`answers`: the user's answers, `_answers_since_query`'s
+    CTE), as a Post alias and the condition its rows meet: the latest miss settled before each of those answers,
+    the latest settled before `settled` (where the checkpoint stands) and the latest settled by `now`.
+
+    Why these are enough: a streak only counts right answers in a row, and a miss only breaks it, so between two of
+    the user's answers in a channel what matters is whether a miss was settled there, not which or how many. If one
+    was, the latest miss settled before the later answer is one of them; the latest before `settled` is one of those
+    between the last answer before it and `settled` (the checkpoint's streak), and the latest by `now` one of those
+    after the last answer. Every other miss falls between the same two answers as one of these, and the folds come
+    to the same streaks, current and best, and the same checkpoint (tests/integration/test_me_first_call.py checks
+    them against every miss).
+    Each is one step down ix_posts_channel_finish from where it starts, past the user's own answers."""
+    finish = _finish_time()  # of `Post`: the misses' own expression, the one ix_posts_channel_finish indexes
+    now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
+    user: BindParameter[Any] = bindparam("user")
+    anchors = (
+        select(answers.c.channel_id, answers.c.answered_at, answers.c.opened_at, answers.c.post_id)
+        .where(answers.c.source.in_(STREAK_SOURCES), answers.c.sent.is_(True))
+        .cte("anchors")
+    )
+    channels = select(anchors.c.channel_id).distinct().subquery("channels")
+
+    if dialect == "postgresql":  # the user's answered posts as one array, read once (not once a candidate)
+        theirs = Post.id == any_(func.array(select(answers.c.post_id).scalar_subquery()))
+    else:
+        theirs = select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == user).correlate(Post).exists()
+
+    def latest(channel: ColumnElement[Any], *before: ColumnElement[bool]) -> ColumnElement[Any]:
+        return (
+            select(Post.id)
+            .where(Post.channel_id == channel, *_scheduled(), finish <= now, *before, ~theirs)
+            .order_by(finish.desc(), Post.opened_at.desc(), Post.id.desc())
+            .limit(1)
+            .correlate(anchors, channels)
+            .scalar_subquery()
         )
-        query = query.where(finish >= bindparam("since", type_=Post.opened_at.type), finish <= now, ~answered)
-    return query
+
+    before_answer = latest(
+        anchors.c.channel_id,
+        tuple_(finish, Post.opened_at, Post.id) < tuple_(anchors.c.answered_at, anchors.c.opened_at, anchors.c.post_id),
+    )
+    before_settled = latest(channels.c.channel_id, finish < bindparam("settled", type_=Post.opened_at.type))
+    by_now = latest(channels.c.channel_id)
+    found = union_all(
+        select(before_answer.label("miss")).select_from(anchors),
+        select(before_settled.label("miss")).select_from(channels),
+        select(by_now.label("miss")).select_from(channels),
+    ).subquery("telling")
+    miss = aliased(Post)
+    telling = select(found.c.miss)
+    if dialect == "postgresql":  # looked up by key (`_by_key`), not by a hash of every post
+        return miss, miss.id == any_(func.array(telling.scalar_subquery()))
+    return miss, miss.id.in_(telling)
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,6 +489,8 @@ class MeRecord:
     day_streak: Streak
     questions: dict[int, tuple[int, int]]
     checkpoint: Checkpoint | None
+    tags: dict[int, list[str]]
+    """The tags of each question in `questions`, as they are now."""
 
 
 def _tally(questions: dict[int, tuple[int, int]], question: int, right: bool) -> None:
@@ -385,6 +502,27 @@ def settle_point(now: datetime, pin: datetime | None) -> datetime:
     """Where a checkpoint taken now can stand: SETTLE_MARGIN before now, and not after an unsent post's open time."""
     point = now - SETTLE_MARGIN
     return point if pin is None else min(point, pin)
+
+
+def _fold_channels(
+    posts: dict[int, list[StreakPost]],
+    answers: dict[int, dict[int, tuple[datetime, bool]]],
+    starts: dict[int, Streak],
+    *,
+    now: datetime,
+    since: datetime | None,
+    settled_to: datetime,
+) -> tuple[dict[int, Streak], list[Streak]]:
+    """Each channel's question streak at `settled_to` (resumed from `starts`, with the outcomes settled since
+    `since`), and its streak now."""
+    at_checkpoint: dict[int, Streak] = {}
+    current: list[Streak] = []
+    for channel in sorted(set(starts) | set(answers)):
+        events = settled_events(posts[channel], answers[channel], now, since=since)
+        settled = question_streak((e.outcome for e in events if e.at < settled_to), start=starts.get(channel, Streak()))
+        at_checkpoint[channel] = settled
+        current.append(question_streak((e.outcome for e in events if e.at >= settled_to), start=settled))
+    return at_checkpoint, current
 
 
 async def resumed_record(
@@ -410,7 +548,18 @@ async def resumed_record(
     days_after: set[date] = set()
     questions = dict(base.questions) if base is not None else {}
     questions_after: list[tuple[int, bool]] = []
-    for row in (await conn.execute(_answers_since_query(since is not None), params)).all():
+    known = sorted(base.questions) if base is not None else []
+    tags: dict[int, list[str]] = {}
+    query = _answers_since_query(since is not None, conn.dialect.name)
+    missed: list[Any] = []
+    values = params | {"known": known} | ({} if since is not None else {"settled": settled_to, "now": now})
+    for row in (await conn.execute(query, values)).all():
+        if row.kind == _TAGS:
+            tags[int(row.question_id)] = list(row.tags or ())
+            continue
+        if row.kind == _MISSED:
+            missed.append(row)
+            continue
         before = row.answered_at < settled_to
         (days_before if before else days_after).add(local_date(row.answered_at, timezone))
         if before:
@@ -423,18 +572,14 @@ async def resumed_record(
             posts[channel].append(StreakPost(int(row.post_id), row.opened_at, row.closes_at, row.closed_at))
     starts = dict(base.channels) if base is not None else {}
     channels = sorted(set(starts) | set(answers))
-    if channels:
-        query = _missed_since_query(since is not None)
-        for row in (await conn.execute(query, params | {"channels": channels, "now": now})).all():
-            if int(row.id) not in answers[int(row.channel_id)]:  # an answered one is in `posts` already
-                posts[int(row.channel_id)].append(_streak_post(row))
-    at_checkpoint: dict[int, Streak] = {}
-    current: list[Streak] = []
-    for channel in channels:
-        events = settled_events(posts[channel], answers[channel], now, since=since)
-        settled = question_streak((e.outcome for e in events if e.at < settled_to), start=starts.get(channel, Streak()))
-        at_checkpoint[channel] = settled
-        current.append(question_streak((e.outcome for e in events if e.at >= settled_to), start=settled))
+    if channels and since is not None:
+        query = _missed_since_query(conn.dialect.name)
+        missed = list(await conn.execute(query, params | {"channels": channels, "now": now}))
+    for row in missed:
+        post_id = int(row.post_id)
+        if post_id not in answers[int(row.channel_id)]:  # an answered one is in `posts` already
+            posts[int(row.channel_id)].append(StreakPost(post_id, row.opened_at, row.closes_at, row.closed_at))
+    at_checkpoint, current = _fold_channels(posts, answers, starts, now=now, since=since, settled_to=settled_to)
     folded = fold_days(days_before, base.days if base is not None else DayRun())
     checkpoint = Checkpoint(settled_to, timezone, at_checkpoint, folded, dict(questions))
     for question, right in questions_after:
@@ -445,4 +590,5 @@ async def resumed_record(
         day_streak=day_streak_of(fold_days(days_after, folded), local_date(now, timezone)),
         questions=questions,
         checkpoint=checkpoint if worth_storing else None,
+        tags=tags,
     )

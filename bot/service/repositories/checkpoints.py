@@ -69,8 +69,10 @@ class Checkpoints(Repository):
                 if answered
             },
         }
-        statement = _advance_statement(self._session.get_bind().dialect.name)
-        return (await self._session.execute(statement, values)).scalar() is not None
+        # On the session's connection, not through the ORM: a Core statement with its parameters, no ORM bulk-insert
+        # handling of the row.
+        conn = await self._session.connection()
+        return (await conn.execute(_advance_statement(conn.dialect.name), values)).scalar() is not None
 
 
 _COLUMNS = ("user_id", "version", "settled_to", "timezone", "day_run", "day_best", "last_day", "channels", "missed")
