@@ -33,8 +33,8 @@ from sqlalchemy.orm import aliased
 from bot.db.models import Answer, Channel, ChannelScore, Post, QuestionRow, Schedule
 from bot.domain import ChannelRef, PostSource, UserRef
 from bot.domain.views import ChannelStanding, CohortProgress, HomeView, NextQuestion, TagResult
+from bot.service.repositories.lookups import one_of
 from bot.service.stats import MeCohort, Stats
-from bot.service.streak_stats import one_of
 from bot.service.uow import UnitOfWork
 
 CHANNELS_SHOWN = 10

@@ -33,7 +33,6 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import (
-    BigInteger,
     BindParameter,
     ColumnElement,
     CompoundSelect,
@@ -51,10 +50,8 @@ from sqlalchemy import (
     tuple_,
     union_all,
 )
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute, aliased
-from sqlalchemy.types import TypeEngine
 
 from bot.db.models import Answer, ChannelScore, Post, QuestionRow, post_finish_time
 from bot.domain.streaks import (
@@ -72,7 +69,7 @@ from bot.domain.streaks import (
     settled_events,
     settled_outcomes,
 )
-from bot.service.repositories.lookups import local_date
+from bot.service.repositories.lookups import local_date, one_of
 
 RECENT_DAYS = 62
 """Boards read this many days of answers for day streaks, and all of them only for a user that long in a row."""
@@ -390,16 +387,6 @@ def _by_key(post: Any, dialect: str, answers: list[ColumnElement[bool]]) -> list
         return []
     ids = select(Answer.post_id).where(*answers).scalar_subquery()
     return [cast(ColumnElement[bool], post.id == any_(func.array(ids)))]
-
-
-def one_of(column: Any, dialect: str, name: str = "ids", item: TypeEngine[Any] | None = None) -> ColumnElement[bool]:
-    """Rows whose `column` is one of the `name` parameter (a list of ids, or of `item`s): one array parameter on
-    PostgreSQL, so the statement has one text whatever the list's length (asyncpg prepares it once); a list of
-    parameters on SQLite."""
-    if dialect == "postgresql":
-        array = postgresql.ARRAY(item if item is not None else BigInteger())
-        return cast(ColumnElement[bool], column == any_(bindparam(name, type_=array)))
-    return cast(ColumnElement[bool], column.in_(bindparam(name, expanding=True)))
 
 
 @functools.cache

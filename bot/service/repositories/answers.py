@@ -29,11 +29,10 @@ from bot.domain import ChannelRef
 from bot.domain.settings import OFF, ON, SettingKey
 from bot.service.repositories.base import Repository
 from bot.service.repositories.directory import insert_for, insert_ignoring_conflict
-from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel
+from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel, one_of
 from bot.service.repositories.scores import (
     RecordedAnswer,
     channel_ranks,
-    one_of,
     record_answers_effects,
     warm_up_effects,
 )

@@ -1,13 +1,16 @@
-"""Small shared reads: a workspace by its platform id, a cohort by name, and local dates in a workspace's timezone."""
+"""Small shared reads: a workspace by its platform id, a cohort by name, and local dates in a workspace's timezone;
+and the pieces of statements several repositories share (`one_of`, `joined_to_channel`)."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Any, NamedTuple, TypeVarTuple
+from typing import Any, NamedTuple, TypeVarTuple, cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, Select, and_, select
+from sqlalchemy import BigInteger, ColumnElement, Select, any_, bindparam, select
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.types import TypeEngine
 
 from bot.db.models import Channel, Cohort, Season, Workspace
 from bot.domain import ChannelRef
@@ -44,26 +47,6 @@ async def workspace_row(session: AsyncSession, platform: str, external_id: str) 
         )
     ).first()
     return WorkspaceRow(int(row.id), row.timezone) if row else None
-
-
-class ChannelPlace(NamedTuple):
-    """A channel's workspace (row id and timezone) and the channel's row id (None if never seen)."""
-
-    workspace: WorkspaceRow
-    channel: int | None
-
-
-async def channel_place(session: AsyncSession, channel: ChannelRef) -> ChannelPlace | None:
-    """`workspace_row` and `channel_row` of a channel in one statement, or None if its workspace was never seen."""
-    query = (
-        select(Workspace.id, Workspace.timezone, Channel.id.label("channel"))
-        .outerjoin(Channel, and_(Channel.workspace_id == Workspace.id, Channel.external_id == channel.channel_id))
-        .where(Workspace.platform == channel.platform, Workspace.external_id == channel.workspace_id)
-    )
-    row = (await (await session.connection()).execute(query)).first()
-    if row is None:
-        return None
-    return ChannelPlace(WorkspaceRow(int(row.id), row.timezone), None if row.channel is None else int(row.channel))
 
 
 async def channel_row(session: AsyncSession, workspace: int, channel: ChannelRef) -> int | None:
@@ -168,3 +151,13 @@ def in_channel(ref: ChannelRef) -> list[ColumnElement[bool]]:
 def channel_ref_of(row: Any) -> ChannelRef:
     """The ChannelRef of a row that selected CHANNEL_REF_COLUMNS."""
     return ChannelRef(platform=row.platform, workspace_id=row.workspace, channel_id=row.channel)
+
+
+def one_of(column: Any, dialect: str, name: str = "ids", item: TypeEngine[Any] | None = None) -> ColumnElement[bool]:
+    """Rows whose `column` is one of the `name` parameter (a list of ids, or of `item`s): one array parameter on
+    PostgreSQL, so the statement has one text whatever the list's length (asyncpg prepares it once); a list of
+    parameters on SQLite."""
+    if dialect == "postgresql":
+        array = postgresql.ARRAY(item if item is not None else BigInteger())
+        return cast(ColumnElement[bool], column == any_(bindparam(name, type_=array)))
+    return cast(ColumnElement[bool], column.in_(bindparam(name, expanding=True)))

@@ -17,13 +17,11 @@ from functools import lru_cache
 from typing import Any, cast
 
 from sqlalchemy import (
-    BigInteger,
     ColumnElement,
     Select,
     String,
     Table,
     and_,
-    any_,
     bindparam,
     case,
     func,
@@ -34,7 +32,6 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import (
@@ -53,6 +50,7 @@ from bot.db.models import (
 from bot.domain.leitner import BOX_INTERVALS
 from bot.domain.windows import Window, window_start
 from bot.service.repositories.directory import insert_for
+from bot.service.repositories.lookups import one_of
 
 COUNTERS = ("points", "correct", "answered")
 """The totals every rollup row keeps."""
@@ -136,14 +134,6 @@ def counter_sums(answer: type[Answer] | Any) -> tuple[ColumnElement[Any], ...]:
         func.sum(case((answer.is_correct, 1), else_=0)),
         func.count(),
     )
-
-
-def one_of(column: Any, dialect: str, name: str = "ids") -> ColumnElement[bool]:
-    """Rows whose `column` is one of the `name` parameter (default `ids`): one array parameter on PostgreSQL, so a
-    statement is prepared once whatever the batch's size; a list of parameters on SQLite."""
-    if dialect == "postgresql":
-        return cast(ColumnElement[bool], column == any_(bindparam(name, type_=postgresql.ARRAY(BigInteger()))))
-    return cast(ColumnElement[bool], column.in_(bindparam(name, expanding=True)))
 
 
 @lru_cache(maxsize=4)
