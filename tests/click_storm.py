@@ -84,9 +84,17 @@ class Bot:
 
 @asynccontextmanager
 async def running_bot(
-    fake: FakeSlack, database_url: str, workdir: Path, env: dict[str, str] | None = None
+    fake: FakeSlack,
+    database_url: str,
+    workdir: Path,
+    env: dict[str, str] | None = None,
+    *,
+    patient_acks: bool = False,
 ) -> AsyncIterator[Bot]:
-    """Start `quizbot run` (Slack HTTP mode), wait for /healthz, stop it at the end (SIGTERM, unless it is dead)."""
+    """Start `quizbot run` (Slack HTTP mode), wait for /healthz, stop it at the end (SIGTERM, unless it is dead).
+
+    `patient_acks`: through tests/slack_child.py, whose clicks are acked only once committed, never late because
+    the machine is slow (a test's choice; the benchmarks run the production deadline)."""
     port = free_port()
     child_env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and "proxy" not in k.lower()}
     child_env.update(
@@ -106,7 +114,7 @@ async def running_bot(
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "bot.cli",
+            "tests.slack_child" if patient_acks else "bot.cli",
             "run",
             env=child_env,
             cwd=str(workdir),

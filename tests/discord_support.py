@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import math
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from sqlalchemy import select
@@ -37,14 +37,22 @@ async def serving(
     default) gets PATIENT, and Discord's 3 s window, which the fake does not enforce, is lifted meanwhile unless
     the test is about it (`discord_window`: an interaction that arrived late).
     """
+    with patient(adapter, discord_window=discord_window):
+        async with _serving(adapter, fake, timeout=timeout) as served:
+            yield served
+
+
+@contextlib.contextmanager
+def patient(adapter: DiscordAdapter, *, discord_window: bool = False) -> Iterator[DiscordAdapter]:
+    """What `serving` does about deadlines, for a test that runs the adapter another way (`bot.runtime.serve`):
+    PATIENT for an adapter left at the default deadline, and Discord's 3 s window lifted unless `discord_window`."""
     if adapter.defer_after == DEFAULT_DEADLINE:
         adapter.defer_after = PATIENT
     window = adapters.discord.interactions.RESPONSE_WINDOW
     if not discord_window:
         adapters.discord.interactions.RESPONSE_WINDOW = math.inf
     try:
-        async with _serving(adapter, fake, timeout=timeout) as served:
-            yield served
+        yield adapter
     finally:
         adapters.discord.interactions.RESPONSE_WINDOW = window
 

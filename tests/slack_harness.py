@@ -28,6 +28,10 @@ WAIT = 30.0
 """How long (seconds) the harness waits for what a test expects (an ack, a card, a private reply, an idle adapter):
 a bound that fails a hang, not a speed check (the fake's own default, 5 s, is short for a machine loaded by other
 work). A test about a wait passes its own."""
+PATIENT_ACK = 60.0
+"""The ack deadline `running_adapter` gives an adapter whose test sets none (the setting's default is 2 s): a click
+or a form is acked late where its test says so (a deadline of its own, a held commit), never because a loaded
+machine took two seconds to commit it (the fake has no 3 s window). As tests/discord_support.py's `serving`."""
 PROXY_VARS = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 
 
@@ -59,7 +63,7 @@ async def fake() -> AsyncIterator[FakeSlack]:
     try:
         yield slack
     finally:
-        await asyncio.wait_for(slack.stop(), 5)
+        await asyncio.wait_for(slack.stop(), WAIT)
 
 
 def slack_settings(runtime: Runtime, fake: FakeSlack, mode: Literal["http", "socket"], **extra: Any) -> None:
@@ -194,9 +198,13 @@ def choice_action(runtime: Runtime, message: dict[str, Any], *, correct: bool, n
 async def running_adapter(
     runtime: Runtime, fake: FakeSlack, *, mode: Literal["http", "socket"] = "http", **settings: Any
 ) -> AsyncIterator[RunningSlack]:
-    """Build the SlackAdapter from settings pointing at `fake`, run it, and stop it gracefully at the end."""
+    """Build the SlackAdapter from settings pointing at `fake`, run it, and stop it gracefully at the end.
+
+    Without a `slack_ack_deadline` of the test's own, clicks and forms get `PATIENT_ACK`."""
     slack_settings(runtime, fake, mode, **settings)
     adapter = SlackAdapter(runtime)
+    if "slack_ack_deadline" not in settings:
+        adapter.listeners.ack_deadline = PATIENT_ACK
     task = asyncio.create_task(adapter.run(), name="slack-adapter")
     ready = asyncio.create_task(adapter.ready.wait())
     done, _ = await asyncio.wait({task, ready}, timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)

@@ -51,7 +51,7 @@ async def slack() -> AsyncIterator[FakeSlack]:
     try:
         yield fake
     finally:
-        await asyncio.wait_for(fake.stop(), 5)
+        await asyncio.wait_for(fake.stop(), DEADLINE)
 
 
 class ReadyGate:

@@ -14,7 +14,7 @@ import discord
 import pytest
 from discord import app_commands
 
-from tests.fakes.discord_api import FakeDiscord, loopback_only
+from tests.fakes.discord_api import WAIT, FakeDiscord, loopback_only
 
 TEMPLATE = r"quiz:answer:(?P<post_id>\d+):(?P<choice>\d+)"
 
@@ -280,7 +280,7 @@ async def test_resume_accepted(fake: FakeDiscord) -> None:
 
     async with fake.run_client(client):
         await fake.drop_connection(0, code=4000)
-        await asyncio.wait_for(resumed.wait(), 5)
+        await asyncio.wait_for(resumed.wait(), WAIT)
         assert len(fake.identifies) == 1
         cb = await fake.send_interaction(fake.slash_command_interaction("x"), expect_callback=False)
         assert cb is None

@@ -23,6 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from tests.fakes.slack_api import (
     SIGNING_SECRET,
     UNBOUND_RESPONSE_URL,
+    WAIT,
     BoltHttpServer,
     FakeSlack,
     block_actions_body,
@@ -33,6 +34,9 @@ from tests.fakes.slack_api import (
     slash_command_payload,
     validate_blocks,
 )
+
+HANG = 2 * WAIT
+"""A whole test's bound: it fails a hang, and is not a speed check (10-20 s was short for a loaded machine)."""
 
 
 def bounded(seconds: float):
@@ -63,7 +67,7 @@ async def fake():
     try:
         yield f
     finally:
-        await asyncio.wait_for(f.stop(), 5)
+        await asyncio.wait_for(f.stop(), WAIT)
 
 
 QUESTION_BLOCKS = [
@@ -119,7 +123,7 @@ def build_app(fake: FakeSlack, seen: dict) -> AsyncApp:
 # ---------------------------------------------------------------------------
 
 
-@bounded(15)
+@bounded(HANG)
 async def test_http_slash_command_posts_message(fake):
     seen: dict = {}
     app = build_app(fake, seen)
@@ -145,7 +149,7 @@ async def test_http_slash_command_posts_message(fake):
         assert seen["commands"][0]["text"] == "start"
 
 
-@bounded(15)
+@bounded(HANG)
 async def test_http_block_actions_posts_ephemeral(fake):
     seen: dict = {}
     app = build_app(fake, seen)
@@ -192,7 +196,7 @@ async def test_http_block_actions_posts_ephemeral(fake):
         ]
 
 
-@bounded(15)
+@bounded(HANG)
 async def test_http_bad_or_stale_signature_rejected(fake):
     seen: dict = {}
     app = build_app(fake, seen)
@@ -235,7 +239,7 @@ def test_signed_headers_match_slack_sdk_verifier():
 # ---------------------------------------------------------------------------
 
 
-@bounded(20)
+@bounded(HANG)
 async def test_socket_mode_round_trip(fake):
     seen: dict = {}
     app = build_app(fake, seen)
@@ -261,11 +265,11 @@ async def test_socket_mode_round_trip(fake):
         assert conn.received[-1] == ack
         assert [e["type"] for e in fake.envelopes_sent] == ["slash_commands", "interactive"]
     finally:
-        await asyncio.wait_for(handler.close_async(), 5)
-    await poll_until(lambda: not fake.open_socket_connections(), timeout=3, message="socket closed")
+        await asyncio.wait_for(handler.close_async(), WAIT)
+    await poll_until(lambda: not fake.open_socket_connections(), message="socket closed")
 
 
-@bounded(20)
+@bounded(HANG)
 async def test_socket_mode_ack_payload_and_reconnect(fake):
     app = AsyncApp(signing_secret=SIGNING_SECRET, client=fake.web_client())
 
@@ -287,22 +291,22 @@ async def test_socket_mode_ack_payload_and_reconnect(fake):
         ack = await fake.send_slash_command("again")
         assert ack["payload"]["text"] == "ephemeral via ack"
     finally:
-        await asyncio.wait_for(handler.close_async(), 5)
+        await asyncio.wait_for(handler.close_async(), WAIT)
 
 
-@bounded(10)
+@bounded(HANG)
 async def test_send_envelope_times_out_without_client_ack(fake):
     url = (await fake.web_client(fake.app_token).apps_connections_open(app_token=fake.app_token))["url"]
     async with aiohttp.ClientSession() as s, s.ws_connect(url) as ws:
-        hello = await ws.receive_json(timeout=2)
+        hello = await ws.receive_json(timeout=WAIT)
         assert hello["type"] == "hello" and hello["connection_info"]["app_id"] == fake.app_id
         with pytest.raises(AssertionError, match="no ack"):
             await fake.send_envelope("events_api", {"event": {}}, timeout=0.3)
-        env = await ws.receive_json(timeout=2)
+        env = await ws.receive_json(timeout=WAIT)
         assert env["type"] == "events_api" and env["accepts_response_payload"] is False
         # a late ack is still recorded
         await ws.send_json({"envelope_id": env["envelope_id"]})
-        await poll_until(lambda: fake.socket_acks, timeout=2)
+        await poll_until(lambda: fake.socket_acks)
     async with aiohttp.ClientSession() as s, s.get(f"{fake.base_url}/link/?ticket=bogus") as resp:
         assert resp.status == 401
 
@@ -312,7 +316,7 @@ async def test_send_envelope_times_out_without_client_ack(fake):
 # ---------------------------------------------------------------------------
 
 
-@bounded(15)
+@bounded(HANG)
 async def test_rate_limit_429_and_sdk_retry_handler(fake):
     fake.enable_rate_limits(per_channel_per_second=1)
     client = fake.web_client()
@@ -334,7 +338,7 @@ async def test_rate_limit_429_and_sdk_retry_handler(fake):
     assert calls[-1].ok
 
 
-@bounded(10)
+@bounded(HANG)
 async def test_workspace_cap_with_controlled_clock(fake):
     now = [1000.0]
     fake.clock = lambda: now[0]
@@ -356,7 +360,7 @@ async def test_workspace_cap_with_controlled_clock(fake):
         await client.chat_postMessage(channel="C0001", text="y")
 
 
-@bounded(10)
+@bounded(HANG)
 async def test_injected_failures(fake):
     client = fake.web_client()
     fake.fail_next("chat.postMessage", "not_in_channel")
@@ -395,7 +399,7 @@ async def test_injected_failures(fake):
 # ---------------------------------------------------------------------------
 
 
-@bounded(10)
+@bounded(HANG)
 async def test_auth_and_unknown_methods(fake):
     async with aiohttp.ClientSession() as s:
         async with s.post(fake.api_url + "auth.test") as r:
@@ -416,7 +420,7 @@ async def test_auth_and_unknown_methods(fake):
     assert ei.value.response["error"] == "not_allowed_token_type"
 
 
-@bounded(10)
+@bounded(HANG)
 async def test_chat_methods_json_and_form(fake):
     client = fake.web_client()
     r1 = await client.chat_postMessage(channel="#quiz", text="q1", blocks=QUESTION_BLOCKS)
@@ -487,7 +491,7 @@ async def test_chat_methods_json_and_form(fake):
         await client.chat_delete(channel="C0002", ts=r2["ts"])
 
 
-@bounded(10)
+@bounded(HANG)
 async def test_directory_methods(fake):
     client = fake.web_client()
     admin = (await client.users_info(user="U0ADMIN"))["user"]
@@ -505,7 +509,7 @@ async def test_directory_methods(fake):
     assert fake.calls_to("users.info")[0].http_method == "GET"
 
 
-@bounded(10)
+@bounded(HANG)
 async def test_response_url_replace_and_delete(fake):
     client = fake.web_client()
     posted = await client.chat_postMessage(channel="C0001", text="q", blocks=QUESTION_BLOCKS)

@@ -233,10 +233,9 @@ async def test_a_pending_edit_runs_after_its_interval(
     runtime.cards.interval = 0.01
     card = (await runtime.quiz.post_question(channel)).card
     await runtime.app.answer(post_id=card.post_id, user=make_user("a"), choice_index=card.choice_ids[0])
-    for _ in range(500):
-        if platform.of_kind("update_card"):
-            break
-        await asyncio.sleep(0.01)
+    async with asyncio.timeout(60):  # a bound for a hang (5 s was short for a loaded machine), not a speed check
+        while not platform.of_kind("update_card"):  # noqa: ASYNC110 - polls the refresher running in the background
+            await asyncio.sleep(0.01)
     assert platform.of_kind("update_card")[0].card.answer_count == 1  # type: ignore[union-attr]
 
 

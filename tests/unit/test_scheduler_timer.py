@@ -15,7 +15,12 @@ from bot.scheduling.timer import Timer
 INTERVAL = 0.05
 
 
-async def wait_for(condition: Callable[[], bool], seconds: float = 5.0) -> None:
+HANG = 60.0
+"""How long a test waits for the timer: a bound that fails a hang, not a speed check (a loaded machine may take
+seconds for beats due every 50 ms)."""
+
+
+async def wait_for(condition: Callable[[], bool], seconds: float = HANG) -> None:
     async with asyncio.timeout(seconds):
         while not condition():  # noqa: ASYNC110 - polls the timer
             await asyncio.sleep(0.005)
@@ -136,7 +141,7 @@ async def test_stop_lets_a_running_beat_finish_and_no_beat_comes_after() -> None
 
     timer = Timer(beat, interval=INTERVAL)
     timer.start()
-    await asyncio.wait_for(entered.wait(), 5)
+    await asyncio.wait_for(entered.wait(), HANG)
     await timer.stop()
     assert (beats, finished) == (1, 1)
     assert not timer.running

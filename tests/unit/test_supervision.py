@@ -10,6 +10,9 @@ import pytest
 from bot.errors import ConfigError
 from bot.supervision import AdapterStatus, overall_state, supervise
 
+HANG = 60.0
+"""How long a test waits for the supervisor: a bound that fails a hang, not a speed check."""
+
 
 class Counts:
     def __init__(self) -> None:
@@ -85,10 +88,10 @@ async def test_a_refusal_ends_the_process_even_after_it_served() -> None:
 async def test_a_stop_during_the_backoff_ends_the_supervisor_without_a_restart() -> None:
     adapter, status, stopping, counts = Scripted("crash", "end"), AdapterStatus(), asyncio.Event(), Counts()
     task = asyncio.create_task(supervise(adapter, status, stopping=stopping, metrics=counts, first_delay=30))
-    await asyncio.wait_for(counts.restarted.wait(), 5)
+    await asyncio.wait_for(counts.restarted.wait(), HANG)
     assert status.state == "restarting"
     stopping.set()
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(task, HANG)
     assert adapter.runs == 1 and status.state == "stopped"
 
 

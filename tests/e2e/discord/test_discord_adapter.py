@@ -29,7 +29,7 @@ from tests.discord_support import (
     slash,
     text_of,
 )
-from tests.fakes.discord_api import DISCORD_EPOCH_MS, FakeDiscord
+from tests.fakes.discord_api import DISCORD_EPOCH_MS, WAIT, FakeDiscord
 
 
 @pytest.fixture
@@ -562,7 +562,7 @@ async def test_stopping_lets_an_answer_being_recorded_finish_before_disconnectin
         deferred = await fake.send_interaction(data)
         assert deferred is not None
         assert deferred.type == 5
-        await asyncio.wait_for(entered.wait(), 5)
+        await asyncio.wait_for(entered.wait(), WAIT)
 
         runtime.stopping.set()
         for _ in range(50):

@@ -26,7 +26,7 @@ from bot.errors import ConfigError
 from bot.runtime import Runtime, adapter_factories, build_adapters
 from tests.conftest import REPO, SEED_CONTENT, patient_settings, use_patient_database
 from tests.discord_support import serving, slash, text_of
-from tests.fakes.discord_api import FakeDiscord
+from tests.fakes.discord_api import WAIT, FakeDiscord
 
 KNOWN_SUBCOMMANDS = [
     "now",
@@ -223,7 +223,7 @@ async def test_cli_explains_a_guild_the_bot_cannot_register_in(
 async def test_a_wrong_token_stops_the_adapter_with_a_config_error(fake: FakeDiscord, runtime: Runtime) -> None:
     runtime.settings = runtime.settings.model_copy(update={"discord_token": SecretStr("not-the-token")})
     with pytest.raises(ConfigError, match="QUIZBOT_DISCORD_TOKEN"):
-        await asyncio.wait_for(DiscordAdapter(runtime).run(), 10)
+        await asyncio.wait_for(DiscordAdapter(runtime).run(), WAIT)
 
 
 def test_discord_adapter_is_found_through_its_entry_point(runtime: Runtime) -> None:

@@ -17,7 +17,7 @@ from bot.domain import ChannelRef, QuestionCard
 from bot.ports import Message, PlatformError
 from bot.scheduling.fanout import FanOut
 from tests.fakes.rate_limited import VirtualTime
-from tests.fakes.slack_api import TEAM_ID, FakeSlack
+from tests.fakes.slack_api import TEAM_ID, WAIT, FakeSlack
 
 PERMANENT = {"channel_not_found", "not_in_channel", "is_archived", "account_inactive", "invalid_auth", "token_revoked"}
 
@@ -76,7 +76,7 @@ async def slack(clock: ManualClock) -> AsyncIterator[FakeSlack]:
     try:
         yield fake
     finally:
-        await asyncio.wait_for(fake.stop(), 5)
+        await asyncio.wait_for(fake.stop(), WAIT)
 
 
 def _card(n: int) -> QuestionCard:

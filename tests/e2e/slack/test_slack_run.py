@@ -25,6 +25,7 @@ from bot.service.facade import Invocation, Reply
 from tests.conftest import PATIENT_DATABASE_ENV, REPO, SEED_CONTENT, patient_settings
 from tests.fakes.slack_api import SIGNING_SECRET, FakeSlack, poll_until
 from tests.slack_harness import (
+    WAIT,
     RunningSlack,
     choice_action,
     running_adapter,
@@ -61,7 +62,7 @@ async def test_serve_builds_the_slack_adapter_from_settings_and_stops_cleanly(
     [adapter] = build_adapters(runtime)
     assert isinstance(adapter, SlackAdapter) and adapter.mode == "http"
     serving = asyncio.create_task(serve(runtime, [adapter]))
-    await asyncio.wait_for(adapter.ready.wait(), 10)
+    await asyncio.wait_for(adapter.ready.wait(), WAIT)
     slack = RunningSlack(adapter=adapter, fake=fake, runtime=runtime)
 
     assert (await slack.command("now"))[0] == 200
@@ -71,7 +72,7 @@ async def test_serve_builds_the_slack_adapter_from_settings_and_stops_cleanly(
     assert (await slack.ephemerals(1))[0]["text"].startswith("Correct!")
 
     runtime.stopping.set()  # what SIGTERM does
-    await asyncio.wait_for(serving, 15)
+    await asyncio.wait_for(serving, WAIT)
     assert await _answer_rows(database_url) == [("U0CAROL", True)]
 
 
@@ -101,12 +102,12 @@ async def test_quizbot_run_in_socket_mode_as_a_process(database_url: str, fake: 
     try:
         await fake.wait_for_socket_client(timeout=30)
         await fake.send_slash_command("now model-pipeline-parallelism", user_id="U0BOB")
-        [post] = await fake.wait_for_calls("chat.postMessage", timeout=10)
+        [post] = await fake.wait_for_calls("chat.postMessage")
         card = fake.message(post.response["channel"], post.response["ts"])
         assert card is not None
         first_button = next(b for b in card["blocks"] if b["type"] == "actions")["elements"][0]
         await fake.click(card, first_button["action_id"])
-        await poll_until(lambda: fake.ephemeral, timeout=10, message="the private reply to the click")
+        await poll_until(lambda: fake.ephemeral, message="the private reply to the click")
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGTERM)
