@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -103,6 +104,10 @@ class QuizListeners:
         self.home = home
         self._inflight: set[asyncio.Task[Any]] = set()
         self.forms = SlackForms(self, platform.client)
+        self.clock: Callable[[], float] = time.monotonic
+        self._ephemerals_limited: dict[str, float] = {}
+        """Workspace -> until when (self.clock) Slack rate-limits its chat.postEphemeral: replies that have a
+        response_url go through it meanwhile, without calling the limited method."""
 
     def install(self, app: AsyncApp) -> None:
         """Register the middleware and listeners on a Bolt app."""
@@ -427,16 +432,27 @@ class QuizListeners:
         """chat.postEphemeral; where Slack refuses it (a DM, a channel I am not in) the click's response_url.
 
         `blocks` replaces the message's own blocks (an answer reply with its "Report a problem" button).
+        With a response_url at hand, a rate-limited chat.postEphemeral is not waited out: the reply goes through
+        the response_url at once, and so do the workspace's replies until Slack's Retry-After has passed (a
+        daily question's burst of clicks would otherwise queue every verdict behind the method's limit).
         """
-        try:
-            await self.platform.send_private(channel, user_id, message, blocks=blocks)
-            return
-        except PlatformError as exc:
-            log.info(
-                "chat.postEphemeral refused (%s); replying through the response_url",
-                exc,
-                extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
-            )
+        workspace = channel.workspace_id
+        limited = respond is not None and self._ephemerals_limited.get(workspace, float("-inf")) > self.clock()
+        if not limited:
+            try:
+                if respond is None:
+                    await self.platform.send_private(channel, user_id, message, blocks=blocks)
+                else:
+                    await self.platform.send_private_now(channel, user_id, message, blocks=blocks)
+                return
+            except PlatformError as exc:
+                if exc.retry_after is not None:
+                    self._ephemerals_limited[workspace] = self.clock() + exc.retry_after
+                log.info(
+                    "chat.postEphemeral refused (%s); replying through the response_url",
+                    exc,
+                    extra={"platform": PLATFORM, "workspace": workspace, "channel": channel.channel_id},
+                )
         if respond is None:
             return
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextvars import ContextVar
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,9 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
 )
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import limits
@@ -56,6 +60,26 @@ PERMANENT_ERRORS = {
 }
 
 
+_WAIT_OUT_LIMITS: ContextVar[bool] = ContextVar("quizbot_slack_wait_out_limits", default=True)
+"""False while a call is made that has another way to answer (SlackPlatform.send_private_now)."""
+
+
+class _RateLimitRetries(AsyncRateLimitErrorRetryHandler):
+    """Waits out a 429 (Retry-After) and tries again, except for a call that would rather be refused at once."""
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if not _WAIT_OUT_LIMITS.get():
+            return False
+        return await super()._can_retry_async(state=state, request=request, response=response, error=error)
+
+
 def make_client(*, token: str, base_url: str | None = None) -> AsyncWebClient:
     """An AsyncWebClient that waits out 429s (Retry-After) and retries dropped connections."""
     return AsyncWebClient(
@@ -63,7 +87,7 @@ def make_client(*, token: str, base_url: str | None = None) -> AsyncWebClient:
         base_url=base_url or AsyncWebClient.BASE_URL,
         retry_handlers=[
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
-            AsyncRateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES),
+            _RateLimitRetries(max_retry_count=RATE_LIMIT_RETRIES),
         ],
     )
 
@@ -194,6 +218,18 @@ class SlackPlatform:
             text=message_text(message),
             blocks=blocks or message_blocks(message),
         )
+
+    async def send_private_now(
+        self, channel: ChannelRef, user_id: str, message: Message, *, blocks: list[Block] | None = None
+    ) -> None:
+        """`send_private`, but a 429 is raised at once (a PlatformError with its retry_after) instead of waited
+        out: for a caller with another way to answer (a click's response_url), which is not rate-limited per
+        workspace as chat.postEphemeral is (Tier 4, 100+ a minute)."""
+        token = _WAIT_OUT_LIMITS.set(False)
+        try:
+            await self.send_private(channel, user_id, message, blocks=blocks)
+        finally:
+            _WAIT_OUT_LIMITS.reset(token)
 
     async def send_direct(self, user: UserRef, message: Message) -> None:
         """A direct message from the app (the DirectMessages capability): chat.postMessage to the user's id opens

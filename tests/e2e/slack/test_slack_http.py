@@ -347,3 +347,29 @@ async def test_when_slack_refuses_an_ephemeral_the_click_is_answered_through_its
         assert reply["text"].startswith("Correct!")
         assert [c.error for c in fake.calls_to("chat.postEphemeral")] == ["user_not_in_channel"]
     assert [(user, correct) for user, _, correct in await _answers(runtime)] == [("U0DAVE", True)]
+
+
+async def test_a_rate_limited_ephemeral_is_not_waited_out_the_clicks_answer_through_their_response_urls(
+    runtime: Runtime, fake: FakeSlack
+) -> None:
+    """A daily question's burst can pass chat.postEphemeral's per-workspace limit (Tier 4). The verdict then goes
+    through the click's response_url at once, not after Slack's Retry-After (an hour here, so waiting it out
+    would hang the test), and the workspace's next verdicts do not call the limited method again."""
+    fake.add_user("U0ERIN", "erin")
+    fake.add_user("U0FRED", "fred")
+    async with running_adapter(runtime, fake) as slack:
+        await slack.command("now")
+        card = await slack.posted_card()
+        fake.fail_next("chat.postEphemeral", status=429, retry_after=3600)
+        await slack.click(card, choice_action(runtime, card, correct=True), user_id="U0ERIN")
+        [first] = await slack.ephemerals(1)
+        await slack.click(card, choice_action(runtime, card, correct=False), user_id="U0FRED")
+        [_, second] = await slack.ephemerals(2)
+        assert (first["source"], first["user"]) == ("response_url", "U0ERIN")
+        assert first["text"].startswith("Correct!")
+        assert (second["source"], second["user"]) == ("response_url", "U0FRED")
+        assert [c.status for c in fake.calls_to("chat.postEphemeral")] == [429]
+    assert sorted((user, correct) for user, _, correct in await _answers(runtime)) == [
+        ("U0ERIN", True),
+        ("U0FRED", False),
+    ]
