@@ -376,6 +376,76 @@ async def bench(kind: str, clicks: int, concurrency: int, workdir: Path) -> tupl
     return rows, notes, checks
 
 
+class _Stamped(list[dict[str, Any]]):
+    """The fake's list of private replies, each stamped with when it arrived (perf_counter)."""
+
+    def append(self, record: dict[str, Any]) -> None:
+        super().append({**record, "arrived": time.perf_counter()})
+
+
+LIMIT_PER_MINUTE = 100
+"""chat.postEphemeral's limit in the limited run: Slack's Tier 4, "100+ per minute" per workspace, at its floor."""
+VERDICT_WAIT = 30.0
+"""How long after the last ack the limited run waits for the verdicts (a bot that waits out each 429's Retry-After,
+up to 60 s three times, would take minutes)."""
+
+
+async def limited_verdicts(clicks: int, concurrency: int, workdir: Path) -> tuple[list[str], list[Check]]:
+    """The quiz bot sent a burst of clicks while Slack limits chat.postEphemeral to LIMIT_PER_MINUTE a workspace
+    (SQLite): how many verdicts reach their clickers, how soon after the last ack, and by which way."""
+    async with scratch_database("sqlite", workdir) as url, fake_slack() as fake:
+        fake.ephemeral = _Stamped()
+        quiz, info = await _child("quiz", workdir, url, fake=fake)
+        try:
+            bodies = _bodies(info["messages"], clicks, fake)
+            warm = _warm_bodies(info["messages"], fake)
+            await _load(info["port"], warm, 1)
+            for _ in range(600):  # the warm-up's verdicts, before the limit
+                if len(fake.ephemeral) >= len(warm):
+                    break
+                await asyncio.sleep(0.05)
+            expected = len(fake.ephemeral) + len(bodies)
+            fake.enable_rate_limits(
+                per_channel_per_second=None,
+                workspace_per_minute=LIMIT_PER_MINUTE,
+                workspace_methods=("chat.postEphemeral",),
+            )
+            first = len(fake.ephemeral)
+            elapsed, latencies, failures = await _load(info["port"], bodies, concurrency)
+            last_ack = time.perf_counter()
+            for _ in range(int(VERDICT_WAIT / 0.05)):  # the verdicts follow the acks
+                if len(fake.ephemeral) >= expected:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            await _stop(quiz)
+    verdicts = fake.ephemeral[first:]
+    after = [max(0.0, v["arrived"] - last_ack) for v in verdicts]
+    by_url = sum(1 for v in verdicts if v["source"] == "response_url")
+    calls = fake.calls_to("chat.postEphemeral")
+    refused = sum(1 for c in calls if c.status == 429)
+    last = f"{max(after):.2f} s" if after else "none arrived"
+    rows = [
+        "| figure | measured |",
+        "|---|---|",
+        f"| clicks acked | {clicks - failures} of {clicks} at {clicks / elapsed:,.0f}/s, {summary_ms(latencies)} |",
+        f"| verdicts delivered within {VERDICT_WAIT:.0f} s of the last ack | {len(verdicts)} of {clicks} |",
+        f"| the last verdict, after the last ack | {last} |",
+        f"| by chat.postEphemeral / by the click's response_url | {len(verdicts) - by_url} / {by_url} |",
+        f"| chat.postEphemeral calls (refused with 429) | {len(calls)} ({refused}) |",
+    ]
+    figure = (
+        f"every verdict of a burst past chat.postEphemeral's limit ({LIMIT_PER_MINUTE} a minute) delivered, "
+        "after the last ack"
+    )
+    if len(verdicts) == clicks:
+        check = bound_check(figure, max(after), 5, "s", note=f" ({clicks} of {clicks} delivered)")
+    else:
+        measured = f"over {VERDICT_WAIT:.0f} s: {len(verdicts)} of {clicks} delivered within it"
+        check = Check(figure, "<= 5 s", measured, False)
+    return rows, [check]
+
+
 async def main() -> None:
     """Run the quiz path, the same-job Bolt app and the ack-only Bolt app with the same requests; print, record."""
     parser = argparse.ArgumentParser()
@@ -421,6 +491,9 @@ async def main() -> None:
             notes += kind_notes
             checks += kind_checks
             print("\n".join(rows + notes), flush=True)
+        limited_rows, limited_checks = await limited_verdicts(args.clicks, args.concurrency, Path(tmp))
+        checks += limited_checks
+        print("\n".join(limited_rows), flush=True)
     body = (
         f"{args.clicks:,} signed clicks, {args.concurrency} concurrent, on {POSTS} cards, over HTTP into the Slack "
         "adapter (HTTP mode, a child process); then the same requests into two bare Bolt apps served by aiohttp "
@@ -430,6 +503,9 @@ async def main() -> None:
         "ack-only app (verifies the signature and acks: the ceiling). The targets are against the same-job app; "
         "the ceiling rows are shown for scale. Each after the same 10 warm-up clicks.\n\n"
         + "\n".join([*rows, "", *notes])
+        + "\n\nA burst past Slack's limit on the private verdicts: the same clicks into the bot on SQLite while the "
+        f"fake Slack answers chat.postEphemeral 429 past {LIMIT_PER_MINUTE} calls a minute in the workspace (Tier 4's "
+        "floor; its Retry-After is the wait for the next slot, up to 60 s).\n\n" + "\n".join(limited_rows)
     )
     write_section(
         "2. Slack path end to end",
