@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from adapters.slack.admins import AdminDirectory
 from adapters.slack.blocks import (
@@ -190,7 +191,8 @@ class QuizListeners:
         else:
             text, blocks = message_text(reply.message), message_blocks(reply.message)
         try:
-            await respond(
+            await self._respond(
+                respond,
                 text=text,
                 blocks=blocks,
                 response_type="ephemeral" if reply.private or reply.confirm else "in_channel",
@@ -390,7 +392,8 @@ class QuizListeners:
             await self.reply_privately(channel, user_ref.user_id, reply.message, respond)
             return
         try:
-            await respond(
+            await self._respond(
+                respond,
                 text=message_text(reply.message),
                 blocks=message_blocks(reply.message),
                 response_type="ephemeral",
@@ -456,7 +459,8 @@ class QuizListeners:
         if respond is None:
             return
         try:
-            await respond(
+            await self._respond(
+                respond,
                 text=message_text(message),
                 blocks=blocks or message_blocks(message),
                 response_type="ephemeral",
@@ -468,6 +472,16 @@ class QuizListeners:
                 exc,
                 extra={"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id},
             )
+
+    async def _respond(self, respond: Respond, **message: Any) -> None:
+        """`respond(**message)`, through the Web API client's pool of kept-alive connections while it serves: Bolt's
+        respond opens a new connection (and TLS session) to Slack for each reply."""
+        url = getattr(respond, "response_url", None)
+        session = self.platform.client.session
+        if not isinstance(url, str) or session is None or session.closed:
+            await respond(**message)
+            return
+        await AsyncWebhookClient(url, session=session, proxy=self.platform.client.proxy).send(**message)
 
     # --- errors ------------------------------------------------------------------------------------
 

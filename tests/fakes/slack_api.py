@@ -154,6 +154,7 @@ class ResponseUrlPost:
     channel_id: str | None = None
     message_ts: str | None = None
     user_id: str | None = None
+    peer: tuple[str, int] | None = None  # the client's address: posts over one kept-alive connection share it
 
 
 @dataclass
@@ -1719,6 +1720,7 @@ class FakeSlack:
             channel_id=binding.channel_id if binding else None,
             message_ts=binding.message_ts if binding else None,
             user_id=binding.user_id if binding else None,
+            peer=request.transport.get_extra_info("peername") if request.transport else None,
         )
         if binding is not None:
             binding.uses += 1

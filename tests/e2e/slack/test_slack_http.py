@@ -373,3 +373,15 @@ async def test_a_rate_limited_ephemeral_is_not_waited_out_the_clicks_answer_thro
         ("U0ERIN", True),
         ("U0FRED", False),
     ]
+
+
+async def test_replies_through_response_urls_reuse_one_kept_alive_connection(runtime: Runtime, fake: FakeSlack) -> None:
+    """Bolt's respond() opens a new connection (a TLS handshake with Slack) for every reply; the adapter sends its
+    replies through the Web API client's pool instead, so a run of command replies arrives over one connection."""
+    async with running_adapter(runtime, fake) as slack:
+        for sent in range(1, 4):
+            await slack.command("packs")
+            await fake.wait_for_response(sent)  # one at a time: concurrent replies may rightly open more
+    replies = fake.responses[:3]
+    assert all(r.status == 200 for r in replies)
+    assert len({r.peer for r in replies}) == 1, [r.peer for r in replies]
