@@ -28,10 +28,10 @@ from tests.fakes.fake_platform import FakePlatform
 from tests.fakes.tcp_proxy import CuttableProxy
 
 TIMEOUTS = {
-    "database_connect_timeout": 0.5,
-    "database_statement_timeout": 0.5,
-    "database_pool_timeout": 0.5,
-    "sqlite_busy_timeout": 0.5,
+    "database_connect_timeout": 2.0,
+    "database_statement_timeout": 2.0,
+    "database_pool_timeout": 2.0,
+    "sqlite_busy_timeout": 2.0,
 }
 GUARD = 20.0
 """Not a speed check (bench/partition.py measures that): the old driver defaults (a 30 s command timeout) never
