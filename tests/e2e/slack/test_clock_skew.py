@@ -13,11 +13,15 @@ import aiohttp
 import pytest
 
 from bot.cli import main
+from bot.clock_skew import MAX_ROUND_TRIP
 from tests.click_storm import running_bot
 from tests.conftest import PATIENT_DATABASE_ENV
 from tests.fakes.slack_api import FakeSlack
 
 TEN_MINUTES = 600.0
+LEEWAY = MAX_ROUND_TRIP / 2 + 1
+"""How far a measured offset may be from the true one: half the slowest round trip the bot uses (it dates a `Date`
+at the round trip's middle) plus the header's one-second resolution, so a loaded machine's slow loopback passes."""
 
 
 @pytest.fixture
@@ -45,7 +49,7 @@ async def test_healthz_says_degraded_with_the_offset_and_the_log_says_it_once(
                 report = await response.json()
     assert report["status"] == "degraded", report
     assert report["clock"]["compared_with"] == "slack"
-    assert -TEN_MINUTES - 2 <= report["clock"]["offset_seconds"] <= -TEN_MINUTES + 2
+    assert -TEN_MINUTES - LEEWAY <= report["clock"]["offset_seconds"] <= -TEN_MINUTES + LEEWAY
     assert "10 minutes behind Slack's" in report["clock"]["problem"]
     assert "NTP" in report["clock"]["fix"]
     errors = [line for line in bot.log_text().splitlines() if "clock is 10 minutes behind" in line]
