@@ -34,6 +34,7 @@ BENCHMARKS = [
     "click_memory",
     "partition",
     "gateway_fault",
+    "daily_burst",
 ]
 """In the order of their sections in RESULTS.md."""
 
