@@ -129,12 +129,52 @@ async def _connections(url: str, stop: asyncio.Event) -> int:
     return most
 
 
-async def bench(replicas: int, rate: float, seconds: float, workdir: Path) -> tuple[list[str], list[Check]]:
-    """One burst: `replicas` bot processes behind the balancer on a fresh PostgreSQL database."""
+async def _seed_members(url: str, members: int) -> None:
+    """`members` people of the workspace who have answered in the channel before (M000000, M000001, ...: the
+    burst's clickers are the first of them), with their all-time totals in the workspace and the channel, so the
+    channel's board is a community's, not an empty one."""
+    db = Database.from_url(url)
+    try:
+        async with db.engine.begin() as conn:
+            channel, workspace = (
+                await conn.execute(text("SELECT id, workspace_id FROM channels WHERE external_id = 'C0001'"))
+            ).one()
+            await conn.execute(
+                text(
+                    "INSERT INTO users (workspace_id, external_id, display_name, created_at) "
+                    "SELECT :workspace, 'M' || lpad(g::text, 6, '0'), 'member' || g, now() "
+                    "FROM generate_series(0, :members - 1) AS g"
+                ),
+                {"workspace": workspace, "members": members},
+            )
+            totals = (
+                "SELECT id, {place}, 10 * c, c, a FROM (SELECT id, a, (random() * a)::int AS c FROM ("
+                "SELECT id, (random() * 60)::int + 1 AS a FROM users "
+                "WHERE workspace_id = :workspace AND external_id LIKE 'M%') AS m) AS t"
+            )
+            for table, place in (("user_scores", ":workspace"), ("channel_scores", ":channel")):
+                columns = "user_id, workspace_id" if table == "user_scores" else "user_id, channel_id"
+                await conn.execute(
+                    text(f"INSERT INTO {table} ({columns}, points, correct, answered) {totals.format(place=place)}"),
+                    {"workspace": workspace, "channel": channel},
+                )
+        async with db.engine.connect() as conn:
+            await conn.execution_options(isolation_level="AUTOCOMMIT")
+            await conn.execute(text("ANALYZE"))
+    finally:
+        await db.dispose()
+
+
+async def bench(
+    replicas: int, rate: float, seconds: float, members: int, workdir: Path
+) -> tuple[list[str], list[Check]]:
+    """One burst: `replicas` bot processes behind the balancer on a fresh PostgreSQL database whose channel has
+    `members` members with a history (the clickers among them)."""
     clicks = int(rate * seconds)
     async with scratch_database("postgresql", workdir) as url, fake_slack() as fake:
         fake.ephemeral = _Stamped()
         children = [await _child("quiz", workdir, url, "burst-0", fake=fake)]
+        await _seed_members(url, max(members, clicks))
         for n in range(1, replicas):
             children.append(await _child("replica", workdir, url, f"burst-{n}", fake=fake))
         try:
@@ -197,7 +237,8 @@ async def bench(replicas: int, rate: float, seconds: float, workdir: Path) -> tu
     rows = [
         "| figure | measured |",
         "|---|---|",
-        f"| offered | {clicks:,} clicks by {clicks:,} members on one card, {rate:,.0f}/s for {seconds:.0f} s |",
+        f"| offered | {clicks:,} clicks by {clicks:,} members on one card, {rate:,.0f}/s for {seconds:.0f} s; the "
+        f"channel's all-time board has {max(members, clicks):,} members |",
         f"| acked 200 | {clicks - failures:,} of {clicks:,}; the last ack {elapsed:.1f} s after the first send |",
         f"| answers stored | {stored:,} of {clicks:,}; {late:,} clicks acked at the bot's deadline, before their "
         "commit (quizbot_late_acks_total) |",
@@ -248,15 +289,18 @@ async def main() -> None:
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--rate", type=float, default=333.0)
     parser.add_argument("--seconds", type=float)
+    parser.add_argument("--members", type=int, help="members with a history in the channel (the clickers among them)")
     args = parser.parse_args()
     seconds = args.seconds or (20.0 if args.quick else 60.0)
+    members = args.members or (20_000 if args.quick else 100_000)
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        rows, checks = await bench(args.replicas, args.rate, seconds, Path(tmp))
+        rows, checks = await bench(args.replicas, args.rate, seconds, members, Path(tmp))
         print("\n".join(rows), flush=True)
     body = (
         f"A daily question's burst, run: {args.rate:,.0f} signed clicks a second for {seconds:.0f} s, each by a "
-        f"different member, on one card, sent each at its own time (an open loop) into {args.replicas} Slack "
+        f"different member of the {members:,} with a history in the channel (their totals seeded before the burst), "
+        f"on one card, sent each at its own time (an open loop) into {args.replicas} Slack "
         "processes (HTTP mode) on one PostgreSQL database behind the loopback round-robin balancer; card count edits "
         f"on; the fake Slack limits chat.postEphemeral to {LIMIT_PER_MINUTE} calls a minute in the workspace (Tier "
         "4's floor) and serves the response_urls. CPU from /proc: the bots, and their PostgreSQL backends (from "
@@ -265,8 +309,8 @@ async def main() -> None:
     )
     write_section(
         "17. A daily question's burst (Slack, 2 processes, PostgreSQL)",
-        f"python -m bench.daily_burst --replicas {args.replicas} --rate {args.rate:g} --seconds {seconds:g}"
-        + (" --quick" if args.quick else ""),
+        f"python -m bench.daily_burst --replicas {args.replicas} --rate {args.rate:g} --seconds {seconds:g} "
+        f"--members {members}" + (" --quick" if args.quick else ""),
         body,
         checks,
     )
