@@ -30,9 +30,10 @@ import aiohttp
 from sqlalchemy import text
 
 from bench.common import Check, bound_check, percentile, quick_or_full, run, scratch_database, write_section
-from bench.scaleout import _balancer, _count, cpu_seconds, database_backends
+from bench.scaleout import _balancer, cpu_seconds
 from bench.slack_path import _child, _load, _Stamped, _stop, _warm_bodies, fake_slack
 from bot.db import Database
+from bot.timeouts import DatabaseTimeouts
 from tests.fakes.slack_api import SIGNING_SECRET, TEAM_ID, FakeSlack, block_actions_body, signed_headers
 
 LIMIT_PER_MINUTE = 100
@@ -106,6 +107,33 @@ def _by_time(sent: dict[str, float], acked: dict[str, float], width: float) -> l
     return [slices[n] for n in sorted(slices)]
 
 
+PATIENT = DatabaseTimeouts(connect=10.0, statement=None)
+"""The bench's own connections (seeding, counting, sampling): it measures the bots' waits, not its own."""
+
+
+async def database_backends(url: str) -> set[int]:
+    """The PostgreSQL backends serving the database at `url` (the bots' pooled connections), not this query's."""
+    db = Database.from_url(url, timeouts=PATIENT)
+    try:
+        async with db.engine.connect() as conn:
+            query = text(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            return {int(pid) for (pid,) in await conn.execute(query)}
+    finally:
+        await db.dispose()
+
+
+async def _count(url: str) -> int:
+    """The answers stored."""
+    db = Database.from_url(url, timeouts=PATIENT)
+    try:
+        async with db.engine.connect() as conn:
+            return int((await conn.execute(text("SELECT count(*) FROM answers"))).scalar_one())
+    finally:
+        await db.dispose()
+
+
 async def _late_acks(port: int) -> int:
     """quizbot_late_acks_total of the replica serving on `port`: clicks acked at its deadline, before the commit."""
     async with aiohttp.ClientSession() as session, session.get(f"http://127.0.0.1:{port}/metrics") as response:
@@ -115,7 +143,7 @@ async def _late_acks(port: int) -> int:
 
 async def _connections(url: str, stop: asyncio.Event) -> int:
     """The most connections the database had (its pooled ones and this sampler's), sampled every 0.25 s."""
-    db = Database.from_url(url)
+    db = Database.from_url(url, timeouts=PATIENT)
     most = 0
     try:
         async with db.engine.connect() as conn:
@@ -133,7 +161,7 @@ async def _seed_members(url: str, members: int) -> None:
     """`members` people of the workspace who have answered in the channel before (M000000, M000001, ...: the
     burst's clickers are the first of them), with their all-time totals in the workspace and the channel, so the
     channel's board is a community's, not an empty one."""
-    db = Database.from_url(url)
+    db = Database.from_url(url, timeouts=PATIENT)
     try:
         async with db.engine.begin() as conn:
             channel, workspace = (
@@ -174,10 +202,10 @@ async def bench(
     async with scratch_database("postgresql", workdir) as url, fake_slack() as fake:
         fake.ephemeral = _Stamped()
         children = [await _child("quiz", workdir, url, "burst-0", fake=fake)]
-        await _seed_members(url, max(members, clicks))
-        for n in range(1, replicas):
-            children.append(await _child("replica", workdir, url, f"burst-{n}", fake=fake))
         try:
+            await _seed_members(url, max(members, clicks))
+            for n in range(1, replicas):
+                children.append(await _child("replica", workdir, url, f"burst-{n}", fake=fake))
             lb, port = await _balancer(workdir, [info["port"] for _, info in children], "burst")
             try:
                 card = children[0][1]["messages"][0]
