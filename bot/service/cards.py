@@ -6,7 +6,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from bot.ports import PlatformRegistry
+from bot.errors import StorageUnavailable
+from bot.ports import PlatformError, PlatformRegistry
 from bot.service.quiz import PostedCard
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,12 @@ class CardRefresher:
 
     def _done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
+        if task.cancelled() or (exc := task.exception()) is None:
+            return
+        if isinstance(exc, (StorageUnavailable, PlatformError)):
+            # The database or the platform said no: nothing to debug, and the card's next click asks again.
+            log.warning("card refresh failed: %s", exc)
+        else:
             log.error("card refresh failed: %s", exc, exc_info=exc)
 
     async def _edit_later(self, post_id: int) -> None:
