@@ -32,7 +32,7 @@ class Post(Base):
     __table_args__ = (
         Index("ix_posts_channel_open", "channel_id", "closed_at", "opened_at"),
         Index("ix_posts_channel_time", "channel_id", "opened_at"),  # newest first per channel, for streaks
-        Index("ix_posts_source_ref", "source", "source_ref"),  # a cohort's posts: progress, what it was asked
+        Index("ix_posts_source_ref", "source_ref", "source"),  # a cohort's posts: progress, what it was asked
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
