@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     BindParameter,
@@ -39,7 +39,6 @@ from sqlalchemy import (
     Integer,
     Select,
     and_,
-    any_,
     bindparam,
     case,
     func,
@@ -69,7 +68,7 @@ from bot.domain.streaks import (
     settled_events,
     settled_outcomes,
 )
-from bot.service.repositories.lookups import local_date, one_of
+from bot.service.repositories.lookups import among_rows, local_date, one_of
 
 RECENT_DAYS = 62
 """Boards read this many days of answers for day streaks, and all of them only for a user that long in a row."""
@@ -385,8 +384,7 @@ def _by_key(post: Any, dialect: str, answers: list[ColumnElement[bool]]) -> list
     elsewhere: SQLite looks each post up by its key already."""
     if dialect != "postgresql":
         return []
-    ids = select(Answer.post_id).where(*answers).scalar_subquery()
-    return [cast(ColumnElement[bool], post.id == any_(func.array(ids)))]
+    return [among_rows(post.id, select(Answer.post_id).where(*answers))]
 
 
 @functools.cache
@@ -435,7 +433,7 @@ def _telling_misses(answers: Any, dialect: str) -> tuple[Any, ColumnElement[bool
     channels = select(anchors.c.channel_id).distinct().subquery("channels")
 
     if dialect == "postgresql":  # the user's answered posts as one array, read once (not once a candidate)
-        theirs = Post.id == any_(func.array(select(answers.c.post_id).scalar_subquery()))
+        theirs = among_rows(Post.id, select(answers.c.post_id))
     else:
         theirs = select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == user).correlate(Post).exists()
 
@@ -463,7 +461,7 @@ def _telling_misses(answers: Any, dialect: str) -> tuple[Any, ColumnElement[bool
     miss = aliased(Post)
     telling = select(found.c.miss)
     if dialect == "postgresql":  # looked up by key (`_by_key`), not by a hash of every post
-        return miss, miss.id == any_(func.array(telling.scalar_subquery()))
+        return miss, among_rows(miss.id, telling)
     return miss, miss.id.in_(telling)
 
 
