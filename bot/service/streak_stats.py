@@ -51,6 +51,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute, aliased
+from sqlalchemy.sql.elements import UnaryExpression
+from sqlalchemy.sql.operators import custom_op
 
 from bot.db.models import Answer, ChannelScore, Post, QuestionRow, post_finish_time
 from bot.domain.streaks import (
@@ -103,9 +105,18 @@ def _finish_time() -> ColumnElement[Any]:
     return post_finish_time()
 
 
-def _scheduled() -> list[ColumnElement[bool]]:
-    """Posts that make up question streaks: a schedule's, that reached the platform."""
-    return [Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
+def _scheduled(dialect: str | None = None) -> list[ColumnElement[bool]]:
+    """Posts that make up question streaks: a schedule's, that reached the platform.
+
+    With `dialect` "sqlite", the source is tested as `+posts.source`, which SQLite's planner does not match to an
+    index (its documented way to keep a term from choosing one): for a statement that reaches posts by their key
+    from something else (a user's answers). SQLite keeps no statistics unless ANALYZE ran, and without them it
+    takes `source = ?` on ix_posts_source_ref (migration 0019) for a handful of rows and reads every scheduled post
+    of the database through it instead."""
+    source: Any = Post.source
+    if dialect == "sqlite":
+        source = UnaryExpression(Post.source.expression, operator=custom_op("+"), type_=Post.source.type)
+    return [source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
 
 
 _POST_COLUMNS = (Post.id, Post.channel_id, Post.opened_at, Post.closes_at, Post.closed_at)
@@ -155,16 +166,22 @@ _TAIL, _DAY, _MISS = 0, 1, 2
 
 
 @functools.cache
-def _tails_and_days_query(one_channel: bool) -> CompoundSelect[Any]:
+def _tails_and_days_query(one_channel: bool, dialect: str) -> CompoundSelect[Any]:
     """One statement for the current streaks of some users (parameters: users, now, since, and channel when
     `one_channel`): per (user, channel) of the channel rollup the user's latest miss there, their scheduled answers
     there since it, and the times of their answers since `since` (for day streaks).
 
     The latest miss is the finished scheduled question they did not answer that finished last: a correlated
-    subquery over the channel's scheduled questions (the top of ix_posts_channel_finish), anti-joined with the
-    user's answers. A current streak runs from it: only answers are settled after it, read through the user's
-    answer index (all their scheduled answers in a channel where they never missed one). Built once, with bound
-    parameters, so each board compiles nothing.
+    subquery over the channel's scheduled questions (the top of ix_posts_channel_finish), each tested against the
+    user's answers by the answers' (post, user) key, one probe a question until one is not answered. A current
+    streak runs from it: only answers are settled after it, read through the user's answer index (all their
+    scheduled answers in a channel where they never missed one), each post then by its key. Built once per dialect,
+    with bound parameters, so each board compiles nothing.
+
+    On PostgreSQL the test is kept a correlated subquery (OFFSET 0: PostgreSQL does not turn an EXISTS with an
+    OFFSET into a join), where it planned an anti-join that read all of the user's answers for each pair (hundreds at
+    1M answers, more as they grow), and the latest misses are MATERIALIZED, so each miss's post is one key lookup
+    (inlined, the misses' subquery was joined to a hash of every post). SQLite plans both that way already.
     """
     users: BindParameter[Any] = bindparam("users", expanding=True)
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
@@ -175,12 +192,10 @@ def _tails_and_days_query(one_channel: bool) -> CompoundSelect[Any]:
     pairs = select(ChannelScore.user_id, ChannelScore.channel_id).where(ChannelScore.user_id.in_(users))
     if one_channel:
         pairs = pairs.where(ChannelScore.channel_id == bindparam("channel"))
-    answered_by_them = (
-        select(Answer.id)
-        .where(Answer.post_id == Post.id, Answer.user_id == ChannelScore.user_id)
-        .correlate(Post, ChannelScore)
-        .exists()
-    )
+    probe = select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == ChannelScore.user_id)
+    if dialect == "postgresql":
+        probe = probe.offset(literal_column("0", Integer))  # kept a subquery: a probe a question (the docstring)
+    answered_by_them = probe.correlate(Post, ChannelScore).exists()
     latest_miss = (
         select(Post.id)
         .where(Post.channel_id == ChannelScore.channel_id, *_scheduled(), _finished(now), ~answered_by_them)
@@ -189,7 +204,11 @@ def _tails_and_days_query(one_channel: bool) -> CompoundSelect[Any]:
         .correlate(ChannelScore)
         .scalar_subquery()
     )
-    found = pairs.add_columns(latest_miss.label("miss")).cte("latest_misses")
+    found = (
+        pairs.add_columns(latest_miss.label("miss"))
+        .cte("latest_misses")
+        .prefix_with("MATERIALIZED", dialect="postgresql")
+    )
     finish = _finish_time()
     misses = (
         select(
@@ -227,7 +246,7 @@ def _tails_and_days_query(one_channel: bool) -> CompoundSelect[Any]:
         )
         .join(misses, and_(misses.c.user_id == Answer.user_id, misses.c.channel_id == Answer.channel_id))
         .join(Post, Post.id == Answer.post_id)
-        .where(Answer.answered_at >= func.coalesce(misses.c.finished, since_ever), *_scheduled())
+        .where(Answer.answered_at >= func.coalesce(misses.c.finished, since_ever), *_scheduled(dialect))
     )
     no_post = (null().cast(Post.channel_id.type), null().cast(Post.id.type))
     no_times = (null().cast(Post.opened_at.type), null().cast(Post.closes_at.type), null().cast(Post.closed_at.type))
@@ -248,10 +267,19 @@ async def _tails_and_days(
     posts: dict[tuple[int, int], list[StreakPost]] = defaultdict(list)
     answered: dict[tuple[int, int], dict[int, tuple[datetime, bool]]] = defaultdict(dict)
     days: Days = defaultdict(set)
-    query = _tails_and_days_query(channel is not None)
-    for user_id, channel_id, post_id, opened_at, closes_at, closed_at, answered_at, is_correct, kind in await (
-        await session.connection()
-    ).execute(query, params):
+    conn = await session.connection()
+    query = _tails_and_days_query(channel is not None, conn.dialect.name)
+    for (
+        user_id,
+        channel_id,
+        post_id,
+        opened_at,
+        closes_at,
+        closed_at,
+        answered_at,
+        is_correct,
+        kind,
+    ) in await conn.execute(query, params):
         if kind == _DAY:
             days[int(user_id)].add(local_date(answered_at, timezone))
             continue
