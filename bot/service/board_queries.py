@@ -8,16 +8,21 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     BindParameter,
+    Boolean,
     ColumnElement,
+    CompoundSelect,
+    Integer,
     Select,
     and_,
     bindparam,
     case,
     func,
+    literal_column,
+    null,
     or_,
     select,
     true,
@@ -29,6 +34,8 @@ from sqlalchemy.orm import aliased
 from bot.db.models import Answer, ChannelScore, Cohort, CohortMember, PeriodScore, User, UserScore
 from bot.domain.ranking import Entry
 from bot.domain.windows import Span, Window
+from bot.service.repositories.lookups import among_rows
+from bot.service.streak_stats import tails_and_days_select
 
 PERIOD_SLACK = timedelta(hours=27)
 """Two timezones' starts of the same local period are less than this apart (UTC offsets span 26 hours); the
@@ -229,6 +236,50 @@ def placed(board: Select[*tuple[Any, ...]], place: Select[*tuple[Any, ...]]) -> 
     board is empty and nothing comes back when they find nothing. Built once per pair of statements."""
     found, rows = place.subquery("place"), board.subquery("board")
     return select(*found.c, *rows.c).select_from(found.outerjoin(rows, true()))
+
+
+BOARD_PART, STREAK_PART = 0, 1
+"""The first column of a `with_streaks` row: a row of the board (`placed`'s columns next, then whether its user's
+streaks were read), or of its streaks (`streak_stats.tails_and_days_select`'s nine columns last)."""
+
+
+@functools.cache
+def with_streaks(board: Select[*tuple[Any, ...]], skip: int, one_channel: bool, dialect: str) -> CompoundSelect[Any]:
+    """A board (`placed`: its lookups' columns, `skip` of them, then its rows) and the current streaks of the users
+    of its first `streak_rows` rows (`tails_and_days_select`) as one statement, so a board is one round trip and one
+    statement (parameters: the board's, `now`, `since`, `streak_rows`, the board's limit, and `streak_channel` when
+    `one_channel`, the channel of the question streaks). The board is a CTE its streaks read their users from (as
+    one array on PostgreSQL, `among_rows`: key lookups, not a hash of the tables); its rows come first, each with
+    whether its user's streaks were read, each part's columns NULL in the other's rows (`BOARD_PART`, `STREAK_PART`).
+
+    The first rows are in board order, ties by name as `rank_entries` breaks them (lower-case, then as written, then
+    the user's id; byte order, where Python's `casefold` and the database's `lower` agree: ASCII), so the rows
+    shown are the rows whose streaks were read; where they are not (a name the two fold apart, tied at the cut), the
+    flag says so and the caller reads those users' streaks apart. Built once per shape."""
+    shown = board.cte("shown")
+    user_id, points, correct, answered, name = list(shown.c)[skip : skip + 5]
+    named: ColumnElement[Any] = func.coalesce(name, "?")
+    if dialect == "postgresql":
+        named = named.collate("C")
+    order = (points.desc(), correct.desc(), answered, func.lower(named), named, user_id)
+    users = select(user_id).where(user_id.is_not(None)).order_by(*order).limit(bindparam("streak_rows"))
+
+    def of_users(column: Any) -> ColumnElement[bool]:
+        if dialect == "postgresql":
+            return among_rows(column, users)
+        return cast(ColumnElement[bool], column.in_(users))
+
+    streaks = tails_and_days_select(of_users, "streak_channel" if one_channel else None, dialect).subquery("streaks")
+    read = of_users(user_id).label("streaks_read")
+    return union_all(
+        select(literal_column(str(BOARD_PART), Integer), *shown.c, read, *(null().cast(c.type) for c in streaks.c)),
+        select(
+            literal_column(str(STREAK_PART), Integer),
+            *(null().cast(c.type) for c in shown.c),
+            null().cast(Boolean),
+            *streaks.c,
+        ),
+    )
 
 
 def placed_entries(rows: Sequence[Any], skip: int) -> list[Entry]:

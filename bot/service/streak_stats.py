@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -167,9 +167,18 @@ _TAIL, _DAY, _MISS = 0, 1, 2
 
 @functools.cache
 def _tails_and_days_query(one_channel: bool, dialect: str) -> CompoundSelect[Any]:
-    """One statement for the current streaks of some users (parameters: users, now, since, and channel when
-    `one_channel`): per (user, channel) of the channel rollup the user's latest miss there, their scheduled answers
-    there since it, and the times of their answers since `since` (for day streaks).
+    """`tails_and_days_select` for the users of a list parameter (`users`; and `channel` when `one_channel`)."""
+    users: BindParameter[Any] = bindparam("users", expanding=True)
+    return tails_and_days_select(lambda column: column.in_(users), "channel" if one_channel else None, dialect)
+
+
+def tails_and_days_select(
+    of_users: Callable[[Any], ColumnElement[bool]], channel: str | None, dialect: str
+) -> CompoundSelect[Any]:
+    """One statement for the current streaks of some users (those `of_users` selects of a users.id column;
+    parameters: now, since, and the one named `channel` when not None, the channel's row id), its rows for
+    `fold_tails_and_days`: per (user, channel) of the channel rollup the user's latest miss there, their scheduled
+    answers there since it, and the times of their answers since `since` (for day streaks).
 
     The latest miss is the finished scheduled question they did not answer that finished last: a correlated
     subquery over the channel's scheduled questions (the top of ix_posts_channel_finish), each tested against the
@@ -183,15 +192,14 @@ def _tails_and_days_query(one_channel: bool, dialect: str) -> CompoundSelect[Any
     1M answers, more as they grow), and the latest misses are MATERIALIZED, so each miss's post is one key lookup
     (inlined, the misses' subquery was joined to a hash of every post). SQLite plans both that way already.
     """
-    users: BindParameter[Any] = bindparam("users", expanding=True)
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
     since = bindparam("since", type_=Answer.answered_at.type)
     # A pair that never missed reads all its answers; a bound (not `finished IS NULL OR ...`) keeps the range an
     # index condition of the user index.
     since_ever = bindparam("ever", EVER, type_=Answer.answered_at.type)
-    pairs = select(ChannelScore.user_id, ChannelScore.channel_id).where(ChannelScore.user_id.in_(users))
-    if one_channel:
-        pairs = pairs.where(ChannelScore.channel_id == bindparam("channel"))
+    pairs = select(ChannelScore.user_id, ChannelScore.channel_id).where(of_users(ChannelScore.user_id))
+    if channel is not None:
+        pairs = pairs.where(ChannelScore.channel_id == bindparam(channel))
     probe = select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == ChannelScore.user_id)
     if dialect == "postgresql":
         probe = probe.offset(literal_column("0", Integer))  # kept a subquery: a probe a question (the docstring)
@@ -229,8 +237,9 @@ def _tails_and_days_query(one_channel: bool, dialect: str) -> CompoundSelect[Any
         misses.c.opened_at,
         misses.c.closes_at,
         misses.c.closed_at,
-        *no_answer,
-        literal_column(str(_MISS), Integer),
+        no_answer[0].label("answered_at"),
+        no_answer[1].label("is_correct"),
+        literal_column(str(_MISS), Integer).label("kind"),
     )
     tail_rows = (
         select(
@@ -252,7 +261,7 @@ def _tails_and_days_query(one_channel: bool, dialect: str) -> CompoundSelect[Any
     no_times = (null().cast(Post.opened_at.type), null().cast(Post.closes_at.type), null().cast(Post.closed_at.type))
     day_rows = select(
         Answer.user_id, *no_post, *no_times, Answer.answered_at, no_answer[1], literal_column(str(_DAY), Integer)
-    ).where(Answer.user_id.in_(users), Answer.answered_at >= since)
+    ).where(of_users(Answer.user_id), Answer.answered_at >= since)
     return union_all(missed_rows, tail_rows, day_rows)
 
 
@@ -264,22 +273,17 @@ async def _tails_and_days(
     params: dict[str, Any] = {"users": list(users), "now": now, "since": since}
     if channel is not None:
         params["channel"] = channel
+    conn = await session.connection()
+    query = _tails_and_days_query(channel is not None, conn.dialect.name)
+    return fold_tails_and_days(await conn.execute(query, params), now=now, timezone=timezone)
+
+
+def fold_tails_and_days(rows: Iterable[Sequence[Any]], *, now: datetime, timezone: str) -> tuple[Histories, Days]:
+    """The outcomes and answer days of `tails_and_days_select`'s rows (its nine columns, in its order)."""
     posts: dict[tuple[int, int], list[StreakPost]] = defaultdict(list)
     answered: dict[tuple[int, int], dict[int, tuple[datetime, bool]]] = defaultdict(dict)
     days: Days = defaultdict(set)
-    conn = await session.connection()
-    query = _tails_and_days_query(channel is not None, conn.dialect.name)
-    for (
-        user_id,
-        channel_id,
-        post_id,
-        opened_at,
-        closes_at,
-        closed_at,
-        answered_at,
-        is_correct,
-        kind,
-    ) in await conn.execute(query, params):
+    for user_id, channel_id, post_id, opened_at, closes_at, closed_at, answered_at, is_correct, kind in rows:
         if kind == _DAY:
             days[int(user_id)].add(local_date(answered_at, timezone))
             continue
@@ -313,11 +317,40 @@ async def user_streaks(
     """
     if not users:
         return {}
-    since = None if history else now - timedelta(days=RECENT_DAYS)
-    if since is None:
+    if history:
         histories, days = await _whole_histories(session, users, channel, now, timezone)
-    else:
-        histories, days = await _tails_and_days(session, users, channel, now, timezone=timezone, since=since)
+        return await _streaks(session, users, histories, days, timezone=timezone, now=now, since=None)
+    since = recent_since(now)
+    histories, days = await _tails_and_days(session, users, channel, now, timezone=timezone, since=since)
+    return await _streaks(session, users, histories, days, timezone=timezone, now=now, since=since)
+
+
+def recent_since(now: datetime) -> datetime:
+    """Where a board's day streaks start reading answers (`since` of `tails_and_days_select`)."""
+    return now - timedelta(days=RECENT_DAYS)
+
+
+async def board_streaks(
+    session: AsyncSession, users: Sequence[int], rows: Iterable[Sequence[Any]], *, timezone: str, now: datetime
+) -> dict[int, tuple[Streak, Streak]]:
+    """`user_streaks(..., history=False)` of `users` from `tails_and_days_select`'s rows for them (and maybe
+    others), read with `since` at `recent_since(now)` by the caller (in a board's own statement)."""
+    histories, days = fold_tails_and_days(rows, now=now, timezone=timezone)
+    return await _streaks(session, users, histories, days, timezone=timezone, now=now, since=recent_since(now))
+
+
+async def _streaks(
+    session: AsyncSession,
+    users: Sequence[int],
+    histories: Histories,
+    days: Days,
+    *,
+    timezone: str,
+    now: datetime,
+    since: datetime | None,
+) -> dict[int, tuple[Streak, Streak]]:
+    """Each user's streaks from their outcomes and answer days; read since `since` (None: the whole history), a
+    user whose day run reaches that far has their whole history of days read (one statement more)."""
     today = local_date(now, timezone)
     day_streaks = {user: day_streak(days.get(user, ()), today) for user in users}
     long_runs = [u for u in users if since is not None and day_streaks[u].current >= RECENT_DAYS - 2]
