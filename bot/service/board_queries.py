@@ -299,15 +299,36 @@ def _entry(row: Any) -> Entry:
     return Entry(int(row[0]), row[4] or "?", int(row[1]), int(row[2]), int(row[3]))
 
 
+def _members_answers(window: list[ColumnElement[bool]]) -> Select[Any, Any, Any, Any, Any, Any]:
+    """Each cohort of the workspace (parameter: scope) with its members' answers in `window` summed."""
+    return (
+        select(
+            CohortMember.cohort_id.label("cohort_id"),
+            func.count(func.distinct(Answer.user_id)).label("active"),
+            func.sum(Answer.points).label("points"),
+            correct_count().label("correct"),
+            func.count().label("answered"),  # not count(answers.id): the id is not in the user index, the rest is
+        )
+        .join(Answer, Answer.user_id == CohortMember.user_id)
+        .join(Cohort, Cohort.id == CohortMember.cohort_id)
+        .where(Cohort.workspace_id == bindparam("scope"), *window)
+        .group_by(CohortMember.cohort_id)
+    )
+
+
 @functools.cache
 def cohort_board_query(
-    rollup: bool, start: bool, end: bool, season: bool = False
+    rollup: bool, start: bool, end: bool, season: bool = False, period: bool = False
 ) -> Select[Any, Any, Any, Any, Any, Any]:
     """Cohort vs cohort in one statement, built once per shape (parameters: scope, the workspace's row id; start
     and end when set): each cohort with answers (name, members, active members, points, correct, answered), from
     the members' rollups (`rollup`, all time) or summed from their answers in the window since the cohort's start.
     A season's (`season`; parameters also `period`, the season's rows, and `start`, its start) joins the members of
     the cohorts that had started by the season's start to their season rows, and sums the answers of the others.
+    A week's or a month's (`period`, with `season`; parameters as `period_params` gives them) does the same with
+    the period's rollup rows (`period_scores`), unless some of the period's rows were keyed elsewhere (the
+    workspace's timezone changed, `_keyed_elsewhere`): then every cohort's answers are summed, as without rollups
+    (both are conditions of no row, one-time filters, so only one side is read).
     """
     workspace: BindParameter[Any] = bindparam("scope")
     if rollup:
@@ -329,21 +350,10 @@ def cohort_board_query(
             window.append(Answer.answered_at >= bindparam("start"))
         if end:
             window.append(Answer.answered_at < bindparam("end"))
+        summed = window.copy()
         if season:
             window.append(Cohort.starts_at > bindparam("start"))  # the others read their season rows (below)
-        totals = (
-            select(
-                CohortMember.cohort_id.label("cohort_id"),
-                func.count(func.distinct(Answer.user_id)).label("active"),
-                func.sum(Answer.points).label("points"),
-                correct_count().label("correct"),
-                func.count().label("answered"),  # not count(answers.id): the id is not in the user index, the rest is
-            )
-            .join(Answer, Answer.user_id == CohortMember.user_id)
-            .join(Cohort, Cohort.id == CohortMember.cohort_id)
-            .where(Cohort.workspace_id == workspace, *window)
-            .group_by(CohortMember.cohort_id)
-        )
+        totals = _members_answers(window)
     if season:
         season_rows = and_(
             PeriodScore.user_id == CohortMember.user_id,
@@ -363,7 +373,13 @@ def cohort_board_query(
             .where(Cohort.workspace_id == workspace, Cohort.starts_at <= bindparam("start"))
             .group_by(CohortMember.cohort_id)
         )
-        found = union_all(from_rows, totals).subquery()
+        if period:
+            keyed_elsewhere = or_(*(side.exists() for side in _keyed_elsewhere()))
+            from_rows = from_rows.where(~keyed_elsewhere)
+            started = _members_answers([*summed, Cohort.starts_at <= bindparam("start"), keyed_elsewhere])
+            found = union_all(from_rows, totals, started).subquery()
+        else:
+            found = union_all(from_rows, totals).subquery()
     else:
         found = totals.subquery()
     members = aliased(CohortMember)

@@ -593,6 +593,9 @@ class Stats:
         if from_season:
             assert found_season is not None
             params["period"] = season_period(found_season.id)
+        elif self.rollups and window in ROLLUP_WINDOWS and span.start is not None and span.end is None:
+            params = period_params(workspace_id, window, span)  # the period's rollup rows (`period_scores`)
+            return cohort_board_query(False, True, False, season=True, period=True), params
         return cohort_board_query(rollup, "start" in params, "end" in params, from_season), params
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
