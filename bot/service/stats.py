@@ -6,7 +6,8 @@ same way, and so does its season board (the season's rows of `period_scores`, `s
 board joins its members to their season rows when the cohort had started by the season's start. Channel windows,
 cohort week and month, a cohort that started during the season, and any window not in scores.ROLLUP_WINDOWS, sum
 `answers` in the window's [start, end) through covering indexes (an index-only range scan, bounded on both sides
-for a past season). Streaks are computed for the rows shown only.
+for a past season). Streaks are computed for the rows shown only, in the board's own statement once its lookups are
+known (`board_queries.with_streaks`).
 """
 
 from __future__ import annotations
@@ -430,10 +431,12 @@ class Stats:
 
         The season window is the season named `season`, or the one running (NoSeasonRunning when none runs).
 
-        Two statements: the board's totals and its streaks. The lookups (the channel's place, the cohort, the
-        season: `_place`) are read beside the totals (`placed`), with the parameters their last reading gave, and
-        used only when they read the same again; else (the first time, or something changed: a timezone, a season
-        ended) they are read on their own first and the totals read again (one statement more).
+        One statement: the board's totals and the current streaks of its first rows (`with_streaks`), with the
+        lookups (the channel's place, the cohort, the season: `_place`) read beside them (`placed`) with the
+        parameters their last reading gave, and used only when they read the same again; else (the first time, or
+        something changed: a timezone, a season ended) they are read on their own first, then the totals, then the
+        streaks of the rows shown (three statements). A row shown whose streaks the statement did not read (a
+        name tied at the cut that the database orders apart) has them read apart (one statement more).
         """
         if scope is Scope.COHORTS:
             raise QuizError(board_words.cohorts_board_elsewhere())  # use cohort_board

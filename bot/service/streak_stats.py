@@ -184,8 +184,9 @@ def tails_and_days_select(
     subquery over the channel's scheduled questions (the top of ix_posts_channel_finish), each tested against the
     user's answers by the answers' (post, user) key, one probe a question until one is not answered. A current
     streak runs from it: only answers are settled after it, read through the user's answer index (all their
-    scheduled answers in a channel where they never missed one), each post then by its key. Built once per dialect,
-    with bound parameters, so each board compiles nothing.
+    scheduled answers in a channel where they never missed one), each post then by its key. Built with bound
+    parameters, once per dialect and shape by its callers (`_tails_and_days_query`, `board_queries.with_streaks`),
+    so a board compiles nothing.
 
     On PostgreSQL the test is kept a correlated subquery (OFFSET 0: PostgreSQL does not turn an EXISTS with an
     OFFSET into a join), where it planned an anti-join that read all of the user's answers for each pair (hundreds at
