@@ -8,16 +8,21 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     BindParameter,
+    Boolean,
     ColumnElement,
+    CompoundSelect,
+    Integer,
     Select,
     and_,
     bindparam,
     case,
     func,
+    literal_column,
+    null,
     or_,
     select,
     true,
@@ -29,6 +34,8 @@ from sqlalchemy.orm import aliased
 from bot.db.models import Answer, ChannelScore, Cohort, CohortMember, PeriodScore, User, UserScore
 from bot.domain.ranking import Entry
 from bot.domain.windows import Span, Window
+from bot.service.repositories.lookups import among_rows
+from bot.service.streak_stats import tails_and_days_select
 
 PERIOD_SLACK = timedelta(hours=27)
 """Two timezones' starts of the same local period are less than this apart (UTC offsets span 26 hours); the
@@ -231,6 +238,50 @@ def placed(board: Select[*tuple[Any, ...]], place: Select[*tuple[Any, ...]]) -> 
     return select(*found.c, *rows.c).select_from(found.outerjoin(rows, true()))
 
 
+BOARD_PART, STREAK_PART = 0, 1
+"""The first column of a `with_streaks` row: a row of the board (`placed`'s columns next, then whether its user's
+streaks were read), or of its streaks (`streak_stats.tails_and_days_select`'s nine columns last)."""
+
+
+@functools.cache
+def with_streaks(board: Select[*tuple[Any, ...]], skip: int, one_channel: bool, dialect: str) -> CompoundSelect[Any]:
+    """A board (`placed`: its lookups' columns, `skip` of them, then its rows) and the current streaks of the users
+    of its first `streak_rows` rows (`tails_and_days_select`) as one statement, so a board is one round trip and one
+    statement (parameters: the board's, `now`, `since`, `streak_rows`, the board's limit, and `streak_channel` when
+    `one_channel`, the channel of the question streaks). The board is a CTE its streaks read their users from (as
+    one array on PostgreSQL, `among_rows`: key lookups, not a hash of the tables); its rows come first, each with
+    whether its user's streaks were read, each part's columns NULL in the other's rows (`BOARD_PART`, `STREAK_PART`).
+
+    The first rows are in board order, ties by name as `rank_entries` breaks them (lower-case, then as written, then
+    the user's id; byte order, where Python's `casefold` and the database's `lower` agree: ASCII), so the rows
+    shown are the rows whose streaks were read; where they are not (a name the two fold apart, tied at the cut), the
+    flag says so and the caller reads those users' streaks apart. Built once per shape."""
+    shown = board.cte("shown")
+    user_id, points, correct, answered, name = list(shown.c)[skip : skip + 5]
+    named: ColumnElement[Any] = func.coalesce(name, "?")
+    if dialect == "postgresql":
+        named = named.collate("C")
+    order = (points.desc(), correct.desc(), answered, func.lower(named), named, user_id)
+    users = select(user_id).where(user_id.is_not(None)).order_by(*order).limit(bindparam("streak_rows"))
+
+    def of_users(column: Any) -> ColumnElement[bool]:
+        if dialect == "postgresql":
+            return among_rows(column, users)
+        return cast(ColumnElement[bool], column.in_(users))
+
+    streaks = tails_and_days_select(of_users, "streak_channel" if one_channel else None, dialect).subquery("streaks")
+    read = of_users(user_id).label("streaks_read")
+    return union_all(
+        select(literal_column(str(BOARD_PART), Integer), *shown.c, read, *(null().cast(c.type) for c in streaks.c)),
+        select(
+            literal_column(str(STREAK_PART), Integer),
+            *(null().cast(c.type) for c in shown.c),
+            null().cast(Boolean),
+            *streaks.c,
+        ),
+    )
+
+
 def placed_entries(rows: Sequence[Any], skip: int) -> list[Entry]:
     """The board's entries of `placed` rows, whose first `skip` columns are the lookups'."""
     return [_entry(row[skip:]) for row in rows if row[skip] is not None]
@@ -248,15 +299,36 @@ def _entry(row: Any) -> Entry:
     return Entry(int(row[0]), row[4] or "?", int(row[1]), int(row[2]), int(row[3]))
 
 
+def _members_answers(window: list[ColumnElement[bool]]) -> Select[Any, Any, Any, Any, Any, Any]:
+    """Each cohort of the workspace (parameter: scope) with its members' answers in `window` summed."""
+    return (
+        select(
+            CohortMember.cohort_id.label("cohort_id"),
+            func.count(func.distinct(Answer.user_id)).label("active"),
+            func.sum(Answer.points).label("points"),
+            correct_count().label("correct"),
+            func.count().label("answered"),  # not count(answers.id): the id is not in the user index, the rest is
+        )
+        .join(Answer, Answer.user_id == CohortMember.user_id)
+        .join(Cohort, Cohort.id == CohortMember.cohort_id)
+        .where(Cohort.workspace_id == bindparam("scope"), *window)
+        .group_by(CohortMember.cohort_id)
+    )
+
+
 @functools.cache
 def cohort_board_query(
-    rollup: bool, start: bool, end: bool, season: bool = False
+    rollup: bool, start: bool, end: bool, season: bool = False, period: bool = False
 ) -> Select[Any, Any, Any, Any, Any, Any]:
     """Cohort vs cohort in one statement, built once per shape (parameters: scope, the workspace's row id; start
     and end when set): each cohort with answers (name, members, active members, points, correct, answered), from
     the members' rollups (`rollup`, all time) or summed from their answers in the window since the cohort's start.
     A season's (`season`; parameters also `period`, the season's rows, and `start`, its start) joins the members of
     the cohorts that had started by the season's start to their season rows, and sums the answers of the others.
+    A week's or a month's (`period`, with `season`; parameters as `period_params` gives them) does the same with
+    the period's rollup rows (`period_scores`), unless some of the period's rows were keyed elsewhere (the
+    workspace's timezone changed, `_keyed_elsewhere`): then every cohort's answers are summed, as without rollups
+    (both are conditions of no row, one-time filters, so only one side is read).
     """
     workspace: BindParameter[Any] = bindparam("scope")
     if rollup:
@@ -278,21 +350,10 @@ def cohort_board_query(
             window.append(Answer.answered_at >= bindparam("start"))
         if end:
             window.append(Answer.answered_at < bindparam("end"))
+        summed = window.copy()
         if season:
             window.append(Cohort.starts_at > bindparam("start"))  # the others read their season rows (below)
-        totals = (
-            select(
-                CohortMember.cohort_id.label("cohort_id"),
-                func.count(func.distinct(Answer.user_id)).label("active"),
-                func.sum(Answer.points).label("points"),
-                correct_count().label("correct"),
-                func.count().label("answered"),  # not count(answers.id): the id is not in the user index, the rest is
-            )
-            .join(Answer, Answer.user_id == CohortMember.user_id)
-            .join(Cohort, Cohort.id == CohortMember.cohort_id)
-            .where(Cohort.workspace_id == workspace, *window)
-            .group_by(CohortMember.cohort_id)
-        )
+        totals = _members_answers(window)
     if season:
         season_rows = and_(
             PeriodScore.user_id == CohortMember.user_id,
@@ -312,7 +373,13 @@ def cohort_board_query(
             .where(Cohort.workspace_id == workspace, Cohort.starts_at <= bindparam("start"))
             .group_by(CohortMember.cohort_id)
         )
-        found = union_all(from_rows, totals).subquery()
+        if period:
+            keyed_elsewhere = or_(*(side.exists() for side in _keyed_elsewhere()))
+            from_rows = from_rows.where(~keyed_elsewhere)
+            started = _members_answers([*summed, Cohort.starts_at <= bindparam("start"), keyed_elsewhere])
+            found = union_all(from_rows, totals, started).subquery()
+        else:
+            found = union_all(from_rows, totals).subquery()
     else:
         found = totals.subquery()
     members = aliased(CohortMember)

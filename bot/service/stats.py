@@ -6,7 +6,8 @@ same way, and so does its season board (the season's rows of `period_scores`, `s
 board joins its members to their season rows when the cohort had started by the season's start. Channel windows,
 cohort week and month, a cohort that started during the season, and any window not in scores.ROLLUP_WINDOWS, sum
 `answers` in the window's [start, end) through covering indexes (an index-only range scan, bounded on both sides
-for a past season). Streaks are computed for the rows shown only.
+for a past season). Streaks are computed for the rows shown only, in the board's own statement once its lookups are
+known (`board_queries.with_streaks`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.db.database import read_only_options
@@ -52,6 +53,8 @@ from bot.domain.views import ReviewSummary, TagResult
 from bot.domain.windows import Scope, Span, Window, window_span
 from bot.errors import QuizError, StorageUnavailable
 from bot.service.board_queries import (
+    BOARD_PART,
+    STREAK_PART,
     board_query,
     board_top,
     cohort_board_query,
@@ -61,12 +64,13 @@ from bot.service.board_queries import (
     placed,
     placed_entries,
     span_params,
+    with_streaks,
 )
 from bot.service.repositories.checkpoints import checkpoint_of
 from bot.service.repositories.lookups import WorkspaceRow, find_cohort, find_season, season_span
 from bot.service.repositories.scores import season_period
 from bot.service.scores import ROLLUP_WINDOWS
-from bot.service.streak_stats import resumed_record, unsent_pin, user_streaks
+from bot.service.streak_stats import board_streaks, recent_since, resumed_record, unsent_pin, user_streaks
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.wording import boards as board_words
 
@@ -353,6 +357,36 @@ class _Board(NamedTuple):
     streak_channel: int | None
 
 
+class _Warm(NamedTuple):
+    """What `_warm_board` read: the board's entries, and the rows of the streaks of the users in `read`."""
+
+    entries: list[Entry]
+    streak_rows: list[Any]
+    read: set[int]
+
+
+async def _warm_board(
+    conn: AsyncConnection, place: _Place, board: _Board, *, limit: int, now: datetime
+) -> _Warm | None:
+    """A board and the streaks of its first rows in one statement (`with_streaks`), with its lookups as last read;
+    None when they no longer read the same (or find nothing)."""
+    assert place.seen is not None
+    skip, one_channel = len(place.seen), board.streak_channel is not None
+    totals = placed(board_query(board.source, board.params, limit), place.query)
+    statement = with_streaks(totals, skip, one_channel, conn.dialect.name)
+    params = board.params | place.params | {"now": now, "since": recent_since(now), "streak_rows": limit}
+    if one_channel:
+        params["streak_channel"] = board.streak_channel
+    rows = (await conn.execute(statement, params)).all()
+    shown = [row[1:] for row in rows if row[0] == BOARD_PART]
+    if not shown or tuple(shown[0][:skip]) != place.seen:
+        return None
+    width = len(totals.selected_columns)  # the board's columns, then whether the row's streaks were read
+    read = {int(row[skip]) for row in shown if row[width]}
+    streak_rows = [row[width + 2 :] for row in rows if row[0] == STREAK_PART]
+    return _Warm(placed_entries(shown, skip), streak_rows, read)
+
+
 def _scope_label(scope: Scope, place: _Place) -> str:
     """How a board names its scope: a cohort by its name and start."""
     if place.cohort is not None:
@@ -397,10 +431,12 @@ class Stats:
 
         The season window is the season named `season`, or the one running (NoSeasonRunning when none runs).
 
-        Two statements: the board's totals and its streaks. The lookups (the channel's place, the cohort, the
-        season: `_place`) are read beside the totals (`placed`), with the parameters their last reading gave, and
-        used only when they read the same again; else (the first time, or something changed: a timezone, a season
-        ended) they are read on their own first and the totals read again (one statement more).
+        One statement: the board's totals and the current streaks of its first rows (`with_streaks`), with the
+        lookups (the channel's place, the cohort, the season: `_place`) read beside them (`placed`) with the
+        parameters their last reading gave, and used only when they read the same again; else (the first time, or
+        something changed: a timezone, a season ended) they are read on their own first, then the totals, then the
+        streaks of the rows shown (three statements). A row shown whose streaks the statement did not read (a
+        name tied at the cut that the database orders apart) has them read apart (one statement more).
         """
         if scope is Scope.COHORTS:
             raise QuizError(board_words.cohorts_board_elsewhere())  # use cohort_board
@@ -412,14 +448,13 @@ class Stats:
             entries: list[Entry] | None = None
             place = self._places.get(key)
             board = None if place is None else self._board(place, scope=scope, window=window, now=now)
+            warm: _Warm | None = None  # the board and its streaks, read beside the lookups as last read
             if place is not None and board is not None:  # None: kept by a board of another scope, this one empty
-                assert place.seen is not None
-                statement = placed(board_query(board.source, board.params, limit), place.query)
-                rows = (await conn.execute(statement, board.params | place.params)).all()
-                if rows and tuple(rows[0][: len(place.seen)]) == place.seen:
-                    entries = placed_entries(rows, len(place.seen))
-                else:
+                warm = await _warm_board(conn, place, board, limit=limit, now=now)
+                if warm is None:
                     self._places.pop(key, None)
+                else:
+                    entries = warm.entries
             if entries is None or place is None:
                 place = await _place(session, channel, cohort=named, seasonal=window is Window.SEASON, season=season)
                 board = self._board(place, scope=scope, window=window, now=now)
@@ -435,15 +470,17 @@ class Stats:
             if board.period is not None and not entries:
                 (period, span), workspace_id = board.period, board.params["scope"]
                 entries = await period_unkeyed(conn, workspace_id, period, span, limit)
+                warm = None  # its streaks were read for the board as it read (empty), not for these
             ranked = rank_entries(entries)[:limit]
-            streaks = await user_streaks(
-                session,
-                [e.user_id for _, e in ranked],
-                timezone=board.timezone,
-                now=now,
-                channel=board.streak_channel,
-                history=False,
-            )
+            users = [e.user_id for _, e in ranked]
+            streaks = {}
+            if warm is not None:
+                found = [user for user in users if user in warm.read]
+                streaks = await board_streaks(session, found, warm.streak_rows, timezone=board.timezone, now=now)
+            if missing := [user for user in users if user not in streaks]:  # not read beside the totals
+                streaks |= await user_streaks(
+                    session, missing, timezone=board.timezone, now=now, channel=board.streak_channel, history=False
+                )
         rows_shown = tuple(
             LeaderboardRow(
                 rank=rank,
@@ -559,6 +596,9 @@ class Stats:
         if from_season:
             assert found_season is not None
             params["period"] = season_period(found_season.id)
+        elif self.rollups and window in ROLLUP_WINDOWS and span.start is not None and span.end is None:
+            params = period_params(workspace_id, window, span)  # the period's rollup rows (`period_scores`)
+            return cohort_board_query(False, True, False, season=True, period=True), params
         return cohort_board_query(rollup, "start" in params, "end" in params, from_season), params
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:

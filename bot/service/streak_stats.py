@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     BindParameter,
@@ -39,7 +39,6 @@ from sqlalchemy import (
     Integer,
     Select,
     and_,
-    any_,
     bindparam,
     case,
     func,
@@ -52,6 +51,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute, aliased
+from sqlalchemy.sql.elements import UnaryExpression
+from sqlalchemy.sql.operators import custom_op
 
 from bot.db.models import Answer, ChannelScore, Post, QuestionRow, post_finish_time
 from bot.domain.streaks import (
@@ -69,7 +70,7 @@ from bot.domain.streaks import (
     settled_events,
     settled_outcomes,
 )
-from bot.service.repositories.lookups import local_date, one_of
+from bot.service.repositories.lookups import among_rows, local_date, one_of
 
 RECENT_DAYS = 62
 """Boards read this many days of answers for day streaks, and all of them only for a user that long in a row."""
@@ -104,9 +105,18 @@ def _finish_time() -> ColumnElement[Any]:
     return post_finish_time()
 
 
-def _scheduled() -> list[ColumnElement[bool]]:
-    """Posts that make up question streaks: a schedule's, that reached the platform."""
-    return [Post.source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
+def _scheduled(dialect: str | None = None) -> list[ColumnElement[bool]]:
+    """Posts that make up question streaks: a schedule's, that reached the platform.
+
+    With `dialect` "sqlite", the source is tested as `+posts.source`, which SQLite's planner does not match to an
+    index (its documented way to keep a term from choosing one): for a statement that reaches posts by their key
+    from something else (a user's answers). SQLite keeps no statistics unless ANALYZE ran, and without them it
+    takes `source = ?` on ix_posts_source_ref (migration 0019) for a handful of rows and reads every scheduled post
+    of the database through it instead."""
+    source: Any = Post.source
+    if dialect == "sqlite":
+        source = UnaryExpression(Post.source.expression, operator=custom_op("+"), type_=Post.source.type)
+    return [source.in_(STREAK_SOURCES), Post.message_ref.is_not(None)]
 
 
 _POST_COLUMNS = (Post.id, Post.channel_id, Post.opened_at, Post.closes_at, Post.closed_at)
@@ -156,32 +166,45 @@ _TAIL, _DAY, _MISS = 0, 1, 2
 
 
 @functools.cache
-def _tails_and_days_query(one_channel: bool) -> CompoundSelect[Any]:
-    """One statement for the current streaks of some users (parameters: users, now, since, and channel when
-    `one_channel`): per (user, channel) of the channel rollup the user's latest miss there, their scheduled answers
-    there since it, and the times of their answers since `since` (for day streaks).
+def _tails_and_days_query(one_channel: bool, dialect: str) -> CompoundSelect[Any]:
+    """`tails_and_days_select` for the users of a list parameter (`users`; and `channel` when `one_channel`)."""
+    users: BindParameter[Any] = bindparam("users", expanding=True)
+    return tails_and_days_select(lambda column: column.in_(users), "channel" if one_channel else None, dialect)
+
+
+def tails_and_days_select(
+    of_users: Callable[[Any], ColumnElement[bool]], channel: str | None, dialect: str
+) -> CompoundSelect[Any]:
+    """One statement for the current streaks of some users (those `of_users` selects of a users.id column;
+    parameters: now, since, and the one named `channel` when not None, the channel's row id), its rows for
+    `fold_tails_and_days`: per (user, channel) of the channel rollup the user's latest miss there, their scheduled
+    answers there since it, and the times of their answers since `since` (for day streaks).
 
     The latest miss is the finished scheduled question they did not answer that finished last: a correlated
-    subquery over the channel's scheduled questions (the top of ix_posts_channel_finish), anti-joined with the
-    user's answers. A current streak runs from it: only answers are settled after it, read through the user's
-    answer index (all their scheduled answers in a channel where they never missed one). Built once, with bound
-    parameters, so each board compiles nothing.
+    subquery over the channel's scheduled questions (the top of ix_posts_channel_finish), each tested against the
+    user's answers by the answers' (post, user) key, one probe a question until one is not answered. A current
+    streak runs from it: only answers are settled after it, read through the user's answer index (all their
+    scheduled answers in a channel where they never missed one), each post then by its key. Built with bound
+    parameters, once per dialect and shape by its callers (`_tails_and_days_query`, `board_queries.with_streaks`),
+    so a board compiles nothing.
+
+    On PostgreSQL the test is kept a correlated subquery (OFFSET 0: PostgreSQL does not turn an EXISTS with an
+    OFFSET into a join), where it planned an anti-join that read all of the user's answers for each pair (hundreds at
+    1M answers, more as they grow), and the latest misses are MATERIALIZED, so each miss's post is one key lookup
+    (inlined, the misses' subquery was joined to a hash of every post). SQLite plans both that way already.
     """
-    users: BindParameter[Any] = bindparam("users", expanding=True)
     now: BindParameter[Any] = bindparam("now", type_=Post.opened_at.type)
     since = bindparam("since", type_=Answer.answered_at.type)
     # A pair that never missed reads all its answers; a bound (not `finished IS NULL OR ...`) keeps the range an
     # index condition of the user index.
     since_ever = bindparam("ever", EVER, type_=Answer.answered_at.type)
-    pairs = select(ChannelScore.user_id, ChannelScore.channel_id).where(ChannelScore.user_id.in_(users))
-    if one_channel:
-        pairs = pairs.where(ChannelScore.channel_id == bindparam("channel"))
-    answered_by_them = (
-        select(Answer.id)
-        .where(Answer.post_id == Post.id, Answer.user_id == ChannelScore.user_id)
-        .correlate(Post, ChannelScore)
-        .exists()
-    )
+    pairs = select(ChannelScore.user_id, ChannelScore.channel_id).where(of_users(ChannelScore.user_id))
+    if channel is not None:
+        pairs = pairs.where(ChannelScore.channel_id == bindparam(channel))
+    probe = select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == ChannelScore.user_id)
+    if dialect == "postgresql":
+        probe = probe.offset(literal_column("0", Integer))  # kept a subquery: a probe a question (the docstring)
+    answered_by_them = probe.correlate(Post, ChannelScore).exists()
     latest_miss = (
         select(Post.id)
         .where(Post.channel_id == ChannelScore.channel_id, *_scheduled(), _finished(now), ~answered_by_them)
@@ -190,7 +213,11 @@ def _tails_and_days_query(one_channel: bool) -> CompoundSelect[Any]:
         .correlate(ChannelScore)
         .scalar_subquery()
     )
-    found = pairs.add_columns(latest_miss.label("miss")).cte("latest_misses")
+    found = (
+        pairs.add_columns(latest_miss.label("miss"))
+        .cte("latest_misses")
+        .prefix_with("MATERIALIZED", dialect="postgresql")
+    )
     finish = _finish_time()
     misses = (
         select(
@@ -211,8 +238,9 @@ def _tails_and_days_query(one_channel: bool) -> CompoundSelect[Any]:
         misses.c.opened_at,
         misses.c.closes_at,
         misses.c.closed_at,
-        *no_answer,
-        literal_column(str(_MISS), Integer),
+        no_answer[0].label("answered_at"),
+        no_answer[1].label("is_correct"),
+        literal_column(str(_MISS), Integer).label("kind"),
     )
     tail_rows = (
         select(
@@ -228,13 +256,13 @@ def _tails_and_days_query(one_channel: bool) -> CompoundSelect[Any]:
         )
         .join(misses, and_(misses.c.user_id == Answer.user_id, misses.c.channel_id == Answer.channel_id))
         .join(Post, Post.id == Answer.post_id)
-        .where(Answer.answered_at >= func.coalesce(misses.c.finished, since_ever), *_scheduled())
+        .where(Answer.answered_at >= func.coalesce(misses.c.finished, since_ever), *_scheduled(dialect))
     )
     no_post = (null().cast(Post.channel_id.type), null().cast(Post.id.type))
     no_times = (null().cast(Post.opened_at.type), null().cast(Post.closes_at.type), null().cast(Post.closed_at.type))
     day_rows = select(
         Answer.user_id, *no_post, *no_times, Answer.answered_at, no_answer[1], literal_column(str(_DAY), Integer)
-    ).where(Answer.user_id.in_(users), Answer.answered_at >= since)
+    ).where(of_users(Answer.user_id), Answer.answered_at >= since)
     return union_all(missed_rows, tail_rows, day_rows)
 
 
@@ -246,13 +274,17 @@ async def _tails_and_days(
     params: dict[str, Any] = {"users": list(users), "now": now, "since": since}
     if channel is not None:
         params["channel"] = channel
+    conn = await session.connection()
+    query = _tails_and_days_query(channel is not None, conn.dialect.name)
+    return fold_tails_and_days(await conn.execute(query, params), now=now, timezone=timezone)
+
+
+def fold_tails_and_days(rows: Iterable[Sequence[Any]], *, now: datetime, timezone: str) -> tuple[Histories, Days]:
+    """The outcomes and answer days of `tails_and_days_select`'s rows (its nine columns, in its order)."""
     posts: dict[tuple[int, int], list[StreakPost]] = defaultdict(list)
     answered: dict[tuple[int, int], dict[int, tuple[datetime, bool]]] = defaultdict(dict)
     days: Days = defaultdict(set)
-    query = _tails_and_days_query(channel is not None)
-    for user_id, channel_id, post_id, opened_at, closes_at, closed_at, answered_at, is_correct, kind in await (
-        await session.connection()
-    ).execute(query, params):
+    for user_id, channel_id, post_id, opened_at, closes_at, closed_at, answered_at, is_correct, kind in rows:
         if kind == _DAY:
             days[int(user_id)].add(local_date(answered_at, timezone))
             continue
@@ -286,11 +318,40 @@ async def user_streaks(
     """
     if not users:
         return {}
-    since = None if history else now - timedelta(days=RECENT_DAYS)
-    if since is None:
+    if history:
         histories, days = await _whole_histories(session, users, channel, now, timezone)
-    else:
-        histories, days = await _tails_and_days(session, users, channel, now, timezone=timezone, since=since)
+        return await _streaks(session, users, histories, days, timezone=timezone, now=now, since=None)
+    since = recent_since(now)
+    histories, days = await _tails_and_days(session, users, channel, now, timezone=timezone, since=since)
+    return await _streaks(session, users, histories, days, timezone=timezone, now=now, since=since)
+
+
+def recent_since(now: datetime) -> datetime:
+    """Where a board's day streaks start reading answers (`since` of `tails_and_days_select`)."""
+    return now - timedelta(days=RECENT_DAYS)
+
+
+async def board_streaks(
+    session: AsyncSession, users: Sequence[int], rows: Iterable[Sequence[Any]], *, timezone: str, now: datetime
+) -> dict[int, tuple[Streak, Streak]]:
+    """`user_streaks(..., history=False)` of `users` from `tails_and_days_select`'s rows for them (and maybe
+    others), read with `since` at `recent_since(now)` by the caller (in a board's own statement)."""
+    histories, days = fold_tails_and_days(rows, now=now, timezone=timezone)
+    return await _streaks(session, users, histories, days, timezone=timezone, now=now, since=recent_since(now))
+
+
+async def _streaks(
+    session: AsyncSession,
+    users: Sequence[int],
+    histories: Histories,
+    days: Days,
+    *,
+    timezone: str,
+    now: datetime,
+    since: datetime | None,
+) -> dict[int, tuple[Streak, Streak]]:
+    """Each user's streaks from their outcomes and answer days; read since `since` (None: the whole history), a
+    user whose day run reaches that far has their whole history of days read (one statement more)."""
     today = local_date(now, timezone)
     day_streaks = {user: day_streak(days.get(user, ()), today) for user in users}
     long_runs = [u for u in users if since is not None and day_streaks[u].current >= RECENT_DAYS - 2]
@@ -385,8 +446,7 @@ def _by_key(post: Any, dialect: str, answers: list[ColumnElement[bool]]) -> list
     elsewhere: SQLite looks each post up by its key already."""
     if dialect != "postgresql":
         return []
-    ids = select(Answer.post_id).where(*answers).scalar_subquery()
-    return [cast(ColumnElement[bool], post.id == any_(func.array(ids)))]
+    return [among_rows(post.id, select(Answer.post_id).where(*answers))]
 
 
 @functools.cache
@@ -435,7 +495,7 @@ def _telling_misses(answers: Any, dialect: str) -> tuple[Any, ColumnElement[bool
     channels = select(anchors.c.channel_id).distinct().subquery("channels")
 
     if dialect == "postgresql":  # the user's answered posts as one array, read once (not once a candidate)
-        theirs = Post.id == any_(func.array(select(answers.c.post_id).scalar_subquery()))
+        theirs = among_rows(Post.id, select(answers.c.post_id))
     else:
         theirs = select(Answer.id).where(Answer.post_id == Post.id, Answer.user_id == user).correlate(Post).exists()
 
@@ -463,7 +523,7 @@ def _telling_misses(answers: Any, dialect: str) -> tuple[Any, ColumnElement[bool
     miss = aliased(Post)
     telling = select(found.c.miss)
     if dialect == "postgresql":  # looked up by key (`_by_key`), not by a hash of every post
-        return miss, miss.id == any_(func.array(telling.scalar_subquery()))
+        return miss, among_rows(miss.id, telling)
     return miss, miss.id.in_(telling)
 
 

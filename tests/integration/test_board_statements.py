@@ -1,6 +1,6 @@
-"""How many statements a board sends: its totals with its lookups (the channel's place, the cohort it names, its
-season) as last read, then the current streaks of the rows shown; the lookups on their own first the first time, or
-when they no longer read the same (then the totals again). Counted for a board opened on its own, on its read-only
+"""How many statements a board sends: one, its totals with its lookups (the channel's place, the cohort it names, its
+season) as last read and the current streaks of its rows; the lookups on their own first the first time, or
+when they no longer read the same (then the totals again, and the streaks of the rows shown apart). Counted for a board opened on its own, on its read-only
 connection (the card updates and other work a click leaves behind run on others)."""
 
 from __future__ import annotations
@@ -73,9 +73,9 @@ async def test_every_board_is_its_totals_and_its_streaks_once_its_lookups_were_r
                 )
             assert [row.name for row in board.rows] == ["ann"], (scope, window)
             assert same == board, (scope, window)
-            # lookups, totals, streaks; or totals with the lookups another board read, streaks
-            assert len(first) == (3 if new else 2), (scope, window, first)
-            assert len(again) == 2, (scope, window, again)  # totals with the lookups, streaks
+            # lookups, totals, streaks; or totals with the lookups another board read and their streaks
+            assert len(first) == (3 if new else 1), (scope, window, first)
+            assert len(again) == 1, (scope, window, again)  # totals with the lookups and the streaks
     for window in Window:
         with statements(runtime) as first:
             cohorts = await runtime.stats.cohort_board(channel, window=window, now=clock.now())

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 from typing import Any, NamedTuple, TypeVarTuple, cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import BigInteger, ColumnElement, Select, any_, bindparam, select
+from sqlalchemy import BigInteger, ColumnElement, ScalarSelect, Select, any_, bindparam, func, select
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.types import TypeEngine
@@ -161,3 +161,12 @@ def one_of(column: Any, dialect: str, name: str = "ids", item: TypeEngine[Any] |
         array = postgresql.ARRAY(item if item is not None else BigInteger())
         return cast(ColumnElement[bool], column == any_(bindparam(name, type_=array)))
     return cast(ColumnElement[bool], column.in_(bindparam(name, expanding=True)))
+
+
+def among_rows(column: Any, rows: Select[Any] | ScalarSelect[Any]) -> ColumnElement[bool]:
+    """PostgreSQL: rows whose `column` is one of the values a one-column subquery selects, as `column =
+    ANY(ARRAY(rows))` (`one_of`'s array, filled by the subquery): the subquery runs once into an array and the
+    rows are looked up by `column`'s index, where `IN (rows)` or a join of a few hundred rows is planned as a hash
+    over the whole table. Other dialects keep their own forms (SQLite looks each row up by its key already)."""
+    found = rows if isinstance(rows, ScalarSelect) else rows.scalar_subquery()
+    return cast(ColumnElement[bool], column == any_(func.array(found)))

@@ -1,0 +1,91 @@
+"""Cohort vs cohort in a week or a month reads the period's rollup rows (`period_scores`) for the cohorts that had
+started by the period's start, and sums the answers of the others: always the same board as summing every
+cohort's answers (`Stats(rollups=False)`), across the local period's start, for a cohort that started during the
+period, and after a timezone change (rows keyed at another start: then every cohort's answers are summed)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import event
+
+from bot.clock import ManualClock
+from bot.db.database import READ_ONLY
+from bot.domain import ChannelRef
+from bot.domain.windows import Window
+from bot.runtime import Runtime
+from bot.service.facade import Invocation
+from bot.service.stats import Stats
+from tests.conftest import make_user
+from tests.scoring_helpers import answer, post, set_timezone
+
+
+async def _run(runtime: Runtime, channel: ChannelRef, who: str, text: str) -> None:
+    reply = await runtime.app.handle_command(Invocation(channel, make_user(who), text, is_admin=True))
+    assert reply.ok, reply
+
+
+@contextmanager
+def _statements(runtime: Runtime) -> Iterator[list[str]]:
+    sent: list[str] = []
+
+    def record(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if conn.get_execution_options().get(READ_ONLY):
+            sent.append(statement)
+
+    engine = runtime.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+async def _assert_same_as_summed(runtime: Runtime, channel: ChannelRef) -> None:
+    summed = Stats(runtime.uow, rollups=False)
+    now = runtime.clock.now()
+    for window in (Window.WEEK, Window.MONTH):
+        board = await runtime.stats.cohort_board(channel, window=window, now=now)
+        assert board == await summed.cohort_board(channel, window=window, now=now), (window, now)
+
+
+async def test_cohort_vs_cohort_in_a_period_is_the_sum_of_the_members_answers(
+    runtime: Runtime, clock: ManualClock
+) -> None:
+    here = ChannelRef("fake", "W1", "C1")
+    await set_timezone(runtime, here, "Europe/Helsinki")
+    rng = random.Random(26)
+    # Thursday 28 May 2026; the week and the month start on Monday 1 June, 00:00 in Helsinki (21:00 UTC on Sunday)
+    clock.set(datetime(2026, 5, 28, 9, 0, tzinfo=UTC))
+    await _run(runtime, here, "lead", "cohort create early start:2026-05-25")
+    names = [f"user{n}" for n in range(8)]
+    for name in names[:4]:
+        await _run(runtime, here, name, "cohort join early")
+    checked = 0
+    for step in range(12):
+        if step == 7:  # Wednesday 3 June: a cohort that starts during the week and the month
+            await _run(runtime, here, "lead", "cohort create late start:2026-06-03")
+            for name in names[3:]:
+                await _run(runtime, here, name, "cohort join late")
+        card = await post(runtime, here)
+        for name in rng.sample(names, 5):
+            await answer(runtime, card, name, right=rng.random() < 0.6)
+        if step in (3, 4, 6, 9, 11):
+            await _assert_same_as_summed(runtime, here)
+            checked += 1
+        clock.advance(timedelta(hours=20))
+    assert checked == 5
+    with _statements(runtime) as sent:
+        board = await runtime.stats.cohort_board(here, window=Window.WEEK, now=clock.now())
+    assert {row.name for row in board.rows} == {"early", "late"}
+    assert any("period_scores" in statement for statement in sent), sent  # the rollup rows, not every answer
+
+    # The rollup rows were keyed in Helsinki; the week now starts ten hours earlier in Auckland's timezone.
+    await set_timezone(runtime, here, "Pacific/Auckland")
+    card = await post(runtime, here)
+    await answer(runtime, card, "user0", right=True)
+    await _assert_same_as_summed(runtime, here)
