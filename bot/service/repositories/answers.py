@@ -9,7 +9,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import String, Table, bindparam, func, select, tuple_, update
+from sqlalchemy import String, Table, bindparam, func, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import aliased
 
@@ -167,12 +167,15 @@ class Answers(Repository):
         return {(r.post_id, r.user_id): (r.choice_index, r.is_correct) for r in rows}
 
     async def warm_up(self, now: datetime) -> None:
-        """Run the click path's statements once for an empty batch, reading and writing no row, so that SQLAlchemy
-        has compiled them and, on PostgreSQL, this connection has prepared them (one prepared statement each,
-        whatever a batch's size: `_unnest`) before the first batch of clicks. The caller rolls back.
+        """Run the click path's statements once for an empty batch, so that SQLAlchemy has compiled them and, on
+        PostgreSQL, this connection has prepared them (one prepared statement each, whatever a batch's size:
+        `_unnest`) before the first batch of clicks. The caller rolls back: nothing it runs is kept.
 
-        Left cold on SQLite: the INSERTs of answer and user rows, executemany statements that cannot run without a
-        row (cheap to compile), and, on both, the rare ones (a user's new name, cohort totals)."""
+        On SQLite the INSERTs of answer and user rows take a row of parameters a row, and are compiled once for a
+        single row and once for several (an executemany): they insert one row, then two, each of ids that exist
+        nowhere, with the foreign keys' checks deferred to a commit that never comes (`PRAGMA defer_foreign_keys`,
+        which the rollback switches off again). Left cold on both: the rare ones (a user's new name, cohort
+        totals)."""
         await self.posts(())
         await self.users(())
         if self._dialect == "postgresql":
@@ -181,6 +184,11 @@ class Answers(Repository):
             await self._session.execute(_existing_by_arrays(), {"post_id": [], "user_id": []})
         else:
             await self.existing([(0, 0)])  # no answer has row ids 0
+            await self._session.execute(text("PRAGMA defer_foreign_keys = ON"))
+            answer = dict.fromkeys(_ANSWER_ROW, 0) | {"is_correct": False, "answered_at": now}
+            for nowhere in ((0,), (-1, -2)):  # one row, then many; no row has these ids, and all is rolled back
+                await self.add_users([dict(zip(_USER_ROW, (n, f"{n}", "", now), strict=True)) for n in nowhere])
+                await self.insert([answer | {"post_id": n, "user_id": n} for n in nowhere])
         await warm_up_effects(self._session, now)
 
 
