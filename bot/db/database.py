@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from threading import Thread
 from typing import Any
 
@@ -196,6 +196,50 @@ class Database:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions = async_sessionmaker(engine, expire_on_commit=False)
+        self._warm_statements: list[tuple[str, Any]] = []
+
+    @contextmanager
+    def kept_warm(self) -> Iterator[None]:
+        """PostgreSQL: the statements run inside the block (a warm-up, which reads and writes no row) are run again
+        on every connection the pool opens afterwards, as it opens, in a transaction rolled back.
+
+        asyncpg prepares a statement once a connection: a connection the pool opens later (under load, or to
+        replace a lost one) would otherwise prepare them on its first use, inside a batch of clicks. It is opened
+        by whatever needed it (a board, a card edit, or a batch when every other connection is busy), which then
+        pays for the preparing instead. SQLite: nothing to keep warm (SQLAlchemy's compiled forms are the engine's,
+        shared by its connections; SQLite prepares in microseconds)."""
+        if self.dialect != "postgresql":
+            yield
+            return
+        seen: list[tuple[str, Any]] = []
+
+        def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, many: bool) -> None:
+            if not many:
+                seen.append((statement, parameters))
+
+        event.listen(self.engine.sync_engine, "before_cursor_execute", record)
+        try:
+            yield
+        finally:
+            event.remove(self.engine.sync_engine, "before_cursor_execute", record)
+        if not self._warm_statements:
+            event.listen(self.engine.sync_engine.pool, "connect", self._warm_new_connection)
+        self._warm_statements.extend(seen)
+
+    def _warm_new_connection(self, dbapi_connection: Any, _record: Any) -> None:
+        # Runs as the pool opens a connection, inside SQLAlchemy's greenlet (the adapted cursor awaits asyncpg).
+        cursor = dbapi_connection.cursor()
+        try:
+            for statement, parameters in self._warm_statements:
+                cursor.execute(statement, parameters)
+        except Exception as exc:  # the connection stays usable, only cold; a broken one fails its first use
+            log.info("could not warm a new database connection up: %s", describe_failure(exc))
+        finally:
+            cursor.close()
+            try:
+                dbapi_connection.rollback()
+            except Exception:
+                log.debug("rolling the warm-up of a new connection back failed", exc_info=True)
 
     @classmethod
     def from_url(cls, url: str, *, timeouts: DatabaseTimeouts | None = None) -> Database:

@@ -342,10 +342,14 @@ async def warm_up_effects(session: AsyncSession, now: datetime) -> None:
     dialect = session.get_bind().dialect.name
     periods = _period_parameters(_starts(now, "UTC"))
     none = batch_parameter(dialect, [])
-    empty: dict[str, Any] = {"ids": none, "due": now, **periods}
     if dialect == "postgresql":
-        for pieces in (("users", "channels", "periods", "review"), ("users", "channels", "periods")):
-            await session.execute(_combined(dialect, pieces), empty)
+        # With the parameters a batch passes: SQLAlchemy's compiled forms are keyed by the parameters' names too
+        # (a batch without wrong answers passes no `due`).
+        for pieces, due in (
+            (("users", "channels", "periods", "review"), {"due": now}),
+            (("users", "channels", "periods"), {}),
+        ):
+            await session.execute(_combined(dialect, pieces), {"ids": none, **periods, **due})
         await session.execute(_statements(dialect)["periods"], {"ids": none, **periods})
     else:
         statements = _statements(dialect)
