@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+import json
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import String, Table, bindparam, func, select, text, tuple_, update
+from sqlalchemy import String, Table, bindparam, func, literal_column, select, true, tuple_, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import aliased
 
@@ -28,7 +29,7 @@ from bot.db.models import (
 from bot.domain import ChannelRef
 from bot.domain.settings import OFF, ON, SettingKey
 from bot.service.repositories.base import Repository
-from bot.service.repositories.directory import insert_for, insert_ignoring_conflict
+from bot.service.repositories.directory import insert_for
 from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel, one_of
 from bot.service.repositories.scores import (
     RecordedAnswer,
@@ -126,10 +127,12 @@ class Answers(Repository):
         so the caller reads again only the users another transaction inserted first."""
         if self._dialect == "postgresql":
             return _known_users(await self._session.execute(_add_users_from_arrays(), _arrays(rows, _USER_ROW)))
-        statement = insert_ignoring_conflict(self._session, User, None, ["workspace_id", "external_id"]).returning(
-            *_KNOWN_USER_COLUMNS
-        )
-        return _known_users(await self._session.execute(statement, list(rows)))
+        return _known_users(await self._session.execute(_add_users_from_json(), self._json(rows, User, _USER_ROW)))
+
+    def _json(self, rows: Sequence[dict[str, Any]], model: type[Answer] | type[User], names: Sequence[str]) -> Any:
+        """SQLite: row dicts as the one JSON parameter of `_from_json`, each value as the column's type binds it."""
+        processors = _bind_processors(cast(Table, model.__table__), tuple(names), self._session.get_bind().dialect)
+        return {"rows": json.dumps([[bind(row[name]) for name, bind in processors] for row in rows])}
 
     async def rename_user(self, user_row: int, name: str) -> None:
         """Keep a user's stored name current."""
@@ -140,7 +143,7 @@ class Answers(Repository):
         if self._dialect == "postgresql":
             returned = await self._session.execute(_insert_answers_from_arrays(), _arrays(rows, _ANSWER_ROW))
         else:
-            returned = await self._session.execute(_insert_answers(self._dialect), list(rows))
+            returned = await self._session.execute(_insert_answers_from_json(), self._json(rows, Answer, _ANSWER_ROW))
         return {(row.post_id, row.user_id): row.id for row in returned}
 
     async def record_effects(self, answers: Sequence[RecordedAnswer]) -> None:
@@ -167,28 +170,18 @@ class Answers(Repository):
         return {(r.post_id, r.user_id): (r.choice_index, r.is_correct) for r in rows}
 
     async def warm_up(self, now: datetime) -> None:
-        """Run the click path's statements once for an empty batch, so that SQLAlchemy has compiled them and, on
-        PostgreSQL, this connection has prepared them (one prepared statement each, whatever a batch's size:
-        `_unnest`) before the first batch of clicks. The caller rolls back: nothing it runs is kept.
-
-        On SQLite the INSERTs of answer and user rows take a row of parameters a row, and are compiled once for a
-        single row and once for several (an executemany): they insert one row, then two, each of ids that exist
-        nowhere, with the foreign keys' checks deferred to a commit that never comes (`PRAGMA defer_foreign_keys`,
-        which the rollback switches off again). Left cold on both: the rare ones (a user's new name, cohort
-        totals)."""
+        """Run the click path's statements once for an empty batch, reading and writing no row, so that SQLAlchemy
+        has compiled them and, on PostgreSQL, this connection has prepared them (one prepared statement each,
+        whatever a batch's size: `_unnest`, `_from_json`) before the first batch of clicks. The caller rolls back.
+        Left cold: the rare ones (a user's new name, cohort totals)."""
         await self.posts(())
         await self.users(())
+        await self.add_users(())
+        await self.insert(())
         if self._dialect == "postgresql":
-            await self.add_users(())
-            await self.insert(())
             await self._session.execute(_existing_by_arrays(), {"post_id": [], "user_id": []})
         else:
             await self.existing([(0, 0)])  # no answer has row ids 0
-            await self._session.execute(text("PRAGMA defer_foreign_keys = ON"))
-            answer = dict.fromkeys(_ANSWER_ROW, 0) | {"is_correct": False, "answered_at": now}
-            for nowhere in ((0,), (-1, -2)):  # one row, then many; no row has these ids, and all is rolled back
-                await self.add_users([dict(zip(_USER_ROW, (n, f"{n}", "", now), strict=True)) for n in nowhere])
-                await self.insert([answer | {"post_id": n, "user_id": n} for n in nowhere])
         await warm_up_effects(self._session, now)
 
 
@@ -276,12 +269,43 @@ def _existing_by_arrays() -> Any:
     )
 
 
-@lru_cache(maxsize=4)
-def _insert_answers(dialect: str) -> Any:
-    """The batch's INSERT of answer rows, built once per dialect: a (post, user) pair already answered is skipped,
-    and the rows inserted come back with their ids (an executemany, batched into multi-row INSERTs)."""
-    statement = insert_for(dialect, Answer).on_conflict_do_nothing(index_elements=["post_id", "user_id"])
-    return statement.returning(Answer.id, Answer.post_id, Answer.user_id)
+def _from_json(model: type[Answer] | type[User], names: Sequence[str], keys: list[str]) -> Any:
+    """SQLite: an INSERT of the rows of one JSON parameter, `rows` (an array of rows, each an array of the `names`
+    columns' values), skipping rows that conflict on `keys`. One statement text and one parameter whatever the number
+    of rows: SQLAlchemy does not process a row of parameters a row (an executemany of 200 answers spent more in
+    that than SQLite spent inserting them) and SQLite finds the statement in its cache."""
+    rows = func.json_each(bindparam("rows", type_=String())).table_valued("value")
+    values = [func.json_extract(rows.c.value, literal_column(f"'$[{n}]'")) for n in range(len(names))]
+    # The WHERE is SQLite's: without one, the ON of ON CONFLICT would read as a join's.
+    statement = insert_for("sqlite", model).from_select(list(names), select(*values).where(true()))
+    return statement.on_conflict_do_nothing(index_elements=keys)
+
+
+@lru_cache(maxsize=1)
+def _insert_answers_from_json() -> Any:
+    """SQLite: the batch's INSERT of answer rows (`_from_json`), built once; the rows inserted come back."""
+    return _from_json(Answer, _ANSWER_ROW, ["post_id", "user_id"]).returning(Answer.id, Answer.post_id, Answer.user_id)
+
+
+@lru_cache(maxsize=1)
+def _add_users_from_json() -> Any:
+    """SQLite: the users INSERT of `add_users` (`_from_json`), built once; the rows inserted come back."""
+    return _from_json(User, _USER_ROW, ["workspace_id", "external_id"]).returning(*_KNOWN_USER_COLUMNS)
+
+
+@lru_cache(maxsize=8)
+def _bind_processors(table: Table, names: tuple[str, ...], dialect: Any) -> list[tuple[str, Callable[[Any], Any]]]:
+    """Each column's bind processor for this dialect (what SQLAlchemy does to a parameter of that column, e.g. a
+    timestamp stored in UTC as text), or the value as it is."""
+    processors: list[tuple[str, Callable[[Any], Any]]] = []
+    for name in names:
+        process = table.c[name].type.dialect_impl(dialect).bind_processor(dialect)
+        processors.append((name, process if process is not None else _as_is))
+    return processors
+
+
+def _as_is(value: Any) -> Any:
+    return value
 
 
 @lru_cache(maxsize=4)
