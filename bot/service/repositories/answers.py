@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import String, Table, bindparam, func, literal_column, select, true, tuple_, update
+from sqlalchemy import Select, String, Table, and_, bindparam, func, literal_column, select, true, tuple_, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import aliased
 
@@ -120,9 +120,7 @@ class Answers(Repository):
             workspaces, externals = _columns(keys, 2)
             parameters = {"workspace_id": workspaces, "external_id": externals}
             return _known_users(await self._session.execute(_users_by_arrays(), parameters))
-        rows = await self._session.execute(
-            select(*_KNOWN_USER_COLUMNS).where(tuple_(User.workspace_id, User.external_id).in_(list(keys)))
-        )
+        rows = await self._session.execute(_users_by_json(), {"rows": json.dumps([list(key) for key in keys])})
         return _known_users(rows)
 
     async def add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
@@ -165,11 +163,7 @@ class Answers(Repository):
             posts, users = _columns(keys, 2)
             rows = await self._session.execute(_existing_by_arrays(), {"post_id": posts, "user_id": users})
         else:
-            rows = await self._session.execute(
-                select(Answer.post_id, Answer.user_id, Answer.choice_index, Answer.is_correct).where(
-                    tuple_(Answer.post_id, Answer.user_id).in_(keys)
-                )
-            )
+            rows = await self._session.execute(_existing_by_json(), {"rows": json.dumps([list(key) for key in keys])})
         return {(r.post_id, r.user_id): (r.choice_index, r.is_correct) for r in rows}
 
     async def warm_up(self, now: datetime) -> None:
@@ -278,17 +272,47 @@ def _from_json(model: type[Answer] | type[User], names: Sequence[str], keys: lis
     columns' values), skipping rows that conflict on `keys`. One statement text and one parameter whatever the number
     of rows: SQLAlchemy does not process a row of parameters a row (an executemany of 200 answers spent more in
     that than SQLite spent inserting them) and SQLite finds the statement in its cache."""
-    rows = func.json_each(bindparam("rows", type_=String())).table_valued("value")
-    values = [func.json_extract(rows.c.value, literal_column(f"'$[{n}]'")) for n in range(len(names))]
     # The WHERE is SQLite's: without one, the ON of ON CONFLICT would read as a join's.
-    statement = insert_for("sqlite", model).from_select(list(names), select(*values).where(true()))
+    statement = insert_for("sqlite", model).from_select(list(names), _json_rows(len(names)).where(true()))
     return statement.on_conflict_do_nothing(index_elements=keys)
+
+
+def _json_rows(width: int) -> Select[Any]:
+    """SQLite: the rows of the JSON parameter `rows` (an array of arrays of `width` values) as a SELECT."""
+    rows = func.json_each(bindparam("rows", type_=String())).table_valued("value")
+    return select(*(func.json_extract(rows.c.value, literal_column(f"'$[{n}]'")) for n in range(width)))
 
 
 @lru_cache(maxsize=1)
 def _insert_answers_from_json() -> Any:
     """SQLite: the batch's INSERT of answer rows (`_from_json`), built once; the rows inserted come back."""
     return _from_json(Answer, _ANSWER_ROW, ["post_id", "user_id"]).returning(Answer.id, Answer.post_id, Answer.user_id)
+
+
+@lru_cache(maxsize=1)
+def _users_by_json() -> Any:
+    """SQLite: the read of `Answers.users`, the (workspace row, platform id) pairs the rows of one JSON parameter
+    (`_joined_to_json`)."""
+    return _joined_to_json(select(*_KNOWN_USER_COLUMNS), User, ("workspace_id", "external_id"))
+
+
+@lru_cache(maxsize=1)
+def _existing_by_json() -> Any:
+    """SQLite: the read of `Answers.existing`, the (post, user row) pairs the rows of one JSON parameter
+    (`_joined_to_json`)."""
+    columns = select(Answer.post_id, Answer.user_id, Answer.choice_index, Answer.is_correct)
+    return _joined_to_json(columns, Answer, ("post_id", "user_id"))
+
+
+def _joined_to_json(columns: Any, model: type[Answer] | type[User], names: tuple[str, str]) -> Any:
+    """SQLite: the rows of `model` whose `names` columns (its unique key) are a pair of the JSON parameter `rows`:
+    one statement text whatever the number of pairs (not a parameter a value), and each pair joined to its row
+    through the unique index. `(a, b) IN (..)`, of a list or of a subquery, had SQLite scan the table, or read the
+    index by its first column only (EXPLAIN QUERY PLAN): every answer of the database for a click already answered."""
+    pairs = func.json_each(bindparam("rows", type_=String())).table_valued("value")
+    first, second = (func.json_extract(pairs.c.value, literal_column(f"'$[{n}]'")) for n in range(2))
+    table = cast(Table, model.__table__)
+    return columns.select_from(pairs).join(table, and_(table.c[names[0]] == first, table.c[names[1]] == second))
 
 
 @lru_cache(maxsize=1)
