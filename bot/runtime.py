@@ -84,8 +84,10 @@ class Runtime:
 
     async def warm_up(self) -> None:
         """Before serving: the click path's statements compiled and prepared, so the first clicks do not wait for
-        that (`AnswerRecorder.warm_up`)."""
-        await self.app.answers.warm_up()
+        that (`AnswerRecorder.warm_up`); and prepared again on each connection the pool opens later
+        (`Database.kept_warm`), so no batch of clicks on a new connection does."""
+        with self.db.kept_warm():
+            await self.app.answers.warm_up()
 
     async def aclose(self) -> None:
         """Stop the scheduler, finish pending card edits and close the database."""

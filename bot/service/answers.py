@@ -121,12 +121,12 @@ class AnswerRecorder:
             posts = await uow.answers.posts({c.post_id for c in batch})
             live = _admit(batch, posts, results)
             users = await self._user_ids(uow, [batch[i].user for i in live], batch[0].at)
+            keys = {i: (batch[i].post_id, users[_user_key(batch[i].user)]) for i in live}  # (post, user row)
             first: dict[tuple[int, int], int] = {}
             rows: list[dict[str, Any]] = []
             closed: set[int] = set()
-            for index in live:
+            for index, key in keys.items():
                 click, post = batch[index], posts[batch[index].post_id]
-                key = (click.post_id, users[_user_key(click.user)])
                 if _is_closed(post, click.at):
                     closed.add(index)
                     continue
@@ -152,29 +152,23 @@ class AnswerRecorder:
                     ],
                 )
             earlier = await uow.answers.existing(
-                [
-                    (batch[i].post_id, users[_user_key(batch[i].user)])
-                    for i in live
-                    if i in closed or (batch[i].post_id, users[_user_key(batch[i].user)]) not in inserted
-                ],
+                [key for index, key in keys.items() if index in closed or key not in inserted]
             )
-            for index in live:
+            earned = await _standing(uow, rows, inserted)
+            for index, key in keys.items():
                 click, post = batch[index], posts[batch[index].post_id]
-                key = (click.post_id, users[_user_key(click.user)])
                 if index in closed:
                     results[index] = _result(post, AnswerOutcome.CLOSED, earlier.get(key))
                 elif key in inserted and first.get(key) == index:
                     correct = click.choice_index == post.correct_index
-                    results[index] = _result(post, AnswerOutcome.RECORDED, (click.choice_index, correct))
+                    points, rank = earned.get(key, (None, None))
+                    results[index] = _result(post, AnswerOutcome.RECORDED, (click.choice_index, correct), points, rank)
                 else:
                     previous = earlier.get(key)
                     if previous is None and key in inserted:
                         earlier_click = batch[first[key]]
                         previous = (earlier_click.choice_index, earlier_click.choice_index == post.correct_index)
                     results[index] = _result(post, AnswerOutcome.ALREADY_ANSWERED, previous)
-            await _add_standing(
-                uow, results, {i: (batch[i].post_id, users[_user_key(batch[i].user)]) for i in live}, rows, inserted
-            )
             await uow.commit()
         self.batches += 1
         if inserted:
@@ -233,26 +227,18 @@ class AnswerRecorder:
         uow.after_commit(lambda: self._users.__setitem__((workspace, external), (row_id, name)))
 
 
-async def _add_standing(
-    uow: UnitOfWork,
-    results: list[AnswerResult | Exception | None],
-    keys: dict[int, tuple[int, int]],
-    rows: list[dict[str, Any]],
-    inserted: Container[tuple[int, int]],
-) -> None:
-    """Give each correct answer just recorded (click index -> (post, user) in `keys`) its points and the user's
-    new rank on the channel's board, read after this batch's rollup updates."""
+async def _standing(
+    uow: UnitOfWork, rows: list[dict[str, Any]], inserted: Container[tuple[int, int]]
+) -> dict[tuple[int, int], tuple[int, int | None]]:
+    """The points and the user's new rank on the channel's board (read after this batch's rollup updates) of each
+    correct answer just recorded, by (post, user row)."""
     earned = {
         (row["post_id"], row["user_id"]): row
         for row in rows
         if row["is_correct"] and (row["post_id"], row["user_id"]) in inserted
     }
     ranks = await uow.answers.channel_ranks([(row["user_id"], row["channel_id"]) for row in earned.values()])
-    for index, key in keys.items():
-        result, row = results[index], earned.get(key)
-        if isinstance(result, AnswerResult) and result.outcome is AnswerOutcome.RECORDED and row is not None:
-            rank = ranks.get((row["user_id"], row["channel_id"]))
-            results[index] = replace(result, points=row["points"], rank=rank)
+    return {key: (row["points"], ranks.get((row["user_id"], row["channel_id"]))) for key, row in earned.items()}
 
 
 def _admit(
@@ -356,7 +342,13 @@ def _is_closed(post: ClickedPost, at: datetime) -> bool:
     return post.closed_at is not None or (post.closes_at is not None and at >= post.closes_at)
 
 
-def _result(post: ClickedPost, outcome: AnswerOutcome, answer: tuple[int, bool] | None) -> AnswerResult:
+def _result(
+    post: ClickedPost,
+    outcome: AnswerOutcome,
+    answer: tuple[int, bool] | None,
+    points: int | None = None,
+    rank: int | None = None,
+) -> AnswerResult:
     return AnswerResult(
         outcome=outcome,
         post_id=post.post_id,
@@ -365,4 +357,6 @@ def _result(post: ClickedPost, outcome: AnswerOutcome, answer: tuple[int, bool] 
         correct_choice=post.choices[post.correct_index],
         explanation=post.explanation,
         revealed=outcome is AnswerOutcome.CLOSED,
+        points=points,
+        rank=rank,
     )
