@@ -8,6 +8,12 @@ from fractions import Fraction
 
 from bot.domain import CohortStanding, LeaderboardRow
 
+RANKED_TOP = 1000
+"""How far down a channel's board a click's verdict tells the clicker's place (`#37`); below it, that they are
+outside the top RANKED_TOP. The place is read in the click's transaction, and reading it from the board's top costs
+as many rows as it is deep: bounded here, so a channel of a hundred thousand members costs a batch of clicks no more
+than one of a thousand."""
+
 
 @dataclass(frozen=True, slots=True)
 class Entry:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.domain import AnswerOutcome, AnswerResult
+from bot.domain import AnswerOutcome, AnswerResult, ranking
 from bot.ports import Message
 from bot.wording.i18n import plural
 from bot.wording.i18n import translate as _
@@ -33,13 +33,20 @@ def answer_message(result: AnswerResult) -> Message:
     lines = [result.explanation]
     if result.outcome is AnswerOutcome.CLOSED:
         lines.insert(0, _("The answer: “{answer}”.", answer=result.correct_choice))
-    if result.outcome is AnswerOutcome.RECORDED and result.points is not None and result.rank is not None:
+    if result.outcome is AnswerOutcome.RECORDED and result.points is not None:
         lines.append(standing(points=result.points, rank=result.rank))
     return Message(title=title, lines=tuple(lines))
 
 
-def standing(*, points: int, rank: int) -> str:
-    """What a correct answer earned: `18 points for this answer; you are now #2 on this channel's leaderboard.`"""
+def standing(*, points: int, rank: int | None) -> str:
+    """What a correct answer earned: `18 points for this answer; you are now #2 on this channel's leaderboard.`
+    (rank None: the clicker is below the board's first RANKED_TOP places, which the verdict does not read)."""
+    if rank is None:
+        return _(
+            "{points} for this answer; you are outside the top {top} of this channel's leaderboard.",
+            points=plural(points, "point"),
+            top=f"{ranking.RANKED_TOP:,}",
+        )
     return _(
         "{points} for this answer; you are now #{rank} on this channel's leaderboard.",
         points=plural(points, "point"),

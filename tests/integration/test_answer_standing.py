@@ -9,7 +9,7 @@ import pytest
 
 from bot.clock import ManualClock
 from bot.commands import Scope, Window
-from bot.domain import AnswerOutcome, ChannelRef
+from bot.domain import AnswerOutcome, ChannelRef, ranking
 from bot.runtime import Runtime
 from bot.wording import use_translator
 from bot.wording.answers import answer_message
@@ -62,6 +62,29 @@ async def test_a_correct_answer_says_its_points_and_the_new_rank_on_the_channel_
     bob_again = await answer(runtime, second, "bob", right=True)
     assert (bob_again.points, bob_again.rank) == (20, 1)  # 35 points now, ahead of alice's 20
     assert (await _board_ranks(runtime, channel))["bob"] == 1
+
+
+async def test_below_the_boards_top_places_the_verdict_says_so_instead_of_a_rank(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The place is read down to RANKED_TOP places and no further (a pass over a hundred thousand members' board
+    for every batch of clicks otherwise): within them it is exact, ties at the last place included; below, the
+    verdict says the clicker is outside them."""
+    monkeypatch.setattr(ranking, "RANKED_TOP", 2)
+    first = await post(runtime, channel)
+    alice = await answer(runtime, first, "alice", right=True)
+    clock.advance(timedelta(minutes=30))
+    bob = await answer(runtime, first, "bob", right=True)
+    dan = await answer(runtime, first, "dan", right=True)  # tied with bob at the last place kept: both are #2
+    clock.advance(timedelta(minutes=20))
+    erin = await answer(runtime, first, "erin", right=True)  # fourth, with fewer points
+    assert [(r.points, r.rank) for r in (alice, bob, dan)] == [(20, 1), (15, 2), (15, 2)]
+    assert (erin.points, erin.rank) == (12, None)
+    assert await _board_ranks(runtime, channel) == {"alice": 1, "bob": 2, "dan": 2, "erin": 4}
+    assert answer_message(erin).lines == (
+        erin.explanation,
+        "12 points for this answer; you are outside the top 2 of this channel's leaderboard.",
+    )
 
 
 async def test_the_rank_is_the_channels_not_the_workspaces(runtime: Runtime, channel: ChannelRef) -> None:
