@@ -14,7 +14,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.buttons import confirm_view, flag_view, page_view
+from adapters.discord.buttons import FlagViews, confirm_view, page_view
 from adapters.discord.embeds import PROBLEM_COLOUR, answer_embed, chart_embed, message_embed, page_embed, problem_embed
 from adapters.discord.forms import FormStore, fix_view, form_modal, read_submission
 from adapters.discord.platform import PLATFORM, DiscordPlatform, _extra, dm_workspace
@@ -80,6 +80,7 @@ class DiscordInteractions(DiscordPlatform):
     defer_after: float
     _answering: set[asyncio.Task[Any]]
     forms: FormStore
+    flag_views: FlagViews
 
     @staticmethod
     def workspace_of(interaction: discord.Interaction[discord.Client]) -> str:
@@ -201,7 +202,7 @@ class DiscordInteractions(DiscordPlatform):
             except Exception as exc:
                 log.info("click refused: %s", exc, extra=extra)
                 return Response(problem_embed(error_reply(exc).message.text))
-            return Response(answer_embed(result), view=flag_view(result.post_id))
+            return Response(answer_embed(result), view=self.flag_views.of(result.post_id))
 
         await self.respond(interaction, record(), click=True)
 
