@@ -19,6 +19,7 @@ from typing import Any
 
 import discord
 
+from adapters.discord.buttons import FlagViews
 from adapters.discord.cards import CardFiles
 from adapters.discord.forms import FormStore
 from adapters.discord.gateway import QuizClient, intents, invite_permissions
@@ -45,6 +46,7 @@ class DiscordAdapter(DiscordInteractions):
         self.runtime = runtime
         self._answering: set[asyncio.Task[Any]] = set()  # interactions being answered, drained at stop
         self.forms = FormStore()  # refused forms kept for their "Fix it" button (adapters/discord/forms.py)
+        self.flag_views = FlagViews()  # the "Report a problem" view under each recent post's verdicts
         settings = self.settings = DiscordSettings.of(runtime.settings)
         self.defer_after = settings.discord_ack_deadline if defer_after is None else defer_after
         options: dict[str, Any] = {}

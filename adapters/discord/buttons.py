@@ -1,14 +1,17 @@
 """Answer buttons, and the "Report a problem" button under an answer reply, that keep working after a restart.
 
 Each button's custom_id carries the post and the choice (`quiz:answer:{post_id}:{choice_id}`), or the post an
-answer reply is about (`quiz:flag:{post_id}`), and the client registers `AnswerButton` and `FlagButton` as dynamic
-items: discord.py rebuilds the button from any message's custom_id that matches the template, so no view has to
-be kept in memory and buttons posted before a restart still work.
+answer reply is about (`quiz:flag:{post_id}`). The client registers `FlagButton` (and the other buttons here) as
+dynamic items: discord.py rebuilds the button from any message's custom_id that matches the template. An answer
+button is answered by the client itself from its custom_id (`QuizClient.on_interaction`: the busiest button, it
+skips the View of the clicked message discord.py builds per dynamic item). Either way no view has to be kept in
+memory and buttons posted before a restart still work.
 """
 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from typing import Any, Protocol
 
 import discord
@@ -16,7 +19,6 @@ import discord
 from adapters.discord import limits
 from adapters.discord.card_pages import button_labels, labels_fit
 from adapters.discord.custom_ids import (
-    ANSWER_TEMPLATE,
     CONFIRM_TEMPLATE,
     FLAG_TEMPLATE,
     REVIEW_ID,
@@ -35,50 +37,18 @@ from bot.wording.flags import report_button
 MAX_ROWS = 5
 
 
-class AnswerHandler(Protocol):
-    """What a click is handed to (the adapter)."""
-
-    async def answer_click(self, interaction: discord.Interaction[discord.Client], post_id: int, choice: int) -> None:
-        """Record the click and answer the clicker privately."""
-        ...
-
-
 def _label_of(item: discord.ui.Item[Any]) -> str:
     """The label of the clicked message's button a dynamic item is rebuilt from ("?" if it has none)."""
     return (item.label if isinstance(item, discord.ui.Button) else None) or "?"
 
 
-class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=ANSWER_TEMPLATE):
-    """One answer button of a question card."""
-
-    def __init__(self, post_id: int, choice: int, *, label: str = "?", row: int | None = None) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.secondary,
-                custom_id=answer_custom_id(post_id, choice),
-                row=row,
-            )
-        )
-        self.post_id = post_id
-        self.choice = choice
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[discord.Client],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> AnswerButton:
-        """Rebuild the button from a clicked message's custom_id (the template guarantees the digits)."""
-        return cls(int(match["post_id"]), int(match["choice"]), label=_label_of(item))
-
-    async def callback(self, interaction: discord.Interaction[discord.Client]) -> None:
-        """Hand the click to the adapter that owns this client."""
-        handler: AnswerHandler | None = getattr(interaction.client, "adapter", None)
-        if handler is not None:
-            await handler.answer_click(interaction, self.post_id, self.choice)
+def answer_button(post_id: int, choice: int, *, label: str = "?", row: int | None = None) -> discord.ui.Button[Any]:
+    """One answer button of a question card. Not a dynamic item: the client answers a click on it from its
+    custom_id (`QuizClient.on_interaction`), which spares the View of the clicked message that discord.py builds for
+    every dynamic item it dispatches."""
+    return discord.ui.Button(
+        label=label, style=discord.ButtonStyle.secondary, custom_id=answer_custom_id(post_id, choice), row=row
+    )
 
 
 class FlagHandler(Protocol):
@@ -184,6 +154,36 @@ def flag_view(post_id: int) -> discord.ui.View:
     return _unlistened(view)
 
 
+FLAG_VIEWS_KEPT = 64
+"""Posts whose "Report a problem" view `FlagViews` keeps (the posts being clicked at once are far fewer)."""
+
+
+class FlagViews:
+    """The "Report a problem" view of each recently answered post, built once and sent under every verdict on it.
+
+    Building it per click (a View, a Button, their components) was ~1-2% of the bot's CPU a click. A finished view
+    is only read when sent (discord.py serialises it and, as it is finished, neither stores nor changes it), so one
+    serves every reply; it depends on nothing but the post, so nothing has to be forgotten but the oldest.
+    """
+
+    def __init__(self, kept: int = FLAG_VIEWS_KEPT) -> None:
+        self.kept = kept
+        self._views: OrderedDict[int, discord.ui.View] = OrderedDict()
+
+    def of(self, post_id: int) -> discord.ui.View:
+        """The view for an answer to `post_id`."""
+        view = self._views.get(post_id)
+        if view is not None and view.is_finished():
+            self._views.move_to_end(post_id)
+            return view
+        view = flag_view(post_id)
+        if view.is_finished():  # always, in the event loop (outside one discord.py cannot finish a view)
+            self._views[post_id] = view
+            if len(self._views) > self.kept:
+                self._views.popitem(last=False)
+        return view
+
+
 def answer_view(card: QuestionCard) -> discord.ui.View:
     """One button per shown choice, in the shown order; each carries the pack's own index of its choice."""
     view = discord.ui.View(timeout=None)
@@ -191,7 +191,7 @@ def answer_view(card: QuestionCard) -> discord.ui.View:
     # Full-text labels read best one to a row; numbers sit side by side.
     one_per_row = labels_fit(card) and len(labels) <= MAX_ROWS
     for position, (label, choice_id) in enumerate(zip(labels, card.choice_ids, strict=True)):
-        view.add_item(AnswerButton(card.post_id, choice_id, label=label, row=position if one_per_row else None))
+        view.add_item(answer_button(card.post_id, choice_id, label=label, row=position if one_per_row else None))
     return _unlistened(view)
 
 

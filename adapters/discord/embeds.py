@@ -16,6 +16,7 @@ message reference lists the pages' message ids, comma-separated (see card_pages.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -196,6 +197,17 @@ def _embed(page: EmbedPage, colour: discord.Colour, footer: str | None) -> disco
 # --- replies ---------------------------------------------------------------------------------------------
 
 _KEEP_WHOLE = 300  # reply lines up to this long are not cut across containers (board rows, short notes)
+ESCAPED_KEPT = 256
+"""How many reply texts `message_embed` keeps escaped: a few MB at most (explanations of the schema's longest)."""
+
+
+@functools.lru_cache(maxsize=ESCAPED_KEPT)
+def escape_kept(text: str) -> str:
+    """`escape(text)`, remembered for the texts replies repeat: every click's verdict on a post has one of a few
+    titles (one a choice) and the same explanation, and escaping them was most of the verdict's cost (~5% of the
+    bot's CPU a click). `escape` is a pure function of the text, so an entry never goes stale: a changed text
+    (another post, a reveal's wording, an edited pack) is another key; the least recently used go first."""
+    return escape(text)
 
 
 def message_embed(message: Message, *, colour: discord.Colour | None = None) -> discord.Embed:
@@ -204,8 +216,8 @@ def message_embed(message: Message, *, colour: discord.Colour | None = None) -> 
     Lines fill the description, then continuation fields, 6000 characters in all: an answer reply (verdict,
     answer and explanation at the schema's maxima, every character escaped) always fits whole.
     """
-    escaped_title = escape(message.title)
-    paragraphs = [EmbedParagraph(escape(line), split=len(line) > _KEEP_WHOLE) for line in message.lines]
+    escaped_title = escape_kept(message.title)
+    paragraphs = [EmbedParagraph(escape_kept(line), split=len(line) > _KEEP_WHOLE) for line in message.lines]
     title: str | None
     if 0 < len(escaped_title) <= limits.TITLE:
         title = escaped_title
