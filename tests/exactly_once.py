@@ -30,7 +30,10 @@ FAST_SCHEDULER = {"QUIZBOT_SCHEDULE_TICK_SECONDS": "1", "QUIZBOT_SCHEDULE_LEASE_
 
 
 async def schedule_due_now(database_url: str, channel: ChannelRef) -> None:
-    """A schedule in `channel` (every 10 minutes) whose next fire has passed: the first tick of a bot claims it."""
+    """A schedule in `channel` (daily, twelve hours from now) whose next fire has passed: the first tick of a bot
+    claims it, and no other fire falls due while the test runs (an every-ten-minutes rule did when a run crossed a
+    ten-minute mark between the crash and the restart: the slot after it fired too)."""
+    later = datetime.now(UTC) + timedelta(hours=12)
     runtime = await build_runtime(
         patient_settings(database_url=database_url),
         clock=SystemClock(),
@@ -40,7 +43,10 @@ async def schedule_due_now(database_url: str, channel: ChannelRef) -> None:
         admin = UserRef(channel.platform, channel.workspace_id, "U0ADMIN", "admin")
         async with runtime.uow() as uow:
             await runtime.schedules.add(
-                uow, AddSchedule(rule=parse_rule("*/10 * * * *"), timezone="UTC"), channel=channel, user=admin
+                uow,
+                AddSchedule(rule=parse_rule(f"{later.minute} {later.hour} * * *"), timezone="UTC"),
+                channel=channel,
+                user=admin,
             )
             await uow.commit()
     finally:
