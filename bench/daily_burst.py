@@ -30,10 +30,9 @@ import aiohttp
 from sqlalchemy import text
 
 from bench.common import Check, bound_check, percentile, quick_or_full, run, scratch_database, write_section
-from bench.scaleout import _balancer, cpu_seconds
+from bench.scaleout import PATIENT, _balancer, _count, cpu_seconds, database_backends
 from bench.slack_path import _child, _load, _Stamped, _stop, _warm_bodies, fake_slack
 from bot.db import Database
-from bot.timeouts import DatabaseTimeouts
 from tests.fakes.slack_api import SIGNING_SECRET, TEAM_ID, FakeSlack, block_actions_body, signed_headers
 
 LIMIT_PER_MINUTE = 100
@@ -105,33 +104,6 @@ def _by_time(sent: dict[str, float], acked: dict[str, float], width: float) -> l
     for user, latency in acked.items():
         slices.setdefault(int((sent[user] - first) // width), []).append(latency)
     return [slices[n] for n in sorted(slices)]
-
-
-PATIENT = DatabaseTimeouts(connect=10.0, statement=None)
-"""The bench's own connections (seeding, counting, sampling): it measures the bots' waits, not its own."""
-
-
-async def database_backends(url: str) -> set[int]:
-    """The PostgreSQL backends serving the database at `url` (the bots' pooled connections), not this query's."""
-    db = Database.from_url(url, timeouts=PATIENT)
-    try:
-        async with db.engine.connect() as conn:
-            query = text(
-                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-            return {int(pid) for (pid,) in await conn.execute(query)}
-    finally:
-        await db.dispose()
-
-
-async def _count(url: str) -> int:
-    """The answers stored."""
-    db = Database.from_url(url, timeouts=PATIENT)
-    try:
-        async with db.engine.connect() as conn:
-            return int((await conn.execute(text("SELECT count(*) FROM answers"))).scalar_one())
-    finally:
-        await db.dispose()
 
 
 async def _late_acks(port: int) -> int:

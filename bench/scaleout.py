@@ -33,8 +33,12 @@ from bench.common import Check, child_env, quick_or_full, run, scratch_database,
 from bench.slack_path import _bodies, _child, _load, _stop, _warm_bodies, fake_slack
 from bot.db import Database
 from bot.db.models import Answer
+from bot.timeouts import DatabaseTimeouts
 
 TICKS = os.sysconf("SC_CLK_TCK")
+PATIENT = DatabaseTimeouts(connect=10.0, statement=None)
+"""The bench's own connections (seeding, counting, sampling): it measures the bots' waits, not its own (on a busy
+machine PostgreSQL can take over a second to accept a connection)."""
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -78,7 +82,7 @@ async def _balancer(workdir: Path, ports: list[int], name: str) -> tuple[asyncio
 
 async def database_backends(url: str) -> set[int]:
     """The PostgreSQL backends serving the database at `url` (the bots' pooled connections), not this query's."""
-    db = Database.from_url(url)
+    db = Database.from_url(url, timeouts=PATIENT)
     try:
         async with db.engine.connect() as conn:
             query = text(
@@ -90,7 +94,8 @@ async def database_backends(url: str) -> set[int]:
 
 
 async def _count(url: str) -> int:
-    db = Database.from_url(url)
+    """The answers stored."""
+    db = Database.from_url(url, timeouts=PATIENT)
     try:
         async with db.transaction() as session:
             return int((await session.execute(select(func.count(Answer.id)))).scalar_one())
