@@ -29,14 +29,31 @@ from typing import Any
 import aiohttp
 from sqlalchemy import text
 
-from bench.common import Check, bound_check, percentile, quick_or_full, run, scratch_database, write_section
-from bench.scaleout import PATIENT, _balancer, _count, cpu_seconds, database_backends
-from bench.slack_path import _child, _load, _Stamped, _stop, _warm_bodies, fake_slack
+from bench.common import (
+    PATIENT,
+    Check,
+    bound_check,
+    percentile,
+    quick_or_full,
+    run,
+    scratch_database,
+    write_section,
+)
+from bench.scaleout import _balancer, cpu_seconds, database_backends
+from bench.slack_path import (
+    LIMIT_PER_MINUTE,
+    _child,
+    _load,
+    _Stamped,
+    _stop,
+    _stored,
+    _warm_bodies,
+    fake_slack,
+    limit_ephemerals,
+)
 from bot.db import Database
 from tests.fakes.slack_api import SIGNING_SECRET, TEAM_ID, FakeSlack, block_actions_body, signed_headers
 
-LIMIT_PER_MINUTE = 100
-"""chat.postEphemeral's limit: Slack's Tier 4, "100+ per minute" per workspace, at its floor."""
 ACK_DEADLINE = 3.0
 """Slack's: a click not acknowledged within 3 s is shown to its clicker as failed."""
 VERDICT_TARGET = 5.0
@@ -184,16 +201,7 @@ async def bench(
                 warm = _warm_bodies([card], fake)
                 await _load(port, warm, 2 * replicas)
                 bodies = _bodies(card, clicks, fake)
-                for _ in range(600):  # the warm-up's verdicts, before the limit
-                    if len(fake.ephemeral) >= len(warm):
-                        break
-                    await asyncio.sleep(0.05)
-                first = len(fake.ephemeral)
-                fake.enable_rate_limits(
-                    per_channel_per_second=None,
-                    workspace_per_minute=LIMIT_PER_MINUTE,
-                    workspace_methods=("chat.postEphemeral",),
-                )
+                first = await limit_ephemerals(fake, len(warm))
                 bots = [process.pid for process, _ in children]
                 backends = await database_backends(url)
                 bot_before = cpu_seconds(bots)
@@ -214,12 +222,8 @@ async def bench(
                     await asyncio.sleep(0.05)
                 stop.set()
                 connections = await sampler
-                stored = 0
-                for _ in range(600):  # a click acked late (past the bot's deadline) is stored after its ack
-                    stored = await _count(url) - len(warm)
-                    if stored >= clicks:
-                        break
-                    await asyncio.sleep(0.05)
+                # A click acked late (past the bot's deadline) is stored after its ack.
+                stored = (await _stored(url, clicks + len(warm)))[0] - len(warm)
                 late = sum([await _late_acks(info["port"]) for _, info in children])
             finally:
                 lb.send_signal(signal.SIGTERM)

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import delete, func, insert, select, text
 
+from bench.common import PATIENT
 from bot.db import Database
 from bot.db.models import Answer, Channel, Post, QuestionRow, User
 from bot.timeouts import DatabaseTimeouts
@@ -110,7 +111,7 @@ async def forget_answers(url: str) -> int:
 
 async def count_answers(url: str) -> int:
     """How many answers the database at `url` holds."""
-    db = Database.from_url(url)
+    db = Database.from_url(url, timeouts=PATIENT)
     try:
         async with db.engine.connect() as conn:
             return int((await conn.execute(select(func.count(Answer.id)))).scalar_one())

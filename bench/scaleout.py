@@ -27,18 +27,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import func, select, text
+from sqlalchemy import text
 
-from bench.common import Check, child_env, quick_or_full, run, scratch_database, summary_ms, write_section
-from bench.slack_path import _bodies, _child, _load, _stop, _warm_bodies, fake_slack
+from bench.common import PATIENT, Check, child_env, quick_or_full, run, scratch_database, summary_ms, write_section
+from bench.slack_path import _bodies, _child, _load, _stop, _stored, _warm_bodies, fake_slack
 from bot.db import Database
-from bot.db.models import Answer
-from bot.timeouts import DatabaseTimeouts
 
 TICKS = os.sysconf("SC_CLK_TCK")
-PATIENT = DatabaseTimeouts(connect=10.0, statement=None)
-"""The bench's own connections (seeding, counting, sampling): it measures the bots' waits, not its own (on a busy
-machine PostgreSQL can take over a second to accept a connection)."""
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -93,16 +88,6 @@ async def database_backends(url: str) -> set[int]:
         await db.dispose()
 
 
-async def _count(url: str) -> int:
-    """The answers stored."""
-    db = Database.from_url(url, timeouts=PATIENT)
-    try:
-        async with db.transaction() as session:
-            return int((await session.execute(select(func.count(Answer.id)))).scalar_one())
-    finally:
-        await db.dispose()
-
-
 async def bench(replicas: int, clicks: int, concurrency: int, workdir: Path) -> dict[str, object]:
     """One run: `replicas` bot processes behind the balancer on a fresh PostgreSQL database."""
     async with scratch_database("postgresql", workdir) as url, fake_slack() as fake:
@@ -133,12 +118,7 @@ async def bench(replicas: int, clicks: int, concurrency: int, workdir: Path) -> 
                 bot_cpu = cpu_seconds(bots) - bot_before
                 backends |= await database_backends(url)
                 backend_cpu = sum(cpu_seconds([pid]) - backend_before.get(pid, 0.0) for pid in backends)
-                stored = 0
-                for _ in range(600):
-                    stored = await _count(url) - len(warm)
-                    if stored >= len(bodies):
-                        break
-                    await asyncio.sleep(0.05)
+                stored = (await _stored(url, len(bodies) + len(warm)))[0] - len(warm)
             finally:
                 lb.send_signal(signal.SIGTERM)
                 await lb.wait()

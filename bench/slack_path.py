@@ -390,6 +390,19 @@ VERDICT_WAIT = 30.0
 up to 60 s three times, would take minutes)."""
 
 
+async def limit_ephemerals(fake: FakeSlack, warm: int) -> int:
+    """Once the `warm` warm-up clicks' verdicts have arrived, limit chat.postEphemeral to LIMIT_PER_MINUTE calls a
+    minute in the workspace; how many private replies the fake holds by then (the burst's come after them)."""
+    for _ in range(600):
+        if len(fake.ephemeral) >= warm:
+            break
+        await asyncio.sleep(0.05)
+    fake.enable_rate_limits(
+        per_channel_per_second=None, workspace_per_minute=LIMIT_PER_MINUTE, workspace_methods=("chat.postEphemeral",)
+    )
+    return len(fake.ephemeral)
+
+
 async def limited_verdicts(clicks: int, concurrency: int, workdir: Path) -> tuple[list[str], list[Check]]:
     """The quiz bot sent a burst of clicks while Slack limits chat.postEphemeral to LIMIT_PER_MINUTE a workspace
     (SQLite): how many verdicts reach their clickers, how soon after the last ack, and by which way."""
@@ -400,17 +413,8 @@ async def limited_verdicts(clicks: int, concurrency: int, workdir: Path) -> tupl
             bodies = _bodies(info["messages"], clicks, fake)
             warm = _warm_bodies(info["messages"], fake)
             await _load(info["port"], warm, 1)
-            for _ in range(600):  # the warm-up's verdicts, before the limit
-                if len(fake.ephemeral) >= len(warm):
-                    break
-                await asyncio.sleep(0.05)
-            expected = len(fake.ephemeral) + len(bodies)
-            fake.enable_rate_limits(
-                per_channel_per_second=None,
-                workspace_per_minute=LIMIT_PER_MINUTE,
-                workspace_methods=("chat.postEphemeral",),
-            )
-            first = len(fake.ephemeral)
+            first = await limit_ephemerals(fake, len(warm))
+            expected = first + len(bodies)
             elapsed, latencies, failures = await _load(info["port"], bodies, concurrency)
             last_ack = time.perf_counter()
             for _ in range(int(VERDICT_WAIT / 0.05)):  # the verdicts follow the acks
