@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Select, String, Table, and_, bindparam, func, literal_column, select, true, tuple_, update
+from sqlalchemy import Select, String, Table, and_, bindparam, func, select, true, tuple_, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import aliased
 
@@ -30,7 +30,14 @@ from bot.domain import ChannelRef
 from bot.domain.settings import OFF, ON, SettingKey
 from bot.service.repositories.base import Repository
 from bot.service.repositories.directory import insert_for
-from bot.service.repositories.lookups import CHANNEL_REF_COLUMNS, channel_ref_of, joined_to_channel, one_of
+from bot.service.repositories.lookups import (
+    CHANNEL_REF_COLUMNS,
+    channel_ref_of,
+    joined_to_channel,
+    json_item,
+    json_rows,
+    one_of,
+)
 from bot.service.repositories.scores import (
     RecordedAnswer,
     channel_ranks,
@@ -279,8 +286,8 @@ def _from_json(model: type[Answer] | type[User], names: Sequence[str], keys: lis
 
 def _json_rows(width: int) -> Select[Any]:
     """SQLite: the rows of the JSON parameter `rows` (an array of arrays of `width` values) as a SELECT."""
-    rows = func.json_each(bindparam("rows", type_=String())).table_valued("value")
-    return select(*(func.json_extract(rows.c.value, literal_column(f"'$[{n}]'")) for n in range(width)))
+    rows = json_rows("rows")
+    return select(*(json_item(rows.c.value, n) for n in range(width)))
 
 
 @lru_cache(maxsize=1)
@@ -309,8 +316,8 @@ def _joined_to_json(columns: Any, model: type[Answer] | type[User], names: tuple
     one statement text whatever the number of pairs (not a parameter a value), and each pair joined to its row
     through the unique index. `(a, b) IN (..)`, of a list or of a subquery, had SQLite scan the table, or read the
     index by its first column only (EXPLAIN QUERY PLAN): every answer of the database for a click already answered."""
-    pairs = func.json_each(bindparam("rows", type_=String())).table_valued("value")
-    first, second = (func.json_extract(pairs.c.value, literal_column(f"'$[{n}]'")) for n in range(2))
+    pairs = json_rows("rows")
+    first, second = (json_item(pairs.c.value, n) for n in range(2))
     table = cast(Table, model.__table__)
     return columns.select_from(pairs).join(table, and_(table.c[names[0]] == first, table.c[names[1]] == second))
 

@@ -7,9 +7,21 @@ from datetime import UTC, date, datetime
 from typing import Any, NamedTuple, TypeVarTuple, cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import BigInteger, ColumnElement, ScalarSelect, Select, any_, bindparam, func, select
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    ScalarSelect,
+    Select,
+    String,
+    any_,
+    bindparam,
+    func,
+    literal_column,
+    select,
+)
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.expression import TableValuedAlias
 from sqlalchemy.types import TypeEngine
 
 from bot.db.models import Channel, Cohort, Season, Workspace
@@ -161,6 +173,17 @@ def one_of(column: Any, dialect: str, name: str = "ids", item: TypeEngine[Any] |
         array = postgresql.ARRAY(item if item is not None else BigInteger())
         return cast(ColumnElement[bool], column == any_(bindparam(name, type_=array)))
     return cast(ColumnElement[bool], column.in_(bindparam(name, expanding=True)))
+
+
+def json_rows(name: str) -> TableValuedAlias:
+    """SQLite: the parameter `name`, one JSON array, as a table of its elements (column `value`): one statement text
+    and one parameter whatever the array's length (SQLAlchemy expands a list a value at each execution)."""
+    return func.json_each(bindparam(name, type_=String())).table_valued("value")
+
+
+def json_item(value: Any, index: int) -> ColumnElement[Any]:
+    """SQLite: the `index`-th element of a JSON array (a row of `json_rows`)."""
+    return func.json_extract(value, literal_column(f"'$[{index}]'"))
 
 
 def among_rows(column: Any, rows: Select[Any] | ScalarSelect[Any]) -> ColumnElement[bool]:

@@ -56,7 +56,7 @@ from bot.domain import ranking
 from bot.domain.leitner import BOX_INTERVALS
 from bot.domain.windows import Window, window_start
 from bot.service.repositories.directory import insert_for
-from bot.service.repositories.lookups import one_of
+from bot.service.repositories.lookups import json_rows, one_of
 
 COUNTERS = ("points", "correct", "answered")
 """The totals every rollup row keeps."""
@@ -149,8 +149,7 @@ def _in_batch(column: Any, dialect: str, name: str = "ids") -> ColumnElement[boo
     path's Python on SQLite, six statements a batch of 200 ids each) and SQLite finds it in its statement cache."""
     if dialect == "postgresql":
         return one_of(column, dialect, name)
-    values = func.json_each(bindparam(name, type_=String())).table_valued("value")
-    return cast(ColumnElement[bool], column.in_(select(values.c.value)))
+    return cast(ColumnElement[bool], column.in_(select(json_rows(name).c.value)))
 
 
 def batch_parameter(dialect: str, ids: Sequence[int]) -> Any:
