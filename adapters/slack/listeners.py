@@ -23,7 +23,6 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from adapters.slack.admins import AdminDirectory
 from adapters.slack.blocks import (
@@ -52,7 +51,7 @@ from adapters.slack.payloads import (
     team_of_click,
     text_of,
 )
-from adapters.slack.platform import PLATFORM, SlackPlatform
+from adapters.slack.platform import PLATFORM, SlackPlatform, response_url_client
 from adapters.slack.uploads import SlackUploads
 from bot.chart_images import render_charts
 from bot.commands import FlagQuestion, StartReview
@@ -113,7 +112,7 @@ class QuizListeners:
     def install(self, app: AsyncApp) -> None:
         """Register the middleware and listeners on a Bolt app."""
         app.middleware(SkipRetries())
-        app.middleware(RejectMalformed(proxy=self.platform.client.proxy))
+        app.middleware(RejectMalformed(self.platform.client))
         app.middleware(SkipReplays())
         # Any slash command of this app is `/quiz` (a workspace that already has a /quiz may rename it).
         app.command(re.compile(r".+"))(self.on_command)
@@ -477,11 +476,10 @@ class QuizListeners:
         """`respond(**message)`, through the Web API client's pool of kept-alive connections while it serves: Bolt's
         respond opens a new connection (and TLS session) to Slack for each reply."""
         url = getattr(respond, "response_url", None)
-        session = self.platform.client.session
-        if not isinstance(url, str) or session is None or session.closed:
+        if not isinstance(url, str):
             await respond(**message)
             return
-        await AsyncWebhookClient(url, session=session, proxy=self.platform.client.proxy).send(**message)
+        await response_url_client(self.platform.client, url).send(**message)
 
     # --- errors ------------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import Any
 from slack_bolt.middleware.async_middleware import AsyncMiddleware
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
-from slack_sdk.webhook.async_client import AsyncWebhookClient
+from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.blocks import (
     message_blocks,
@@ -25,7 +25,7 @@ from adapters.slack.payloads import (
     retry_number,
     text_of,
 )
-from adapters.slack.platform import PLATFORM
+from adapters.slack.platform import PLATFORM, response_url_client
 from bot.ports import Message
 from bot.wording import slack as slack_words
 
@@ -126,8 +126,8 @@ class RejectMalformed(AsyncMiddleware):
     the malformed body before it is checked: that alone raises on, for example, an empty `actions` list.
     """
 
-    def __init__(self, *, proxy: str | None = None) -> None:
-        self.proxy = proxy
+    def __init__(self, client: AsyncWebClient) -> None:
+        self.client = client  # its connections, for the polite reply through a response_url
 
     async def async_process(
         self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Callable[[], Awaitable[BoltResponse]]
@@ -162,7 +162,7 @@ class RejectMalformed(AsyncMiddleware):
         if response_url is None:
             return
         try:
-            await AsyncWebhookClient(response_url, proxy=self.proxy).send(
+            await response_url_client(self.client, response_url).send(
                 text=message_text(message),
                 blocks=message_blocks(message),
                 response_type="ephemeral",

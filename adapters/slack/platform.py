@@ -20,6 +20,7 @@ from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from adapters.slack import limits
 from adapters.slack.blocks import Block, card_blocks, card_text, message_blocks, message_text
@@ -90,6 +91,13 @@ def make_client(*, token: str, base_url: str | None = None) -> AsyncWebClient:
             _RateLimitRetries(max_retry_count=RATE_LIMIT_RETRIES),
         ],
     )
+
+
+def response_url_client(client: AsyncWebClient, url: str) -> AsyncWebhookClient:
+    """A client for a response_url that sends through `client`'s kept-alive connections while it serves (its
+    session open), else on a connection of its own: Bolt's respond opens a new one (a TLS handshake) each reply."""
+    session = client.session if client.session is not None and not client.session.closed else None
+    return AsyncWebhookClient(url, session=session, proxy=client.proxy, ssl=client.ssl)
 
 
 def platform_error(exc: SlackApiError, *, action: str) -> PlatformError:
