@@ -6,6 +6,8 @@ import asyncio
 import collections
 import functools
 import logging
+import time
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from threading import Thread
@@ -228,14 +230,37 @@ def create_engine(url: str, *, echo: bool = False, timeouts: DatabaseTimeouts | 
         echo=echo,
         pool_size=10,
         max_overflow=20,
-        pool_pre_ping=True,  # a connection is checked at checkout (bounded by command_timeout) before a click uses it
+        pool_pre_ping=True,  # a connection is checked at checkout (bounded by command_timeout) before a click uses it,
+        # when it has been idle (`_ping_outside_a_transaction`)
         pool_timeout=timeouts.pool,
         connect_args=connect_args,
     )
     event.listen(engine.sync_engine.pool, "invalidate", _terminate_at_once)
     if bare_ping_supported(engine.dialect):
         engine.dialect.do_ping = _ping_outside_a_transaction  # type: ignore[method-assign]
+        event.listen(engine.sync_engine.pool, "checkin", _note_checkin)
     return engine
+
+
+PING_AFTER_IDLE = 2.0
+"""Seconds: a pooled PostgreSQL connection checked in more recently than this is not pinged at checkout.
+
+The ping is a round trip before every unit of work: ~20% of a warm board's time, and one more statement a batch of
+clicks. A connection back in the pool this recently was working then; if its server has since closed it (a restart,
+`pg_terminate_backend`, `idle_session_timeout`), asyncpg has seen the socket close and the pool is told so without a
+round trip (`is_closed()`), as a failed ping would. What only the ping finds is a link gone silent, and that is found
+the same way, after the same statement timeout, by the statement that follows."""
+
+_last_checkin: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+"""When each pooled asyncpg connection (the driver's own, by weak reference) was last checked in (monotonic)."""
+
+_monotonic = time.monotonic  # the clock of `PING_AFTER_IDLE`; tests hold it
+
+
+def _note_checkin(dbapi_connection: Any, _record: Any) -> None:
+    raw = getattr(dbapi_connection, "_connection", None)  # None: the connection was invalidated on its way in
+    if raw is not None:
+        _last_checkin[raw] = _monotonic()
 
 
 _BARE_PING_NEEDS = ("_connection", "_handle_exception", "_async_ping")
@@ -257,10 +282,19 @@ def _ping_outside_a_transaction(dbapi_connection: Any) -> bool:
     # bot does not use): three round trips at every checkout, before every unit of work. The ";" alone is the ping;
     # a failure is the driver's error, which the pool reads as a disconnect (and replaces the connection) or raises.
     # A connection without the private parts used here (another SQLAlchemy) gets SQLAlchemy's own ping instead.
+    #
+    # A connection checked in less than PING_AFTER_IDLE ago is not pinged: only asked, locally, whether its socket
+    # is still open. A closed one is reported as a failed ping is (the pool replaces it and every connection opened
+    # before it: a server that closed one has likely closed them all).
     raw = getattr(dbapi_connection, "_connection", None)
     handle = getattr(dbapi_connection, "_handle_exception", None)
     if raw is None or handle is None or not hasattr(raw, "fetchrow"):
         dbapi_connection.ping()
+        return True
+    if raw.is_closed():
+        return False
+    checked_in = _last_checkin.get(raw)
+    if checked_in is not None and _monotonic() - checked_in < PING_AFTER_IDLE:
         return True
     try:
         await_(raw.fetchrow(";"))
