@@ -1,6 +1,7 @@
 """One batch of clicks (group commit) and its effects: what it writes, and how few statements it takes.
 
-The batch's rollups go as one statement on PostgreSQL (data-modifying CTEs, repositories/scores.py `_combined`);
+The batch's answers INSERT and its rollups go as one statement on PostgreSQL (data-modifying CTEs,
+repositories/scores.py `with_effects`; `_combined` for a batch across periods);
 these tests hold every effect of such a batch to the answers it recorded, including the batch that needs more than
 one statement (answers in different weeks: workspaces in different timezones), on SQLite and PostgreSQL.
 """
@@ -173,8 +174,8 @@ async def _counting(runtime: Runtime, statements: list[str]) -> AsyncIterator[No
 async def test_a_batch_of_clicks_takes_a_fixed_handful_of_statements(
     runtime: Runtime, channel: ChannelRef, known: bool
 ) -> None:
-    """However many clicks: the posts, the answers INSERT, the rollups (one statement on PostgreSQL, one a table on
-    SQLite), the ranks; and for new users their read and INSERT."""
+    """However many clicks: the posts, the answers INSERT and the rollups (one statement on PostgreSQL; on SQLite the
+    INSERT, then one a table), the ranks; and for new users their read and INSERT."""
     users = [UserRef("fake", "W1", f"U-{n}", f"user {n}") for n in range(30)]
     if known:
         warm_up = await post(runtime, channel)
@@ -197,8 +198,8 @@ async def test_a_batch_of_clicks_takes_a_fixed_handful_of_statements(
         )
     assert runtime.app.answers.batches == batches + 1
     assert {r.outcome for r in results} == {AnswerOutcome.RECORDED}
-    # Half right (the ranks are read), half wrong (review boxes). Posts, answers, then on PostgreSQL one statement
-    # for every rollup and the cohort read, or on SQLite users, channels, periods, cohort read and review; then the
-    # ranks. New users: their read and their INSERT first.
-    rollups = 1 if runtime.db.dialect == "postgresql" else 5
-    assert len(statements) == 3 + rollups + (0 if known else 2), statements
+    # Half right (the ranks are read), half wrong (review boxes). Posts; then on PostgreSQL one statement for the
+    # answers, every rollup and the cohort read, or on SQLite the answers, then users, channels, periods, cohort read
+    # and review; then the ranks. New users: their read and their INSERT first.
+    writes = 1 if runtime.db.dialect == "postgresql" else 6
+    assert len(statements) == 2 + writes + (0 if known else 2), statements

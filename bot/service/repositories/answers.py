@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
@@ -39,10 +39,16 @@ from bot.service.repositories.lookups import (
     one_of,
 )
 from bot.service.repositories.scores import (
+    INSERTED_COLUMNS,
+    ROLLUP_WINDOWS,
     RecordedAnswer,
     channel_ranks,
+    common_starts,
+    insert_with_effects,
+    period_start,
     record_answers_effects,
     warm_up_effects,
+    with_effects,
 )
 
 _Recipient = aliased(User)
@@ -154,9 +160,35 @@ class Answers(Repository):
             returned = await self._session.execute(_insert_answers_from_json(), self._json(rows, Answer, _ANSWER_ROW))
         return {(row.post_id, row.user_id): row.id for row in returned}
 
-    async def record_effects(self, answers: Sequence[RecordedAnswer]) -> None:
-        """The rollups and review boxes of answers just inserted (repositories/scores.py)."""
-        await record_answers_effects(self._session, answers)
+    async def record(self, rows: Sequence[dict[str, Any]], timezones: Mapping[int, str]) -> dict[tuple[int, int], int]:
+        """Insert answer rows, skipping a (post, user) pair already answered, and record what the rows inserted
+        change besides themselves (rollups, review boxes, cohort totals: repositories/scores.py); the new rows' ids
+        by (post, user). `timezones`: each post's workspace's timezone, which its rows' week and month start in.
+
+        On PostgreSQL, for a batch whose answers are all in the same periods (nearly every one), the INSERT and
+        every rollup are one statement (`scores.with_effects`); else the INSERT, then the rollups by the new ids."""
+        if self._dialect == "postgresql":
+            starts = common_starts([(row["answered_at"], timezones[row["post_id"]]) for row in rows])
+            if starts is not None:
+                parameters = _arrays(rows, _ANSWER_ROW)
+                return await insert_with_effects(self._session, _insert_with_effects(), parameters, starts, rows)
+        inserted = await self.insert(rows)
+        await record_answers_effects(
+            self._session,
+            [
+                RecordedAnswer(
+                    answer_id=inserted[key],
+                    user_id=row["user_id"],
+                    correct=row["is_correct"],
+                    points=row["points"],
+                    answered_at=row["answered_at"],
+                    timezone=timezones[row["post_id"]],
+                )
+                for row in rows
+                if (key := (row["post_id"], row["user_id"])) in inserted
+            ],
+        )
+        return inserted
 
     async def channel_ranks(self, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
         """Each (user row, channel row)'s rank on the channel's board, as of now in this transaction."""
@@ -184,6 +216,8 @@ class Answers(Repository):
         await self.add_users(())
         await self.insert(())
         if self._dialect == "postgresql":
+            starts = tuple(period_start(window, now, "UTC") for window in ROLLUP_WINDOWS)
+            await insert_with_effects(self._session, _insert_with_effects(), _arrays((), _ANSWER_ROW), starts, ())
             await self._session.execute(_existing_by_arrays(), {"post_id": [], "user_id": []})
         else:
             await self.existing([(0, 0)])  # no answer has row ids 0
@@ -250,6 +284,14 @@ def _insert_answers_from_arrays() -> Any:
     """PostgreSQL: `_insert_answers` from one array a column (`_unnest`), built once."""
     statement = _upsert_from_arrays(Answer, _ANSWER_ROW, ["post_id", "user_id"])
     return statement.returning(Answer.id, Answer.post_id, Answer.user_id)
+
+
+@lru_cache(maxsize=1)
+def _insert_with_effects() -> Any:
+    """PostgreSQL: `_insert_answers_from_arrays` returning what the rollups read, with every rollup of the rows it
+    inserts, one statement (`scores.with_effects`), built once."""
+    inserted = _upsert_from_arrays(Answer, _ANSWER_ROW, ["post_id", "user_id"]).returning(*INSERTED_COLUMNS)
+    return with_effects(inserted)
 
 
 @lru_cache(maxsize=1)
