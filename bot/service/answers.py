@@ -186,10 +186,6 @@ class AnswerRecorder:
                 self._remember(uow, row.workspace_id, row.external_id, row.id, name or row.display_name)
 
             for _attempt in range(2):
-                for row in await uow.answers.users(list(missing)):
-                    take(row)
-                if not missing:
-                    break
                 new_rows = [
                     {
                         "workspace_id": workspace,
@@ -199,8 +195,8 @@ class AnswerRecorder:
                     }
                     for (workspace, external), key in missing.items()
                 ]
-                # The rows inserted come back; those another transaction inserted first are read again.
-                for row in await uow.answers.add_users(new_rows):
+                # Those found and those inserted come back; those another transaction inserted first are read again.
+                for row in await uow.answers.find_or_add_users(new_rows):
                     take(row)
                 if not missing:
                     break

@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Select, String, Table, and_, bindparam, func, select, true, tuple_, update
+from sqlalchemy import Select, String, Table, and_, bindparam, func, select, true, tuple_, union_all, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import aliased
 
@@ -143,6 +143,18 @@ class Answers(Repository):
             return _known_users(await self._session.execute(_add_users_from_arrays(), _arrays(rows, _USER_ROW)))
         return _known_users(await self._session.execute(_add_users_from_json(), self._json(rows, User, _USER_ROW)))
 
+    async def find_or_add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
+        """The users of these rows (as `add_users` takes them) that have a row, and those inserted: the rows not
+        found are inserted, skipping those another transaction inserted first (the caller reads those again).
+        On PostgreSQL one statement (`_find_or_add_users`), whatever the mix; on SQLite the read, then the INSERT of
+        the users not found."""
+        if self._dialect == "postgresql":
+            return _known_users(await self._session.execute(_find_or_add_users(), _arrays(rows, _USER_ROW)))
+        found = await self.users([(row["workspace_id"], row["external_id"]) for row in rows])
+        known = {(user.workspace_id, user.external_id) for user in found}
+        new = [row for row in rows if (row["workspace_id"], row["external_id"]) not in known]
+        return found + (await self.add_users(new) if new else [])
+
     def _json(self, rows: Sequence[dict[str, Any]], model: type[Answer] | type[User], names: Sequence[str]) -> Any:
         """SQLite: row dicts as the one JSON parameter of `_from_json`, each value as the column's type binds it."""
         processors = _bind_processors(cast(Table, model.__table__), tuple(names), self._session.get_bind().dialect)
@@ -214,6 +226,7 @@ class Answers(Repository):
         await self.posts((0,))  # no post has row id 0
         await self.users(())
         await self.add_users(())
+        await self.find_or_add_users(())
         await self.insert(())
         if self._dialect == "postgresql":
             starts = tuple(period_start(window, now, "UTC") for window in ROLLUP_WINDOWS)
@@ -298,6 +311,32 @@ def _insert_with_effects() -> Any:
 def _add_users_from_arrays() -> Any:
     """PostgreSQL: the users INSERT of `add_users` from one array a column (`_unnest`), built once."""
     return _upsert_from_arrays(User, _USER_ROW, ["workspace_id", "external_id"]).returning(*_KNOWN_USER_COLUMNS)
+
+
+@lru_cache(maxsize=1)
+def _find_or_add_users() -> Any:
+    """PostgreSQL: `find_or_add_users` in one statement: the rows of one array a column (`_unnest`), the users of
+    their (workspace, platform id) pairs that have a row, and an INSERT of the others (ON CONFLICT DO NOTHING:
+    a user another transaction inserted first is neither found, being outside this statement's snapshot, nor
+    returned), built once. A read and an INSERT in one round trip for a batch of new users; for known ones the
+    INSERT has no row, so no id of the sequence is spent."""
+    table = cast(Table, User.__table__)
+    wanted = select(*_unnest(table, _USER_ROW).c).cte("wanted")
+    same = and_(User.workspace_id == wanted.c.workspace_id, User.external_id == wanted.c.external_id)
+    found = select(*_KNOWN_USER_COLUMNS).join(wanted, same).cte("found")
+    unknown = select(*wanted.c).where(
+        ~select(found.c.id)
+        .where(found.c.workspace_id == wanted.c.workspace_id, found.c.external_id == wanted.c.external_id)
+        .exists()
+    )
+    added = (
+        insert_for("postgresql", User)
+        .from_select(list(_USER_ROW), unknown)
+        .on_conflict_do_nothing(index_elements=["workspace_id", "external_id"])
+        .returning(*_KNOWN_USER_COLUMNS)
+        .cte("added")
+    )
+    return union_all(select(*found.c), select(*added.c))
 
 
 @lru_cache(maxsize=1)
