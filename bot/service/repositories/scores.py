@@ -300,7 +300,8 @@ INSERTED_COLUMNS = (
 @lru_cache(maxsize=8)
 def _combined(dialect: str, pieces: tuple[str, ...]) -> Any:
     """PostgreSQL: the named upserts of `_statements` as data-modifying CTEs of one statement, whose own query is
-    `in_cohorts`; one round trip and one parse for the batch's rollups instead of one for each.
+    `in_cohorts`; one round trip and one parse for the batch's rollups instead of one for each. Used after the
+    batch's INSERT when its answers are in different periods (`with_effects` takes the INSERT in too otherwise).
 
     Every piece reads the batch's answer rows by the same `ids` parameter (and its own parameters, e.g. the
     periods' starts), so a piece composes as it is: a new upsert (a new table, or another window's branch in the
@@ -355,8 +356,9 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
     The rollups are set-based statements over the batch's answer rows (`_statements`): one for the user totals,
     one for the channel totals, one for the periods of every rollup window (one per distinct set of periods:
     usually one) and one for the review boxes of the wrong answers, whatever the batch's size. On PostgreSQL they
-    go as one statement (`_combined`) with the read of which answerers are in a cohort; on SQLite, which has no
-    data-modifying CTEs, one after the other.
+    go as one statement (`_combined`) with the read of which answerers are in a cohort, the periods apart when the
+    answers are in different periods (a batch all in the same ones goes with its INSERT instead: `with_effects`);
+    on SQLite, which has no data-modifying CTEs, one after the other.
     """
     if not answers:
         return
@@ -444,8 +446,9 @@ async def warm_up_effects(session: AsyncSession, now: datetime) -> None:
     answer row and so write nothing), so that SQLAlchemy has compiled them and, on PostgreSQL, the session's
     connection has prepared them before the first batch of clicks. The caller rolls back.
 
-    On PostgreSQL the forms a batch in one week and month takes (with and without wrong answers), and the periods
-    piece on its own (a batch across a period's edge); on SQLite each statement.
+    On PostgreSQL the forms `record_answers_effects` runs (with and without wrong answers; with the periods, or
+    without them and the periods piece on its own, for a batch across a period's edge; a batch in one week and month
+    runs `with_effects`, which `Answers.warm_up` warms); on SQLite each statement.
     """
     dialect = session.get_bind().dialect.name
     periods = _period_parameters(_starts(now, "UTC"))
@@ -453,11 +456,14 @@ async def warm_up_effects(session: AsyncSession, now: datetime) -> None:
     if dialect == "postgresql":
         # With the parameters a batch passes: SQLAlchemy's compiled forms are keyed by the parameters' names too
         # (a batch without wrong answers passes no `due`).
-        for pieces, due in (
-            (("users", "channels", "periods", "review"), {"due": now}),
-            (("users", "channels", "periods"), {}),
-        ):
-            await session.execute(_combined(dialect, pieces), {"ids": none, **periods, **due})
+        forms: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
+            (("users", "channels", "periods", "review"), {"due": now, **periods}),
+            (("users", "channels", "periods"), periods),
+            (("users", "channels", "review"), {"due": now}),  # a batch across a period's edge: its periods apart
+            (("users", "channels"), {}),
+        )
+        for pieces, parameters in forms:
+            await session.execute(_combined(dialect, pieces), {"ids": none, **parameters})
         await session.execute(_statements(dialect)["periods"], {"ids": none, **periods})
     else:
         statements = _statements(dialect)
