@@ -127,33 +127,23 @@ class Answers(Repository):
     def _dialect(self) -> str:
         return self._session.get_bind().dialect.name
 
-    async def users(self, keys: Collection[tuple[int, str]]) -> list[KnownUser]:
-        """The users of these (workspace row, platform user id) pairs that have a row."""
-        if self._dialect == "postgresql":
-            workspaces, externals = _columns(keys, 2)
-            parameters = {"workspace_id": workspaces, "external_id": externals}
-            return _known_users(await self._session.execute(_users_by_arrays(), parameters))
-        rows = await self._session.execute(_users_by_json(), {"rows": json.dumps([list(key) for key in keys])})
-        return _known_users(rows)
-
-    async def add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
-        """Insert users (one statement), skipping those another transaction inserted first; the rows inserted,
-        so the caller reads again only the users another transaction inserted first."""
-        if self._dialect == "postgresql":
-            return _known_users(await self._session.execute(_add_users_from_arrays(), _arrays(rows, _USER_ROW)))
-        return _known_users(await self._session.execute(_add_users_from_json(), self._json(rows, User, _USER_ROW)))
-
     async def find_or_add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
-        """The users of these rows (as `add_users` takes them) that have a row, and those inserted: the rows not
-        found are inserted, skipping those another transaction inserted first (the caller reads those again).
-        On PostgreSQL one statement (`_find_or_add_users`), whatever the mix; on SQLite the read, then the INSERT of
-        the users not found."""
+        """The users of these rows (workspace_id, external_id, display_name, created_at) that have a row, and those
+        inserted: the rows not found are inserted, skipping those another transaction inserted first (the caller
+        reads those again). On PostgreSQL one statement (`_find_or_add_users`), whatever the mix; on SQLite the
+        read, then the INSERT of the users not found (the rows inserted come back)."""
         if self._dialect == "postgresql":
             return _known_users(await self._session.execute(_find_or_add_users(), _arrays(rows, _USER_ROW)))
-        found = await self.users([(row["workspace_id"], row["external_id"]) for row in rows])
+        keys = json.dumps([[row["workspace_id"], row["external_id"]] for row in rows])
+        found = _known_users(await self._session.execute(_users_by_json(), {"rows": keys}))
         known = {(user.workspace_id, user.external_id) for user in found}
         new = [row for row in rows if (row["workspace_id"], row["external_id"]) not in known]
-        return found + (await self.add_users(new) if new else [])
+        return found + (await self._add_users(new) if new else [])
+
+    async def _add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
+        """SQLite: insert users (one statement), skipping those another transaction inserted first; the rows
+        inserted."""
+        return _known_users(await self._session.execute(_add_users_from_json(), self._json(rows, User, _USER_ROW)))
 
     def _json(self, rows: Sequence[dict[str, Any]], model: type[Answer] | type[User], names: Sequence[str]) -> Any:
         """SQLite: row dicts as the one JSON parameter of `_from_json`, each value as the column's type binds it."""
@@ -224,8 +214,6 @@ class Answers(Repository):
         Left cold: the rare ones (a user's new name, cohort totals)."""
         await self.posts(())
         await self.posts((0,))  # no post has row id 0
-        await self.users(())
-        await self.add_users(())
         await self.find_or_add_users(())
         await self.insert(())
         if self._dialect == "postgresql":
@@ -233,6 +221,7 @@ class Answers(Repository):
             await insert_with_effects(self._session, _insert_with_effects(), _arrays((), _ANSWER_ROW), starts, ())
             await self._session.execute(_existing_by_arrays(), {"post_id": [], "user_id": []})
         else:
+            await self._add_users(())
             await self.existing([(0, 0)])  # no answer has row ids 0
         await warm_up_effects(self._session, now)
 
@@ -308,12 +297,6 @@ def _insert_with_effects() -> Any:
 
 
 @lru_cache(maxsize=1)
-def _add_users_from_arrays() -> Any:
-    """PostgreSQL: the users INSERT of `add_users` from one array a column (`_unnest`), built once."""
-    return _upsert_from_arrays(User, _USER_ROW, ["workspace_id", "external_id"]).returning(*_KNOWN_USER_COLUMNS)
-
-
-@lru_cache(maxsize=1)
 def _find_or_add_users() -> Any:
     """PostgreSQL: `find_or_add_users` in one statement: the rows of one array a column (`_unnest`), the users of
     their (workspace, platform id) pairs that have a row, and an INSERT of the others (ON CONFLICT DO NOTHING:
@@ -337,13 +320,6 @@ def _find_or_add_users() -> Any:
         .cte("added")
     )
     return union_all(select(*found.c), select(*added.c))
-
-
-@lru_cache(maxsize=1)
-def _users_by_arrays() -> Any:
-    """PostgreSQL: the read of `Answers.users`, the (workspace row, platform id) pairs as two arrays."""
-    pairs = _unnest(cast(Table, User.__table__), ["workspace_id", "external_id"])
-    return select(*_KNOWN_USER_COLUMNS).where(tuple_(User.workspace_id, User.external_id).in_(select(*pairs.c)))
 
 
 @lru_cache(maxsize=1)
@@ -379,8 +355,8 @@ def _insert_answers_from_json() -> Any:
 
 @lru_cache(maxsize=1)
 def _users_by_json() -> Any:
-    """SQLite: the read of `Answers.users`, the (workspace row, platform id) pairs the rows of one JSON parameter
-    (`_joined_to_json`)."""
+    """SQLite: the read of `Answers.find_or_add_users`, the (workspace row, platform id) pairs the rows of one JSON
+    parameter (`_joined_to_json`)."""
     return _joined_to_json(select(*_KNOWN_USER_COLUMNS), User, ("workspace_id", "external_id"))
 
 
@@ -405,7 +381,7 @@ def _joined_to_json(columns: Any, model: type[Answer] | type[User], names: tuple
 
 @lru_cache(maxsize=1)
 def _add_users_from_json() -> Any:
-    """SQLite: the users INSERT of `add_users` (`_from_json`), built once; the rows inserted come back."""
+    """SQLite: the users INSERT of `Answers._add_users` (`_from_json`), built once; the rows inserted come back."""
     return _from_json(User, _USER_ROW, ["workspace_id", "external_id"]).returning(*_KNOWN_USER_COLUMNS)
 
 
