@@ -28,7 +28,6 @@ from bot.domain.scoring import points_for
 from bot.errors import InvalidChoice, NotYourQuestion, PostedElsewhere, QuizError, UnknownPost
 from bot.service.repositories.answers import ClickedPost, KnownUser
 from bot.service.repositories.directory import Directory
-from bot.service.repositories.scores import RecordedAnswer
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, is_conflict
 from bot.wording.answers import no_such_choice
 from bot.wording.errors import UNKNOWN_POST, not_your_question, posted_elsewhere
@@ -136,21 +135,7 @@ class AnswerRecorder:
                 rows.append(_answer_row(click, post, key[1]))
             inserted: dict[tuple[int, int], int] = {}
             if rows:
-                inserted = await uow.answers.insert(rows)
-                await uow.answers.record_effects(
-                    [
-                        RecordedAnswer(
-                            answer_id=inserted[key],
-                            user_id=row["user_id"],
-                            correct=row["is_correct"],
-                            points=row["points"],
-                            answered_at=row["answered_at"],
-                            timezone=posts[row["post_id"]].timezone,
-                        )
-                        for row in rows
-                        if (key := (row["post_id"], row["user_id"])) in inserted
-                    ],
-                )
+                inserted = await uow.answers.record(rows, {post_id: post.timezone for post_id, post in posts.items()})
             earlier = await uow.answers.existing(
                 [key for index, key in keys.items() if index in closed or key not in inserted]
             )
@@ -201,10 +186,6 @@ class AnswerRecorder:
                 self._remember(uow, row.workspace_id, row.external_id, row.id, name or row.display_name)
 
             for _attempt in range(2):
-                for row in await uow.answers.users(list(missing)):
-                    take(row)
-                if not missing:
-                    break
                 new_rows = [
                     {
                         "workspace_id": workspace,
@@ -214,8 +195,8 @@ class AnswerRecorder:
                     }
                     for (workspace, external), key in missing.items()
                 ]
-                # The rows inserted come back; those another transaction inserted first are read again.
-                for row in await uow.answers.add_users(new_rows):
+                # Those found and those inserted come back; those another transaction inserted first are read again.
+                for row in await uow.answers.find_or_add_users(new_rows):
                     take(row)
                 if not missing:
                     break

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import insert, select, text
 
-from bot.db.models import Answer, User
+from bot.db.models import Answer, User, Workspace
 from bot.domain import DISPLAY_NAME_MAX, AnswerOutcome, ChannelRef, UserRef
 from bot.errors import Busy, InvalidChoice, UnknownPost
 from bot.ops.data import forget_user
@@ -152,3 +152,49 @@ async def test_a_name_longer_than_the_column_is_cut_to_fit_and_the_click_still_c
         stored = (await session.execute(select(User.display_name).where(User.external_id == "U-long"))).scalar_one()
     assert stored == long_name[:DISPLAY_NAME_MAX]
     assert user.display_name == long_name[:DISPLAY_NAME_MAX]
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+async def test_a_user_another_process_inserts_during_the_batch_gets_that_row(
+    runtime: Runtime, channel: ChannelRef
+) -> None:
+    """The batch finds or inserts its new users in one statement on PostgreSQL; a user another process has just
+    inserted (not committed yet) is neither found nor inserted by it: the batch waits on that row, then reads it
+    again, and the click counts for that one row."""
+    card = (await runtime.quiz.post_question(channel)).card
+    async with runtime.db.transaction() as session:
+        workspace = (await session.execute(select(Workspace.id).where(Workspace.external_id == "W1"))).scalar_one()
+    other = runtime.db.sessions()  # another process's transaction, holding its new row of the user uncommitted
+    try:
+        await other.execute(
+            insert(User).values(
+                workspace_id=workspace, external_id="U-ivy", display_name="ivy", created_at=runtime.clock.now()
+            )
+        )
+        theirs = (await other.execute(select(User.id).where(User.external_id == "U-ivy"))).scalar_one()
+        click = asyncio.create_task(
+            runtime.app.answer(post_id=card.post_id, user=make_user("ivy"), choice_index=card.choice_ids[0])
+        )
+        while not await _waiting_on_a_lock(runtime):  # the batch's INSERT of the user waits for that row
+            assert not click.done(), click.result()
+            await asyncio.sleep(0.01)
+        await other.commit()
+    finally:
+        await other.close()
+    result = await click
+    assert result.outcome is AnswerOutcome.RECORDED
+    async with runtime.db.transaction() as session:
+        users = list((await session.execute(select(User.id).where(User.external_id == "U-ivy"))).scalars())
+        answerers = list((await session.execute(select(Answer.user_id))).scalars())
+    assert users == [theirs]
+    assert answerers == [theirs]
+
+
+async def _waiting_on_a_lock(runtime: Runtime) -> bool:
+    async with runtime.db.transaction() as session:
+        waiting = await session.execute(
+            text(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+        )
+        return bool(waiting.scalar_one())

@@ -1,6 +1,7 @@
 """One batch of clicks (group commit) and its effects: what it writes, and how few statements it takes.
 
-The batch's rollups go as one statement on PostgreSQL (data-modifying CTEs, repositories/scores.py `_combined`);
+The batch's answers INSERT and its rollups go as one statement on PostgreSQL (data-modifying CTEs,
+repositories/scores.py `with_effects`; `_combined` for a batch across periods);
 these tests hold every effect of such a batch to the answers it recorded, including the batch that needs more than
 one statement (answers in different weeks: workspaces in different timezones), on SQLite and PostgreSQL.
 """
@@ -19,6 +20,7 @@ from sqlalchemy import event, select
 from bot.clock import ManualClock
 from bot.db.models import Answer, ChannelScore, CohortMember, PeriodScore, Post, ReviewItem, User, UserScore
 from bot.domain import AnswerOutcome, ChannelRef, UserRef
+from bot.domain.leitner import BOX_INTERVALS
 from bot.domain.windows import Window, window_start
 from bot.runtime import Runtime
 from bot.service.facade import Invocation
@@ -173,8 +175,8 @@ async def _counting(runtime: Runtime, statements: list[str]) -> AsyncIterator[No
 async def test_a_batch_of_clicks_takes_a_fixed_handful_of_statements(
     runtime: Runtime, channel: ChannelRef, known: bool
 ) -> None:
-    """However many clicks: the posts, the answers INSERT, the rollups (one statement on PostgreSQL, one a table on
-    SQLite), the ranks; and for new users their read and INSERT."""
+    """However many clicks: the posts, the answers INSERT and the rollups (one statement on PostgreSQL; on SQLite the
+    INSERT, then one a table), the ranks; and for new users their read and INSERT (one statement on PostgreSQL)."""
     users = [UserRef("fake", "W1", f"U-{n}", f"user {n}") for n in range(30)]
     if known:
         warm_up = await post(runtime, channel)
@@ -197,8 +199,41 @@ async def test_a_batch_of_clicks_takes_a_fixed_handful_of_statements(
         )
     assert runtime.app.answers.batches == batches + 1
     assert {r.outcome for r in results} == {AnswerOutcome.RECORDED}
-    # Half right (the ranks are read), half wrong (review boxes). Posts, answers, then on PostgreSQL one statement
-    # for every rollup and the cohort read, or on SQLite users, channels, periods, cohort read and review; then the
-    # ranks. New users: their read and their INSERT first.
-    rollups = 1 if runtime.db.dialect == "postgresql" else 5
-    assert len(statements) == 3 + rollups + (0 if known else 2), statements
+    # Half right (the ranks are read), half wrong (review boxes). Posts; then on PostgreSQL one statement for the
+    # answers, every rollup and the cohort read, or on SQLite the answers, then users, channels, periods, cohort read
+    # and review; then the ranks. New users: their read and their INSERT first (on PostgreSQL one statement).
+    writes, new_users = (1, 1) if runtime.db.dialect == "postgresql" else (6, 2)
+    assert len(statements) == 2 + writes + (0 if known else new_users), statements
+
+
+class _Ticking(ManualClock):
+    """A clock a second later at each reading: the clicks of one batch each at their own instant."""
+
+    def now(self) -> datetime:
+        self.advance(1)
+        return super().now()
+
+
+async def test_a_repeated_miss_in_a_batch_moves_no_review_box(runtime: Runtime, channel: ChannelRef) -> None:
+    """The batch's review boxes are due one interval after its last miss that was recorded: a click on a question
+    already answered is not recorded and counts nowhere, not in the boxes' due time either (on PostgreSQL the
+    rows the INSERT skipped are not among those the rollups read)."""
+    card = await post(runtime, channel)
+    miss = wrong_index(runtime, card)
+    first = await runtime.app.answer(post_id=card.post_id, user=make_user("ann"), choice_index=miss)
+    assert first.outcome is AnswerOutcome.RECORDED
+    recorder = runtime.app.answers
+    clock = _Ticking(runtime.clock.now())
+    recorder.clock = clock
+    batches = recorder.batches
+    results = await asyncio.gather(
+        runtime.app.answer(post_id=card.post_id, user=make_user("bob"), choice_index=miss),  # at t + 1 s
+        runtime.app.answer(post_id=card.post_id, user=make_user("ann"), choice_index=miss),  # at t + 2 s: answered
+    )
+    assert recorder.batches == batches + 1
+    assert [r.outcome for r in results] == [AnswerOutcome.RECORDED, AnswerOutcome.ALREADY_ANSWERED]
+    async with runtime.db.transaction() as session:
+        answered = dict((await session.execute(select(User.external_id, Answer.answered_at).join(User))).all())
+        due = dict((await session.execute(select(User.external_id, ReviewItem.due_at).join(User))).all())
+    assert due == {name: at + BOX_INTERVALS[0] for name, at in answered.items()}
+    assert answered["U-bob"] < clock.now()  # the repeated click came later, and moved nothing

@@ -19,7 +19,7 @@ READS = {
     "users": "SELECT users.id, users.workspace_id, users.external_id, users.display_name",
     "answers": "SELECT answers.post_id, answers.user_id, answers.choice_index, answers.is_correct",
 }
-"""The click path's read of the clicking users (`Answers.users`) and of their earlier answers (`Answers.existing`)."""
+"""The click path's read of the clicking users (`Answers.find_or_add_users`) and of their earlier answers (`Answers.existing`)."""
 
 SEARCHED = {"users": "(workspace_id=? AND external_id=?)", "answers": "(post_id=? AND user_id=?)"}
 

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Select, String, Table, and_, bindparam, func, select, true, tuple_, update
+from sqlalchemy import Select, String, Table, and_, bindparam, func, select, true, tuple_, union_all, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import aliased
 
@@ -39,10 +39,16 @@ from bot.service.repositories.lookups import (
     one_of,
 )
 from bot.service.repositories.scores import (
+    INSERTED_COLUMNS,
+    ROLLUP_WINDOWS,
     RecordedAnswer,
     channel_ranks,
+    common_starts,
+    insert_with_effects,
+    period_start,
     record_answers_effects,
     warm_up_effects,
+    with_effects,
 )
 
 _Recipient = aliased(User)
@@ -121,20 +127,22 @@ class Answers(Repository):
     def _dialect(self) -> str:
         return self._session.get_bind().dialect.name
 
-    async def users(self, keys: Collection[tuple[int, str]]) -> list[KnownUser]:
-        """The users of these (workspace row, platform user id) pairs that have a row."""
+    async def find_or_add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
+        """The users of these rows (workspace_id, external_id, display_name, created_at) that have a row, and those
+        inserted: the rows not found are inserted, skipping those another transaction inserted first (the caller
+        reads those again). On PostgreSQL one statement (`_find_or_add_users`), whatever the mix; on SQLite the
+        read, then the INSERT of the users not found (the rows inserted come back)."""
         if self._dialect == "postgresql":
-            workspaces, externals = _columns(keys, 2)
-            parameters = {"workspace_id": workspaces, "external_id": externals}
-            return _known_users(await self._session.execute(_users_by_arrays(), parameters))
-        rows = await self._session.execute(_users_by_json(), {"rows": json.dumps([list(key) for key in keys])})
-        return _known_users(rows)
+            return _known_users(await self._session.execute(_find_or_add_users(), _arrays(rows, _USER_ROW)))
+        keys = json.dumps([[row["workspace_id"], row["external_id"]] for row in rows])
+        found = _known_users(await self._session.execute(_users_by_json(), {"rows": keys}))
+        known = {(user.workspace_id, user.external_id) for user in found}
+        new = [row for row in rows if (row["workspace_id"], row["external_id"]) not in known]
+        return found + (await self._add_users(new) if new else [])
 
-    async def add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
-        """Insert users (one statement), skipping those another transaction inserted first; the rows inserted,
-        so the caller reads again only the users another transaction inserted first."""
-        if self._dialect == "postgresql":
-            return _known_users(await self._session.execute(_add_users_from_arrays(), _arrays(rows, _USER_ROW)))
+    async def _add_users(self, rows: Sequence[dict[str, Any]]) -> list[KnownUser]:
+        """SQLite: insert users (one statement), skipping those another transaction inserted first; the rows
+        inserted."""
         return _known_users(await self._session.execute(_add_users_from_json(), self._json(rows, User, _USER_ROW)))
 
     def _json(self, rows: Sequence[dict[str, Any]], model: type[Answer] | type[User], names: Sequence[str]) -> Any:
@@ -154,9 +162,35 @@ class Answers(Repository):
             returned = await self._session.execute(_insert_answers_from_json(), self._json(rows, Answer, _ANSWER_ROW))
         return {(row.post_id, row.user_id): row.id for row in returned}
 
-    async def record_effects(self, answers: Sequence[RecordedAnswer]) -> None:
-        """The rollups and review boxes of answers just inserted (repositories/scores.py)."""
-        await record_answers_effects(self._session, answers)
+    async def record(self, rows: Sequence[dict[str, Any]], timezones: Mapping[int, str]) -> dict[tuple[int, int], int]:
+        """Insert answer rows, skipping a (post, user) pair already answered, and record what the rows inserted
+        change besides themselves (rollups, review boxes, cohort totals: repositories/scores.py); the new rows' ids
+        by (post, user). `timezones`: each post's workspace's timezone, which its rows' week and month start in.
+
+        On PostgreSQL, for a batch whose answers are all in the same periods (nearly every one), the INSERT and
+        every rollup are one statement (`scores.with_effects`); else the INSERT, then the rollups by the new ids."""
+        if self._dialect == "postgresql":
+            starts = common_starts([(row["answered_at"], timezones[row["post_id"]]) for row in rows])
+            if starts is not None:
+                parameters = _arrays(rows, _ANSWER_ROW)
+                return await insert_with_effects(self._session, _insert_with_effects(), parameters, starts, rows)
+        inserted = await self.insert(rows)
+        await record_answers_effects(
+            self._session,
+            [
+                RecordedAnswer(
+                    answer_id=inserted[key],
+                    user_id=row["user_id"],
+                    correct=row["is_correct"],
+                    points=row["points"],
+                    answered_at=row["answered_at"],
+                    timezone=timezones[row["post_id"]],
+                )
+                for row in rows
+                if (key := (row["post_id"], row["user_id"])) in inserted
+            ],
+        )
+        return inserted
 
     async def channel_ranks(self, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
         """Each (user row, channel row)'s rank on the channel's board, as of now in this transaction."""
@@ -180,12 +214,14 @@ class Answers(Repository):
         Left cold: the rare ones (a user's new name, cohort totals)."""
         await self.posts(())
         await self.posts((0,))  # no post has row id 0
-        await self.users(())
-        await self.add_users(())
+        await self.find_or_add_users(())
         await self.insert(())
         if self._dialect == "postgresql":
+            starts = tuple(period_start(window, now, "UTC") for window in ROLLUP_WINDOWS)
+            await insert_with_effects(self._session, _insert_with_effects(), _arrays((), _ANSWER_ROW), starts, ())
             await self._session.execute(_existing_by_arrays(), {"post_id": [], "user_id": []})
         else:
+            await self._add_users(())
             await self.existing([(0, 0)])  # no answer has row ids 0
         await warm_up_effects(self._session, now)
 
@@ -253,16 +289,37 @@ def _insert_answers_from_arrays() -> Any:
 
 
 @lru_cache(maxsize=1)
-def _add_users_from_arrays() -> Any:
-    """PostgreSQL: the users INSERT of `add_users` from one array a column (`_unnest`), built once."""
-    return _upsert_from_arrays(User, _USER_ROW, ["workspace_id", "external_id"]).returning(*_KNOWN_USER_COLUMNS)
+def _insert_with_effects() -> Any:
+    """PostgreSQL: `_insert_answers_from_arrays` returning what the rollups read, with every rollup of the rows it
+    inserts, one statement (`scores.with_effects`), built once."""
+    inserted = _upsert_from_arrays(Answer, _ANSWER_ROW, ["post_id", "user_id"]).returning(*INSERTED_COLUMNS)
+    return with_effects(inserted)
 
 
 @lru_cache(maxsize=1)
-def _users_by_arrays() -> Any:
-    """PostgreSQL: the read of `Answers.users`, the (workspace row, platform id) pairs as two arrays."""
-    pairs = _unnest(cast(Table, User.__table__), ["workspace_id", "external_id"])
-    return select(*_KNOWN_USER_COLUMNS).where(tuple_(User.workspace_id, User.external_id).in_(select(*pairs.c)))
+def _find_or_add_users() -> Any:
+    """PostgreSQL: `find_or_add_users` in one statement: the rows of one array a column (`_unnest`), the users of
+    their (workspace, platform id) pairs that have a row, and an INSERT of the others (ON CONFLICT DO NOTHING:
+    a user another transaction inserted first is neither found, being outside this statement's snapshot, nor
+    returned), built once. A read and an INSERT in one round trip for a batch of new users; for known ones the
+    INSERT has no row, so no id of the sequence is spent."""
+    table = cast(Table, User.__table__)
+    wanted = select(*_unnest(table, _USER_ROW).c).cte("wanted")
+    same = and_(User.workspace_id == wanted.c.workspace_id, User.external_id == wanted.c.external_id)
+    found = select(*_KNOWN_USER_COLUMNS).join(wanted, same).cte("found")
+    unknown = select(*wanted.c).where(
+        ~select(found.c.id)
+        .where(found.c.workspace_id == wanted.c.workspace_id, found.c.external_id == wanted.c.external_id)
+        .exists()
+    )
+    added = (
+        insert_for("postgresql", User)
+        .from_select(list(_USER_ROW), unknown)
+        .on_conflict_do_nothing(index_elements=["workspace_id", "external_id"])
+        .returning(*_KNOWN_USER_COLUMNS)
+        .cte("added")
+    )
+    return union_all(select(*found.c), select(*added.c))
 
 
 @lru_cache(maxsize=1)
@@ -298,8 +355,8 @@ def _insert_answers_from_json() -> Any:
 
 @lru_cache(maxsize=1)
 def _users_by_json() -> Any:
-    """SQLite: the read of `Answers.users`, the (workspace row, platform id) pairs the rows of one JSON parameter
-    (`_joined_to_json`)."""
+    """SQLite: the read of `Answers.find_or_add_users`, the (workspace row, platform id) pairs the rows of one JSON
+    parameter (`_joined_to_json`)."""
     return _joined_to_json(select(*_KNOWN_USER_COLUMNS), User, ("workspace_id", "external_id"))
 
 
@@ -324,7 +381,7 @@ def _joined_to_json(columns: Any, model: type[Answer] | type[User], names: tuple
 
 @lru_cache(maxsize=1)
 def _add_users_from_json() -> Any:
-    """SQLite: the users INSERT of `add_users` (`_from_json`), built once; the rows inserted come back."""
+    """SQLite: the users INSERT of `Answers._add_users` (`_from_json`), built once; the rows inserted come back."""
     return _from_json(User, _USER_ROW, ["workspace_id", "external_id"]).returning(*_KNOWN_USER_COLUMNS)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -21,6 +21,7 @@ from sqlalchemy import (
     BigInteger,
     ColumnElement,
     Integer,
+    Interval,
     Select,
     String,
     Table,
@@ -89,20 +90,21 @@ def in_season(season: Any, answered_at: Any) -> ColumnElement[bool]:
     return and_(season.starts_at <= answered_at, or_(end.is_(None), answered_at < end))
 
 
-def _season_rows(in_batch: ColumnElement[bool]) -> Select[Any]:
+def _season_rows(in_batch: ColumnElement[bool], answer: Any = Answer) -> Select[Any]:
     """The batch's sums per user in each season of its workspace that contains the answer: the season branch of the
-    `periods` statement (columns as its other branches: user, period, period_start, workspace, COUNTERS)."""
+    `periods` statement (columns as its other branches: user, period, period_start, workspace, COUNTERS). `answer`
+    is where the batch's rows are read: the answers table (the model), or the columns of the rows just inserted."""
     return (
         select(
-            Answer.user_id,
+            answer.user_id,
             season_period_of(Season).label("period"),
             Season.starts_at.label("period_start"),
-            Answer.workspace_id,
-            *counter_sums(Answer),
+            answer.workspace_id,
+            *counter_sums(answer),
         )
-        .join(Season, and_(Season.workspace_id == Answer.workspace_id, in_season(Season, Answer.answered_at)))
+        .join(Season, and_(Season.workspace_id == answer.workspace_id, in_season(Season, answer.answered_at)))
         .where(in_batch)
-        .group_by(Answer.user_id, Season.id, Season.starts_at, Answer.workspace_id)
+        .group_by(answer.user_id, Season.id, Season.starts_at, answer.workspace_id)
     )
 
 
@@ -159,13 +161,28 @@ def batch_parameter(dialect: str, ids: Sequence[int]) -> Any:
 
 @lru_cache(maxsize=4)
 def _statements(dialect: str) -> dict[str, Any]:
-    """The batch's rollup statements, built once per dialect (SQLAlchemy then reuses their compiled form).
-
-    Each reads the batch's new answer rows by id and adds their sums per key in one INSERT .. SELECT .. ON
-    CONFLICT DO UPDATE: no row of parameters goes through Python, and the rows are grouped by key (one INSERT
-    may not update the same row twice) in key order (so concurrent batches lock rows in the same order).
-    """
+    """The batch's rollup statements, built once per dialect (SQLAlchemy then reuses their compiled form), reading
+    the batch's new answer rows by id (`_pieces`), and the read of which of their users are in a cohort."""
     in_batch = _in_batch(Answer.id, dialect)  # the answer rows of this batch (or of part of it)
+    return {
+        "in_cohorts": select(CohortMember.user_id)
+        .where(CohortMember.user_id.in_(select(Answer.user_id).where(in_batch)))
+        .distinct()
+        .order_by(CohortMember.user_id),
+        **_pieces(dialect, Answer, in_batch, bindparam("due", type_=UTCDateTime())),
+    }
+
+
+def _pieces(dialect: str, answer: Any, in_batch: ColumnElement[bool], due: ColumnElement[Any]) -> dict[str, Any]:
+    """The batch's rollup upserts: `users`, `channels`, `periods` (every rollup window's period and the seasons)
+    and `review` (the misses' review boxes, due at `due`).
+
+    Each reads the batch's answer rows, the rows of `answer` that are `in_batch` (the answers table by the batch's
+    ids; or, on PostgreSQL, the columns of the answers INSERT's RETURNING, `_recorded_with_effects`), and adds their
+    sums per key in one INSERT .. SELECT .. ON CONFLICT DO UPDATE: no row of parameters goes through Python, and
+    the rows are grouped by key (one INSERT may not update the same row twice) in key order (so concurrent batches
+    lock rows in the same order).
+    """
 
     def add_sums(
         model: type[Base],
@@ -177,7 +194,7 @@ def _statements(dialect: str) -> dict[str, Any]:
         """One INSERT of the sums grouped by `group`, for each of the column lists (several: a UNION ALL, e.g. one
         per rollup window), and of the rows of `more` (the same columns, grouped their own way)."""
         table = cast(Table, model.__table__)
-        grouped = [select(*cols, *counter_sums(Answer)).where(in_batch).group_by(*group) for cols in columns]
+        grouped = [select(*cols, *counter_sums(answer)).where(in_batch).group_by(*group) for cols in columns]
         grouped += more
         rows = grouped[0].order_by(*group) if len(grouped) == 1 else union_all(*grouped).order_by(*keys)
         names = [column.key for column in columns[0]]
@@ -185,32 +202,32 @@ def _statements(dialect: str) -> dict[str, Any]:
         changes = {name: table.c[name] + statement.excluded[name] for name in COUNTERS}
         return statement.on_conflict_do_update(index_elements=keys, set_=changes)
 
-    user_workspace, user_channel = [Answer.user_id, Answer.workspace_id], [Answer.user_id, Answer.channel_id]
+    user_workspace, user_channel = [answer.user_id, answer.workspace_id], [answer.user_id, answer.channel_id]
     each_period = [
         [
-            Answer.user_id,
+            answer.user_id,
             bindparam(f"period_{n}", type_=String()).label("period"),
             bindparam(f"start_{n}", type_=UTCDateTime()).label("period_start"),
-            Answer.workspace_id,
+            answer.workspace_id,
         ]
         for n in range(len(ROLLUP_WINDOWS))
     ]
     reviews = cast(Table, ReviewItem.__table__)
     missed = (
         select(
-            Answer.user_id,
+            answer.user_id,
             Post.question_id,
             literal(1).label("box"),
-            bindparam("due", type_=UTCDateTime()).label("due_at"),
+            due.label("due_at"),
             literal(0).label("reviews"),
             literal(0).label("lapses"),
-            func.max(Answer.answered_at).label("created_at"),
-            func.max(Answer.answered_at).label("updated_at"),
+            func.max(answer.answered_at).label("created_at"),
+            func.max(answer.answered_at).label("updated_at"),
         )
-        .join(Post, Post.id == Answer.post_id)
-        .where(in_batch, Answer.is_correct.is_(False))
-        .group_by(Answer.user_id, Post.question_id)
-        .order_by(Answer.user_id, Post.question_id)
+        .join(Post, Post.id == answer.post_id)
+        .where(in_batch, answer.is_correct.is_(False))
+        .group_by(answer.user_id, Post.question_id)
+        .order_by(answer.user_id, Post.question_id)
     )
     review = insert_for(dialect, ReviewItem).from_select(
         ["user_id", "question_id", "box", "due_at", "reviews", "lapses", "created_at", "updated_at"], missed
@@ -226,23 +243,65 @@ def _statements(dialect: str) -> dict[str, Any]:
         },
     )
     return {
-        "in_cohorts": select(CohortMember.user_id)
-        .where(CohortMember.user_id.in_(select(Answer.user_id).where(in_batch)))
-        .distinct()
-        .order_by(CohortMember.user_id),
         "users": add_sums(UserScore, ["user_id"], [user_workspace], user_workspace),
         "channels": add_sums(ChannelScore, ["user_id", "channel_id"], [user_channel], user_channel),
         "periods": add_sums(
-            PeriodScore, ["user_id", "period", "period_start"], each_period, user_workspace, [_season_rows(in_batch)]
+            PeriodScore,
+            ["user_id", "period", "period_start"],
+            each_period,
+            user_workspace,
+            [_season_rows(in_batch, answer)],
         ),
         "review": review,
     }
 
 
+ROLLUP_PIECES = ("users", "channels", "periods", "review")
+"""Every upsert of `_pieces`, in the order they run."""
+
+
+def with_effects(inserted: Any) -> Any:
+    """PostgreSQL: the batch's answers INSERT and everything it changes besides its own rows in one statement: the
+    INSERT (`inserted`: an INSERT .. ON CONFLICT DO NOTHING RETURNING the columns of `INSERTED_COLUMNS`) as a
+    data-modifying CTE whose rows every rollup upsert of `_pieces` reads (each a CTE of its own), and as the query
+    the inserted rows (id, post, user) with whether their user is in a cohort (`in_cohort`).
+
+    One round trip for the batch's writes instead of two, and the rollups read the rows the INSERT returns rather
+    than the answers table by id. The rows a conflict skipped (an answer already given) are not returned, so they
+    count nowhere, as before. PostgreSQL runs each data-modifying CTE exactly once and to completion; none reads a
+    table another writes (the rollups read the INSERT's RETURNING, not `answers`). The review boxes are due one
+    interval after the batch's last miss (`first_interval` after the latest `answered_at` of its wrong rows).
+    The caller passes the rollup windows' periods (`_period_parameters`): only for a batch whose answers are all in
+    the same periods (else the INSERT goes alone and `record_answers_effects` follows).
+    """
+    batch = inserted.cte("batch_answers")
+    rows = batch.c
+    last_miss = select(func.max(rows.answered_at)).where(rows.is_correct.is_(False)).scalar_subquery()
+    due = last_miss + bindparam("first_interval", type_=Interval())
+    pieces = _pieces("postgresql", rows, true(), due)
+    ctes = [pieces[name].cte(f"{name}_rollup") for name in ROLLUP_PIECES]
+    in_cohort = select(CohortMember.user_id).where(CohortMember.user_id == rows.user_id).exists()
+    return select(rows.id, rows.post_id, rows.user_id, in_cohort.label("in_cohort")).add_cte(*ctes)
+
+
+INSERTED_COLUMNS = (
+    Answer.id,
+    Answer.post_id,
+    Answer.user_id,
+    Answer.workspace_id,
+    Answer.channel_id,
+    Answer.is_correct,
+    Answer.points,
+    Answer.answered_at,
+)
+"""What the answers INSERT of `with_effects` returns: what the rollups read of each new row."""
+
+
 @lru_cache(maxsize=8)
 def _combined(dialect: str, pieces: tuple[str, ...]) -> Any:
     """PostgreSQL: the named upserts of `_statements` as data-modifying CTEs of one statement, whose own query is
-    `in_cohorts`; one round trip and one parse for the batch's rollups instead of one for each.
+    `in_cohorts`; one round trip and one parse for the batch's rollups instead of one for each. Used after the
+    batch's INSERT when its answers are in different periods (`with_effects` takes the INSERT in too otherwise).
 
     Every piece reads the batch's answer rows by the same `ids` parameter (and its own parameters, e.g. the
     periods' starts), so a piece composes as it is: a new upsert (a new table, or another window's branch in the
@@ -297,8 +356,9 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
     The rollups are set-based statements over the batch's answer rows (`_statements`): one for the user totals,
     one for the channel totals, one for the periods of every rollup window (one per distinct set of periods:
     usually one) and one for the review boxes of the wrong answers, whatever the batch's size. On PostgreSQL they
-    go as one statement (`_combined`) with the read of which answerers are in a cohort; on SQLite, which has no
-    data-modifying CTEs, one after the other.
+    go as one statement (`_combined`) with the read of which answerers are in a cohort, the periods apart when the
+    answers are in different periods (a batch all in the same ones goes with its INSERT instead: `with_effects`);
+    on SQLite, which has no data-modifying CTEs, one after the other.
     """
     if not answers:
         return
@@ -332,7 +392,53 @@ async def record_answers_effects(session: AsyncSession, answers: Sequence[Record
         members = set((await session.execute(statements["in_cohorts"], {"ids": ids})).scalars())
         if wrong:
             await session.execute(statements["review"], {"ids": ids, "due": due})
-    await _add_to_cohorts(session, members, answers)
+    await _add_to_cohorts(session, members, ((a.user_id, a.answered_at, a.points, a.correct) for a in answers))
+
+
+def common_starts(answers: Sequence[tuple[datetime, str]]) -> tuple[datetime, ...] | None:
+    """The starts of the rollup windows' periods of answers given at these (instant, workspace timezone) pairs when
+    they are all in the same periods (nearly every batch), else None. Looked up twice a timezone, as
+    `_period_groups` does."""
+    by_zone: dict[str, list[datetime]] = defaultdict(list)
+    for at, timezone in answers:
+        by_zone[timezone].append(at)
+    common: tuple[datetime, ...] | None = None
+    for timezone, instants in by_zone.items():
+        starts = _starts(min(instants), timezone)
+        if starts != _starts(max(instants), timezone) or (common is not None and starts != common):
+            return None
+        common = starts
+    return common
+
+
+async def insert_with_effects(
+    session: AsyncSession,
+    statement: Any,
+    parameters: dict[str, Any],
+    starts: tuple[datetime, ...],
+    rows: Sequence[Mapping[str, Any]],
+) -> dict[tuple[int, int], int]:
+    """PostgreSQL: run a `with_effects` statement (the batch's answers INSERT with every rollup and the review, one
+    statement) for answer `rows` (what `parameters` hold, as dicts with the answers' column names) all in the
+    periods that start at `starts` (`common_starts`), then the cohort totals of the rows inserted whose user is in
+    a cohort. Returns the ids of the rows inserted by (post, user), as `Answers.insert` does."""
+    result = await session.execute(
+        statement, {**parameters, **_period_parameters(starts), "first_interval": BOX_INTERVALS[0]}
+    )
+    inserted: dict[tuple[int, int], int] = {}
+    members: set[int] = set()
+    for answer_id, post_id, user_id, in_cohort in result:
+        inserted[(post_id, user_id)] = answer_id
+        if in_cohort:
+            members.add(user_id)
+    if members:
+        recorded = (
+            (row["user_id"], row["answered_at"], row["points"], row["is_correct"])
+            for row in rows
+            if (row["post_id"], row["user_id"]) in inserted
+        )
+        await _add_to_cohorts(session, members, recorded)
+    return inserted
 
 
 async def warm_up_effects(session: AsyncSession, now: datetime) -> None:
@@ -340,8 +446,9 @@ async def warm_up_effects(session: AsyncSession, now: datetime) -> None:
     answer row and so write nothing), so that SQLAlchemy has compiled them and, on PostgreSQL, the session's
     connection has prepared them before the first batch of clicks. The caller rolls back.
 
-    On PostgreSQL the forms a batch in one week and month takes (with and without wrong answers), and the periods
-    piece on its own (a batch across a period's edge); on SQLite each statement.
+    On PostgreSQL the forms `record_answers_effects` runs (with and without wrong answers; with the periods, or
+    without them and the periods piece on its own, for a batch across a period's edge; a batch in one week and month
+    runs `with_effects`, which `Answers.warm_up` warms); on SQLite each statement.
     """
     dialect = session.get_bind().dialect.name
     periods = _period_parameters(_starts(now, "UTC"))
@@ -349,11 +456,14 @@ async def warm_up_effects(session: AsyncSession, now: datetime) -> None:
     if dialect == "postgresql":
         # With the parameters a batch passes: SQLAlchemy's compiled forms are keyed by the parameters' names too
         # (a batch without wrong answers passes no `due`).
-        for pieces, due in (
-            (("users", "channels", "periods", "review"), {"due": now}),
-            (("users", "channels", "periods"), {}),
-        ):
-            await session.execute(_combined(dialect, pieces), {"ids": none, **periods, **due})
+        forms: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
+            (("users", "channels", "periods", "review"), {"due": now, **periods}),
+            (("users", "channels", "periods"), periods),
+            (("users", "channels", "review"), {"due": now}),  # a batch across a period's edge: its periods apart
+            (("users", "channels"), {}),
+        )
+        for pieces, parameters in forms:
+            await session.execute(_combined(dialect, pieces), {"ids": none, **parameters})
         await session.execute(_statements(dialect)["periods"], {"ids": none, **periods})
     else:
         statements = _statements(dialect)
@@ -364,18 +474,21 @@ async def warm_up_effects(session: AsyncSession, now: datetime) -> None:
     await session.execute(_ranks_statement(dialect), {"ids": none, "channels": none, "top": ranking.RANKED_TOP})
 
 
-async def _add_to_cohorts(session: AsyncSession, in_cohorts: Container[int], answers: Sequence[RecordedAnswer]) -> None:
-    """Add each answer to the totals of its user's cohorts that had started when it was given.
+async def _add_to_cohorts(
+    session: AsyncSession, in_cohorts: Container[int], answers: Iterable[tuple[int, datetime, int, bool]]
+) -> None:
+    """Add each answer (user, answered at, points, right) to the totals of its user's cohorts that had started when
+    it was given.
 
-    Most answerers are in no cohort: `in_cohorts` are the ones who are (the `in_cohorts` statement's), and only
-    their memberships are updated.
+    Most answerers are in no cohort: `in_cohorts` are the ones who are (the `in_cohorts` statement's, or the
+    `in_cohort` column of `with_effects`), and only their memberships are updated.
     """
     by_member: dict[tuple[int, datetime], dict[str, int]] = {}
-    for answer in answers:
-        if answer.user_id in in_cohorts:
-            totals = by_member.setdefault((answer.user_id, answer.answered_at), dict.fromkeys(COUNTERS, 0))
-            totals["points"] += answer.points
-            totals["correct"] += int(answer.correct)
+    for user_id, answered_at, points, correct in answers:
+        if user_id in in_cohorts:
+            totals = by_member.setdefault((user_id, answered_at), dict.fromkeys(COUNTERS, 0))
+            totals["points"] += points
+            totals["correct"] += int(correct)
             totals["answered"] += 1
     if not by_member:
         return
