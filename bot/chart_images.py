@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import struct
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from bot.domain.views import ReportChart
-
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +59,6 @@ class _Worker:
 
     def executor(self) -> ProcessPoolExecutor:
         """The drawing process (started now if it is not running)."""
-        import multiprocessing  # the pool's modules: loaded by the first charted report, not at start-up
-        from concurrent.futures import ProcessPoolExecutor
-
         if self.pool is None:
             self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         return self.pool
@@ -81,8 +77,6 @@ async def render_charts(charts: Sequence[ReportChart]) -> list[ChartImage]:
     """The charts as PNG images, drawn in the worker process so the event loop keeps serving clicks."""
     if not charts:
         return []
-    from concurrent.futures.process import BrokenProcessPool  # as the pool's: loaded by the first charted report
-
     wanted = tuple(charts)
     try:
         return await asyncio.get_running_loop().run_in_executor(_worker.executor(), draw, wanted)

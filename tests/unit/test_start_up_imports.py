@@ -23,8 +23,6 @@ START_UP = (
 ON_FIRST_USE = {
     "matplotlib": "charts: the first charted report (bot/chart_images.py, in its worker process)",
     "bot.charts": "charts: the first charted report",
-    "multiprocessing": "the chart worker's process pool: the first charted report",
-    "concurrent.futures.process": "the chart worker's process pool: the first charted report",
     "bot.report_html": "`quizbot report`",
     "bot.cli_completion": "`quizbot completion`",
     "bot.content.upload": "the readers of uploaded files: the first `/quiz import` with a file",
