@@ -21,7 +21,7 @@ from bot.clock import Clock, SystemClock
 from bot.clock_skew import ClockSkew
 from bot.config import Settings
 from bot.content import Catalog, load_catalog
-from bot.content.upload import UploadLimits
+from bot.content.upload_limits import UploadLimits
 from bot.db import Database, DatabaseTimeouts
 from bot.db.migrate import upgrade
 from bot.domain.attention import AttentionRules

@@ -34,13 +34,11 @@ from bot.content.formats import kahoot as kahoot_format
 from bot.content.loader import parse_pack_model
 from bot.content.quality import PromptEntry, QualityWarning, duplicate_warnings, pack_warnings, prompt_entries
 from bot.content.schema import PackModel
+from bot.content.upload_limits import UploadLimits
 from bot.domain import Pack
 from bot.errors import InvalidPack, Problem
 from bot.wording import imports as import_words
 from bot.wording import uploads as words
-
-DEFAULT_MAX_BYTES = 1_000_000
-"""The default upload limit (QUIZBOT_UPLOAD_MAX_BYTES): a pack of a thousand questions is a few hundred KB."""
 
 DUPLICATES_SHOWN = 20
 """Near-duplicate pairs looked for at most in an upload (its reply shows a few warnings; a file of near-identical
@@ -74,21 +72,6 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 _DTD = re.compile(rb"<!(?:DOCTYPE|ENTITY)", re.IGNORECASE)
 _MACRO_CONTENT = re.compile(rb"macroEnabled|vbaProject", re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class UploadLimits:
-    """How much an upload may be: its bytes, and for a zip (.xlsx) what it may unpack to."""
-
-    max_bytes: int = DEFAULT_MAX_BYTES
-    max_members: int = 100
-    """Files inside an .xlsx: Kahoot's template has about a dozen, one with a few images a few dozen."""
-    max_unpacked: int = 20_000_000
-    """What an .xlsx may unpack to, in bytes, all members together."""
-    max_ratio: int = 100
-    """How much more a member may unpack to than it takes compressed: spreadsheet XML is 5-20:1, a zip bomb 1000:1."""
-    max_rows: int = 1000
-    """Question rows of a spreadsheet."""
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ from typing import Any
 from bot.clock import Clock
 from bot.commands import Command, parse_command
 from bot.commands.forms import ACTION_COMMANDS, FORM_COMMANDS
-from bot.content.upload import UploadLimits
+from bot.content.upload_limits import UploadLimits
 from bot.domain import AnswerOutcome, AnswerResult, ChannelRef, Pack, QuestionCard, UserRef
 from bot.domain.forms import FormKind
 from bot.domain.settings import SettingDefaults

@@ -5,6 +5,7 @@ measured inside the first click batch, bench section 1) does not walk it."""
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 import bot.runtime
-from bot.cli_commands import run_bot
+from bot.cli_commands import run_bot, settle_heap
 from tests.conftest import SEED_CONTENT, patient_settings
 
 
@@ -52,3 +53,28 @@ async def test_run_freezes_what_start_up_built_and_turns_the_collector_back_on(
     assert seen["enabled"] is True
     assert seen["frozen"] > 10_000  # start-up's objects: modules, the packs, the wiring
     assert seen["runtime_frozen"] is True  # gc.get_objects() lists only what the collector still tracks
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_settling_collects_the_young_generations_and_does_not_walk_the_old(restored_collector: None) -> None:
+    """What was imported before the collector went off is in the oldest generation, its garbage collected as it
+    went; settling looks in the young ones only (a full collection walked every object again: bench section 9)."""
+    gc.disable()
+    made_with_the_collector_off = [[n] for n in range(1_000)]
+    garbage = _Cycle()
+    dropped = weakref.ref(garbage)
+    del garbage
+    full_collections = gc.get_stats()[2]["collections"]
+    young_collections = gc.get_stats()[1]["collections"]
+
+    settle_heap()
+
+    assert gc.get_stats()[2]["collections"] == full_collections
+    assert gc.get_stats()[1]["collections"] == young_collections + 1
+    assert dropped() is None  # start-up's garbage is collected
+    assert gc.isenabled() is True
+    assert not any(obj is made_with_the_collector_off for obj in gc.get_objects())  # frozen

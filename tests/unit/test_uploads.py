@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.content.loader import load_catalog
-from bot.content.upload import DUPLICATES_SHOWN, UploadLimits, check_upload, read_upload, sniff
+from bot.content.upload import DUPLICATES_SHOWN, check_upload, read_upload, sniff
+from bot.content.upload_limits import UploadLimits
 from bot.errors import InvalidPack
 from tests.upload_support import (
     KAHOOT_EXPLANATIONS,

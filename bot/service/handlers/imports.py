@@ -18,7 +18,7 @@ import dataclasses
 from bot.clock import Clock
 from bot.commands import ImportPack
 from bot.content.loader import Catalog
-from bot.content.upload import UploadLimits, check_upload, read_upload
+from bot.content.upload_limits import UploadLimits
 from bot.domain import Pack
 from bot.domain.drafts import DraftContent, DraftOrigin
 from bot.errors import InvalidPack, Problem, UserInputError
@@ -55,6 +55,8 @@ async def import_pack(
     how to attach one."""
     if not command.filename and not command.data:
         return Reply(words.how_to_upload(upload_limits.max_bytes))
+    from bot.content.upload import check_upload, read_upload  # noqa: PLC0415 - every format's reader: at the first upload
+
     filename = command.filename or "upload"
     now = clock.now()
     try:
