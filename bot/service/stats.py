@@ -252,13 +252,17 @@ _SEASON_NAMED, _SEASON_RUNNING = "named", "running"
 
 
 @functools.cache
-def _place_query(cohort: bool, season: str | None) -> Select[Any, *tuple[Any, ...]]:
+def _place_query(cohort: bool, season: str | None, cohorts: bool = False) -> Select[Any, *tuple[Any, ...]]:
     """Everything a board looks up before its totals, in one statement built once per shape (parameters: platform,
     workspace, channel: the platform ids; `cohort_key` with `cohort`; `season_key` for a named season): the
     channel's workspace (id, timezone) and row id (`channel`, None if never seen), and the cohort the board names
-    (`cohort_*` columns) and its season (`season_*`: named, or the running one), None when there is no such one.
-    No row when the workspace was never seen."""
+    (`cohort_*` columns) and its season (`season_*`: named, or the running one), None when there is no such one;
+    with `cohorts` (cohort vs cohort), when the workspace's latest cohort starts (`latest_cohort`, None without
+    one). No row when the workspace was never seen."""
     columns: list[Any] = [Workspace.id, Workspace.timezone, Channel.id.label("channel")]
+    if cohorts:
+        latest = select(func.max(Cohort.starts_at)).where(Cohort.workspace_id == Workspace.id).scalar_subquery()
+        columns.append(latest.label("latest_cohort"))
     if cohort:
         columns += [Cohort.id.label("cohort_id"), Cohort.name.label("cohort_name")]
         columns += [Cohort.start_date.label("cohort_start_date"), Cohort.starts_at.label("cohort_starts_at")]
@@ -290,6 +294,8 @@ class _Place(NamedTuple):
     query: Select[*tuple[Any, ...]]
     params: dict[str, Any]
     seen: tuple[Any, ...] | None
+    latest_cohort: datetime | None = None
+    """When the workspace's latest cohort starts (read for cohort vs cohort only)."""
 
 
 async def _place(
@@ -299,6 +305,7 @@ async def _place(
     cohort: str | None = None,
     seasonal: bool = False,
     season: str | None = None,
+    cohorts: bool = False,
 ) -> _Place:
     """A board's lookups in one statement (`_place_query`): the channel's place, the cohort named `cohort` (when
     not None) and, when `seasonal`, the season named `season` (None: the running one). A cohort or a season asked
@@ -313,7 +320,7 @@ async def _place(
         params["cohort_key"] = cohort.casefold()
     if which == _SEASON_NAMED and season is not None:
         params["season_key"] = season.casefold()
-    query = _place_query(cohort is not None, which)
+    query = _place_query(cohort is not None, which, cohorts)
     row = (await (await session.connection()).execute(query, params)).first()
     workspace = None if row is None else WorkspaceRow(int(row.id), row.timezone)
     found_cohort = found_season = None
@@ -323,7 +330,8 @@ async def _place(
         found_season = await _season(session, workspace.id if workspace else None, season, row)
     channel_row = None if row is None or row.channel is None else int(row.channel)
     seen = None if row is None else tuple(row)
-    return _Place(workspace, channel_row, found_cohort, found_season, query, params, seen)
+    latest = row.latest_cohort if cohorts and row is not None else None
+    return _Place(workspace, channel_row, found_cohort, found_season, query, params, seen, latest)
 
 
 async def _cohort(session: AsyncSession, workspace: int | None, name: str, row: Any) -> _CohortRow:
@@ -559,7 +567,7 @@ class Stats:
                 else:
                     self._places.pop(key, None)
             if found is None or place is None:
-                place = await _place(session, channel, seasonal=window is Window.SEASON, season=season)
+                place = await _place(session, channel, seasonal=window is Window.SEASON, season=season, cohorts=True)
                 if place.workspace is None:
                     return CohortBoard(window=window.value, rows=())
                 query, params = self._cohorts(place, window=window, now=now)
@@ -592,14 +600,17 @@ class Stats:
         span = window_span(window, now, timezone, season=found_season.span if found_season else None)
         rollup = span.start is None and self.rollups
         params = span_params(workspace_id, span)
+        # Whether a cohort starts after the window's (a season's, a period's) start: only then is a branch summing
+        # its members' answers part of the statement.
+        late = span.start is None or place.latest_cohort is None or place.latest_cohort > span.start
         from_season = self.rollups and found_season is not None
         if from_season:
             assert found_season is not None
             params["period"] = season_period(found_season.id)
         elif self.rollups and window in ROLLUP_WINDOWS and span.start is not None and span.end is None:
             params = period_params(workspace_id, window, span)  # the period's rollup rows (`period_scores`)
-            return cohort_board_query(False, True, False, season=True, period=True), params
-        return cohort_board_query(rollup, "start" in params, "end" in params, from_season), params
+            return cohort_board_query(False, True, False, season=True, period=True, late=late), params
+        return cohort_board_query(rollup, "start" in params, "end" in params, from_season, late=late), params
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""
