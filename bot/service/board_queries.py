@@ -326,9 +326,11 @@ def cohort_board_query(
     A season's (`season`; parameters also `period`, the season's rows, and `start`, its start) joins the members of
     the cohorts that had started by the season's start to their season rows, and sums the answers of the others.
     A week's or a month's (`period`, with `season`; parameters as `period_params` gives them) does the same with
-    the period's rollup rows (`period_scores`), unless some of the period's rows were keyed elsewhere (the
-    workspace's timezone changed, `_keyed_elsewhere`): then every cohort's answers are summed, as without rollups
-    (both are conditions of no row, one-time filters, so only one side is read).
+    the period's rollup rows (`period_scores`), and says in a seventh column (`elsewhere`, computed once) whether
+    some of the period's rows were keyed elsewhere (the workspace's timezone changed, `_keyed_elsewhere`): then
+    the rows are not the period's, and the caller sums every cohort's answers (`cohort_board_query(False, True,
+    False)`; an empty board asks `keyed_elsewhere`). That sum was a third branch of the statement, behind a one-time
+    filter: never read, but planned, and its cost for an unknown `start` kept PostgreSQL on custom plans.
 
     Without `late` (no cohort of the workspace starts after `start`, as the caller read it), a season's or a
     period's statement leaves out the branch that sums the answers of the cohorts started later: it reads nothing
@@ -356,7 +358,6 @@ def cohort_board_query(
             window.append(Answer.answered_at >= bindparam("start"))
         if end:
             window.append(Answer.answered_at < bindparam("end"))
-        summed = window.copy()
         if season:
             window.append(Cohort.starts_at > bindparam("start"))  # the others read their season rows (below)
         totals = _members_answers(window)
@@ -379,18 +380,21 @@ def cohort_board_query(
             .where(Cohort.workspace_id == workspace, Cohort.starts_at <= bindparam("start"))
             .group_by(CohortMember.cohort_id)
         )
-        parts = [from_rows, totals] if late else [from_rows]
-        if period:
-            keyed_elsewhere = or_(*(side.exists() for side in _keyed_elsewhere()))
-            parts[0] = from_rows.where(~keyed_elsewhere)
-            parts.append(_members_answers([*summed, Cohort.starts_at <= bindparam("start"), keyed_elsewhere]))
-        found = union_all(*parts).subquery()
+        found = union_all(from_rows, totals).subquery() if late else from_rows.subquery()
     else:
         found = totals.subquery()
     members = aliased(CohortMember)
     size = select(func.count()).select_from(members).where(members.cohort_id == Cohort.id).scalar_subquery()
-    return (
+    query = (
         select(Cohort.name, size, found.c.active, found.c.points, found.c.correct, found.c.answered)
         .select_from(found)
         .join(Cohort, Cohort.id == found.c.cohort_id)
     )
+    if period:
+        query = query.add_columns(_keyed_elsewhere_query().scalar_subquery().label("elsewhere"))
+    return query
+
+
+async def keyed_elsewhere(conn: AsyncConnection, params: dict[str, Any]) -> bool:
+    """Whether some rows of a workspace's period (`period_params`) were keyed at another start (`_keyed_elsewhere`)."""
+    return bool((await conn.execute(_keyed_elsewhere_query(), params)).scalar())

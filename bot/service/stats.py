@@ -59,6 +59,7 @@ from bot.service.board_queries import (
     board_top,
     cohort_board_query,
     in_span,
+    keyed_elsewhere,
     period_params,
     period_unkeyed,
     placed,
@@ -260,8 +261,15 @@ def _place_query(cohort: bool, season: str | None, cohorts: bool = False) -> Sel
     with `cohorts` (cohort vs cohort), when the workspace's latest cohort starts (`latest_cohort`, None without
     one). No row when the workspace was never seen."""
     columns: list[Any] = [Workspace.id, Workspace.timezone, Channel.id.label("channel")]
-    if cohorts:
-        latest = select(func.max(Cohort.starts_at)).where(Cohort.workspace_id == Workspace.id).scalar_subquery()
+    if cohorts:  # by the platform ids, not correlated: computed once, not once a row of the board read beside it
+        of = aliased(Workspace)
+        latest = (
+            select(func.max(Cohort.starts_at))
+            .join(of, of.id == Cohort.workspace_id)
+            .where(of.platform == bindparam("platform"), of.external_id == bindparam("workspace"))
+            .correlate(None)
+            .scalar_subquery()
+        )
         columns.append(latest.label("latest_cohort"))
     if cohort:
         columns += [Cohort.id.label("cohort_id"), Cohort.name.label("cohort_name")]
@@ -559,7 +567,7 @@ class Stats:
             found: list[Any] | None = None
             place = self._places.get(key)
             if place is not None:
-                query, params = self._cohorts(place, window=window, now=now)
+                query, params, summed = self._cohorts(place, window=window, now=now)
                 assert place.seen is not None
                 rows = (await conn.execute(placed(query, place.query), params | place.params)).all()
                 if rows and tuple(rows[0][: len(place.seen)]) == place.seen:
@@ -570,11 +578,13 @@ class Stats:
                 place = await _place(session, channel, seasonal=window is Window.SEASON, season=season, cohorts=True)
                 if place.workspace is None:
                     return CohortBoard(window=window.value, rows=())
-                query, params = self._cohorts(place, window=window, now=now)
+                query, params, summed = self._cohorts(place, window=window, now=now)
                 found = list((await conn.execute(query, params)).all())
                 if len(self._places) >= _PLACES_KEPT:
                     self._places.clear()
                 self._places[key] = place
+            if summed is not None and (found[0][6] if found else await keyed_elsewhere(conn, params)):
+                found = list((await conn.execute(*summed)).all())  # the period's rows are keyed elsewhere
         standings = [
             CohortStanding(
                 rank=0,
@@ -585,15 +595,17 @@ class Stats:
                 correct=int(correct or 0),
                 answered=int(answered or 0),
             )
-            for name, size, active, points, correct, answered in found
+            for name, size, active, points, correct, answered, *_ in found
             if active
         ]
         return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)), season=_named(place))
 
     def _cohorts(
         self, place: _Place, *, window: Window, now: datetime
-    ) -> tuple[Select[*tuple[Any, ...]], dict[str, Any]]:
-        """The statement and parameters of cohort vs cohort with these lookups (a workspace found)."""
+    ) -> tuple[Select[*tuple[Any, ...]], dict[str, Any], tuple[Select[*tuple[Any, ...]], dict[str, Any]] | None]:
+        """The statement and parameters of cohort vs cohort with these lookups (a workspace found); for a period's
+        rollup rows, also the statement and parameters that sum every cohort's answers instead, when they say the
+        period's rows were keyed elsewhere (`cohort_board_query`)."""
         assert place.workspace is not None
         workspace_id, timezone = place.workspace
         found_season = place.season
@@ -608,9 +620,10 @@ class Stats:
             assert found_season is not None
             params["period"] = season_period(found_season.id)
         elif self.rollups and window in ROLLUP_WINDOWS and span.start is not None and span.end is None:
-            params = period_params(workspace_id, window, span)  # the period's rollup rows (`period_scores`)
-            return cohort_board_query(False, True, False, season=True, period=True, late=late), params
-        return cohort_board_query(rollup, "start" in params, "end" in params, from_season, late=late), params
+            summed = cohort_board_query(False, True, False), params
+            rows = period_params(workspace_id, window, span)  # the period's rollup rows (`period_scores`)
+            return cohort_board_query(False, True, False, season=True, period=True, late=late), rows, summed
+        return cohort_board_query(rollup, "start" in params, "end" in params, from_season, late=late), params, None
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""
