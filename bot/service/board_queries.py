@@ -42,9 +42,11 @@ PERIOD_SLACK = timedelta(hours=27)
 starts of two periods of one window, at least a week."""
 
 
-_ROLLUPS = ("user_scores", "channel_scores", "cohort_members", "period_scores", "season_scores")
-"""Sources of a board's totals that are rollups, read in board order through their index; the others sum answers
-(or, `cohort_season_scores`, join a cohort's members to their season rows, ranked in SQL)."""
+_ROLLUPS = ("user_scores", "channel_scores", "period_scores", "season_scores")
+"""Sources of a board's totals that are rollups read in board order through their index (ix_*_board); the others
+are ranked in SQL: sums of answers, a cohort's members' rows (`cohort_members`: no index in board order, so each
+of the cut's three reads sorted every member, where a rank sorts them once) and their season rows
+(`cohort_season_scores`)."""
 
 _KEYED = ("period_scores", "season_scores", "cohort_season_scores")
 """Sources read by their rollup rows' key (`period`, `start`), not by bounds on `answers.answered_at`."""
