@@ -8,7 +8,9 @@ SQLite; the answers' indexes built after the rows) with the same synthetic data:
 20 channels, 10,000 users, 14,706 posts a year, two a day a channel, the first scheduled, 68 answers a post
 (1,000,008 answers a year); 50 cohorts, 1,000 members; the rollups filled the way the migrations fill them. With
 --years N PostgreSQL is measured again with N years of the same community (the same last year, N times the
-answers): the growth of a table of answers over time, which a board must not feel.
+answers): the growth of a table of answers over time, which a board must not feel. The first database is kept
+meanwhile, and each of its boards is timed again in the same rounds as the grown one's: the flatness target
+compares those two p50s, of the same minutes.
 
 Every board of every scope and window (`bot.domain.windows.Window`: a window added there is measured too), cohort
 vs cohort and `/quiz me` are timed through the real `Stats` read model, each call its own read-only unit of work,
@@ -36,7 +38,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -534,16 +536,34 @@ async def statement_profile(db: Database, call: Callable[[], Awaitable[Any]]) ->
 
 @dataclass
 class Measured:
-    """One database at one size: the table's rows, each board's p50, the checks and the slowest board's profile."""
+    """One database at one size: the table's rows, each board's p50, the checks and the slowest board's profile;
+    and for a grown database measured beside a smaller one (`bench`'s `beside`), the smaller one's p50 of each board
+    timed in the same rounds (`base_p50`)."""
 
     rows: list[str]
     p50: dict[str, float]
     checks: list[Check]
     profile: list[str]
+    base_p50: dict[str, float] = field(default_factory=dict)
+    grown: Measured | None = None
+    """The grown database's measurement (`bench`'s `grown_years`), made while this one was still there."""
 
 
-async def bench(kind: str, per_post: int, runs: int, keep: bool, years: int = 1) -> Measured:
-    """Seed one database, time every case beside its references; rows, checks and the profile of the slowest."""
+async def bench(
+    kind: str,
+    per_post: int,
+    runs: int,
+    keep: bool,
+    years: int = 1,
+    *,
+    grown_years: int = 0,
+    beside: dict[str, Case] | None = None,
+) -> Measured:
+    """Seed one database, time every case beside its references; rows, checks and the profile of the slowest.
+
+    With `grown_years`, then seed a second database of that many years while this one is kept, and measure it with
+    each case of this one (`beside`) timed in the same rounds: the flatness check compares p50s of the same minutes,
+    not of two runs minutes apart on a shared machine (whose load moved them 1.5x: 2026-12-06's seventh round)."""
     with tempfile.TemporaryDirectory() as tmp:
         async with scratch_database(kind, Path(tmp)) as url:
             # Unbounded statements: the plain GROUP BYs over ten million answers may pass the app's per-statement
@@ -558,13 +578,20 @@ async def bench(kind: str, per_post: int, runs: int, keep: bool, years: int = 1)
                 for case_ in cases(unit_of_work_factory(db, Directory(default_timezone="UTC")), runs):
                     if case_.prepare is not None:
                         await case_.prepare()
+                    base = None if beside is None else beside[case_.label]
+                    if base is not None and base.prepare is not None:
+                        await base.prepare()
 
                     async def bare(statement: Select[Any] = case_.bare) -> None:
                         async with db.transaction() as session:
                             (await session.execute(statement)).all()
 
                     calls = [case_.call, bare] + ([case_.same_job] if case_.same_job else [])
+                    if base is not None:
+                        calls.append(base.call)
                     seconds, bare_seconds, *same = await paired_medians(calls, runs)
+                    if base is not None:
+                        measured.base_p50[case_.label] = same.pop()
                     reference = same[0] if same else bare_seconds
                     measured.p50[case_.label] = seconds
                     same_text = f"{same[0] * 1000:.2f} ms" if same else "(bare)"
@@ -596,6 +623,10 @@ async def bench(kind: str, per_post: int, runs: int, keep: bool, years: int = 1)
                     *await statement_profile(db, call),
                 ]
                 measured.profile.append("")
+                if grown_years > 1:
+                    smaller = cases(unit_of_work_factory(db, Directory(default_timezone="UTC")), runs)
+                    alongside = {case_.label: case_ for case_ in smaller}
+                    measured.grown = await bench(kind, per_post, runs, False, grown_years, beside=alongside)
                 if keep:
                     print(f"kept: {url}")
                     await asyncio.Event().wait()  # keeps the database until interrupted
@@ -629,16 +660,16 @@ async def main() -> None:
     checks: list[Check] = []
     profiles: list[str] = []
     for kind in ["postgresql", "sqlite"] if args.db == "both" else [args.db]:
-        measured = await bench(kind, per_post, runs, args.keep)
+        grown_years = years if kind == "postgresql" and years > 1 else 0
+        measured = await bench(kind, per_post, runs, args.keep, grown_years=grown_years)
         rows += measured.rows
         checks += measured.checks
         profiles += measured.profile
-        if kind == "postgresql" and years > 1:
-            grown = await bench(kind, per_post, runs, False, years)
+        if (grown := measured.grown) is not None:
             rows += grown.rows
             profiles += grown.profile
             for label, seconds in grown.p50.items():
-                base = measured.p50[label]
+                base = grown.base_p50[label]  # the 1x database's board, timed in the same rounds
                 checks.append(
                     Check(
                         f"postgresql: {label}, p50 at {years}x the answers over p50 at 1x",
@@ -654,6 +685,12 @@ async def main() -> None:
         f"{answers:,} answers a year of a community of {USERS:,} users, {CHANNELS} channels, {COHORTS} cohorts"
         + (
             f"; PostgreSQL again at {years} years of the same community ({answers * years:,} answers)"
+            if years > 1
+            else ""
+        )
+        + (
+            " (each of its boards timed in the same rounds as the same board of the 1x database, kept meanwhile: the "
+            "flatness figures compare those two p50s)"
             if years > 1
             else ""
         )

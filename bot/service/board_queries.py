@@ -42,9 +42,11 @@ PERIOD_SLACK = timedelta(hours=27)
 starts of two periods of one window, at least a week."""
 
 
-_ROLLUPS = ("user_scores", "channel_scores", "cohort_members", "period_scores", "season_scores")
-"""Sources of a board's totals that are rollups, read in board order through their index; the others sum answers
-(or, `cohort_season_scores`, join a cohort's members to their season rows, ranked in SQL)."""
+_ROLLUPS = ("user_scores", "channel_scores", "period_scores", "season_scores")
+"""Sources of a board's totals that are rollups read in board order through their index (ix_*_board); the others
+are ranked in SQL: sums of answers, a cohort's members' rows (`cohort_members`: no index in board order, so each
+of the cut's three reads sorted every member, where a rank sorts them once) and their season rows
+(`cohort_season_scores`)."""
 
 _KEYED = ("period_scores", "season_scores", "cohort_season_scores")
 """Sources read by their rollup rows' key (`period`, `start`), not by bounds on `answers.answered_at`."""
@@ -318,7 +320,7 @@ def _members_answers(window: list[ColumnElement[bool]]) -> Select[Any, Any, Any,
 
 @functools.cache
 def cohort_board_query(
-    rollup: bool, start: bool, end: bool, season: bool = False, period: bool = False
+    rollup: bool, start: bool, end: bool, season: bool = False, period: bool = False, *, late: bool = True
 ) -> Select[Any, Any, Any, Any, Any, Any]:
     """Cohort vs cohort in one statement, built once per shape (parameters: scope, the workspace's row id; start
     and end when set): each cohort with answers (name, members, active members, points, correct, answered), from
@@ -326,9 +328,17 @@ def cohort_board_query(
     A season's (`season`; parameters also `period`, the season's rows, and `start`, its start) joins the members of
     the cohorts that had started by the season's start to their season rows, and sums the answers of the others.
     A week's or a month's (`period`, with `season`; parameters as `period_params` gives them) does the same with
-    the period's rollup rows (`period_scores`), unless some of the period's rows were keyed elsewhere (the
-    workspace's timezone changed, `_keyed_elsewhere`): then every cohort's answers are summed, as without rollups
-    (both are conditions of no row, one-time filters, so only one side is read).
+    the period's rollup rows (`period_scores`), and says in a seventh column (`elsewhere`, computed once) whether
+    some of the period's rows were keyed elsewhere (the workspace's timezone changed, `_keyed_elsewhere`): then
+    the rows are not the period's, and the caller sums every cohort's answers (`cohort_board_query(False, True,
+    False)`; an empty board asks `keyed_elsewhere`). That sum was a third branch of the statement, behind a one-time
+    filter: never read, but planned, and its cost for an unknown `start` kept PostgreSQL on custom plans.
+
+    Without `late` (no cohort of the workspace starts after `start`, as the caller read it), a season's or a
+    period's statement leaves out the branch that sums the answers of the cohorts started later: it reads nothing
+    then, but its cost is planned. On PostgreSQL that kept the statement on custom plans, planned at every call, at
+    10M answers (with the branch, the generic plan's estimate for an unknown `start` is 30 times the custom one's),
+    where at 1M PostgreSQL settles on a generic plan after five calls: 1 ms of planning that grew with the table.
     """
     workspace: BindParameter[Any] = bindparam("scope")
     if rollup:
@@ -350,7 +360,6 @@ def cohort_board_query(
             window.append(Answer.answered_at >= bindparam("start"))
         if end:
             window.append(Answer.answered_at < bindparam("end"))
-        summed = window.copy()
         if season:
             window.append(Cohort.starts_at > bindparam("start"))  # the others read their season rows (below)
         totals = _members_answers(window)
@@ -373,19 +382,21 @@ def cohort_board_query(
             .where(Cohort.workspace_id == workspace, Cohort.starts_at <= bindparam("start"))
             .group_by(CohortMember.cohort_id)
         )
-        if period:
-            keyed_elsewhere = or_(*(side.exists() for side in _keyed_elsewhere()))
-            from_rows = from_rows.where(~keyed_elsewhere)
-            started = _members_answers([*summed, Cohort.starts_at <= bindparam("start"), keyed_elsewhere])
-            found = union_all(from_rows, totals, started).subquery()
-        else:
-            found = union_all(from_rows, totals).subquery()
+        found = union_all(from_rows, totals).subquery() if late else from_rows.subquery()
     else:
         found = totals.subquery()
     members = aliased(CohortMember)
     size = select(func.count()).select_from(members).where(members.cohort_id == Cohort.id).scalar_subquery()
-    return (
+    query = (
         select(Cohort.name, size, found.c.active, found.c.points, found.c.correct, found.c.answered)
         .select_from(found)
         .join(Cohort, Cohort.id == found.c.cohort_id)
     )
+    if period:
+        query = query.add_columns(_keyed_elsewhere_query().scalar_subquery().label("elsewhere"))
+    return query
+
+
+async def keyed_elsewhere(conn: AsyncConnection, params: dict[str, Any]) -> bool:
+    """Whether some rows of a workspace's period (`period_params`) were keyed at another start (`_keyed_elsewhere`)."""
+    return bool((await conn.execute(_keyed_elsewhere_query(), params)).scalar())

@@ -1,7 +1,7 @@
 """Read models: leaderboards, cohort boards and a user's stats, written as queries for speed.
 
-All-time boards read the score rollups (`user_scores`, `channel_scores`, `cohort_members`): an index scan that
-stops after the top rows. A workspace's week and month boards read the period rollup (`period_scores`) the
+All-time boards read the score rollups (`user_scores`, `channel_scores`: an index scan that stops after the top
+rows; a cohort's members' rows in `cohort_members`, ranked in one read). A workspace's week and month boards read the period rollup (`period_scores`) the
 same way, and so does its season board (the season's rows of `period_scores`, `season_period`); a cohort's season
 board joins its members to their season rows when the cohort had started by the season's start. Channel windows,
 cohort week and month, a cohort that started during the season, and any window not in scores.ROLLUP_WINDOWS, sum
@@ -59,6 +59,7 @@ from bot.service.board_queries import (
     board_top,
     cohort_board_query,
     in_span,
+    keyed_elsewhere,
     period_params,
     period_unkeyed,
     placed,
@@ -252,13 +253,24 @@ _SEASON_NAMED, _SEASON_RUNNING = "named", "running"
 
 
 @functools.cache
-def _place_query(cohort: bool, season: str | None) -> Select[Any, *tuple[Any, ...]]:
+def _place_query(cohort: bool, season: str | None, cohorts: bool = False) -> Select[Any, *tuple[Any, ...]]:
     """Everything a board looks up before its totals, in one statement built once per shape (parameters: platform,
     workspace, channel: the platform ids; `cohort_key` with `cohort`; `season_key` for a named season): the
     channel's workspace (id, timezone) and row id (`channel`, None if never seen), and the cohort the board names
-    (`cohort_*` columns) and its season (`season_*`: named, or the running one), None when there is no such one.
-    No row when the workspace was never seen."""
+    (`cohort_*` columns) and its season (`season_*`: named, or the running one), None when there is no such one;
+    with `cohorts` (cohort vs cohort), when the workspace's latest cohort starts (`latest_cohort`, None without
+    one). No row when the workspace was never seen."""
     columns: list[Any] = [Workspace.id, Workspace.timezone, Channel.id.label("channel")]
+    if cohorts:  # by the platform ids, not correlated: computed once, not once a row of the board read beside it
+        of = aliased(Workspace)
+        latest = (
+            select(func.max(Cohort.starts_at))
+            .join(of, of.id == Cohort.workspace_id)
+            .where(of.platform == bindparam("platform"), of.external_id == bindparam("workspace"))
+            .correlate(None)
+            .scalar_subquery()
+        )
+        columns.append(latest.label("latest_cohort"))
     if cohort:
         columns += [Cohort.id.label("cohort_id"), Cohort.name.label("cohort_name")]
         columns += [Cohort.start_date.label("cohort_start_date"), Cohort.starts_at.label("cohort_starts_at")]
@@ -290,6 +302,8 @@ class _Place(NamedTuple):
     query: Select[*tuple[Any, ...]]
     params: dict[str, Any]
     seen: tuple[Any, ...] | None
+    latest_cohort: datetime | None = None
+    """When the workspace's latest cohort starts (read for cohort vs cohort only)."""
 
 
 async def _place(
@@ -299,6 +313,7 @@ async def _place(
     cohort: str | None = None,
     seasonal: bool = False,
     season: str | None = None,
+    cohorts: bool = False,
 ) -> _Place:
     """A board's lookups in one statement (`_place_query`): the channel's place, the cohort named `cohort` (when
     not None) and, when `seasonal`, the season named `season` (None: the running one). A cohort or a season asked
@@ -313,7 +328,7 @@ async def _place(
         params["cohort_key"] = cohort.casefold()
     if which == _SEASON_NAMED and season is not None:
         params["season_key"] = season.casefold()
-    query = _place_query(cohort is not None, which)
+    query = _place_query(cohort is not None, which, cohorts)
     row = (await (await session.connection()).execute(query, params)).first()
     workspace = None if row is None else WorkspaceRow(int(row.id), row.timezone)
     found_cohort = found_season = None
@@ -323,7 +338,8 @@ async def _place(
         found_season = await _season(session, workspace.id if workspace else None, season, row)
     channel_row = None if row is None or row.channel is None else int(row.channel)
     seen = None if row is None else tuple(row)
-    return _Place(workspace, channel_row, found_cohort, found_season, query, params, seen)
+    latest = row.latest_cohort if cohorts and row is not None else None
+    return _Place(workspace, channel_row, found_cohort, found_season, query, params, seen, latest)
 
 
 async def _cohort(session: AsyncSession, workspace: int | None, name: str, row: Any) -> _CohortRow:
@@ -551,7 +567,7 @@ class Stats:
             found: list[Any] | None = None
             place = self._places.get(key)
             if place is not None:
-                query, params = self._cohorts(place, window=window, now=now)
+                query, params, summed = self._cohorts(place, window=window, now=now)
                 assert place.seen is not None
                 rows = (await conn.execute(placed(query, place.query), params | place.params)).all()
                 if rows and tuple(rows[0][: len(place.seen)]) == place.seen:
@@ -559,14 +575,16 @@ class Stats:
                 else:
                     self._places.pop(key, None)
             if found is None or place is None:
-                place = await _place(session, channel, seasonal=window is Window.SEASON, season=season)
+                place = await _place(session, channel, seasonal=window is Window.SEASON, season=season, cohorts=True)
                 if place.workspace is None:
                     return CohortBoard(window=window.value, rows=())
-                query, params = self._cohorts(place, window=window, now=now)
+                query, params, summed = self._cohorts(place, window=window, now=now)
                 found = list((await conn.execute(query, params)).all())
                 if len(self._places) >= _PLACES_KEPT:
                     self._places.clear()
                 self._places[key] = place
+            if summed is not None and (found[0][6] if found else await keyed_elsewhere(conn, params)):
+                found = list((await conn.execute(*summed)).all())  # the period's rows are keyed elsewhere
         standings = [
             CohortStanding(
                 rank=0,
@@ -577,29 +595,35 @@ class Stats:
                 correct=int(correct or 0),
                 answered=int(answered or 0),
             )
-            for name, size, active, points, correct, answered in found
+            for name, size, active, points, correct, answered, *_ in found
             if active
         ]
         return CohortBoard(window=window.value, rows=tuple(rank_cohorts(standings)), season=_named(place))
 
     def _cohorts(
         self, place: _Place, *, window: Window, now: datetime
-    ) -> tuple[Select[*tuple[Any, ...]], dict[str, Any]]:
-        """The statement and parameters of cohort vs cohort with these lookups (a workspace found)."""
+    ) -> tuple[Select[*tuple[Any, ...]], dict[str, Any], tuple[Select[*tuple[Any, ...]], dict[str, Any]] | None]:
+        """The statement and parameters of cohort vs cohort with these lookups (a workspace found); for a period's
+        rollup rows, also the statement and parameters that sum every cohort's answers instead, when they say the
+        period's rows were keyed elsewhere (`cohort_board_query`)."""
         assert place.workspace is not None
         workspace_id, timezone = place.workspace
         found_season = place.season
         span = window_span(window, now, timezone, season=found_season.span if found_season else None)
         rollup = span.start is None and self.rollups
         params = span_params(workspace_id, span)
+        # Whether a cohort starts after the window's (a season's, a period's) start: only then is a branch summing
+        # its members' answers part of the statement.
+        late = span.start is None or place.latest_cohort is None or place.latest_cohort > span.start
         from_season = self.rollups and found_season is not None
         if from_season:
             assert found_season is not None
             params["period"] = season_period(found_season.id)
         elif self.rollups and window in ROLLUP_WINDOWS and span.start is not None and span.end is None:
-            params = period_params(workspace_id, window, span)  # the period's rollup rows (`period_scores`)
-            return cohort_board_query(False, True, False, season=True, period=True), params
-        return cohort_board_query(rollup, "start" in params, "end" in params, from_season), params
+            summed = cohort_board_query(False, True, False), params
+            rows = period_params(workspace_id, window, span)  # the period's rollup rows (`period_scores`)
+            return cohort_board_query(False, True, False, season=True, period=True, late=late), rows, summed
+        return cohort_board_query(rollup, "start" in params, "end" in params, from_season, late=late), params, None
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""

@@ -178,3 +178,31 @@ async def test_cohort_vs_cohort_and_a_cohort_named_cohorts_keep_their_lookups_ap
     assert [row.name for row in ranked.rows] == ["cohorts"]
     board = await runtime.stats.leaderboard(channel, window=Window.ALL, scope=Scope.COHORT, cohort="cohorts", now=now)
     assert [row.name for row in board.rows] == ["ann"]
+
+
+async def test_a_cohorts_all_time_board_reads_its_members_rows_once(runtime: Runtime, channel: ChannelRef) -> None:
+    """A cohort's members' rollup rows have no index in board order: the board ranks them in one read (RANK()), where
+    the cut of the rollups read through such an index (the limit-th row's totals, three reads of the rows, each
+    sorted) read and sorted every member three more times."""
+    assert (await run(runtime, channel, "lead", "cohort create spring")).ok
+    for who in ("ann", "bob"):
+        assert (await run(runtime, channel, who, "cohort join spring")).ok
+        await answer(runtime, await post(runtime, channel), who, right=True)
+    sent: list[str] = []
+
+    def record(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if conn.get_execution_options().get(READ_ONLY):
+            sent.append(" ".join(statement.split()))
+
+    engine = runtime.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        for _ in range(2):  # the first call reads the lookups on their own, the second beside the board
+            board = await runtime.stats.leaderboard(
+                channel, window=Window.ALL, scope=Scope.COHORT, cohort="spring", now=runtime.clock.now()
+            )
+            assert {row.name for row in board.rows} == {"ann", "bob"}
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    reads = [statement.count("FROM cohort_members WHERE") for statement in sent if "cohort_members" in statement]
+    assert reads and all(count == 1 for count in reads), sent

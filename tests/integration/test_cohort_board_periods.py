@@ -86,6 +86,50 @@ async def test_cohort_vs_cohort_in_a_period_is_the_sum_of_the_members_answers(
 
     # The rollup rows were keyed in Helsinki; the week now starts ten hours earlier in Auckland's timezone.
     await set_timezone(runtime, here, "Pacific/Auckland")
+    await _assert_same_as_summed(runtime, here)  # no row keyed at the new start yet: the rows keyed elsewhere tell
     card = await post(runtime, here)
     await answer(runtime, card, "user0", right=True)
     await _assert_same_as_summed(runtime, here)
+
+
+async def test_cohort_vs_cohort_plans_no_sum_for_cohorts_started_later_when_there_is_none(
+    runtime: Runtime, clock: ManualClock
+) -> None:
+    """A week's, a month's or a season's statement sums the answers of the cohorts started after its start only
+    when the workspace has one: the branch was in every such statement, and its planned cost kept PostgreSQL on
+    custom plans (planned at each call) at 10M answers. Once a later cohort exists, the board reads its lookups
+    again and sums that cohort's answers."""
+    here = ChannelRef("fake", "W1", "C1")
+    clock.set(datetime(2026, 5, 28, 9, 0, tzinfo=UTC))
+    await _run(runtime, here, "lead", "cohort create early start:2026-05-25")
+    await _run(runtime, here, "user0", "cohort join early")
+    clock.set(datetime(2026, 6, 2, 9, 0, tzinfo=UTC))  # the week and the month started on Monday 1 June
+    await _run(runtime, here, "lead", "season start summer")
+    card = await post(runtime, here)
+    await answer(runtime, card, "user0", right=True)
+    windows = (Window.WEEK, Window.MONTH, Window.SEASON)
+    later = "cohorts.starts_at >"  # the condition of the branch of the cohorts started after the window's start
+    for _ in range(2):  # a first call (lookups on their own) and a warm one (lookups beside the board)
+        with _statements(runtime) as sent:
+            for window in windows:
+                await runtime.stats.cohort_board(here, window=window, now=clock.now())
+        assert sent and not any(later in statement for statement in sent), sent
+    summed = Stats(runtime.uow, rollups=False)
+    # The week's and the month's rows were keyed in UTC; in Auckland's timezone they start 12 hours earlier, and no
+    # row is keyed there yet: the board reads empty and says it was keyed elsewhere, so it sums the answers.
+    await set_timezone(runtime, here, "Pacific/Auckland")
+    for window in windows:
+        board = await runtime.stats.cohort_board(here, window=window, now=clock.now())
+        assert [row.name for row in board.rows] == ["early"], window
+        assert board == await summed.cohort_board(here, window=window, now=clock.now()), window
+    clock.advance(timedelta(days=1))
+    await _run(runtime, here, "lead", "cohort create late start:2026-06-03")
+    await _run(runtime, here, "user1", "cohort join late")
+    card = await post(runtime, here)
+    await answer(runtime, card, "user1", right=True)
+    for window in windows:
+        with _statements(runtime) as sent:
+            board = await runtime.stats.cohort_board(here, window=window, now=clock.now())
+        assert any(later in statement for statement in sent), (window, sent)
+        assert {row.name for row in board.rows} == {"early", "late"}, window
+        assert board == await summed.cohort_board(here, window=window, now=clock.now()), window
