@@ -1,9 +1,10 @@
 """Read models: leaderboards, cohort boards and a user's stats, written as queries for speed.
 
 All-time boards read the score rollups (`user_scores`, `channel_scores`: an index scan that stops after the top
-rows; a cohort's members' rows in `cohort_members`, ranked in one read). A workspace's week and month boards read the period rollup (`period_scores`) the
-same way, and so does its season board (the season's rows of `period_scores`, `season_period`); a cohort's season
-board joins its members to their season rows when the cohort had started by the season's start. Channel windows,
+rows; a cohort's members' rows in `cohort_members`, ranked in one read). A workspace's week and month boards read
+the period rollup (`period_scores`) the same way, and so does its season board (the season's rows of
+`period_scores`, `season_period`); a cohort's season board joins its members to their season rows when the cohort
+had started by the season's start. Channel windows,
 cohort week and month, a cohort that started during the season, and any window not in scores.ROLLUP_WINDOWS, sum
 `answers` in the window's [start, end) through covering indexes (an index-only range scan, bounded on both sides
 for a past season). Streaks are computed for the rows shown only, in the board's own statement once its lookups are
