@@ -5,6 +5,7 @@ to a connection idle for PING_AFTER_IDLE, a closed socket being found without it
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -91,6 +92,15 @@ def pings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return sent
 
 
+@pytest.fixture
+async def db(postgres_template: str) -> AsyncIterator[Database]:
+    database = Database.from_url(postgres_template)
+    try:
+        yield database
+    finally:
+        await database.dispose()
+
+
 async def backend_pid(db: Database) -> int:
     async with db.transaction() as session:
         pid: int = (await session.execute(text("SELECT pg_backend_pid()"))).scalar_one()
@@ -109,63 +119,44 @@ async def terminate(postgres_template: str, pid: int) -> None:
 
 @pytest.mark.postgres
 async def test_a_connection_whose_backend_died_is_replaced_at_checkout(
-    postgres_template: str, clock: HeldClock
+    postgres_template: str, db: Database, clock: HeldClock
 ) -> None:
-    db = Database.from_url(postgres_template)
-    try:
-        async with db.transaction() as session:
-            pid = (await session.execute(text("SELECT pg_backend_pid()"))).scalar_one()
-        killer = Database.from_url(postgres_template)
-        try:
-            async with killer.transaction() as session:
-                await session.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
-        finally:
-            await killer.dispose()
-        clock.idle()
-        # The pooled connection is dead; the bare ping finds out at checkout and the pool connects afresh.
-        async with db.transaction() as session:
-            again = (await session.execute(text("SELECT pg_backend_pid()"))).scalar_one()
-        assert again != pid
-    finally:
-        await db.dispose()
+    pid = await backend_pid(db)
+    await terminate(postgres_template, pid)
+    clock.idle()
+    # The pooled connection is dead; the bare ping finds out at checkout and the pool connects afresh.
+    again = await backend_pid(db)
+    assert again != pid
 
 
 @pytest.mark.postgres
 async def test_a_connection_back_in_the_pool_within_the_idle_bound_is_not_pinged(
-    postgres_template: str, clock: HeldClock, pings: list[str]
+    db: Database, clock: HeldClock, pings: list[str]
 ) -> None:
-    db = Database.from_url(postgres_template)
-    try:
-        first = await backend_pid(db)  # a fresh connection: never pinged
-        assert await backend_pid(db) == first
-        assert pings == []  # checked in just before: no round trip
-        clock.idle()
-        assert await backend_pid(db) == first
-        assert pings == [";"]  # idle past the bound: pinged once, and kept
-        assert await backend_pid(db) == first
-        assert pings == [";"]
-    finally:
-        await db.dispose()
+    first = await backend_pid(db)  # a fresh connection: never pinged
+    assert await backend_pid(db) == first
+    assert pings == []  # checked in just before: no round trip
+    clock.idle()
+    assert await backend_pid(db) == first
+    assert pings == [";"]  # idle past the bound: pinged once, and kept
+    assert await backend_pid(db) == first
+    assert pings == [";"]
 
 
 @pytest.mark.postgres
 async def test_a_recent_connection_the_server_closed_is_replaced_at_checkout_without_a_ping(
-    postgres_template: str, clock: HeldClock, pings: list[str]
+    postgres_template: str, db: Database, clock: HeldClock, pings: list[str]
 ) -> None:
-    db = Database.from_url(postgres_template)
-    try:
-        async with db.transaction() as session:
-            pid = (await session.execute(text("SELECT pg_backend_pid()"))).scalar_one()
-            raw = (await (await session.connection()).get_raw_connection()).driver_connection
-        assert raw is not None
-        await terminate(postgres_template, pid)
-        for _ in range(1000):  # the test holds the gate: until asyncpg has read the close (10 s at most)
-            if raw.is_closed():
-                break
-            await asyncio.sleep(0.01)
-        assert raw.is_closed()
-        again = await backend_pid(db)  # the clock has not moved: the socket's state, not a ping, says it is gone
-        assert again != pid
-        assert pings == []
-    finally:
-        await db.dispose()
+    async with db.transaction() as session:
+        pid = (await session.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+        raw = (await (await session.connection()).get_raw_connection()).driver_connection
+    assert raw is not None
+    await terminate(postgres_template, pid)
+    for _ in range(1000):  # the test holds the gate: until asyncpg has read the close (10 s at most)
+        if raw.is_closed():
+            break
+        await asyncio.sleep(0.01)
+    assert raw.is_closed()
+    again = await backend_pid(db)  # the clock has not moved: the socket's state, not a ping, says it is gone
+    assert again != pid
+    assert pings == []
