@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import platform
@@ -21,8 +22,8 @@ import statistics
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,6 +45,20 @@ POSTGRES_ADMIN_URL = os.environ.get(
 PATIENT = DatabaseTimeouts(connect=10.0).unbounded_statements()
 """For a bench's own connections (seeding, counting, sampling): it measures the bots' waits, not its own (on a busy
 machine PostgreSQL can take over a second to accept a connection)."""
+
+
+@contextmanager
+def harness_collector_paused() -> Iterator[None]:
+    """The bench's own process (a fake platform and the load generator, measuring a bot in another process) does not
+    collect garbage inside the block: its full collections, over the fake's records of every click so far, paused its
+    event loop for up to 0.9 s (measured with gc.callbacks, 2026-12-06), and every click in flight then, whichever
+    client was being measured, took that much longer. Collected once before; the block's garbage waits for after."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -37,6 +37,7 @@ from bench.common import (
     Check,
     bound_check,
     child_env,
+    harness_collector_paused,
     percentile,
     quick_or_full,
     ratio_check,
@@ -113,7 +114,8 @@ FOLLOW_TIMEOUT = 120.0
 async def _click_all(
     fake: FakeDiscord, cards: list[dict[str, Any]], clicks: int, concurrency: int, first_user: int = 10**6
 ) -> DiscordStorm:
-    return await storm(fake, plan_clicks(cards, clicks, first_user=first_user), concurrency=concurrency)
+    with harness_collector_paused():
+        return await storm(fake, plan_clicks(cards, clicks, first_user=first_user), concurrency=concurrency)
 
 
 def _per_click(cpu: float, clicks: int) -> str:
