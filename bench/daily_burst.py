@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import contextlib
 import os
-import signal
 import tempfile
 import time
 from pathlib import Path
@@ -39,13 +38,12 @@ from bench.common import (
     scratch_database,
     write_section,
 )
-from bench.scaleout import _balancer, cpu_seconds, database_backends
+from bench.scaleout import balancer, cpu_seconds, database_backends, stopping
 from bench.slack_path import (
     LIMIT_PER_MINUTE,
     _child,
     _load,
     _Stamped,
-    _stop,
     _stored,
     _warm_bodies,
     fake_slack,
@@ -191,12 +189,11 @@ async def bench(
     async with scratch_database("postgresql", workdir) as url, fake_slack() as fake:
         fake.ephemeral = _Stamped()
         children = [await _child("quiz", workdir, url, "burst-0", fake=fake)]
-        try:
+        async with stopping(children):
             await _seed_members(url, max(members, clicks))
             for n in range(1, replicas):
                 children.append(await _child("replica", workdir, url, f"burst-{n}", fake=fake))
-            lb, port = await _balancer(workdir, [info["port"] for _, info in children], "burst")
-            try:
+            async with balancer(workdir, children, "burst") as (lb, port):
                 card = children[0][1]["messages"][0]
                 warm = _warm_bodies([card], fake)
                 await _load(port, warm, 2 * replicas)
@@ -225,12 +222,6 @@ async def bench(
                 # A click acked late (past the bot's deadline) is stored after its ack.
                 stored = (await _stored(url, clicks + len(warm)))[0] - len(warm)
                 late = sum([await _late_acks(info["port"]) for _, info in children])
-            finally:
-                lb.send_signal(signal.SIGTERM)
-                await lb.wait()
-        finally:
-            for process, _ in children:
-                await _stop(process)
     latencies = list(acked.values())
     verdicts = [v for v in fake.ephemeral[first:] if v["user"] in sent]
     waits = [v["arrived"] - sent[v["user"]] for v in verdicts]

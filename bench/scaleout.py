@@ -25,7 +25,10 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import text
 
@@ -61,18 +64,39 @@ def postgres_pids() -> list[int]:
     return found
 
 
-async def _balancer(workdir: Path, ports: list[int], name: str) -> tuple[asyncio.subprocess.Process, int]:
+@asynccontextmanager
+async def stopping(children: list[tuple[asyncio.subprocess.Process, dict[str, Any]]]) -> AsyncIterator[None]:
+    """Every bot process in `children` when the block ends (those added inside it too) is stopped, however it ends."""
+    try:
+        yield
+    finally:
+        for process, _ in children:
+            await _stop(process)
+
+
+@asynccontextmanager
+async def balancer(
+    workdir: Path, children: list[tuple[asyncio.subprocess.Process, dict[str, Any]]], name: str
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
+    """The loopback round-robin balancer (bench/lb.py) in front of the bot processes `children`: its process and
+    port, stopped when the block ends."""
     ready = workdir / f"lb-{name}.port"
     ready.unlink(missing_ok=True)  # a run before this one with as many processes left its port here
-    backends = ",".join(f"127.0.0.1:{port}" for port in ports)
+    backends = ",".join(f"127.0.0.1:{info['port']}" for _, info in children)
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.lb", "--backends", backends, "--ready", str(ready), env=child_env()
     )
-    for _ in range(600):
-        if ready.exists() and ready.read_text(encoding="ascii"):
-            return process, int(ready.read_text(encoding="ascii"))
-        await asyncio.sleep(0.02)
-    raise RuntimeError("the balancer did not start")
+    try:
+        for _ in range(600):
+            if ready.exists() and ready.read_text(encoding="ascii"):
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise RuntimeError("the balancer did not start")
+        yield process, int(ready.read_text(encoding="ascii"))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        await process.wait()
 
 
 async def database_backends(url: str) -> set[int]:
@@ -91,16 +115,15 @@ async def database_backends(url: str) -> set[int]:
 async def bench(replicas: int, clicks: int, concurrency: int, workdir: Path) -> dict[str, object]:
     """One run: `replicas` bot processes behind the balancer on a fresh PostgreSQL database."""
     async with scratch_database("postgresql", workdir) as url, fake_slack() as fake:
-        children = []
-        try:
+        children: list[tuple[asyncio.subprocess.Process, dict[str, Any]]] = []
+        async with stopping(children):
             first, info = await _child("quiz", workdir, url, f"r{replicas}-0", "--no-card-updates", fake=fake)
             children.append((first, info))
             for n in range(1, replicas):
                 children.append(
                     await _child("replica", workdir, url, f"r{replicas}-{n}", "--no-card-updates", fake=fake)
                 )
-            lb, port = await _balancer(workdir, [i["port"] for _, i in children], str(replicas))
-            try:
+            async with balancer(workdir, children, str(replicas)) as (lb, port):
                 bodies = _bodies(info["messages"], clicks, fake)
                 warm = _warm_bodies(info["messages"], fake)
                 await _load(port, warm, 2 * replicas)
@@ -119,12 +142,6 @@ async def bench(replicas: int, clicks: int, concurrency: int, workdir: Path) -> 
                 backends |= await database_backends(url)
                 backend_cpu = sum(cpu_seconds([pid]) - backend_before.get(pid, 0.0) for pid in backends)
                 stored = (await _stored(url, len(bodies) + len(warm)))[0] - len(warm)
-            finally:
-                lb.send_signal(signal.SIGTERM)
-                await lb.wait()
-        finally:
-            for process, _ in children:
-                await _stop(process)
     return {
         "elapsed": elapsed,
         "latencies": latencies,
