@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import event, update
 
+from bot.db.database import READ_ONLY
 from bot.db.models import Workspace
 from bot.domain import AnswerResult, ChannelRef, PostSource, QuestionCard, UserRef
 from bot.runtime import Runtime
@@ -60,3 +64,20 @@ async def confirm(
     return await runtime.app.confirm(
         token=asked.confirm.token, context=Context(channel, user, is_admin=admin), accept=accept
     )
+
+
+@contextmanager
+def read_only_statements(runtime: Runtime) -> Iterator[list[str]]:
+    """The statements read-only connections (boards, `/quiz me`) sent to the database inside the block, in order."""
+    sent: list[str] = []
+
+    def record(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if conn.get_execution_options().get(READ_ONLY):
+            sent.append(statement)
+
+    engine = runtime.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "before_cursor_execute", record)

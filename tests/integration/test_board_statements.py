@@ -5,8 +5,7 @@ connection (the card updates and other work a click leaves behind run on others)
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,29 +21,12 @@ from bot.runtime import Runtime
 from bot.service.facade import Invocation, Reply
 from bot.service.stats import Stats
 from tests.conftest import make_user
-from tests.scoring_helpers import answer, confirm, post, set_timezone
+from tests.scoring_helpers import answer, confirm, post, read_only_statements, set_timezone
 
 
 async def run(runtime: Runtime, channel: ChannelRef, who: str, text: str, *, admin: bool = False) -> Reply:
     """Type a /quiz command as a user."""
     return await runtime.app.handle_command(Invocation(channel, make_user(who), text, is_admin=admin))
-
-
-@contextmanager
-def statements(runtime: Runtime) -> Iterator[list[str]]:
-    """The statements read-only connections sent to the database inside the block, in order."""
-    sent: list[str] = []
-
-    def record(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if conn.get_execution_options().get(READ_ONLY):
-            sent.append(" ".join(statement.split())[:80])
-
-    engine = runtime.db.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield sent
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 async def test_every_board_is_its_totals_and_its_streaks_once_its_lookups_were_read(
@@ -63,11 +45,11 @@ async def test_every_board_is_its_totals_and_its_streaks_once_its_lookups_were_r
             lookups = (cohort, window is Window.SEASON)
             new = lookups not in looked_up
             looked_up.add(lookups)
-            with statements(runtime) as first:
+            with read_only_statements(runtime) as first:
                 board = await runtime.stats.leaderboard(
                     channel, window=window, scope=scope, cohort=cohort, now=clock.now()
                 )
-            with statements(runtime) as again:
+            with read_only_statements(runtime) as again:
                 same = await runtime.stats.leaderboard(
                     channel, window=window, scope=scope, cohort=cohort, now=clock.now()
                 )
@@ -77,9 +59,9 @@ async def test_every_board_is_its_totals_and_its_streaks_once_its_lookups_were_r
             assert len(first) == (3 if new else 1), (scope, window, first)
             assert len(again) == 1, (scope, window, again)  # totals with the lookups and the streaks
     for window in Window:
-        with statements(runtime) as first:
+        with read_only_statements(runtime) as first:
             cohorts = await runtime.stats.cohort_board(channel, window=window, now=clock.now())
-        with statements(runtime) as again:
+        with read_only_statements(runtime) as again:
             same_cohorts = await runtime.stats.cohort_board(channel, window=window, now=clock.now())
         assert [row.name for row in cohorts.rows] == ["spring"], window
         assert same_cohorts == cohorts, window
@@ -106,7 +88,7 @@ async def test_a_board_reads_its_lookups_again_when_they_changed(
     assert [row.name for row in (await week()).rows] == ["ann"]
     await set_timezone(runtime, channel, "Europe/Helsinki")
     clock.set(datetime(2026, 1, 4, 22, 30, tzinfo=UTC))  # still Sunday in UTC; Monday 00:30 in Helsinki: a new week
-    with statements(runtime) as sent:
+    with read_only_statements(runtime) as sent:
         assert (await week()).rows == ()  # the UTC week would still show ann
     assert len(sent) > 2, sent  # the kept lookups did not read the same: read again, and the totals again
     fresh = Stats(runtime.uow)

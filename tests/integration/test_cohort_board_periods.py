@@ -6,43 +6,21 @@ period, and after a timezone change (rows keyed at another start: then every coh
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
-
-from sqlalchemy import event
 
 from bot.clock import ManualClock
-from bot.db.database import READ_ONLY
 from bot.domain import ChannelRef
 from bot.domain.windows import Window
 from bot.runtime import Runtime
 from bot.service.facade import Invocation
 from bot.service.stats import Stats
 from tests.conftest import make_user
-from tests.scoring_helpers import answer, post, set_timezone
+from tests.scoring_helpers import answer, post, read_only_statements, set_timezone
 
 
 async def _run(runtime: Runtime, channel: ChannelRef, who: str, text: str) -> None:
     reply = await runtime.app.handle_command(Invocation(channel, make_user(who), text, is_admin=True))
     assert reply.ok, reply
-
-
-@contextmanager
-def _statements(runtime: Runtime) -> Iterator[list[str]]:
-    sent: list[str] = []
-
-    def record(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if conn.get_execution_options().get(READ_ONLY):
-            sent.append(statement)
-
-    engine = runtime.db.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield sent
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 async def _assert_same_as_summed(runtime: Runtime, channel: ChannelRef) -> None:
@@ -79,7 +57,7 @@ async def test_cohort_vs_cohort_in_a_period_is_the_sum_of_the_members_answers(
             checked += 1
         clock.advance(timedelta(hours=20))
     assert checked == 5
-    with _statements(runtime) as sent:
+    with read_only_statements(runtime) as sent:
         board = await runtime.stats.cohort_board(here, window=Window.WEEK, now=clock.now())
     assert {row.name for row in board.rows} == {"early", "late"}
     assert any("period_scores" in statement for statement in sent), sent  # the rollup rows, not every answer
@@ -110,7 +88,7 @@ async def test_cohort_vs_cohort_plans_no_sum_for_cohorts_started_later_when_ther
     windows = (Window.WEEK, Window.MONTH, Window.SEASON)
     later = "cohorts.starts_at >"  # the condition of the branch of the cohorts started after the window's start
     for _ in range(2):  # a first call (lookups on their own) and a warm one (lookups beside the board)
-        with _statements(runtime) as sent:
+        with read_only_statements(runtime) as sent:
             for window in windows:
                 await runtime.stats.cohort_board(here, window=window, now=clock.now())
         assert sent and not any(later in statement for statement in sent), sent
@@ -128,7 +106,7 @@ async def test_cohort_vs_cohort_plans_no_sum_for_cohorts_started_later_when_ther
     card = await post(runtime, here)
     await answer(runtime, card, "user1", right=True)
     for window in windows:
-        with _statements(runtime) as sent:
+        with read_only_statements(runtime) as sent:
             board = await runtime.stats.cohort_board(here, window=window, now=clock.now())
         assert any(later in statement for statement in sent), (window, sent)
         assert {row.name for row in board.rows} == {"early", "late"}, window
