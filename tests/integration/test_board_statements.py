@@ -7,13 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
-from sqlalchemy import event
 
 from bot.clock import ManualClock
-from bot.db.database import READ_ONLY
 from bot.domain import ChannelRef, Leaderboard
 from bot.domain.windows import Scope, Window
 from bot.errors import NoSeasonRunning
@@ -170,21 +167,12 @@ async def test_a_cohorts_all_time_board_reads_its_members_rows_once(runtime: Run
     for who in ("ann", "bob"):
         assert (await run(runtime, channel, who, "cohort join spring")).ok
         await answer(runtime, await post(runtime, channel), who, right=True)
-    sent: list[str] = []
-
-    def record(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if conn.get_execution_options().get(READ_ONLY):
-            sent.append(" ".join(statement.split()))
-
-    engine = runtime.db.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", record)
-    try:
+    with read_only_statements(runtime) as sent:
         for _ in range(2):  # the first call reads the lookups on their own, the second beside the board
             board = await runtime.stats.leaderboard(
                 channel, window=Window.ALL, scope=Scope.COHORT, cohort="spring", now=runtime.clock.now()
             )
             assert {row.name for row in board.rows} == {"ann", "bob"}
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
-    reads = [statement.count("FROM cohort_members WHERE") for statement in sent if "cohort_members" in statement]
-    assert reads and all(count == 1 for count in reads), sent
+    flat = [" ".join(statement.split()) for statement in sent]
+    reads = [statement.count("FROM cohort_members WHERE") for statement in flat if "cohort_members" in statement]
+    assert reads and all(count == 1 for count in reads), flat
