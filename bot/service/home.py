@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     CompoundSelect,
     Integer,
     String,
@@ -23,7 +24,6 @@ from sqlalchemy import (
     func,
     literal_column,
     null,
-    or_,
     select,
     union_all,
 )
@@ -81,18 +81,17 @@ def _page_query() -> CompoundSelect[Any]:
     mine = aliased(ChannelScore)
     other = aliased(ChannelScore)
     user_row = bindparam("user", type_=ChannelScore.user_id.type)
+
+    def count(*where: ColumnElement[bool]) -> ColumnElement[Any]:
+        return select(func.count()).where(other.channel_id == mine.channel_id, *where).correlate(mine).scalar_subquery()
+
+    # Three counts, each a range of ix_channel_scores_board, as `_me_query` ranks the workspace (one count of their
+    # OR reads every row of the channel's board): more points; as many and more right; as many of both in fewer
+    # answers.
     ahead = (
-        select(func.count())
-        .where(
-            other.channel_id == mine.channel_id,
-            or_(
-                other.points > mine.points,
-                and_(other.points == mine.points, other.correct > mine.correct),
-                and_(other.points == mine.points, other.correct == mine.correct, other.answered < mine.answered),
-            ),
-        )
-        .correlate(mine)
-        .scalar_subquery()
+        count(other.points > mine.points)
+        + count(other.points == mine.points, other.correct > mine.correct)
+        + count(other.points == mine.points, other.correct == mine.correct, other.answered < mine.answered)
     )
     everyone = aliased(ChannelScore)
     players = select(func.count()).where(everyone.channel_id == mine.channel_id).correlate(mine).scalar_subquery()
