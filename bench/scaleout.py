@@ -8,8 +8,9 @@ Reported: clicks/s (acked) of each, the ratio (target >= 1.6x on this 2-core mac
 cores used (the CPU seconds the bot processes, the balancer, PostgreSQL and this load generator spent during the
 run, divided by its length, from /proc), and the clicks per busy core-second (issue 26: 2 processes at >= 90% of 1
 process's), counting the CPU of the bots and of their PostgreSQL backends only, with each one's CPU a click.
-At full size each process count runs twice, in the order 1, 2, 2, 1, and its row sums both runs. --quick: 1, then 2
-processes, once each, 1,500 clicks a run.
+Each process count runs twice, in the order 1, 2, 2, 1, and its row sums both runs (3,000 clicks a run; --quick
+1,500: a quick run used to be 1, then 2, once each, about a second a run, and one run each way was too short to
+tell the scale-out from the machine's drift).
 
 Every replica calls the one loopback fake Slack Web API, which this process serves (it plays Slack, as in
 bench.slack_path); the first replica posts the cards, and card count edits are off in every replica, so that
@@ -190,7 +191,7 @@ async def main() -> None:
     clicks = args.clicks or (1500 if args.quick else 3000)
     runs: dict[int, list[dict[str, object]]] = {1: [], 2: []}
     with tempfile.TemporaryDirectory() as tmp:
-        for replicas in ORDER[:2] if args.quick else ORDER:  # 1, 2, 2, 1: a load drift falls on both alike
+        for replicas in ORDER:  # 1, 2, 2, 1: a load drift falls on both alike
             runs[replicas].append(await bench(replicas, clicks, args.concurrency, Path(tmp)))
     one, two = _pooled(runs[1]), _pooled(runs[2])
     rows = [
@@ -237,13 +238,9 @@ async def main() -> None:
         f"{clicks:,} signed clicks a run, {args.concurrency} concurrent, through a loopback round-robin balancer "
         "(bench/lb.py, one connection to one replica) into 1 or 2 `SlackAdapter` processes in HTTP mode on one "
         "PostgreSQL database, each run started fresh on a new database; "
-        + (
-            "1, then 2 processes (quick size: one run each). "
-            if args.quick
-            else "four runs, 1, 2, 2 and 1 processes (ABBA, so a drift of the shared machine's load falls on both), "
-            "each row the sum of its two runs. "
-        )
-        + "Cores used: CPU seconds of the replicas, the "
+        + "four runs, 1, 2, 2 and 1 processes (ABBA, so a drift of the shared machine's load falls on both), "
+        "each row the sum of its two runs. "
+        "Cores used: CPU seconds of the replicas, the "
         "balancer, PostgreSQL (every postgres process on the machine, so other users of the shared server count "
         "too) and the load generator during the run, over its length. Busy core-seconds: the CPU seconds of the "
         "bot processes and of the PostgreSQL backends serving the run's database (pg_stat_activity; not the "
