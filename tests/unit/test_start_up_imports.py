@@ -31,6 +31,11 @@ ON_FIRST_USE = {
     "bot.content.formats": "the importers of every format: `/quiz import`, `quizbot content import`",
     "openpyxl": "Kahoot spreadsheets: the first .xlsx uploaded",
     "alembic": "migrations: only when the schema is behind",
+    "bot.chart_images": "the charts' process pool: the first charted report (adapters import it there)",
+    "multiprocessing": "the charts' process pool: the first charted report",
+    "adapters.slack.socket_mode": "Slack's Socket Mode: a Slack adapter with an app token, as it connects",
+    "slack_bolt.adapter.socket_mode": "Slack's Socket Mode (Bolt's handler)",
+    "slack_sdk.socket_mode": "Slack's Socket Mode (slack_sdk's client)",
 }
 
 
