@@ -162,10 +162,12 @@ def settle_heap() -> None:
     Otherwise the first full collection after start-up walks every object start-up made: 70-87 ms measured inside
     the first click batch (its p99, bench section 1), and again at each later full collection.
 
-    The garbage is looked for in the young generations only, where everything made with the collector off is: the
-    oldest holds what was imported before it went off (`bot.cli`'s imports), with the collector on, which collected
-    that garbage as it went (20 objects left in it, measured). A full collection would walk those ~70,000 objects
-    too, for nothing: 85-105 ms against 45-55 ms, about a tenth of the start-up (measured 2026-12-06).
+    The garbage is looked for in the young generations only, where everything made with the collector off is (off
+    since `bot.cli.main` began importing the command line's modules): the oldest holds what was imported before it
+    went off (the interpreter's and `bot.cli`'s own few imports, and whatever the caller had imported), with the
+    collector on, which collected that garbage as it went. A full collection would walk those objects too, for
+    nothing: 85-105 ms against 45-55 ms, about a tenth of the start-up (measured 2026-12-06, when the oldest held
+    ~70,000 objects: all of `bot.cli`'s imports were made with the collector on then).
     """
     gc.collect(1)
     gc.freeze()
@@ -176,6 +178,7 @@ async def run_bot(settings: Settings) -> None:
     """`quizbot run`: `bot.runtime.run`, with the database's and the adapters' failures turned into one line."""
     # Start-up imports and builds some hundred thousand objects that live as long as the process; the cyclic
     # collector would walk them again and again meanwhile (about a tenth of the start-up) for little garbage.
+    # (`bot.cli.main` turned it off already, before the command line's imports: this is for other callers.)
     gc.disable()
     try:
         from bot.db.problems import database_errors, require_sqlite_folder

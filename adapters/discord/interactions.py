@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -20,7 +20,6 @@ from adapters.discord.forms import FormStore, fix_view, form_modal, read_submiss
 from adapters.discord.platform import PLATFORM, DiscordPlatform, _extra, dm_workspace
 from adapters.discord.settings import DiscordSettings
 from adapters.text_safety import plain
-from bot.chart_images import render_charts
 from bot.commands import Command, FlagQuestion, StartReview
 from bot.domain import ChannelRef, UserRef
 from bot.domain.views import ReportChart
@@ -31,6 +30,9 @@ from bot.wording import discord as discord_words
 from bot.wording import forms as form_words
 from bot.wording import reports as report_words
 from bot.wording.errors import click_not_recorded, posted_in_channel, unexpected, unknown_button
+
+if TYPE_CHECKING:
+    from bot.chart_images import ChartImage
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,14 @@ OUT_OF_SYNC = discord_words.OUT_OF_SYNC
 MISSING_PERMISSIONS = 50013
 ATTACHMENT_DESCRIPTION = 1024
 """An attachment's description (its alt text): at most 1024 characters."""
+
+
+async def render_charts(charts: Sequence[ReportChart]) -> list[ChartImage]:
+    """`bot.chart_images.render_charts`, imported by the first charted report: its process pool (multiprocessing)
+    is no part of the start-up (bench section 9)."""
+    from bot.chart_images import render_charts as render  # noqa: PLC0415
+
+    return await render(charts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,20 +12,16 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.errors import SlackApiError
-from slack_sdk.socket_mode.aiohttp import SocketModeClient
-from slack_sdk.socket_mode.request import SocketModeRequest
-from slack_sdk.socket_mode.response import SocketModeResponse
 
 from adapters.slack.admins import AdminDirectory
 from adapters.slack.home import HomePublisher
 from adapters.slack.intake import SlackIntake
 from adapters.slack.listeners import ACKED_AS, ANSWER_HEADER, RECEIVED, QuizListeners
 from adapters.slack.platform import PLATFORM, SlackPlatform, make_client
-from adapters.slack.settings import AUTH_ERRORS, SlackSettings
+from adapters.slack.settings import SlackSettings
 from bot.errors import AdapterStartError, ConfigError
 from bot.service.facade import AdapterHost
 from bot.wording import slack as slack_words
@@ -35,47 +31,6 @@ log = logging.getLogger(__name__)
 EVENTS_PATH = "/slack/events"
 DRAIN_TIMEOUT = 5.0
 """Seconds a stop waits for commands and clicks that were acked but are still being worked on."""
-
-
-class GuardedSocketModeHandler(AsyncSocketModeHandler):
-    """Bolt's Socket Mode handler, except that an envelope it cannot handle is logged and acked, never dropped,
-    and a refused app token stops it instead of being retried for ever (slack_sdk logs the refusal and asks again
-    every few seconds, so `quizbot run` would neither connect nor exit)."""
-
-    def __init__(self, app: AsyncApp, *, app_token: str) -> None:
-        super().__init__(app, app_token=app_token)
-        self.refused: SlackApiError | None = None
-        self.refusal = asyncio.Event()
-        client = self.client
-
-        async def issue_or_stop() -> str:
-            # slack_sdk's own issue_new_wss_url, but a refusal is ours to report (once, in the words of `quizbot
-            # run`), not a logged traceback followed by a retry.
-            try:
-                response = await client.web_client.apps_connections_open(app_token=client.app_token)
-            except SlackApiError as exc:
-                error = exc.response.get("error")
-                if error == "ratelimited":
-                    await asyncio.sleep(int(exc.response.headers.get("Retry-After", "30")))
-                    return await issue_or_stop()
-                if error in AUTH_ERRORS:
-                    self.refused = exc
-                    self.refusal.set()
-                    client.closed = True  # the client's connect loop returns instead of retrying
-                else:
-                    log.warning("Slack refused a Socket Mode connection: %s", error, extra={"platform": PLATFORM})
-                raise
-            return str(response["url"])
-
-        self.client.issue_new_wss_url = issue_or_stop  # type: ignore[method-assign]
-
-    async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
-        """Dispatch one envelope to the app; on an unexpected failure ack it so Slack does not resend it."""
-        try:
-            await super().handle(client, req)
-        except Exception:
-            log.exception("a Socket Mode %s envelope could not be handled; acked it anyway", req.type)
-            await client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
 
 
 class SlackAdapter:
@@ -161,6 +116,8 @@ class SlackAdapter:
     async def _serve_socket_mode(self) -> None:
         settings = self.settings
         assert settings.slack_app_token is not None
+        from adapters.slack.socket_mode import GuardedSocketModeHandler  # noqa: PLC0415 - Socket Mode's only
+
         handler = GuardedSocketModeHandler(self.app, app_token=settings.slack_app_token.get_secret_value())
         try:
             await handler.connect_async()  # type: ignore[no-untyped-call]

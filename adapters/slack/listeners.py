@@ -53,7 +53,6 @@ from adapters.slack.payloads import (
 )
 from adapters.slack.platform import PLATFORM, SlackPlatform, response_url_client
 from adapters.slack.uploads import SlackUploads
-from bot.chart_images import render_charts
 from bot.commands import FlagQuestion, StartReview
 from bot.domain import ChannelRef, UserRef
 from bot.errors import Busy, QuizError, StorageUnavailable
@@ -207,6 +206,9 @@ class QuizListeners:
     async def _post_charts(self, respond: Respond, reply: Reply, channel: ChannelRef) -> None:
         """Upload a reply's charts into the channel after its text; when Slack refuses them, say why, privately."""
         extra = {"platform": PLATFORM, "workspace": channel.workspace_id, "channel": channel.channel_id}
+        # The charts' process pool (multiprocessing) is imported by the first charted report, not at start-up.
+        from bot.chart_images import render_charts  # noqa: PLC0415
+
         try:
             images = await render_charts(reply.charts)
             await self.platform.upload_images(channel, images)

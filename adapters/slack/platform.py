@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
@@ -25,10 +25,12 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 from adapters.slack import limits
 from adapters.slack.blocks import Block, card_blocks, card_text, message_blocks, message_text
 from adapters.slack.images import ImageFiles
-from bot.chart_images import ChartImage
 from bot.domain import ChannelRef, QuestionCard, UserRef
 from bot.ports import Message, MissingPermission, PlatformError, PlatformLimits, Rate
 from bot.wording import slack as slack_words
+
+if TYPE_CHECKING:
+    from bot.chart_images import ChartImage  # its process pool is loaded by the first charted report
 
 log = logging.getLogger(__name__)
 

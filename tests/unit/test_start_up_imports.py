@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import REPO
 
@@ -29,6 +31,11 @@ ON_FIRST_USE = {
     "bot.content.formats": "the importers of every format: `/quiz import`, `quizbot content import`",
     "openpyxl": "Kahoot spreadsheets: the first .xlsx uploaded",
     "alembic": "migrations: only when the schema is behind",
+    "bot.chart_images": "the charts' process pool: the first charted report (adapters import it there)",
+    "multiprocessing": "the charts' process pool: the first charted report",
+    "adapters.slack.socket_mode": "Slack's Socket Mode: a Slack adapter with an app token, as it connects",
+    "slack_bolt.adapter.socket_mode": "Slack's Socket Mode (Bolt's handler)",
+    "slack_sdk.socket_mode": "Slack's Socket Mode (slack_sdk's client)",
 }
 
 
@@ -42,3 +49,72 @@ def test_starting_the_bot_loads_none_of_what_only_some_commands_use() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     loaded = json.loads(out.stdout)
     assert {name: ON_FIRST_USE[name] for name in loaded} == {}
+
+
+COMMAND_LINE_MODULES = (
+    "bot.cli_commands",
+    "bot.cli_parser",
+    "bot.config",
+    "bot.content",
+    "bot.plugins",
+    "pydantic",
+    "yaml",
+)
+"""What `bot.cli.main` imports, not `bot.cli` itself: the command line's modules, the settings and the content's
+readers, imported with the cyclic collector off (`bot.cli._collector_off_for_start_up`)."""
+
+
+def test_importing_the_cli_loads_none_of_its_commands() -> None:
+    code = f"import json, sys, bot.cli\nprint(json.dumps([m for m in {COMMAND_LINE_MODULES!r} if m in sys.modules]))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert json.loads(out.stdout) == []
+
+
+_COLLECTOR_AT_IMPORT = """
+import gc, json, sys
+seen = {}
+def hook(event, args):
+    if event == "import" and args[0] in ("bot.config", "bot.runtime", "bot.db.migrate") and args[0] not in seen:
+        seen[args[0]] = gc.isenabled()
+sys.addaudithook(hook)
+import bot.cli
+status = bot.cli.main(sys.argv[1:])
+print(json.dumps({"status": status, "collector_on_at_import": seen, "collector_on_after": gc.isenabled()}))
+"""
+"""Runs `bot.cli.main` with its arguments; says whether the collector was on as each of three modules was first
+imported, and after `main` returned."""
+
+
+def _collector_at_import(tmp_path: Path, url: str, *args: str) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_")}
+    env.update(PYTHONPATH=str(REPO), QUIZBOT_DATABASE_URL=url)
+    out = subprocess.run(
+        [sys.executable, "-c", _COLLECTOR_AT_IMPORT, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,  # no .env of the repository's
+        env=env,
+    )
+    result: dict[str, object] = json.loads(out.stdout.splitlines()[-1])
+    return result
+
+
+def test_quizbot_run_imports_its_modules_with_the_collector_off_and_turns_it_back_on(tmp_path: Path) -> None:
+    # The run stops at once (its database's folder does not exist), after the runtime's imports.
+    result = _collector_at_import(tmp_path, f"sqlite+aiosqlite:///{tmp_path}/missing/quizbot.db", "run")
+    assert result == {
+        "status": 2,
+        "collector_on_at_import": {"bot.config": False, "bot.runtime": False, "bot.db.migrate": False},
+        "collector_on_after": True,
+    }
+
+
+def test_other_commands_run_with_the_collector_on(tmp_path: Path) -> None:
+    # `db current` on a database not created yet: the command imports bot.db.migrate once the line is parsed.
+    result = _collector_at_import(tmp_path, f"sqlite+aiosqlite:///{tmp_path}/quizbot.db", "db", "current")
+    assert result == {
+        "status": 0,
+        "collector_on_at_import": {"bot.config": False, "bot.db.migrate": True},
+        "collector_on_after": True,
+    }
