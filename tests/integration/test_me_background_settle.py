@@ -6,7 +6,7 @@ ticker, on SQLite and PostgreSQL.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy import delete, select
@@ -17,12 +17,14 @@ from bot.db.models import MeCheckpoint, User
 from bot.domain import ChannelRef
 from bot.errors import StorageUnavailable
 from bot.runtime import Runtime
-from bot.scheduling.checkpoints import CheckpointSettling
 from bot.service.stats import MeRecordView
 from bot.service.streak_stats import SETTLE_MARGIN
 from tests.conftest import make_user
 from tests.integration.test_me_checkpoint import a_week, me, scheduled, stored
 from tests.scoring_helpers import answer, read_only_statements
+
+if TYPE_CHECKING:
+    from bot.scheduling.checkpoints import CheckpointSettling
 
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
