@@ -418,6 +418,9 @@ class Case:
     bare: Select[Any]
     prepare: Callable[[], Awaitable[Any]] | None = None
     """What sets the case up before it is timed (not timed): the /quiz me users' earlier calls."""
+    alternate: Callable[[], Awaitable[Any]] | None = None
+    """Another call timed in the same rounds, for a ratio of the same minutes: for the first call after the
+    background settle, a first call before it (other users nobody settled)."""
 
 
 _next_user = itertools.count(2000)
@@ -524,7 +527,7 @@ def cases(uow: UnitOfWorkFactory, runs: int) -> list[Case]:
     bare = [plain_board(scope, window) for scope in (Scope.WORKSPACE, Scope.CHANNEL, Scope.COHORT) for window in Window]
     bare += [plain_cohorts(window) for window in Window] + [plain_me(), plain_me(), plain_me(), plain_me()]
     boards, plain = _calls(Stats(uow), uow, runs), _calls(Stats(uow, rollups=False), uow, 0)
-    return [
+    found = [
         Case(
             label,
             call,
@@ -534,6 +537,10 @@ def cases(uow: UnitOfWorkFactory, runs: int) -> list[Case]:
         )
         for (label, call), (_, same_job), statement in zip(boards, plain, bare, strict=True)
     ]
+    for case_ in found:
+        if isinstance(case_.call, SettledUsers):  # its first calls beside first calls nobody settled
+            case_.alternate = FreshUsers(case_.call.stats, primed=False, count=runs + 3)
+    return found
 
 
 async def paired_medians(calls: Sequence[Callable[[], Awaitable[Any]]], runs: int) -> list[float]:
@@ -640,7 +647,17 @@ async def bench(
                     calls = [case_.call, bare] + ([case_.same_job] if case_.same_job else [])
                     if base is not None:
                         calls.append(base.call)
+                    if case_.alternate is not None:
+                        calls.append(case_.alternate)
                     seconds, bare_seconds, *same = await paired_medians(calls, runs)
+                    if case_.alternate is not None:
+                        before = same.pop()
+                        measured.step.append(
+                            f"- {kind}, {size}: `{case_.label}` {seconds * 1000:.2f} ms vs `{QUIZ_ME_COLD}` "
+                            f"{before * 1000:.2f} ms in the same rounds: {seconds / before:.2f} "
+                            f"(load {load_average()})"
+                        )
+                        print(measured.step[-1], flush=True)
                     if base is not None:
                         measured.base_p50[case_.label] = same.pop()
                     reference = same[0] if same else bare_seconds
@@ -780,8 +797,9 @@ async def main() -> None:
         "standings, weakest topics, cohorts' progress, next question) by users who asked a day before, each in a "
         "unit of work of its own committed after, as the handler runs it.\n\n"
         + "\n".join(rows)
-        + "\n\nThe background step that settles `/quiz me` checkpoints (bot/scheduling/checkpoints.py), on its own "
-        f"over users no case asked, from users.id {STEP_AFTER + 1}:\n\n"
+        + "\n\nThe background step that settles `/quiz me` checkpoints (bot/scheduling/checkpoints.py): a user's "
+        "first call after it beside a first call before it, timed in the same rounds; and the step's own cost, over "
+        f"users no case asked, from users.id {STEP_AFTER + 1}:\n\n"
         + "\n".join(steps)
         + "\n\nWhere the time goes:\n\n"
         + "\n".join(profiles)
