@@ -5,7 +5,10 @@ Split out of bot/service/stats.py, which ranks the boards.
 `/quiz me` resumes from a checkpoint (`me_checkpoints`, bot/db/models/checkpoints.py): the user's question streaks,
 day streak and (answered, correct) counts per question folded up to an instant T, then only the outcomes settled
 since T are read (the user's answers since T through their answer index, the scheduled questions of their channels
-that finished since T through ix_posts_channel_finish), folded on, and the checkpoint moved on. T must be an instant
+that finished since T through ix_posts_channel_finish), folded on, and the checkpoint moved on. The scheduler moves
+checkpoints on in the background too (bot/scheduling/checkpoints.py, `Stats.settle_checkpoints`: the users
+`unsettled_query` finds, each through `resumed_record` and the same guarded write), so a user's first call finds one
+already. T must be an instant
 before which nothing can still be settled later, or the checkpoint would miss it:
 
 - an answer is stored with the time its click arrived, committed a batch later (other replicas' clocks may differ a
