@@ -8,8 +8,7 @@ since T are read (the user's answers since T through their answer index, the sch
 that finished since T through ix_posts_channel_finish), folded on, and the checkpoint moved on. The scheduler moves
 checkpoints on in the background too (bot/scheduling/checkpoints.py, `Stats.settle_checkpoints`: the users
 `unsettled_query` finds, each through `resumed_record` and the same guarded write), so a user's first call finds one
-already. T must be an instant
-before which nothing can still be settled later, or the checkpoint would miss it:
+already. T must be an instant before which nothing can still be settled later, or the checkpoint would miss it:
 
 - an answer is stored with the time its click arrived, committed a batch later (other replicas' clocks may differ a
   little): T is at most now minus SETTLE_MARGIN;
