@@ -66,6 +66,8 @@ from bot.db.models import (
 )
 from bot.domain import ChannelRef, UserRef
 from bot.domain.windows import Scope, Span, Window, window_span
+from bot.scheduling.checkpoints import CheckpointSettling
+from bot.scheduling.fires import TickReport
 from bot.service.home import HomeReader
 from bot.service.repositories.directory import Directory
 from bot.service.repositories.scores import season_period
@@ -83,6 +85,13 @@ CHANNELS, USERS, POSTS, COHORTS, MEMBERS = 20, 10_000, 14_706, 50, 1000
 CHANNEL = ChannelRef("bench", "W", "C3")
 ME = UserRef("bench", "W", "U1234", "user1234")
 QUIZ_ME, QUIZ_ME_FIRST = "/quiz me", "/quiz me, first call"
+QUIZ_ME_COLD = "/quiz me, first call, before the background settle"
+UNTARGETED = {QUIZ_ME_COLD}
+"""Shown for scale, without the targets: a user the scheduler has not settled yet (their whole history read). The
+first call people make comes after the background step settled them (QUIZ_ME_FIRST), and that one is held to them."""
+STEP_AFTER, STEP_USERS, STEP_BATCH, STEP_SCAN = 6000, 1000, 50, 1000
+"""The background step's own cost: ticks of `STEP_BATCH` users (the ticker's default), `STEP_SCAN` users read a tick,
+from users.id STEP_AFTER on (users no /quiz me case asks), until STEP_USERS are settled."""
 QUIZ_ME_PAGE = "/quiz me page (home)"
 DAY = timedelta(days=1)
 COHORT = "cohort40"
@@ -409,6 +418,9 @@ class Case:
     bare: Select[Any]
     prepare: Callable[[], Awaitable[Any]] | None = None
     """What sets the case up before it is timed (not timed): the /quiz me users' earlier calls."""
+    alternate: Callable[[], Awaitable[Any]] | None = None
+    """Another call timed in the same rounds, for a ratio of the same minutes: for the first call after the
+    background settle, a first call before it (other users nobody settled)."""
 
 
 _next_user = itertools.count(2000)
@@ -435,6 +447,44 @@ class FreshUsers:
 
     async def __call__(self) -> Any:
         return await self.stats.user_stats(next(self._turn), now=NOW)
+
+
+class SettledUsers(FreshUsers):
+    """A user's first `/quiz me` after the scheduler's background step settled them (bot/scheduling/checkpoints.py):
+    in `prepare` (not timed), the real step (`CheckpointSettling.settle_due` over `Stats.settle_checkpoints`) runs a
+    day before NOW over these users, as the ticker does at most a day before anyone asks (it settles a user again
+    once their checkpoint is a day old): each timed call reads the day settled since, not the whole history."""
+
+    def __init__(self, stats: Stats, *, count: int) -> None:
+        super().__init__(stats, primed=False, count=count)
+
+    async def prepare(self) -> None:
+        rows = sorted(int(user.user_id[1:]) for user in self.users)  # the bench's users.id is U<id>'s number
+        step = CheckpointSettling(settle=self.stats.settle_checkpoints, batch=len(rows), scan=rows[-1] - rows[0] + 1)
+        step.after = rows[0] - 1
+        report = TickReport()
+        await step.settle_due(NOW - DAY, ["bench"], report)
+        assert sorted(report.checkpoints_settled) == rows, "the background step did not settle the users"
+
+
+async def step_cost(stats: Stats) -> list[float]:
+    """The background step's ticks (CheckpointSettling.settle_due, the ticker's batch and scan) from STEP_AFTER until
+    STEP_USERS users are settled, then one tick more over the same users (all settled: the cost of finding none):
+    [seconds of the settling ticks, users settled, seconds of the idle tick]."""
+    step = CheckpointSettling(settle=stats.settle_checkpoints, batch=STEP_BATCH, scan=STEP_SCAN)
+    step.after = STEP_AFTER
+    report = TickReport()
+    started = time.perf_counter()
+    while len(report.checkpoints_settled) < STEP_USERS:
+        before = len(report.checkpoints_settled)
+        await step.settle_due(NOW, ["bench"], report)
+        assert len(report.checkpoints_settled) > before, "the background step settled nobody"
+    spent = time.perf_counter() - started
+    step.after, idle = STEP_AFTER, TickReport()  # the same window of users again, all of them settled now
+    started = time.perf_counter()
+    await step.settle_due(NOW, ["bench"], idle)
+    idle_spent = time.perf_counter() - started
+    return [spent, float(len(report.checkpoints_settled)), idle_spent]
 
 
 class FreshHomes(FreshUsers):
@@ -464,18 +514,20 @@ def _calls(stats: Stats, uow: UnitOfWorkFactory, runs: int) -> list[tuple[str, C
         found.append((f"cohort vs cohort {window.value}", partial(stats.cohort_board, CHANNEL, window=window, now=NOW)))
     # a warm-up, the runs and the two calls of a statement profile, each a user of its own
     found.append((QUIZ_ME, FreshUsers(stats, primed=True, count=runs + 3)))
-    found.append((QUIZ_ME_FIRST, FreshUsers(stats, primed=False, count=runs + 3)))
+    found.append((QUIZ_ME_FIRST, SettledUsers(stats, count=runs + 3)))
+    found.append((QUIZ_ME_COLD, FreshUsers(stats, primed=False, count=runs + 3)))
     found.append((QUIZ_ME_PAGE, FreshHomes(stats, uow, count=runs + 3)))
     return found
 
 
 def cases(uow: UnitOfWorkFactory, runs: int) -> list[Case]:
     """Every board of every scope and window, cohort vs cohort, and /quiz me (a day after the user's last call, a
-    user's first call, and the whole page a day after the user's last call)."""
+    user's first call after the background step settled them, one before it did, and the whole page a day after the
+    user's last call)."""
     bare = [plain_board(scope, window) for scope in (Scope.WORKSPACE, Scope.CHANNEL, Scope.COHORT) for window in Window]
-    bare += [plain_cohorts(window) for window in Window] + [plain_me(), plain_me(), plain_me()]
+    bare += [plain_cohorts(window) for window in Window] + [plain_me(), plain_me(), plain_me(), plain_me()]
     boards, plain = _calls(Stats(uow), uow, runs), _calls(Stats(uow, rollups=False), uow, 0)
-    return [
+    found = [
         Case(
             label,
             call,
@@ -485,6 +537,10 @@ def cases(uow: UnitOfWorkFactory, runs: int) -> list[Case]:
         )
         for (label, call), (_, same_job), statement in zip(boards, plain, bare, strict=True)
     ]
+    for case_ in found:
+        if isinstance(case_.call, SettledUsers):  # its first calls beside first calls nobody settled
+            case_.alternate = FreshUsers(case_.call.stats, primed=False, count=runs + 3)
+    return found
 
 
 async def paired_medians(calls: Sequence[Callable[[], Awaitable[Any]]], runs: int) -> list[float]:
@@ -545,6 +601,8 @@ class Measured:
     checks: list[Check]
     profile: list[str]
     base_p50: dict[str, float] = field(default_factory=dict)
+    step: list[str] = field(default_factory=list)
+    """The background step's cost (`step_cost`), as a markdown line."""
     grown: Measured | None = None
     """The grown database's measurement (`bench`'s `grown_years`), made while this one was still there."""
 
@@ -589,7 +647,17 @@ async def bench(
                     calls = [case_.call, bare] + ([case_.same_job] if case_.same_job else [])
                     if base is not None:
                         calls.append(base.call)
+                    if case_.alternate is not None:
+                        calls.append(case_.alternate)
                     seconds, bare_seconds, *same = await paired_medians(calls, runs)
+                    if case_.alternate is not None:
+                        before = same.pop()
+                        measured.step.append(
+                            f"- {kind}, {size}: `{case_.label}` {seconds * 1000:.2f} ms vs `{QUIZ_ME_COLD}` "
+                            f"{before * 1000:.2f} ms in the same rounds: {seconds / before:.2f} "
+                            f"(load {load_average()})"
+                        )
+                        print(measured.step[-1], flush=True)
                     if base is not None:
                         measured.base_p50[case_.label] = same.pop()
                     reference = same[0] if same else bare_seconds
@@ -601,7 +669,8 @@ async def bench(
                     )
                     print(measured.rows[-1], flush=True)
                     figure = f"{kind}, {size}: {case_.label}"
-                    measured.checks.append(bound_check(f"{figure}, p50", seconds * 1000, 5, "ms"))
+                    if case_.label not in UNTARGETED:
+                        measured.checks.append(bound_check(f"{figure}, p50", seconds * 1000, 5, "ms"))
                     measured.checks.append(
                         Check(
                             f"{figure}, p50 over the plain GROUP BY's",
@@ -611,6 +680,15 @@ async def bench(
                             seconds <= 1.10 * reference,
                         )
                     )
+                spent, settled, idle = await step_cost(
+                    Stats(unit_of_work_factory(db, Directory(default_timezone="UTC")))
+                )
+                measured.step.append(
+                    f"- {kind}, {size}: {settled:.0f} users settled in {spent * 1000:.0f} ms by ticks of "
+                    f"{STEP_BATCH}: {spent * 1000 / settled:.2f} ms a user, {settled / spent:.0f} users/s; a tick "
+                    f"that finds none due among its {STEP_SCAN:,} users: {idle * 1000:.1f} ms (load {load_average()})"
+                )
+                print(measured.step[-1], flush=True)
                 slowest = max(measured.p50, key=lambda label: measured.p50[label])
                 uow = unit_of_work_factory(db, Directory(default_timezone="UTC"))
                 profiled = next(c for c in cases(uow, runs) if c.label == slowest)
@@ -659,16 +737,21 @@ async def main() -> None:
     ]
     checks: list[Check] = []
     profiles: list[str] = []
+    steps: list[str] = []
     for kind in ["postgresql", "sqlite"] if args.db == "both" else [args.db]:
         grown_years = years if kind == "postgresql" and years > 1 else 0
         measured = await bench(kind, per_post, runs, args.keep, grown_years=grown_years)
         rows += measured.rows
         checks += measured.checks
         profiles += measured.profile
+        steps += measured.step
         if (grown := measured.grown) is not None:
             rows += grown.rows
             profiles += grown.profile
+            steps += grown.step
             for label, seconds in grown.p50.items():
+                if label in UNTARGETED:
+                    continue
                 base = grown.base_p50[label]  # the 1x database's board, timed in the same rounds
                 checks.append(
                     Check(
@@ -706,11 +789,18 @@ async def main() -> None:
         "rank. `/quiz me` is asked by a different user at each call (a call moves the user's checkpoint on, so the "
         "same user again would read nothing new): `/quiz me` by users who asked a day before (a day of outcomes "
         "settled since their checkpoint read and folded, the checkpoint moved on and committed), `/quiz me, first "
-        "call` by users who never asked (their whole history read, the checkpoint written), `/quiz me page (home)` the "
+        "call` by users who never asked, after the scheduler's background step settled them a day before (the "
+        "real step, `CheckpointSettling.settle_due`: a day of outcomes read, the checkpoint written), `/quiz me, "
+        "first call, before the background settle` by users nobody settled (their whole history read; shown "
+        "without the targets), `/quiz me page (home)` the "
         "whole page those commands and Slack's Home tab render (`HomeReader.home`: the same user stats, channel "
         "standings, weakest topics, cohorts' progress, next question) by users who asked a day before, each in a "
         "unit of work of its own committed after, as the handler runs it.\n\n"
         + "\n".join(rows)
+        + "\n\nThe background step that settles `/quiz me` checkpoints (bot/scheduling/checkpoints.py): a user's "
+        "first call after it beside a first call before it, timed in the same rounds; and the step's own cost, over "
+        f"users no case asked, from users.id {STEP_AFTER + 1}:\n\n"
+        + "\n".join(steps)
         + "\n\nWhere the time goes:\n\n"
         + "\n".join(profiles)
     )

@@ -193,6 +193,7 @@ async def build_runtime(
         lease=timedelta(seconds=settings.schedule_lease_seconds),
         interval=settings.schedule_tick_seconds,
         observe_lag=metrics.scheduler_lag.set,
+        settle_checkpoints=stats.settle_checkpoints,
     )
     return Runtime(
         settings=settings,

@@ -167,6 +167,8 @@ class TickReport:
     seasons_ended: list[int] = field(default_factory=list)
     delivered: list[int] = field(default_factory=list)
     """Posts sent privately to cohort members (bot/scheduling/delivery.py)."""
+    checkpoints_settled: list[int] = field(default_factory=list)
+    """Users (users.id) whose `/quiz me` checkpoint was settled in the background (bot/scheduling/checkpoints.py)."""
 
 
 def replica_name() -> str:

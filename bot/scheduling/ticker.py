@@ -15,10 +15,12 @@
   differs (the platform call; a channel's schedule is paused on a failure for good, a member's slot just fails);
 - leases.py: the fenced updates of the claim rows; fires.py: the fire key, the claims and the tick's report;
 - season_ends.py: ends seasons whose `until:` date has passed (one replica each) and posts their final boards;
+- checkpoints.py: settles the `/quiz me` checkpoints of a batch of users each tick (the read side's own call), so
+  a user's first `/quiz me` reads only what was settled since, not their whole history;
 - jobs.py: the job runner, the one place here that opens units of work (one per step).
 
 A tick keeps this process's in-flight claims alive, reveals, ends seasons that are due, claims, recovers, then
-posts (and delivers privately).
+posts (and delivers privately); while those run, it settles a batch of `/quiz me` checkpoints.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from bot.clock import Clock
 from bot.domain import ChannelRef
 from bot.errors import StorageUnavailable
 from bot.ports import PlatformRegistry
+from bot.scheduling.checkpoints import CheckpointSettling, SettleCheckpoints
 from bot.scheduling.claims import SlotClaimer
 from bot.scheduling.delivery import PrivateDelivery, SendPrivately
 from bot.scheduling.fanout import FanOut
@@ -72,6 +75,8 @@ class Ticker:
         post_cohort: PostCohortNext | None = None,
         send_privately: SendPrivately | None = None,
         observe_lag: Callable[[float], None] | None = None,
+        settle_checkpoints: SettleCheckpoints | None = None,
+        checkpoint_batch: int = 50,
     ) -> None:
         self.platforms = platforms
         self.clock = clock
@@ -89,6 +94,12 @@ class Ticker:
         # Without an announcer (a ticker built for schedules alone), seasons are left to a ticker that has one.
         self.season_ends = (
             SeasonEnds(jobs=jobs, announce=announce_season, batch=batch) if announce_season is not None else None
+        )
+        # Without the read side's call (a ticker built for schedules alone), checkpoints are left to `/quiz me`.
+        self.checkpoints = (
+            CheckpointSettling(settle=settle_checkpoints, batch=checkpoint_batch)
+            if settle_checkpoints is not None
+            else None
         )
         self.claimer = SlotClaimer(jobs=jobs, replica=self.replica, grace=grace, batch=batch)
         self.private = PrivateDelivery(
@@ -187,7 +198,8 @@ class Ticker:
     # --- one tick --------------------------------------------------------------------------------
 
     async def tick(self, *, wait: bool = True) -> TickReport:
-        """Reveal what closed, claim what is due, recover expired claims, and post (awaited when `wait`)."""
+        """Reveal what closed, claim what is due, recover expired claims, post (awaited when `wait`), and settle a
+        batch of `/quiz me` checkpoints."""
         report = TickReport()
         served = self.platforms.names()
         if not served:
@@ -226,6 +238,8 @@ class Ticker:
                 self.delivery.send(member_holding, report), name=f"deliver-{member_claim.fire_id}"
             )
             tasks.append(member_holding.task)
+        if self.checkpoints is not None:  # while the posts go out; a failure here is logged and left to the next tick
+            await self.checkpoints.settle_due(now, served, report)
         if wait and tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         return report

@@ -18,7 +18,7 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any, NamedTuple
 
@@ -72,13 +72,24 @@ from bot.service.repositories.checkpoints import checkpoint_of
 from bot.service.repositories.lookups import WorkspaceRow, find_cohort, find_season, season_span
 from bot.service.repositories.scores import season_period
 from bot.service.scores import ROLLUP_WINDOWS
-from bot.service.streak_stats import board_streaks, recent_since, resumed_record, unsent_pin, user_streaks
+from bot.service.streak_stats import (
+    CHECKPOINT_AGE,
+    EVER,
+    SETTLE_MARGIN,
+    board_streaks,
+    recent_since,
+    resumed_record,
+    scan_end_query,
+    unsent_pin,
+    unsettled_query,
+    user_streaks,
+)
 from bot.service.uow import UnitOfWork, UnitOfWorkFactory, reading
 from bot.wording import boards as board_words
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Stats", "in_span", "viewing"]
+__all__ = ["Settled", "Stats", "in_span", "viewing"]
 """`in_span` (bot/service/board_queries.py) is read by the seasons' use cases from here too."""
 
 
@@ -221,19 +232,28 @@ class MeRecordView(NamedTuple):
     cohorts: tuple[MeCohort, ...] = ()
 
 
-async def _keep(uow: UnitOfWork, user_row: int, checkpoint: Checkpoint, *, own: bool) -> None:
+async def _keep(uow: UnitOfWork, user_row: int, checkpoint: Checkpoint, *, own: bool) -> bool:
     """Store a `/quiz me` checkpoint: in the caller's unit of work (theirs to commit: `/quiz me` and the home tab
     do), or, in a view's own read-only one, committed at once. A checkpoint is a cache: when it cannot be written
     (SQLite busy with another writer, the user forgotten meanwhile) the view is still right, and the next call
-    reads a little more."""
+    reads a little more. Whether it was stored (`Checkpoints.advance`: not over one settled as far or further)."""
     if not own:
-        await uow.checkpoints.advance(user_row, checkpoint)
-        return
+        return await uow.checkpoints.advance(user_row, checkpoint)
     try:
-        await uow.checkpoints.advance(user_row, checkpoint)
+        stored = await uow.checkpoints.advance(user_row, checkpoint)
         await uow.commit()
     except (StorageUnavailable, DBAPIError):
         log.info("a /quiz me checkpoint was not stored", exc_info=True)
+        return False
+    return stored
+
+
+class Settled(NamedTuple):
+    """What one background pass over the users (`Stats.settle_checkpoints`) did: the users whose checkpoint it
+    stored, and the users.id the next pass starts after (past the last one, a pass starts over from the first)."""
+
+    users: tuple[int, ...]
+    after: int
 
 
 class _CohortRow(NamedTuple):
@@ -625,6 +645,58 @@ class Stats:
             rows = period_params(workspace_id, window, span)  # the period's rollup rows (`period_scores`)
             return cohort_board_query(False, True, False, season=True, period=True, late=late), rows, summed
         return cohort_board_query(rollup, "start" in params, "end" in params, from_season, late=late), params, None
+
+    async def settle_checkpoints(
+        self,
+        *,
+        now: datetime,
+        platforms: list[str],
+        after: int = 0,
+        scan: int = 1000,
+        limit: int = 50,
+        age: timedelta = CHECKPOINT_AGE,
+    ) -> Settled:
+        """Settle, in the background, the `/quiz me` checkpoints of up to `limit` users among the next `scan` with
+        totals after the users.id `after` (of workspaces on `platforms`): those whose checkpoint is missing, unusable
+        (another version or timezone) or settled more than `age` before `now`, and who answered since it and before
+        where a checkpoint can stand now (`streak_stats.unsettled_query`). Each is what `/quiz me` itself computes
+        and stores (`resumed_record` from the stored checkpoint and the user's pin, `_keep`): the same fold, the
+        same guarded write, so a `/quiz me` of the same user at the same time keeps whichever settled further.
+
+        Statements: where the pass stops (a range of user_scores' key), the users to settle with what each starts
+        from (one), then per user what `/quiz me` reads (one or two) and the checkpoint's write, each user in a
+        read-only unit of work of their own (`viewing`), so on SQLite no write lock is held while a history is
+        read."""
+        async with viewing(self.uow, None) as uow:
+            conn = await uow.session.connection()
+            until = (await conn.execute(scan_end_query(), {"after": after, "scan": scan})).scalar()
+            if until is None and after:  # past the last user: this pass starts over
+                after = 0
+                until = (await conn.execute(scan_end_query(), {"after": after, "scan": scan})).scalar()
+            if until is None:
+                return Settled((), 0)
+            params = {
+                "after": after,
+                "until": until,
+                "platforms": platforms,
+                "settled": now - SETTLE_MARGIN,
+                "ever": EVER,
+                "stale": now - age,
+                "limit": limit,
+            }
+            rows = (await conn.execute(unsettled_query(), params)).all()
+        settled: list[int] = []
+        for row in rows:
+            user_row = int(row.user_row)
+            async with viewing(self.uow, None) as uow:
+                stored = checkpoint_of(_stored_checkpoint(row))
+                record = await resumed_record(
+                    uow.session, user_row, timezone=row.timezone, now=now, stored=stored, pin=row.pin
+                )
+                if record.checkpoint is not None and await _keep(uow, user_row, record.checkpoint, own=True):
+                    settled.append(user_row)
+        next_after = int(rows[-1].user_row) if len(rows) >= limit else int(until)
+        return Settled(tuple(settled), next_after)
 
     async def user_stats(self, user: UserRef, *, now: datetime, within: UnitOfWork | None = None) -> UserStats:
         """A user's all-time record in their workspace: totals, rank, streaks, review, cohorts, missed topics."""

@@ -5,8 +5,10 @@ Split out of bot/service/stats.py, which ranks the boards.
 `/quiz me` resumes from a checkpoint (`me_checkpoints`, bot/db/models/checkpoints.py): the user's question streaks,
 day streak and (answered, correct) counts per question folded up to an instant T, then only the outcomes settled
 since T are read (the user's answers since T through their answer index, the scheduled questions of their channels
-that finished since T through ix_posts_channel_finish), folded on, and the checkpoint moved on. T must be an instant
-before which nothing can still be settled later, or the checkpoint would miss it:
+that finished since T through ix_posts_channel_finish), folded on, and the checkpoint moved on. The scheduler moves
+checkpoints on in the background too (bot/scheduling/checkpoints.py, `Stats.settle_checkpoints`: the users
+`unsettled_query` finds, each through `resumed_record` and the same guarded write), so a user's first call finds one
+already. T must be an instant before which nothing can still be settled later, or the checkpoint would miss it:
 
 - an answer is stored with the time its click arrived, committed a batch later (other replicas' clocks may differ a
   little): T is at most now minus SETTLE_MARGIN;
@@ -54,7 +56,16 @@ from sqlalchemy.orm import InstrumentedAttribute, aliased
 from sqlalchemy.sql.elements import UnaryExpression
 from sqlalchemy.sql.operators import custom_op
 
-from bot.db.models import Answer, ChannelScore, Post, QuestionRow, post_finish_time
+from bot.db.models import (
+    Answer,
+    ChannelScore,
+    MeCheckpoint,
+    Post,
+    QuestionRow,
+    UserScore,
+    Workspace,
+    post_finish_time,
+)
 from bot.domain.streaks import (
     STREAK_SOURCES,
     Checkpoint,
@@ -70,6 +81,7 @@ from bot.domain.streaks import (
     settled_events,
     settled_outcomes,
 )
+from bot.service.repositories.checkpoints import VERSION
 from bot.service.repositories.lookups import among_rows, local_date, one_of
 
 RECENT_DAYS = 62
@@ -372,6 +384,72 @@ committed later (a batch, a queue, another replica's clock); none can still arri
 ADVANCE_EVERY = timedelta(hours=1)
 """A checkpoint is written again only once it can move on this far: between two writes `/quiz me` reads at most
 SETTLE_MARGIN + ADVANCE_EVERY of outcomes, and a user who asks again and again writes once an hour at most."""
+
+
+CHECKPOINT_AGE = timedelta(days=1)
+"""The scheduler settles a user's checkpoint again once it is this old and they answered since (`unsettled_query`):
+a user's first `/quiz me` then reads at most this much (and SETTLE_MARGIN) of what was settled since, however long
+their history."""
+
+
+@functools.cache
+def scan_end_query() -> Select[Any]:
+    """The last of the next `scan` users with totals after the users.id `after` (parameters), None past the last:
+    where one background pass over the users (`unsettled_query`) stops, read from user_scores' key (at most `scan`
+    rows, however many answers there are)."""
+    scanned = (
+        select(UserScore.user_id)
+        .where(UserScore.user_id > bindparam("after"))
+        .order_by(UserScore.user_id)
+        .limit(bindparam("scan", type_=Integer))
+        .subquery("scanned")
+    )
+    return select(func.max(scanned.c.user_id))
+
+
+@functools.cache
+def unsettled_query() -> Select[Any]:
+    """The users (users.id in (`after`, `until`], of workspaces on the platforms `platforms`) whose `/quiz me`
+    checkpoint is missing, of another version or timezone than their workspace's, or settled before `stale`, and
+    who answered since it (or ever, without a usable one) and before `settled`: what the scheduler settles in the
+    background (bot/scheduling/checkpoints.py), `limit` of them in users.id order. Each row: `user_row`, the
+    workspace's `timezone`, the stored checkpoint's columns as `checkpoint_*` (None without one) and `pin`
+    (`unsent_pin`), what `resumed_record` starts from, as `/quiz me`'s own statement reads them.
+
+    Bounded: a range of user_scores' key (the users `scan_end_query` found), each joined to its workspace and its
+    checkpoint by key, and the test for new answers one probe of the user's answer index (user_id, answered_at)."""
+    settled = bindparam("settled", type_=Answer.answered_at.type)
+    usable = and_(MeCheckpoint.version == VERSION, MeCheckpoint.timezone == Workspace.timezone)
+    since = case((usable, MeCheckpoint.settled_to), else_=bindparam("ever", EVER, type_=Answer.answered_at.type))
+    news = (
+        select(Answer.id)
+        .where(Answer.user_id == UserScore.user_id, Answer.answered_at >= since, Answer.answered_at < settled)
+        .correlate(UserScore, MeCheckpoint, Workspace)
+        .exists()
+    )
+    return (
+        select(
+            UserScore.user_id.label("user_row"),
+            Workspace.timezone,
+            *(column.label(f"checkpoint_{column.key}") for column in MeCheckpoint.__table__.c),
+            unsent_pin(UserScore.user_id).label("pin"),
+        )
+        .join(Workspace, Workspace.id == UserScore.workspace_id)
+        .outerjoin(MeCheckpoint, MeCheckpoint.user_id == UserScore.user_id)
+        .where(
+            UserScore.user_id > bindparam("after"),
+            UserScore.user_id <= bindparam("until"),
+            Workspace.platform.in_(bindparam("platforms", expanding=True)),
+            or_(
+                MeCheckpoint.user_id.is_(None),
+                ~usable,
+                MeCheckpoint.settled_to < bindparam("stale", type_=MeCheckpoint.settled_to.type),
+            ),
+            news,
+        )
+        .order_by(UserScore.user_id)
+        .limit(bindparam("limit", type_=Integer))
+    )
 
 
 def unsent_pin(user: ColumnElement[Any] | InstrumentedAttribute[int]) -> ColumnElement[Any]:

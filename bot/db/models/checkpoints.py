@@ -14,8 +14,9 @@ from bot.db.models.base import Base
 class MeCheckpoint(Base):
     """One user's streaks and missed questions folded up to `settled_to`, an instant before which every outcome of
     theirs is settled for good (bot/service/streak_stats.py says how it is chosen). Derived data: `/quiz me` reads
-    it, folds what was settled since, and writes it again further on; deleting it only makes the next call read the
-    whole history.
+    it, folds what was settled since, and writes it again further on (and so does the scheduler, in the background,
+    for users who answered since it was a day old: bot/scheduling/checkpoints.py); deleting it only makes the next
+    call read the whole history.
 
     - `channels`: the question streak (run, best) in each channel where it is not (0, 0), by channel row id;
     - `day_run`, `day_best`, `last_day`: the day streak's fold (bot.domain.streaks.DayRun) in `timezone`, the
