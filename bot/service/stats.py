@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import date, datetime, timedelta
 from types import SimpleNamespace
@@ -655,6 +656,8 @@ class Stats:
         scan: int = 1000,
         limit: int = 50,
         age: timedelta = CHECKPOINT_AGE,
+        budget: float | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> Settled:
         """Settle, in the background, the `/quiz me` checkpoints of up to `limit` users among the next `scan` with
         totals after the users.id `after` (of workspaces on `platforms`): those whose checkpoint is missing, unusable
@@ -666,7 +669,10 @@ class Stats:
         Statements: where the pass stops (a range of user_scores' key), the users to settle with what each starts
         from (one), then per user what `/quiz me` reads (one or two) and the checkpoint's write, each user in a
         read-only unit of work of their own (`viewing`), so on SQLite no write lock is held while a history is
-        read."""
+        read. With a `budget` (seconds of `monotonic`), no further user is started once it is spent: the pass goes
+        on after the last user settled, so a tick's share of the event loop and the database stays bounded while
+        long histories are first folded (at 10M answers, ~40 ms a user)."""
+        started = monotonic()
         async with viewing(self.uow, None) as uow:
             conn = await uow.session.connection()
             until = (await conn.execute(scan_end_query(), {"after": after, "scan": scan})).scalar()
@@ -686,7 +692,9 @@ class Stats:
             }
             rows = (await conn.execute(unsettled_query(), params)).all()
         settled: list[int] = []
-        for row in rows:
+        for done, row in enumerate(rows):
+            if done and budget is not None and monotonic() - started >= budget:
+                return Settled(tuple(settled), int(rows[done - 1].user_row))
             user_row = int(row.user_row)
             async with viewing(self.uow, None) as uow:
                 stored = checkpoint_of(_stored_checkpoint(row))

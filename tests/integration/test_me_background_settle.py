@@ -175,3 +175,34 @@ async def test_a_database_failure_is_left_to_the_next_tick(
     assert any("not settled this tick" in r.getMessage() for r in caplog.records)
     step.settle = real
     assert len((await runtime.ticker.tick()).checkpoints_settled) == 2
+
+
+async def test_a_tick_starts_no_further_user_once_its_time_is_spent(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock
+) -> None:
+    names = ["alice", "bob", "carol"]
+    card = await scheduled(runtime, channel, clock)
+    for name in names:
+        await answer(runtime, card, name, right=True)
+    clock.advance(DAY)
+    step = settling(runtime)
+    real = step.settle
+    seconds = iter(range(100))  # a clock that moves one second each time it is read
+
+    async def ticking(**kwargs: Any) -> Any:
+        return await real(**kwargs, monotonic=lambda: float(next(seconds)))
+
+    step.settle = ticking
+    step.budget = 1.5  # the start, then a second a user: two users fit, not three
+    rows = sorted([await user_row(runtime, name) for name in names])
+
+    ticks = [(await runtime.ticker.tick()).checkpoints_settled for _ in range(2)]
+
+    assert ticks == [rows[0:2], rows[2:3]]  # the next tick goes on after the last user settled
+    step.budget = 0.0
+    clock.advance(2 * DAY)
+    card = await scheduled(runtime, channel, clock)
+    for name in names:
+        await answer(runtime, card, name, right=False)
+    clock.advance(2 * HOUR)
+    assert [(await runtime.ticker.tick()).checkpoints_settled for _ in range(3)] == [rows[0:1], rows[1:2], rows[2:3]]
