@@ -466,6 +466,7 @@ class SettledUsers(FreshUsers):
         report = TickReport()
         while len(report.checkpoints_settled) < len(rows):  # tick after tick, as the ticker does (its time budget)
             before = len(report.checkpoints_settled)
+            step.scan = rows[-1] - step.after  # no further than these users: the other cases' users stay unsettled
             await step.settle_due(NOW - DAY, ["bench"], report)
             assert len(report.checkpoints_settled) > before, "the background step settled nobody"
         assert sorted(report.checkpoints_settled) == rows, "the background step did not settle the users"
