@@ -194,7 +194,7 @@ async def main() -> None:
         Check(
             "start-up / bare `import discord, slack_bolt, sqlalchemy`",
             "<= 2x",
-            f"{start:.2f} s vs {reference:.2f} s: {start / reference:.1f}x",
+            f"{start:.2f} s vs {reference:.2f} s: {start / reference:.2f}x",
             start <= 2 * reference,
         ),
         Check(
