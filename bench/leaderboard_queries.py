@@ -66,7 +66,7 @@ from bot.db.models import (
 )
 from bot.domain import ChannelRef, UserRef
 from bot.domain.windows import Scope, Span, Window, window_span
-from bot.scheduling.checkpoints import CheckpointSettling
+from bot.scheduling.checkpoints import BUDGET, CheckpointSettling
 from bot.scheduling.fires import TickReport
 from bot.service.home import HomeReader
 from bot.service.repositories.directory import Directory
@@ -475,13 +475,14 @@ class SettledUsers(FreshUsers):
 async def step_cost(stats: Stats) -> list[float]:
     """The background step's ticks (CheckpointSettling.settle_due, the ticker's batch and scan) from STEP_AFTER until
     STEP_USERS users are settled, then one tick more over the same users (all settled: the cost of finding none):
-    [seconds of the settling ticks, users settled, seconds of the idle tick]."""
+    [seconds of the settling ticks, users settled, seconds of the idle tick, settling ticks]."""
     step = CheckpointSettling(settle=stats.settle_checkpoints, batch=STEP_BATCH, scan=STEP_SCAN)
     step.after = STEP_AFTER
     report = TickReport()
-    started = time.perf_counter()
+    started, ticks = time.perf_counter(), 0
     while len(report.checkpoints_settled) < STEP_USERS:
         before = len(report.checkpoints_settled)
+        ticks += 1
         await step.settle_due(NOW, ["bench"], report)
         assert len(report.checkpoints_settled) > before, "the background step settled nobody"
     spent = time.perf_counter() - started
@@ -489,7 +490,7 @@ async def step_cost(stats: Stats) -> list[float]:
     started = time.perf_counter()
     await step.settle_due(NOW, ["bench"], idle)
     idle_spent = time.perf_counter() - started
-    return [spent, float(len(report.checkpoints_settled)), idle_spent]
+    return [spent, float(len(report.checkpoints_settled)), idle_spent, float(ticks)]
 
 
 class FreshHomes(FreshUsers):
@@ -685,12 +686,13 @@ async def bench(
                             seconds <= 1.10 * reference,
                         )
                     )
-                spent, settled, idle = await step_cost(
+                spent, settled, idle, ticks = await step_cost(
                     Stats(unit_of_work_factory(db, Directory(default_timezone="UTC")))
                 )
                 measured.step.append(
-                    f"- {kind}, {size}: {settled:.0f} users settled in {spent * 1000:.0f} ms by ticks of "
-                    f"{STEP_BATCH}: {spent * 1000 / settled:.2f} ms a user, {settled / spent:.0f} users/s; a tick "
+                    f"- {kind}, {size}: {settled:.0f} users settled in {spent * 1000:.0f} ms by {ticks:.0f} ticks "
+                    f"(at most {STEP_BATCH} users and {BUDGET} s each): {spent * 1000 / settled:.2f} ms a user, "
+                    f"{settled / spent:.0f} users/s; a tick "
                     f"that finds none due among its {STEP_SCAN:,} users: {idle * 1000:.1f} ms (load {load_average()})"
                 )
                 print(measured.step[-1], flush=True)
