@@ -20,7 +20,6 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import date, datetime, timedelta
-from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
@@ -69,7 +68,7 @@ from bot.service.board_queries import (
     span_params,
     with_streaks,
 )
-from bot.service.repositories.checkpoints import checkpoint_of
+from bot.service.repositories.checkpoints import stored_checkpoint, stored_columns
 from bot.service.repositories.lookups import WorkspaceRow, find_cohort, find_season, season_span
 from bot.service.repositories.scores import season_period
 from bot.service.scores import ROLLUP_WINDOWS
@@ -145,7 +144,7 @@ def _me_query() -> Select[Any, *tuple[Any, ...]]:
             UserScore.correct,
             UserScore.answered,
             ahead.label("ahead"),
-            *(column.label(f"checkpoint_{column.key}") for column in MeCheckpoint.__table__.c),
+            *stored_columns(),
             unsent_pin(User.id).label("pin"),
             *(count.label(name) for name, count in zip(("due", "learning", "mastered"), _review_counts(), strict=True)),
             memberships.label("memberships"),
@@ -154,15 +153,6 @@ def _me_query() -> Select[Any, *tuple[Any, ...]]:
         .outerjoin(UserScore, UserScore.user_id == User.id)
         .outerjoin(MeCheckpoint, MeCheckpoint.user_id == User.id)
         .where(Workspace.platform == bindparam("platform"), Workspace.external_id == bindparam("workspace"))
-    )
-
-
-def _stored_checkpoint(me: Any) -> Any:
-    """The `checkpoint_*` columns of `_me_query`'s row by their own names (None when the user has no checkpoint)."""
-    if me.checkpoint_user_id is None:
-        return None
-    return SimpleNamespace(
-        **{column.key: getattr(me, f"checkpoint_{column.key}") for column in MeCheckpoint.__table__.c}
     )
 
 
@@ -697,7 +687,7 @@ class Stats:
                 return Settled(tuple(settled), int(rows[done - 1].user_row))
             user_row = int(row.user_row)
             async with viewing(self.uow, None) as uow:
-                stored = checkpoint_of(_stored_checkpoint(row))
+                stored = stored_checkpoint(row)
                 record = await resumed_record(
                     uow.session, user_row, timezone=row.timezone, now=now, stored=stored, pin=row.pin
                 )
@@ -734,7 +724,7 @@ class Stats:
             if me.points is None:
                 unscored = UserStats(name=name, answered=0, correct=0, points=0, rank=None, cohorts=cohorts)
                 return MeRecordView(unscored, None, user_row, found)
-            stored = checkpoint_of(_stored_checkpoint(me))
+            stored = stored_checkpoint(me)
             record = await resumed_record(session, user_row, timezone=timezone, now=now, stored=stored, pin=me.pin)
             tags = _tag_results(record.questions, record.tags)
             missed = [(t.tag, t.answered - t.correct) for t in tags if t.correct < t.answered]

@@ -81,7 +81,7 @@ from bot.domain.streaks import (
     settled_events,
     settled_outcomes,
 )
-from bot.service.repositories.checkpoints import VERSION
+from bot.service.repositories.checkpoints import VERSION, stored_columns
 from bot.service.repositories.lookups import among_rows, local_date, one_of
 
 RECENT_DAYS = 62
@@ -431,7 +431,7 @@ def unsettled_query() -> Select[Any]:
         select(
             UserScore.user_id.label("user_row"),
             Workspace.timezone,
-            *(column.label(f"checkpoint_{column.key}") for column in MeCheckpoint.__table__.c),
+            *stored_columns(),
             unsent_pin(UserScore.user_id).label("pin"),
         )
         .join(Workspace, Workspace.id == UserScore.workspace_id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import bindparam, or_, select
@@ -36,6 +37,26 @@ def checkpoint_of(row: Any) -> Checkpoint | None:
         days=DayRun(run=int(row.day_run), best=int(row.day_best), last=row.last_day),
         questions={int(key): (int(v[0]), int(v[1])) for key, v in (row.missed or {}).items()},
     )
+
+
+_BESIDE = "checkpoint_"
+"""The prefix of a checkpoint's columns read beside other columns (`stored_columns`, `stored_checkpoint`)."""
+
+
+def stored_columns() -> list[Any]:
+    """The `me_checkpoints` columns labelled `checkpoint_<name>`, for a statement that reads a user's stored
+    checkpoint beside other columns (`/quiz me`'s own statement, the background settle's); `stored_checkpoint`
+    reads them back."""
+    return [column.label(f"{_BESIDE}{column.key}") for column in MeCheckpoint.__table__.c]
+
+
+def stored_checkpoint(row: Any) -> Checkpoint | None:
+    """The checkpoint in a row read with `stored_columns` (`checkpoint_of` of those columns by their own names);
+    None when the user has none, or one of another version."""
+    if getattr(row, f"{_BESIDE}user_id") is None:
+        return None
+    columns = {column.key: getattr(row, f"{_BESIDE}{column.key}") for column in MeCheckpoint.__table__.c}
+    return checkpoint_of(SimpleNamespace(**columns))
 
 
 class Checkpoints(Repository):
