@@ -76,7 +76,6 @@ class Ticker:
         send_privately: SendPrivately | None = None,
         observe_lag: Callable[[float], None] | None = None,
         settle_checkpoints: SettleCheckpoints | None = None,
-        checkpoint_batch: int = 50,
     ) -> None:
         self.platforms = platforms
         self.clock = clock
@@ -96,11 +95,7 @@ class Ticker:
             SeasonEnds(jobs=jobs, announce=announce_season, batch=batch) if announce_season is not None else None
         )
         # Without the read side's call (a ticker built for schedules alone), checkpoints are left to `/quiz me`.
-        self.checkpoints = (
-            CheckpointSettling(settle=settle_checkpoints, batch=checkpoint_batch)
-            if settle_checkpoints is not None
-            else None
-        )
+        self.checkpoints = CheckpointSettling(settle=settle_checkpoints) if settle_checkpoints is not None else None
         self.claimer = SlotClaimer(jobs=jobs, replica=self.replica, grace=grace, batch=batch)
         self.private = PrivateDelivery(
             jobs=jobs,
