@@ -463,13 +463,26 @@ class SettledUsers(FreshUsers):
         rows = sorted(int(user.user_id[1:]) for user in self.users)  # the bench's users.id is U<id>'s number
         step = CheckpointSettling(settle=self.stats.settle_checkpoints, batch=len(rows), scan=rows[-1] - rows[0] + 1)
         step.after = rows[0] - 1
-        report = TickReport()
-        while len(report.checkpoints_settled) < len(rows):  # tick after tick, as the ticker does (its time budget)
-            before = len(report.checkpoints_settled)
-            step.scan = rows[-1] - step.after  # no further than these users: the other cases' users stay unsettled
-            await step.settle_due(NOW - DAY, ["bench"], report)
-            assert len(report.checkpoints_settled) > before, "the background step settled nobody"
+        # No further than these users: the other cases' users stay unsettled.
+        report, _ticks = await settling_ticks(step, NOW - DAY, len(rows), last=rows[-1])
         assert sorted(report.checkpoints_settled) == rows, "the background step did not settle the users"
+
+
+async def settling_ticks(
+    step: CheckpointSettling, now: datetime, users: int, *, last: int | None = None
+) -> tuple[TickReport, int]:
+    """The step's ticks at `now`, tick after tick as the ticker runs them (each stops at its batch or its time
+    budget), until `users` users are settled, each tick settling one at least; with `last`, no tick's window of
+    users runs past that users.id. The ticks' report, and how many ticks it took."""
+    report, ticks = TickReport(), 0
+    while len(report.checkpoints_settled) < users:
+        before = len(report.checkpoints_settled)
+        if last is not None:
+            step.scan = last - step.after
+        ticks += 1
+        await step.settle_due(now, ["bench"], report)
+        assert len(report.checkpoints_settled) > before, "the background step settled nobody"
+    return report, ticks
 
 
 async def step_cost(stats: Stats) -> list[float]:
@@ -478,13 +491,8 @@ async def step_cost(stats: Stats) -> list[float]:
     [seconds of the settling ticks, users settled, seconds of the idle tick, settling ticks]."""
     step = CheckpointSettling(settle=stats.settle_checkpoints, batch=STEP_BATCH, scan=STEP_SCAN)
     step.after = STEP_AFTER
-    report = TickReport()
-    started, ticks = time.perf_counter(), 0
-    while len(report.checkpoints_settled) < STEP_USERS:
-        before = len(report.checkpoints_settled)
-        ticks += 1
-        await step.settle_due(NOW, ["bench"], report)
-        assert len(report.checkpoints_settled) > before, "the background step settled nobody"
+    started = time.perf_counter()
+    report, ticks = await settling_ticks(step, NOW, STEP_USERS)
     spent = time.perf_counter() - started
     step.after, idle = STEP_AFTER, TickReport()  # the same window of users again, all of them settled now
     started = time.perf_counter()
