@@ -245,10 +245,11 @@ def create_engine(url: str, *, echo: bool = False, timeouts: DatabaseTimeouts | 
 PING_AFTER_IDLE = 2.0
 """Seconds: a pooled PostgreSQL connection checked in more recently than this is not pinged at checkout.
 
-The ping is a round trip before every unit of work: ~20% of a warm board's time, and one more statement a batch of
-clicks. A connection back in the pool this recently was working then; if its server has since closed it (a restart,
-`pg_terminate_backend`, `idle_session_timeout`), asyncpg has seen the socket close and the pool is told so without a
-round trip (`is_closed()`), as a failed ping would. What only the ping finds is a link gone silent, and that is found
+The ping is a round trip before every unit of work, and one more statement a batch of clicks (on this project's
+loopback 0.03-0.12 ms a unit of work, measured 2026-12-06; over a network, its latency). A connection back in the
+pool this recently was working then; if its server has since closed it (a restart, `pg_terminate_backend`,
+`idle_session_timeout`), asyncpg has seen the socket close and the pool is told so without a round trip
+(`is_closed()`), as a failed ping would. What only the ping finds is a link gone silent, and that is found
 the same way, after the same statement timeout, by the statement that follows."""
 
 _last_checkin: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
