@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -39,15 +40,21 @@ ON_FIRST_USE = {
 }
 
 
-def test_starting_the_bot_loads_none_of_what_only_some_commands_use() -> None:
+def _loaded(imports: Sequence[str], among: Iterable[str]) -> list[str]:
+    """Which of the modules `among` a fresh interpreter has loaded once it imported `imports`, sorted."""
     code = (
         "import importlib, json, sys\n"
-        f"for name in {START_UP!r}:\n"
+        f"for name in {tuple(imports)!r}:\n"
         "    importlib.import_module(name)\n"
-        f"print(json.dumps(sorted(name for name in {sorted(ON_FIRST_USE)!r} if name in sys.modules)))"
+        f"print(json.dumps(sorted(name for name in {sorted(among)!r} if name in sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
-    loaded = json.loads(out.stdout)
+    loaded: list[str] = json.loads(out.stdout)
+    return loaded
+
+
+def test_starting_the_bot_loads_none_of_what_only_some_commands_use() -> None:
+    loaded = _loaded(START_UP, ON_FIRST_USE)
     assert {name: ON_FIRST_USE[name] for name in loaded} == {}
 
 
@@ -65,9 +72,7 @@ readers, imported with the cyclic collector off (`bot.cli._collector_off_for_sta
 
 
 def test_importing_the_cli_loads_none_of_its_commands() -> None:
-    code = f"import json, sys, bot.cli\nprint(json.dumps([m for m in {COMMAND_LINE_MODULES!r} if m in sys.modules]))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
-    assert json.loads(out.stdout) == []
+    assert _loaded(["bot.cli"], COMMAND_LINE_MODULES) == []
 
 
 _COLLECTOR_AT_IMPORT = """
