@@ -13,9 +13,9 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import bindparam, or_, select
+from sqlalchemy import bindparam, exists, or_, select
 
-from bot.db.models import MeCheckpoint
+from bot.db.models import MeCheckpoint, User
 from bot.domain.streaks import Checkpoint, DayRun, Streak
 from bot.service.repositories.base import Repository
 from bot.service.repositories.directory import insert_for
@@ -101,11 +101,14 @@ _COLUMNS = ("user_id", "version", "settled_to", "timezone", "day_run", "day_best
 
 @functools.cache
 def _advance_statement(dialect: str) -> Any:
-    """The guarded upsert of `advance`, built once per dialect with its values as parameters."""
+    """The guarded upsert of `advance`, built once per dialect with its values as parameters. The row is inserted
+    only while its user is there: a user forgotten (`forget-user`) between a read and this write leaves nothing to
+    store, not a foreign-key error."""
     table = MeCheckpoint.__table__.c
-    statement = insert_for(dialect, MeCheckpoint).values(
-        {name: bindparam(name, type_=table[name].type) for name in _COLUMNS}
+    values = select(*(bindparam(name, type_=table[name].type) for name in _COLUMNS)).where(
+        exists().where(User.id == bindparam("user_id"))
     )
+    statement = insert_for(dialect, MeCheckpoint).from_select(list(_COLUMNS), values)
     return statement.on_conflict_do_update(
         index_elements=["user_id"],
         set_={name: statement.excluded[name] for name in _COLUMNS if name != "user_id"},
