@@ -30,7 +30,7 @@ from sqlalchemy import (
     func,
     select,
 )
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -233,8 +233,15 @@ async def _keep(uow: UnitOfWork, user_row: int, checkpoint: Checkpoint, *, own: 
     try:
         stored = await uow.checkpoints.advance(user_row, checkpoint)
         await uow.commit()
-    except (StorageUnavailable, DBAPIError):
-        log.info("a /quiz me checkpoint was not stored", exc_info=True)
+    except (StorageUnavailable, IntegrityError, OperationalError) as exc:
+        # Expected now and then, and harmless: one line, no traceback in the operator's log.
+        cause = exc.orig if isinstance(exc, DBAPIError) else exc
+        log.info(
+            "a /quiz me checkpoint was not stored: %s", (str(cause).strip() or type(cause).__name__).splitlines()[0]
+        )
+        return False
+    except DBAPIError:
+        log.warning("a /quiz me checkpoint was not stored", exc_info=True)
         return False
     return stored
 

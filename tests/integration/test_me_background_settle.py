@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 
 import bot.service.stats as stats_module
 from bot.clock import ManualClock
@@ -18,6 +19,7 @@ from bot.db.models import MeCheckpoint, User
 from bot.domain import ChannelRef
 from bot.errors import StorageUnavailable
 from bot.runtime import Runtime
+from bot.service.repositories.checkpoints import Checkpoints
 from bot.service.stats import MeRecordView
 from bot.service.streak_stats import SETTLE_MARGIN
 from tests.conftest import make_user
@@ -215,3 +217,63 @@ async def test_a_tick_starts_no_further_user_once_its_time_is_spent(
         await answer(runtime, card, name, right=False)
     clock.advance(2 * HOUR)
     assert [(await runtime.ticker.tick()).checkpoints_settled for _ in range(3)] == [rows[0:1], rows[1:2], rows[2:3]]
+
+
+async def test_a_user_forgotten_while_the_step_reads_them_is_skipped_quietly(
+    runtime: Runtime,
+    channel: ChannelRef,
+    clock: ManualClock,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """`forget-user` removes alice after the step read her history and before it writes her checkpoint: the write
+    finds no user. The step stores nothing for her, logs no traceback, and settles the others."""
+    await a_week(runtime, channel, clock)
+    alice, bob = await user_row(runtime, "alice"), await user_row(runtime, "bob")
+    real = stats_module.resumed_record
+
+    async def forgotten_meanwhile(session: Any, user: int, **kwargs: Any) -> Any:
+        found = await real(session, user, **kwargs)
+        if user == alice:
+            async with runtime.db.transaction() as other:  # forget-user's delete, committed before the write
+                await other.execute(delete(User).where(User.id == alice))
+        return found
+
+    monkeypatch.setattr(stats_module, "resumed_record", forgotten_meanwhile)
+    caplog.set_level("INFO")
+    report = await runtime.ticker.tick()
+    monkeypatch.undo()
+
+    assert report.checkpoints_settled == [bob]
+    async with runtime.db.transaction() as session:
+        assert (await session.execute(select(MeCheckpoint.user_id))).scalars().all() == [bob]
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+    assert not [r for r in caplog.records if "not stored" in r.getMessage()], "the write failed"
+
+
+async def test_a_checkpoint_write_refused_by_the_database_is_one_line_in_the_log(
+    runtime: Runtime,
+    channel: ChannelRef,
+    clock: ManualClock,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The delete of a forgotten user still in flight when the write checks its user (PostgreSQL), or SQLite busy:
+    the checkpoint is a cache, so the step logs one line without a traceback and settles the others."""
+    await a_week(runtime, channel, clock)
+    alice, bob = await user_row(runtime, "alice"), await user_row(runtime, "bob")
+    real = Checkpoints.advance
+
+    async def refused(self: Checkpoints, user: int, checkpoint: Any) -> bool:
+        if user == alice:
+            raise IntegrityError("INSERT INTO me_checkpoints ...", {}, Exception("FOREIGN KEY constraint failed"))
+        return await real(self, user, checkpoint)
+
+    monkeypatch.setattr(Checkpoints, "advance", refused)
+    caplog.set_level("INFO")
+    report = await runtime.ticker.tick()
+    monkeypatch.undo()
+
+    assert report.checkpoints_settled == [bob]
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+    assert any(r.getMessage().endswith("not stored: FOREIGN KEY constraint failed") for r in caplog.records)
