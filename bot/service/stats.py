@@ -695,8 +695,15 @@ class Stats:
             user_row = int(row.user_row)
             async with viewing(self.uow, None) as uow:
                 stored = stored_checkpoint(row)
+                # Chosen for its checkpoint's age (`unsettled_query`): any move on is stored, however short.
                 record = await resumed_record(
-                    uow.session, user_row, timezone=row.timezone, now=now, stored=stored, pin=row.pin
+                    uow.session,
+                    user_row,
+                    timezone=row.timezone,
+                    now=now,
+                    stored=stored,
+                    pin=row.pin,
+                    advance=timedelta(0),
                 )
                 if record.checkpoint is not None and await _keep(uow, user_row, record.checkpoint, own=True):
                     settled.append(user_row)

@@ -21,7 +21,7 @@ from bot.errors import StorageUnavailable
 from bot.runtime import Runtime
 from bot.service.repositories.checkpoints import Checkpoints
 from bot.service.stats import MeRecordView
-from bot.service.streak_stats import SETTLE_MARGIN
+from bot.service.streak_stats import ADVANCE_EVERY, CHECKPOINT_AGE, SETTLE_MARGIN
 from tests.conftest import make_user
 from tests.integration.test_me_checkpoint import a_week, me, scheduled, stored
 from tests.scoring_helpers import answer, read_only_statements
@@ -277,3 +277,23 @@ async def test_a_checkpoint_write_refused_by_the_database_is_one_line_in_the_log
     assert report.checkpoints_settled == [bob]
     assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
     assert any(r.getMessage().endswith("not stored: FOREIGN KEY constraint failed") for r in caplog.records)
+
+
+async def test_the_step_moves_on_a_checkpoint_a_call_would_keep(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock
+) -> None:
+    """A checkpoint a day old, with answers since: too young for `/quiz me` to write again (ADVANCE_EVERY), old
+    enough for the step (CHECKPOINT_AGE), which stores it."""
+    await a_week(runtime, channel, clock)
+    await me(runtime, "alice")
+    card = await scheduled(runtime, channel, clock)
+    await answer(runtime, card, "alice", right=True)
+    clock.advance(CHECKPOINT_AGE + SETTLE_MARGIN)
+    assert CHECKPOINT_AGE + SETTLE_MARGIN < ADVANCE_EVERY
+
+    report = await runtime.ticker.tick()
+
+    assert await user_row(runtime, "alice") in report.checkpoints_settled
+    settled = await stored(runtime, "alice")
+    assert settled is not None and settled.settled_to == clock.now() - SETTLE_MARGIN
+    await me(runtime, "alice")

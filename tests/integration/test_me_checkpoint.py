@@ -25,10 +25,10 @@ from bot.runtime import Runtime
 from bot.service.facade import Invocation
 from bot.service.repositories.lookups import workspace_row
 from bot.service.review import review_summary
-from bot.service.streak_stats import SETTLE_MARGIN, user_streaks
+from bot.service.streak_stats import ADVANCE_EVERY, SETTLE_MARGIN, user_streaks
 from tests.conftest import make_user
 from tests.integration.test_data_ops import _cli, cli_env  # noqa: F401  (the CLI's environment, a fixture)
-from tests.scoring_helpers import answer, post, set_timezone
+from tests.scoring_helpers import answer, post, read_only_statements, set_timezone
 
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
@@ -243,7 +243,7 @@ async def test_quiz_me_and_the_home_tab_commit_the_checkpoint(
     assert reply.ok
     checkpoint = await stored(runtime, "alice")
     assert checkpoint is not None and checkpoint.settled_to == clock.now() - SETTLE_MARGIN
-    clock.advance(DAY)
+    clock.advance(ADVANCE_EVERY)  # far enough for a call to move it on itself
     await runtime.app.home(make_user("alice"))
     moved = await stored(runtime, "alice")
     assert moved is not None and moved.settled_to == clock.now() - SETTLE_MARGIN
@@ -272,3 +272,30 @@ async def test_someone_who_never_answered_gets_no_checkpoint(runtime: Runtime, c
     assert (await runtime.app.handle_command(Invocation(channel, make_user("carol"), "me"))).ok
     async with runtime.db.transaction() as session:
         assert (await session.execute(select(func.count()).select_from(MeCheckpoint))).scalar_one() == 0
+
+
+async def test_a_call_a_day_after_the_last_reads_the_day_and_writes_nothing(
+    runtime: Runtime, channel: ChannelRef, clock: ManualClock
+) -> None:
+    """The background step moves a day-old checkpoint on (bot/scheduling/checkpoints.py); a call does it itself only
+    once it is ADVANCE_EVERY behind, so a daily `/quiz me` is a read-only transaction. What it shows is still what
+    the whole history shows."""
+    await a_week(runtime, channel, clock)
+    await me(runtime, "alice")
+    first = await stored(runtime, "alice")
+    assert first is not None
+
+    card = await scheduled(runtime, channel, clock)  # a day of answers since, then the call
+    await answer(runtime, card, "alice", right=False)
+    clock.advance(DAY)
+    with read_only_statements(runtime) as sent:
+        await me(runtime, "alice")
+    assert any("answers_since" in statement for statement in sent)
+    assert not [s for s in sent if "me_checkpoints" in s and s.lstrip().upper().startswith("INSERT")], sent
+    kept = await stored(runtime, "alice")
+    assert kept is not None and kept.settled_to == first.settled_to
+
+    clock.advance(ADVANCE_EVERY - DAY)  # now far enough behind: the call moves it on
+    await me(runtime, "alice")
+    moved = await stored(runtime, "alice")
+    assert moved is not None and moved.settled_to == clock.now() - SETTLE_MARGIN

@@ -144,7 +144,7 @@ async def show_leaderboard(
 @handles(ShowMe)
 async def show_me(command: ShowMe, context: Context, uow: UnitOfWork, *, home_: HomeReader, clock: Clock) -> Reply:
     """`/quiz me`: the personal home (the same page as Slack's App Home tab), with its review button. Committed: the
-    read moves the user's checkpoint on (bot/service/streak_stats.py), so the next one reads only what is new."""
+    read may move the user's checkpoint on (bot/service/streak_stats.py), so the next one reads only what is new."""
     page = home.home_page(await home_.home(uow, context.user, now=clock.now()))
     await uow.commit()
     return Reply(page.message, page=page)
