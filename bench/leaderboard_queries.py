@@ -428,11 +428,11 @@ _next_user = itertools.count(2000)
 
 
 class FreshUsers:
-    """`/quiz me` asked by a different user at each call, as people use it: a call moves the user's checkpoint on
-    (bot/service/streak_stats.py), so asking the same user again would time a checkpoint a second old. `primed`:
+    """`/quiz me` asked by a different user at each call, as people use it: a call may move the user's checkpoint on
+    (bot/service/streak_stats.py), so asking the same user again could time a checkpoint a second old. `primed`:
     each user asked once a day before NOW (in `prepare`, not timed), so a timed call reads a day of what was
-    settled since, and moves the checkpoint on; else each timed call is the user's first (no checkpoint: their whole
-    history read, and the checkpoint written)."""
+    settled since (and writes nothing: a day-old checkpoint is the background step's to move on); else each timed
+    call is the user's first (no checkpoint: their whole history read, and the checkpoint written)."""
 
     def __init__(self, stats: Stats, *, primed: bool, count: int) -> None:
         self.stats, self.primed = stats, primed
@@ -801,11 +801,12 @@ async def main() -> None:
         "through the answers' covering indexes; that is the plan the rollups replace, and the one a board chooses "
         "itself for the windows that read answers. The bare GROUP BY is that one statement alone (no lookups, no "
         "streaks, no names), shown for scale; it is the reference of `/quiz me`, whose only rollup read is the "
-        "rank. `/quiz me` is asked by a different user at each call (a call moves the user's checkpoint on, so the "
-        "same user again would read nothing new): `/quiz me` by users who asked a day before (a day of outcomes "
-        "settled since their checkpoint read and folded, the checkpoint moved on and committed), `/quiz me, first "
+        "rank. `/quiz me` is asked by a different user at each call (a call may move the user's checkpoint on, so "
+        "the same user again could read nothing new): `/quiz me` by users who asked a day before (a day of outcomes "
+        "settled since their checkpoint read and folded; a day-old checkpoint is the background step's to move on, "
+        "so the call writes nothing: `ADVANCE_EVERY`, two days), `/quiz me, first "
         "call` by users who never asked, after the scheduler's background step settled them a day before (the "
-        "real step, `CheckpointSettling.settle_due`: a day of outcomes read, the checkpoint written), `/quiz me, "
+        "real step, `CheckpointSettling.settle_due`; then the same day of outcomes read), `/quiz me, "
         "first call, before the background settle` by users nobody settled (their whole history read; shown "
         "without the targets), `/quiz me page (home)` the "
         "whole page those commands and Slack's Home tab render (`HomeReader.home`: the same user stats, channel "
