@@ -15,7 +15,6 @@ from typing import Any
 
 import aiosqlite
 from sqlalchemy import event, literal, select
-from sqlalchemy.dialects.postgresql import asyncpg as _asyncpg_dialect
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
@@ -274,7 +273,10 @@ def bare_ping_supported(dialect: Any) -> bool:
     renames or removes any of it, the engine keeps SQLAlchemy's own ping (correct, two round trips slower)."""
     if getattr(dialect, "driver", None) != "asyncpg":
         return False
-    adapted = getattr(_asyncpg_dialect, "AsyncAdapt_asyncpg_connection", None)
+    # Here, not at the top: the PostgreSQL dialect's package (~20 ms) is for a PostgreSQL engine, not every start.
+    from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect  # noqa: PLC0415
+
+    adapted = getattr(asyncpg_dialect, "AsyncAdapt_asyncpg_connection", None)
     return adapted is not None and all(hasattr(adapted, name) for name in _BARE_PING_NEEDS)
 
 

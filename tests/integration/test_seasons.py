@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import create_mock_engine, select, update
+from sqlalchemy.exc import IntegrityError
 
 from bot.clock import ManualClock
-from bot.db.models import Season
+from bot.db.models import Base, Season, Workspace
 from bot.domain import ChannelRef
 from bot.domain.windows import Scope, Window
 from bot.runtime import Runtime
@@ -188,3 +190,52 @@ async def test_cohort_and_cohort_vs_cohort_boards_have_a_season_window(
     cohorts = await run(runtime, channel, "ann", "leaderboard season cohorts")
     assert cohorts.message.title == "Cohorts by points per active member (season s1)"
     assert "0 pts" in cohorts.message.lines[0]
+
+
+START = datetime(2026, 1, 5, 9, tzinfo=UTC)
+
+
+async def _workspace(runtime: Runtime, external_id: str) -> int:
+    async with runtime.db.transaction() as session:
+        workspace = Workspace(platform="fake", external_id=external_id, created_at=START)
+        session.add(workspace)
+        await session.flush()
+        return workspace.id
+
+
+async def _add_season(runtime: Runtime, workspace: int, key: str, *, ended: bool) -> None:
+    async with runtime.db.transaction() as session:
+        ended_at = START + timedelta(days=1) if ended else None
+        season = Season(workspace_id=workspace, key=key, name=key, starts_at=START, ended_at=ended_at, created_at=START)
+        session.add(season)
+
+
+async def test_the_database_refuses_a_second_running_season_in_a_workspace_and_allows_ended_ones(
+    runtime: Runtime,
+) -> None:
+    """The partial unique index `ix_seasons_running` (`WHERE ended_at IS NULL`), not only the handler's check: two
+    admins starting a season at once both pass the check, and the index lets one insert through."""
+    here, there = await _workspace(runtime, "W-index"), await _workspace(runtime, "W-other")
+    for key in ("s1", "s2"):
+        await _add_season(runtime, here, key, ended=True)
+    await _add_season(runtime, here, "s3", ended=False)  # one running beside any number ended
+    with pytest.raises(IntegrityError):
+        await _add_season(runtime, here, "s4", ended=False)
+    await _add_season(runtime, there, "s4", ended=False)  # one running a workspace
+    async with runtime.db.transaction() as session:
+        await session.execute(update(Season).where(Season.key == "s3").values(ended_at=START + timedelta(days=2)))
+    await _add_season(runtime, here, "s4", ended=False)  # the running one ended: another may start
+    running = [(s.workspace_id, s.key) for s in await seasons(runtime) if s.ended_at is None]
+    assert sorted(running) == sorted([(there, "s4"), (here, "s4")])
+
+
+@pytest.mark.parametrize("url", ["sqlite+aiosqlite://", "postgresql+asyncpg://"])
+def test_the_models_create_the_running_index_partial_on_both_databases(url: str) -> None:
+    """The migrations create `ix_seasons_running` with its WHERE; so does `Base.metadata.create_all`, which gives it
+    as the index is created (bot/db/models/seasons.py says why the model declares it without one)."""
+    created: list[str] = []
+    engine = create_mock_engine(url, lambda ddl, *_, **__: created.append(str(ddl.compile(dialect=engine.dialect))))
+    Base.metadata.create_all(engine, checkfirst=False)
+    assert [ddl.strip() for ddl in created if "ix_seasons_running" in ddl] == [
+        "CREATE UNIQUE INDEX ix_seasons_running ON seasons (workspace_id) WHERE ended_at IS NULL"
+    ]

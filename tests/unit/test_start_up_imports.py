@@ -58,6 +58,14 @@ def test_starting_the_bot_loads_none_of_what_only_some_commands_use() -> None:
     assert {name: ON_FIRST_USE[name] for name in loaded} == {}
 
 
+def test_starting_the_bot_loads_no_postgresql_dialect() -> None:
+    """A start on SQLite loads SQLAlchemy's SQLite dialect only: the PostgreSQL one (~20 ms: its package imports every
+    DBAPI module it supports) loads with a PostgreSQL engine or the first PostgreSQL statement built. A model's
+    `postgresql_*` keyword argument would bring it back (SQLAlchemy loads a dialect to check its arguments), so would
+    a module-level `from sqlalchemy.dialects.postgresql import ...`."""
+    assert _loaded(START_UP, ["sqlalchemy.dialects.postgresql"]) == []
+
+
 COMMAND_LINE_MODULES = (
     "bot.cli_commands",
     "bot.cli_parser",

@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, UniqueConstraint, text
+from sqlalchemy import ForeignKey, Index, String, UniqueConstraint, event, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.models.base import Base, BigId
+
+RUNNING_INDEX = Index("ix_seasons_running", "workspace_id", unique=True)
+"""At most one running season a workspace: a partial unique index, `WHERE ended_at IS NULL` on both databases.
+
+Its WHERE is not given as `sqlite_where=` / `postgresql_where=`: SQLAlchemy checks a `<dialect>_<name>` argument by
+loading that dialect, so the model would import the PostgreSQL dialect (~20 ms: its package imports every DBAPI
+module it supports) at every start, SQLite's included. `_running_only` gives the index its WHERE as it is created
+(`Base.metadata.create_all`, `Index.create`), in the options of the dialect creating it, which both DDL compilers
+read (`index.dialect_options[<dialect>]["where"]`): by then that dialect is loaded anyway. The migrations
+(0007_seasons_confirmations) create it with both keyword arguments, as migration scripts load only when a migration
+runs. Alembic's autogenerate (1.20) compares an index's columns and uniqueness, not its WHERE (the migration checks pass
+either way); a migration written from the models by autogenerate would need the WHERE added by hand."""
+
+
+@event.listens_for(RUNNING_INDEX, "before_create")
+def _running_only(index: Index, connection: Any, **_: Any) -> None:
+    """Before `ix_seasons_running` is created: its WHERE, in the options of the dialect creating it."""
+    dialect = connection.dialect.name
+    if dialect in ("sqlite", "postgresql"):
+        index.dialect_options[dialect]["where"] = text("ended_at IS NULL")
 
 
 class Season(Base):
@@ -24,13 +45,7 @@ class Season(Base):
     __tablename__ = "seasons"
     __table_args__ = (
         UniqueConstraint("workspace_id", "key"),
-        Index(
-            "ix_seasons_running",
-            "workspace_id",
-            unique=True,
-            sqlite_where=text("ended_at IS NULL"),
-            postgresql_where=text("ended_at IS NULL"),
-        ),
+        RUNNING_INDEX,
         Index("ix_seasons_due", "ended_at", "ends_at"),
     )
 

@@ -12,7 +12,6 @@ from operator import itemgetter
 from typing import Any, NamedTuple, cast
 
 from sqlalchemy import Select, String, Table, and_, bindparam, func, select, true, tuple_, union_all, update
-from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import aliased
 
 from bot.db.models import (
@@ -39,6 +38,7 @@ from bot.service.repositories.lookups import (
     json_item,
     json_rows,
     one_of,
+    postgresql_array,
 )
 from bot.service.repositories.scores import (
     INSERTED_COLUMNS,
@@ -262,7 +262,7 @@ def _unnest(table: Table, names: Sequence[str]) -> Any:
     """PostgreSQL: the rows of one array parameter a column (named as the columns, typed as theirs), as a table:
     a statement over it is one prepared statement whatever the number of rows, and its parameters are a handful
     of arrays instead of a parameter a value."""
-    arrays = [bindparam(name, type_=ARRAY(_unbounded(table.c[name].type))) for name in names]
+    arrays = [bindparam(name, type_=postgresql_array(_unbounded(table.c[name].type))) for name in names]
     return func.unnest(*arrays).table_valued(*names).render_derived(name="batch")
 
 

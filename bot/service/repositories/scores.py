@@ -37,7 +37,6 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import (
@@ -57,7 +56,7 @@ from bot.domain import ranking
 from bot.domain.leitner import BOX_INTERVALS
 from bot.domain.windows import Window, window_start
 from bot.service.repositories.directory import insert_for
-from bot.service.repositories.lookups import json_rows, one_of
+from bot.service.repositories.lookups import json_rows, one_of, postgresql_array
 
 COUNTERS = ("points", "correct", "answered")
 """The totals every rollup row keeps."""
@@ -526,7 +525,7 @@ def _ranks_statement(dialect: str) -> Any:
     places = select(ChannelScore.user_id, ChannelScore.channel_id, rank)
     if dialect == "postgresql":
         channels = (
-            func.unnest(bindparam("channels", type_=postgresql.ARRAY(BigInteger())))
+            func.unnest(bindparam("channels", type_=postgresql_array(BigInteger())))
             .table_valued("id")
             .render_derived(name="c")
         )
