@@ -21,6 +21,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -191,9 +192,10 @@ _HEAD = """# Benchmark results
 
 Each section below is written by one benchmark (`make bench` runs them all in quick mode, `make bench FULL=1` at
 full size; see docs/development/benchmarks.md), and kept once per size: the "(quick)" and "(full)" sections
-of a benchmark stand side by side, each with its date and the machine's load average. Every target is a ratio to a
-reference measured in the same run, on the same database, with the same concurrency, or an absolute bound: the
-machine is shared and absolute rates move 3-4x between runs, while ratios hold. A missed target is reported here,
+of a benchmark stand side by side, each with its date, the machine's load average and the host's speed (a fixed
+Python loop's time, `host_speed`). Every target is a ratio to a reference measured in the same run, on the same
+database, with the same concurrency, or an absolute bound: the machine is shared and absolute rates move 3-4x
+between runs (the host speed says how fast the host ran), while ratios hold. A missed target is reported here,
 not failed. The summary is regenerated from the sections each time one is written.
 """
 
@@ -248,6 +250,22 @@ def load_average() -> str:
     return f"{one:.1f} / {five:.1f} / {fifteen:.1f}"
 
 
+def host_speed() -> float:
+    """Milliseconds a fixed pure-Python loop takes (a million multiply-adds), the best of three runs: how fast this
+    shared host runs at the moment. It moves between runs (the host's other tenants: 0.5-1.1 s for five times this
+    loop on one evening), and every absolute figure (a p50 in ms, seconds to start) moves with it; a ratio to a
+    reference measured in the same run does not. Printed with each section, so two runs' absolute figures can be
+    read side by side."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        total = 0
+        for i in range(1_000_000):
+            total += i * i
+        best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
 def write_section(
     title: str, command: str, body: str, checks: Sequence[Check] = (), *, size: str | None = None
 ) -> None:
@@ -265,7 +283,9 @@ def write_section(
     parts = [
         header,
         "",
-        f"Measured {stamp}, {size} size, load average {load_average()} (1 / 5 / 15 min), on {machine()}.",
+        f"Measured {stamp}, {size} size, load average {load_average()} (1 / 5 / 15 min), host speed "
+        f"{host_speed():.0f} ms (`host_speed`: a fixed Python loop as the section is written; lower is faster), "
+        f"on {machine()}.",
         f"Command: `{command}`",
         "",
     ]
