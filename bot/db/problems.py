@@ -87,7 +87,8 @@ def _server(parsed: URL) -> str:
     return f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """The first line of the exception's text, or its type's name when it has none."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
@@ -108,7 +109,7 @@ def explain(url: str, exc: BaseException) -> DatabaseNotReady | None:
             ):  # unable to open, not a database, locked, read-only
                 where = str(path.absolute()) if path is not None else masked_url(url)
                 return DatabaseNotReady(
-                    "sqlite_cannot_open", where=where, reason=_first_line(cause), setting=SETTING, url=masked_url(url)
+                    "sqlite_cannot_open", where=where, reason=first_line(cause), setting=SETTING, url=masked_url(url)
                 )
         return None
     server = _server(parsed)
@@ -131,7 +132,7 @@ def explain(url: str, exc: BaseException) -> DatabaseNotReady | None:
                 "postgres_refused_user",
                 server=server,
                 user=parsed.username,
-                reason=_first_line(cause),
+                reason=first_line(cause),
                 setting=SETTING,
                 url=masked_url(url),
             )
@@ -149,7 +150,7 @@ def explain(url: str, exc: BaseException) -> DatabaseNotReady | None:
             return DatabaseNotReady(
                 "postgres_unreachable",
                 server=server,
-                reason=cause.strerror or _first_line(cause),
+                reason=cause.strerror or first_line(cause),
                 setting=SETTING,
                 url=masked_url(url),
             )

@@ -47,6 +47,7 @@ from bot.db.models import (
     UserScore,
     Workspace,
 )
+from bot.db.problems import first_line
 from bot.domain import ChannelRef, CohortBoard, CohortStanding, Leaderboard, LeaderboardRow, UserRef, UserStats
 from bot.domain.ranking import Entry, rank_cohorts, rank_entries
 from bot.domain.streaks import Checkpoint
@@ -235,10 +236,7 @@ async def _keep(uow: UnitOfWork, user_row: int, checkpoint: Checkpoint, *, own: 
         await uow.commit()
     except (StorageUnavailable, IntegrityError, OperationalError) as exc:
         # Expected now and then, and harmless: one line, no traceback in the operator's log.
-        cause = exc.orig if isinstance(exc, DBAPIError) else exc
-        log.info(
-            "a /quiz me checkpoint was not stored: %s", (str(cause).strip() or type(cause).__name__).splitlines()[0]
-        )
+        log.info("a /quiz me checkpoint was not stored: %s", first_line(getattr(exc, "orig", None) or exc))
         return False
     except DBAPIError:
         log.warning("a /quiz me checkpoint was not stored", exc_info=True)
