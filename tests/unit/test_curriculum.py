@@ -319,6 +319,16 @@ def test_curriculum_questions_teach(pack_id: str) -> None:
         assert all(ref.startswith("https://") for ref in question.references), question.key
 
 
+@pytest.mark.parametrize("pack_id", SEED_PACKS)
+def test_every_seed_question_names_its_sources(pack_id: str) -> None:
+    # The seed packs' prompts, choices and keys are the seeds' own words; the references beside them are ours, and
+    # a learner who doubts an answer follows them, so none may be missing.
+    pack = load_catalog(CONTENT).get(pack_id)
+    for question in pack.questions:
+        assert question.references, question.key
+        assert all(ref.startswith("https://") for ref in question.references), question.key
+
+
 def test_a_curriculum_id_expands_to_its_packs_in_order() -> None:
     catalog = load_catalog(CONTENT)
     curriculum = yaml.safe_load(CURRICULUM.read_text(encoding="utf-8"))
