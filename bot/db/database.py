@@ -45,8 +45,23 @@ def is_unavailable(exc: BaseException) -> bool:
         return False
     # A driver error SQLAlchemy could not classify (asyncpg's base `Error`, e.g. "connection was closed in the
     # middle of operation" while connecting) is about the connection, not about a statement: a statement's own
-    # problems arrive as IntegrityError, DataError, ProgrammingError and the like.
-    return bool(exc.connection_invalidated) or type(exc) is DBAPIError
+    # problems arrive as IntegrityError, ProgrammingError and the like. Except those asyncpg's server errors that
+    # SQLAlchemy leaves unclassified too, with the statement's own values to blame (`_STATEMENT_FAULTS`).
+    if exc.connection_invalidated:
+        return True
+    return type(exc) is DBAPIError and not _statement_fault(exc)
+
+
+_STATEMENT_FAULTS = ("21", "22")
+"""SQLSTATE classes of a statement's own values: cardinality violation (a scalar subquery's second row) and data
+exception (a value too long for its column, out of its type's range, a division by zero). Trying again cannot help.
+Every other class an unclassified error may carry (a cancelled statement, a server shutting down, too many
+connections) stays "unavailable"."""
+
+
+def _statement_fault(exc: DBAPIError) -> bool:
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    return isinstance(sqlstate, str) and sqlstate[:2] in _STATEMENT_FAULTS
 
 
 def describe_failure(exc: BaseException) -> str:
