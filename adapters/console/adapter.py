@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import getpass
+import hashlib
 import re
 import sys
 import threading
+import unicodedata
 from dataclasses import replace
 from typing import TextIO
 
@@ -61,8 +63,20 @@ def image_lines(image: Image | None) -> list[str]:
     return [f"🖼 {image.alt} ({where})"]
 
 
+USER_ID_MAX = 64
+"""The longest user id the database keeps (the `users.external_id` column)."""
+
+
 def _user_id(name: str) -> str:
-    return re.sub(r"[^a-z0-9_.-]+", "-", name.casefold()).strip("-") or "user"
+    """The terminal's user id for a name: casefolded, letters of any script, digits, `_`, `.` and `-` kept, each
+    other run of characters one `-` (`/as Zoë` and `/as Zoé`, `/as 李` and `/as 王` are different people, and a role
+    granted to `Zoë` is hers). A longer id than the column holds is cut and ends in a hash of the whole, so that it
+    fits on PostgreSQL and two long names that start alike stay two people."""
+    slug = re.sub(r"[^\w.-]+", "-", unicodedata.normalize("NFC", name).casefold()).strip("-") or "user"
+    if len(slug) <= USER_ID_MAX:
+        return slug
+    digest = hashlib.sha256(slug.encode()).hexdigest()[:12]
+    return f"{slug[: USER_ID_MAX - len(digest) - 1]}-{digest}"
 
 
 class ConsoleAdapter:
@@ -249,7 +263,7 @@ class ConsoleAdapter:
                 self._print(words.as_usage())
             else:
                 self.user = UserRef(PLATFORM, WORKSPACE, _user_id(name), name)
-                self._print(words.now_you_are(name))
+                self._print(words.now_you_are(self.user.display_name))  # as kept: one line, at most 200 characters
             return True
         if line.startswith("/quiz") and (len(line) == 5 or line[5].isspace()):
             reply = await self.runtime.app.handle_command(

@@ -57,6 +57,44 @@ async def test_a_round_in_the_terminal(runtime: Runtime) -> None:
     assert "2. Bob — 0 pts · 0/1 correct (0%)" in text
 
 
+async def _two_answer(runtime: Runtime, first: str, second: str) -> str:
+    """`first` answers the newest question right, then `second` answers it wrong; then the channel's board."""
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    await console.handle_line("/quiz now data-parallelism")
+    right, wrong = _correct_number(runtime, out.getvalue())
+    for name, choice in ((first, right), (second, wrong)):
+        await console.handle_line(f"/as {name}")
+        await console.handle_line(str(choice))
+    await console.handle_line("/quiz leaderboard")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("first", "second"), [("李", "王"), ("Zoë", "Zoé"), ("José", "Josè")])
+async def test_names_in_other_scripts_are_different_people(runtime: Runtime, first: str, second: str) -> None:
+    text = await _two_answer(runtime, first, second)
+    assert "You already answered" not in text
+    board = text.rsplit("Leaderboard (channel, all time)", 1)[1]
+    assert re.search(rf"1\. {first} — \d+ pts · 1/1 correct", board), board
+    assert f"2. {second} — 0 pts · 0/1 correct" in board
+
+
+async def test_long_names_fit_the_database_and_stay_two_people(runtime: Runtime) -> None:
+    first, second = "A" * 100 + " the first", "A" * 100 + " the second"  # ids longer than users.external_id
+    text = await _two_answer(runtime, first, second)
+    assert "Could not reach the quiz database" not in text
+    assert "You already answered" not in text
+    board = text.rsplit("Leaderboard (channel, all time)", 1)[1]
+    assert re.search(rf"1\. {first} — \d+ pts · 1/1 correct", board), board
+    assert f"2. {second} — 0 pts · 0/1 correct" in board
+
+
+async def test_a_name_too_long_to_keep_is_shown_as_kept(runtime: Runtime) -> None:
+    console, out = _console(runtime, "")
+    await console.handle_line("/as " + "B" * 5000)
+    assert out.getvalue().splitlines()[-1] == f"You are now {'B' * 200}."
+
+
 async def test_bad_input_gets_help_not_a_crash(runtime: Runtime) -> None:
     console, out = _console(runtime, "")
     runtime.platforms.register(console)
