@@ -95,6 +95,26 @@ async def test_a_name_too_long_to_keep_is_shown_as_kept(runtime: Runtime) -> Non
     assert out.getvalue().splitlines()[-1] == f"You are now {'B' * 200}."
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/quiz season start {long}",
+        "/quiz season {long}",
+        "/quiz season start spring until:{long}",
+        "/quiz season start spring {long}",
+        "/quiz leaderboard season {long}",
+        "/quiz cohort create spring deliver:{long}",
+    ],
+)
+async def test_a_refusal_quotes_at_most_40_characters_of_what_was_typed(runtime: Runtime, command: str) -> None:
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    await console.handle_line(command.format(long="w" * 300))
+    reply = out.getvalue().splitlines()[-1]  # the line before it echoes the command
+    assert "w" * 41 not in reply, reply
+    assert "w" * 40 + "…" in reply
+
+
 async def test_bad_input_gets_help_not_a_crash(runtime: Runtime) -> None:
     console, out = _console(runtime, "")
     runtime.platforms.register(console)
