@@ -189,13 +189,23 @@ class ConsoleAdapter:
                 read.cancel()
                 break
             line = read.result()
-            if line is None and self._form is not None:  # Ctrl-D leaves the form (and, piped, the input is over)
+            # "" is a Ctrl-D at a terminal that reads on; None, the end of the input.
+            if not line and self._form is not None:  # Ctrl-D leaves the form (and, piped, the input is over)
                 self._cancel_form()
-                if self.interactive:
+                if line is not None:
                     continue
                 break
             if self._form is not None and line is not None:
                 await self._form_line(line.rstrip("\r\n"))  # a field's own spaces are kept
+                continue
+            if not line and self._pending is not None:  # Ctrl-D answers a y/N question No, as Enter does
+                if self.interactive:
+                    self.stdout.write("\n")  # Ctrl-D leaves the cursor after the question
+                await self._confirm("")
+                if line is not None:
+                    continue
+                break
+            if line == "":  # a Ctrl-D for a form or question that is gone: the terminal reads on
                 continue
             if line is None and not greeted and self._fallback():
                 self.close()
@@ -219,7 +229,8 @@ class ConsoleAdapter:
         self.runtime.platforms.unregister(self.name)
 
     def _start_reader(self) -> asyncio.Queue[str | None]:
-        """Read stdin on a daemon thread (a blocked read never holds up shutdown); None marks the end."""
+        """Read stdin on a daemon thread (a blocked read never holds up shutdown); None marks the end, "" a Ctrl-D
+        at a terminal while a form or a y/N question is asked (the reader reads on)."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[str | None] = asyncio.Queue()
 
@@ -230,10 +241,11 @@ class ConsoleAdapter:
                     if line:
                         loop.call_soon_threadsafe(queue.put_nowait, line)
                         continue
-                    if not (self.interactive and self._form is not None):
+                    if not (self.interactive and (self._form is not None or self._pending is not None)):
                         break
-                    # Ctrl-D at a terminal while a form is asked: it leaves the form, and the terminal reads on.
-                    loop.call_soon_threadsafe(queue.put_nowait, None)
+                    # Ctrl-D at a terminal while a form or a y/N question is asked: it leaves the form or cancels the
+                    # command, and the terminal reads on.
+                    loop.call_soon_threadsafe(queue.put_nowait, "")
             except (OSError, ValueError):
                 pass
             finally:

@@ -8,6 +8,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,59 @@ async def test_a_refusal_quotes_at_most_40_characters_of_what_was_typed(runtime:
     reply = out.getvalue().splitlines()[-1]  # the line before it echoes the command
     assert "w" * 41 not in reply, reply
     assert "w" * 40 + "…" in reply
+
+
+async def test_input_that_ends_at_a_y_n_question_cancels_the_command_and_says_so(runtime: Runtime) -> None:
+    console, out = _console(runtime, "/quiz cohort create spring\n/quiz cohort delete spring\n")
+    await console.run()
+    text = out.getvalue()
+    assert "Delete the cohort? [y/N] \nCancelled: nothing was changed.\nBye.\n" in text  # not `[y/N] Bye.`
+    await console.handle_line("/quiz cohort list")
+    assert "spring — from" in out.getvalue()[len(text) :]
+
+
+class Keyboard(io.StringIO):
+    """A terminal's input: lines as typed, where "" is a Ctrl-D, pressed once the y/N question is on the screen (a
+    real terminal's read blocks until the person types); after its lines, the input is over."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+        self.asked = threading.Event()
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> str:
+        if not self.lines:
+            return ""
+        line = self.lines.pop(0)
+        if line == "":
+            assert self.asked.wait(60.0), "the question was never asked"
+        return line
+
+
+class Screen(io.StringIO):
+    """The terminal's output, which tells the keyboard when a y/N question is shown."""
+
+    def __init__(self, keyboard: Keyboard) -> None:
+        super().__init__()
+        self.keyboard = keyboard
+
+    def write(self, text: str) -> int:
+        if text.endswith("[y/N] "):
+            self.keyboard.asked.set()
+        return super().write(text)
+
+
+async def test_ctrl_d_at_a_y_n_question_cancels_the_command_and_the_terminal_reads_on(runtime: Runtime) -> None:
+    keyboard = Keyboard(["/quiz cohort create spring\n", "/quiz cohort delete spring\n", "", "/quiz cohort list\n"])
+    screen = Screen(keyboard)
+    await ConsoleAdapter(runtime, stdin=keyboard, stdout=screen).run()
+    text = screen.getvalue()
+    assert "Delete the cohort? [y/N] \nCancelled: nothing was changed.\n" in text
+    assert "spring — from" in text.split("Cancelled: nothing was changed.", 1)[1]  # it read on; the cohort is kept
+    assert text.rstrip().endswith("Bye.")
 
 
 async def test_bad_input_gets_help_not_a_crash(runtime: Runtime) -> None:
