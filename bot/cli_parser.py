@@ -26,7 +26,8 @@ CLI_GROUP = "quizbot.cli"
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a did-you-mean for a mistyped command (`quizbot runn`) instead of the list of choices."""
+    """argparse, with a did-you-mean for a mistyped command (`quizbot runn`) instead of the list of choices, and the
+    commands for a missing one (`quizbot db`) instead of the name of argparse's field."""
 
     def error(self, message: str) -> NoReturn:
         """Print the usage and one line, and exit 2 (as argparse does). The commands come from the parser's own
@@ -40,6 +41,8 @@ class _Parser(argparse.ArgumentParser):
             if invalid is not None:
                 word, commands = invalid.group(1), list(action.choices)
                 message = operator_words.unknown_command(self.prog, word, nearest(word, commands), commands)
+            if re.fullmatch(rf"the following arguments are required: {name}", message):  # `quizbot db`
+                message = operator_words.missing_command(self.prog, list(action.choices))
         super().error(message)
 
 

@@ -32,6 +32,11 @@ def unknown_command(prog: str, word: str, suggestions: Sequence[str], commands: 
     return _("unknown command {word!r}; the commands are: {names}", word=word, names=", ".join(commands))
 
 
+def missing_command(prog: str, commands: Sequence[str]) -> str:
+    """`quizbot db` without its command: the commands (not argparse's `required: db_command`)."""
+    return _("give a command: {names} (`{prog} --help` says what each does)", names=", ".join(commands), prog=prog)
+
+
 def not_a_platform(platform: str, platforms: Sequence[str]) -> str:
     """`forget-user irc ...`."""
     return _(

@@ -699,6 +699,24 @@ def test_a_mistyped_command_gets_the_nearest_one(operator_env: Path) -> None:
     assert "argument --format: invalid choice: 'xml'" in done.stderr and "unknown command" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "commands"),
+    [
+        ((), "run, db, content, doctor"),
+        (("db",), "upgrade, current"),
+        (("content",), "check, import, export, schema, flags"),
+    ],
+)
+def test_a_missing_command_is_answered_with_the_commands(
+    operator_env: Path, args: tuple[str, ...], commands: str
+) -> None:
+    done = quizbot_process(operator_env, *args)
+    assert done.returncode == 2
+    prog = " ".join(("quizbot", *args))
+    assert f"{prog}: error: give a command: {commands}" in done.stderr, done.stderr
+    assert "_command" not in done.stderr and "required" not in done.stderr
+
+
 def test_the_log_level_is_read_in_any_case(operator_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.config import load_settings
 
