@@ -181,9 +181,11 @@ async def run_bot(settings: Settings) -> None:
     # (`bot.cli.main` turned it off already, before the command line's imports: this is for other callers.)
     gc.disable()
     try:
+        from bot.content.loader import holds_packs
         from bot.db.problems import database_errors, require_sqlite_folder
         from bot.runtime import build_adapters, build_runtime, serve
         from bot.supervision import AdapterFailed
+        from bot.wording import operator as operator_words
 
         require_sqlite_folder(settings.database_url)
         _refuse_bad_credentials(settings)
@@ -196,7 +198,12 @@ async def run_bot(settings: Settings) -> None:
                     await runtime.aclose()
                     raise
         except InvalidPack as exc:  # the message names the file; say how to find every problem at once
-            raise InvalidPack(f"{exc}; {words.pack_fix(settings.content_dir)}", problems=exc.problems) from exc
+            fix = (
+                words.pack_fix(settings.content_dir)
+                if holds_packs(settings.content_dir)
+                else operator_words.content_dir_fix()  # no pack to fix: the setting is wrong
+            )
+            raise InvalidPack(f"{exc}; {fix}", problems=exc.problems) from exc
         try:
             adapters = build_adapters(runtime)
         except BaseException:

@@ -12,7 +12,7 @@ from bot.clock import Clock
 from bot.clock_skew import SKEW_LIMIT, probe
 from bot.config import Settings, unknown_variables
 from bot.content.curricula import load_curricula
-from bot.content.loader import validate_paths
+from bot.content.loader import holds_packs, validate_paths
 from bot.db import Database
 from bot.db.migrate import current_revision, head_revision
 from bot.db.problems import explain, masked_url, require_existing
@@ -153,9 +153,12 @@ async def diagnose(
     packs, problems = validate_paths([settings.content_dir])
     problems += load_curricula(settings.content_dir, {pack.id for pack in packs})[1]
     if problems:
-        findings.extend(
-            Finding("fail", "content", problem, operator_words.doctor_content_fix()) for problem in problems
+        fix = (
+            operator_words.doctor_content_fix()
+            if holds_packs(settings.content_dir)
+            else operator_words.content_dir_fix()  # no pack to edit: the setting is what to fix
         )
+        findings.extend(Finding("fail", "content", problem, fix) for problem in problems)
     else:
         total = sum(len(p.questions) for p in packs)
         findings.append(

@@ -233,6 +233,11 @@ def doctor_content_fix() -> str:
     return _("edit the pack, then run `quizbot content check`")
 
 
+def content_dir_fix() -> str:
+    """What to do when QUIZBOT_CONTENT_DIR names no folder, or one without packs (`quizbot doctor`, `quizbot run`)."""
+    return _("point QUIZBOT_CONTENT_DIR at a folder of pack files (*.yaml), or unset it to use the shipped packs")
+
+
 def doctor_content_ok(packs: int, questions: int, folder: object) -> str:
     """`quizbot doctor`: the packs loaded, and from where."""
     return _(

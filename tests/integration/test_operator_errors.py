@@ -585,6 +585,23 @@ def test_a_non_utf8_pack(
     one_line(err, f"quizbot: {packs / 'latin.yaml'}: cannot read", "utf-8", "`quizbot content check`")
 
 
+@pytest.mark.parametrize("folder", ["no-such-folder", "empty"])
+def test_a_content_dir_without_packs_says_to_fix_the_setting_not_a_pack(
+    operator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], folder: str
+) -> None:
+    (operator_env / "empty").mkdir()
+    monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(operator_env / folder))
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite:///{operator_env}/quizbot.db")
+    fix = "point QUIZBOT_CONTENT_DIR at a folder of pack files (*.yaml), or unset it to use the shipped packs"
+    status, _, err = cli(capsys, "run")
+    assert status == 2
+    one_line(err, "quizbot: ", "no pack files" if folder == "empty" else "no-such-folder: no such file or folder", fix)
+    status, out, _ = cli(capsys, "doctor")
+    assert status == 1
+    assert f"FAIL content: {'' if folder == 'empty' else operator_env / folder}" in out
+    assert f"     fix: {fix}\n" in out and "edit the pack" not in out
+
+
 # --- settings -------------------------------------------------------------------------------------------------------
 
 
