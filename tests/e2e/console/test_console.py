@@ -169,6 +169,18 @@ async def test_ctrl_d_at_a_y_n_question_cancels_the_command_and_the_terminal_rea
     assert text.rstrip().endswith("Bye.")
 
 
+async def test_a_setting_changed_without_saying_whose_is_told_how(runtime: Runtime) -> None:
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    await console.handle_line("/quiz settings timezone Europe/Helsinki")  # as `[channel|workspace]` in the help reads
+    assert out.getvalue().splitlines()[-1] == (
+        "Say whose `timezone` to change: `/quiz settings channel timezone VALUE` for this channel (leads) or "
+        "`/quiz settings workspace timezone VALUE` for the workspace (admins); `/quiz settings` shows them."
+    )
+    await console.handle_line("/quiz settings frob")
+    assert "`frob` is not something `/quiz settings` does" in out.getvalue().splitlines()[-1]
+
+
 async def test_bad_input_gets_help_not_a_crash(runtime: Runtime) -> None:
     console, out = _console(runtime, "")
     runtime.platforms.register(console)
