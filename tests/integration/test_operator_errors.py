@@ -9,6 +9,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import pty
+import select
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -792,3 +795,71 @@ async def test_the_slack_port_in_use_names_the_setting(fake: FakeSlack, operator
         done.stderr, "quizbot: cannot listen for Slack's requests (", f"{port}", "set QUIZBOT_SLACK_PORT to a free one"
     )
     assert "cannot reach" not in line and "Errno" not in line
+
+
+def _on_a_terminal(cwd: Path, *args: str, answer: bytes | None, **env: str) -> tuple[int, str]:
+    """`quizbot ARGS` with a pseudo-terminal as its input and output: once it asks (`[y/N]`), types `answer`, or
+    with None presses Ctrl-C (SIGINT, as the terminal sends it). (exit status, everything it printed)."""
+    script = Path(sys.executable).with_name("quizbot")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "bot.cli"]
+    clean = {k: v for k, v in without_proxies().items() if k in {"PATH", "HOME", "LANG", "SYSTEMROOT"}}
+    clean.update(PYTHONPATH=str(REPO), QUIZBOT_CONTENT_DIR=str(CONTENT), **{**PATIENT_DATABASE_ENV, **env})
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        [*command, *args], cwd=cwd, env=clean, stdin=follower, stdout=follower, stderr=follower, start_new_session=True
+    )
+    os.close(follower)
+    seen = b""
+    try:
+        while b"[y/N]" not in seen:
+            ready, _, _ = select.select([leader], [], [], 60)
+            assert ready, f"never asked: {seen!r}"
+            seen += os.read(leader, 4096)
+        if answer is None:
+            child.send_signal(signal.SIGINT)
+        else:
+            os.write(leader, answer)
+        status = child.wait(timeout=60)  # before the fix, Ctrl-C was ignored until Enter: this timed out
+        while select.select([leader], [], [], 0)[0]:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the child is gone and its side closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+    return status, seen.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def test_forget_user_is_cancelled_by_ctrl_c_and_ctrl_d_at_its_question(operator_env: Path) -> None:
+    database = f"sqlite+aiosqlite:///{operator_env / 'q.db'}"
+    done = subprocess.run(  # bob answers a question in the terminal
+        [sys.executable, "-m", "bot.cli", "run"],
+        input="/quiz now\n1\n",
+        capture_output=True,
+        text=True,
+        cwd=operator_env,
+        env={**os.environ, "QUIZBOT_DATABASE_URL": database, "QUIZBOT_CONSOLE_USER": "bob", "PYTHONPATH": str(REPO)},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    forget = ("forget-user", "console", "bob", "--workspace", "local")
+
+    status, shown = _on_a_terminal(operator_env, *forget, answer=None, QUIZBOT_DATABASE_URL=database)
+    assert status == 130, shown
+    assert shown.endswith("[y/N] \nCancelled: nothing was deleted.\n"), shown
+    assert "Traceback" not in shown
+
+    status, shown = _on_a_terminal(operator_env, *forget, answer=b"\x04", QUIZBOT_DATABASE_URL=database)
+    assert status == 1, shown
+    assert shown.endswith("[y/N] \nCancelled: nothing was deleted.\n"), shown  # not on the question's line
+
+    status, shown = _on_a_terminal(operator_env, *forget, answer=b"y\r", QUIZBOT_DATABASE_URL=database)
+    assert status == 0, shown
+    assert "forgot console user bob" in shown  # it was still there to forget
