@@ -32,6 +32,13 @@ def unknown_command(prog: str, word: str, suggestions: Sequence[str], commands: 
     return _("unknown command {word!r}; the commands are: {names}", word=word, names=", ".join(commands))
 
 
+def unrecognized_arguments(prog: str, extras: Sequence[str]) -> str:
+    """`quizbot run --bogus`: what the command does not take."""
+    return _(
+        "unrecognized arguments: {extras} (`{prog} --help` lists what it takes)", extras=" ".join(extras), prog=prog
+    )
+
+
 def missing_command(prog: str, commands: Sequence[str]) -> str:
     """`quizbot db` without its command: the commands (not argparse's `required: db_command`)."""
     return _("give a command: {names} (`{prog} --help` says what each does)", names=", ".join(commands), prog=prog)

@@ -737,6 +737,23 @@ def test_a_missing_command_is_answered_with_the_commands(
     assert "_command" not in done.stderr and "required" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "prog", "usage"),
+    [
+        (("run", "--bogus"), "quizbot run", "usage: quizbot run [-h]"),
+        (("doctor", "--bogus"), "quizbot doctor", "usage: quizbot doctor [-h] [--online]"),
+        (("db", "upgrade", "head", "--bogus"), "quizbot db upgrade", "usage: quizbot db upgrade [-h] [revision]"),
+    ],
+)
+def test_an_unknown_option_is_refused_by_its_command_with_its_usage(
+    operator_env: Path, args: tuple[str, ...], prog: str, usage: str
+) -> None:
+    done = quizbot_process(operator_env, *args)
+    assert done.returncode == 2
+    assert done.stderr.startswith(usage), done.stderr  # not `usage: quizbot [-h] [--version] COMMAND ...`
+    assert f"{prog}: error: unrecognized arguments: --bogus (`{prog} --help` lists what it takes)" in done.stderr
+
+
 def test_the_log_level_is_read_in_any_case(operator_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.config import load_settings
 
