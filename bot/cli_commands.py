@@ -28,7 +28,7 @@ log = logging.getLogger("bot.cli")  # operators' log filters (and the tests) kno
 async def db_command(settings: Settings, command: str, revision: str) -> int:
     """`quizbot db upgrade|current`."""
     from bot.db import Database
-    from bot.db.migrate import current_revision, head_revision, upgrade
+    from bot.db.migrate import current_revision, head_revision, is_known_revision, upgrade
     from bot.db.problems import database_errors, require_sqlite_folder, sqlite_file
     from bot.wording.database import upgrade as upgrade_hint
 
@@ -48,7 +48,9 @@ async def db_command(settings: Settings, command: str, revision: str) -> int:
                     await upgrade(db, revision)
                 print(words.upgraded(revision, head_revision()))
             else:
-                print(words.revision_state(await current_revision(db), head_revision(), upgrade_hint()))
+                current = await current_revision(db)
+                known = current is None or is_known_revision(current)
+                print(words.revision_state(current, head_revision(), upgrade_hint(), known=known))
     finally:
         await db.dispose()
     return 0

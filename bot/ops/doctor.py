@@ -14,7 +14,7 @@ from bot.config import Settings, unknown_variables
 from bot.content.curricula import load_curricula
 from bot.content.loader import holds_packs, validate_paths
 from bot.db import Database
-from bot.db.migrate import current_revision, head_revision
+from bot.db.migrate import current_revision, head_revision, is_known_revision
 from bot.db.problems import explain, masked_url, require_existing
 from bot.domain.settings import FROM_ENVIRONMENT, KEYS
 from bot.errors import DatabaseNotReady
@@ -100,6 +100,8 @@ async def _database_findings(settings: Settings) -> list[Finding]:
     head = head_revision()
     if current == head:
         findings.append(Finding("ok", "migrations", database_words.doctor_at_newest(head)))
+    elif current is not None and not is_known_revision(current):
+        findings.append(Finding("fail", "migrations", *database_words.newer_schema(current=current, head=head)))
     else:
         findings.append(Finding("fail", "migrations", *database_words.doctor_behind(masked_url(url), current, head)))
     return findings

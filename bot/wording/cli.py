@@ -142,10 +142,16 @@ def upgraded(revision: str, head: str | None) -> str:
     return _("database upgraded to {revision} ({head})", revision=revision, head=head)
 
 
-def revision_state(current: str | None, head: str | None, upgrade: str) -> str:
-    """`db current`: the revision, and whether it is the newest."""
+def revision_state(current: str | None, head: str | None, upgrade: str, *, known: bool = True) -> str:
+    """`db current`: the revision, and whether it is the newest (or, not `known`, one a newer quizbot wrote)."""
     if current == head:
         state = _("up to date")
+    elif not known:
+        state = _(
+            "newer than this quizbot knows (its newest is {head}): a newer quizbot upgraded this database; run that "
+            "one, or restore the backup taken before the upgrade",
+            head=head,
+        )
     else:
         state = _("behind (newest is {head}); {upgrade}", head=head, upgrade=upgrade)
     return _("{current}: {state}", current=current or _("empty"), state=state)

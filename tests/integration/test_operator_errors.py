@@ -605,6 +605,31 @@ def test_a_content_dir_without_packs_says_to_fix_the_setting_not_a_pack(
     assert f"     fix: {fix}\n" in out and "edit the pack" not in out
 
 
+def test_a_database_a_newer_quizbot_upgraded_is_named_so_by_every_command(
+    operator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A deploy rolled back after the newer version migrated: the schema is at a revision this quizbot has never
+    heard of. Not `CommandError: Can't locate revision`, nor `behind; run quizbot db upgrade`, which cannot help."""
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite:///{operator_env}/quizbot.db")
+    assert cli(capsys, "db", "upgrade")[0] == 0
+    with sqlite3.connect(operator_env / "quizbot.db") as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    newer = "the database is at schema revision 9999, which this quizbot does not know"
+    fix = "run that newer quizbot again, or restore the backup taken before the upgrade"
+    for command in (("run",), ("db", "upgrade"), ("export",)):
+        status, _, err = cli(capsys, *command)
+        assert status == 2, (command, err)
+        one_line(err, f"quizbot: {newer}", fix)
+    status, out, _ = cli(capsys, "db", "current")
+    assert status == 0
+    assert out.startswith("9999: newer than this quizbot knows") and "run `quizbot db upgrade`" not in out, out
+    status, out, _ = cli(capsys, "doctor")
+    assert status == 1
+    assert f"FAIL migrations: {newer}" in out and f"fix: {fix}" in out, out
+    with sqlite3.connect(operator_env / "quizbot.db") as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("9999",)]  # left as it was
+
+
 # --- settings -------------------------------------------------------------------------------------------------------
 
 
