@@ -42,11 +42,17 @@ async def db_command(settings: Settings, command: str, revision: str) -> int:
     try:
         with database_errors(url):
             if command == "upgrade":
+                if revision != "head" and not is_known_revision(revision):  # not Alembic's CommandError
+                    raise QuizError(words.unknown_revision(revision, head_revision()))
                 if watched():
                     await _upgrade_with_progress(db, revision)
                 else:
                     await upgrade(db, revision)
-                print(words.upgraded(revision, head_revision()))
+                reached = await current_revision(db)
+                if revision not in ("head", reached):  # the database was past it: upgrade never goes back
+                    print(words.already_past(reached, revision))
+                else:
+                    print(words.upgraded(revision, head_revision()))
             else:
                 current = await current_revision(db)
                 known = current is None or is_known_revision(current)

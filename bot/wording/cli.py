@@ -142,6 +142,25 @@ def upgraded(revision: str, head: str | None) -> str:
     return _("database upgraded to {revision} ({head})", revision=revision, head=head)
 
 
+def unknown_revision(revision: str, head: str | None) -> str:
+    """`db upgrade REVISION` with a revision that is none of the migrations."""
+    return _(
+        "there is no schema revision {revision!r}; run `quizbot db upgrade` for the newest ({head})",
+        revision=revision,
+        head=head,
+    )
+
+
+def already_past(current: str | None, revision: str) -> str:
+    """`db upgrade REVISION` on a database already past it: nothing was done (an upgrade never goes back)."""
+    return _(
+        "the database is at {current}, already past {revision}: nothing was changed (`quizbot db upgrade` never "
+        "goes back)",
+        current=current,
+        revision=revision,
+    )
+
+
 def revision_state(current: str | None, head: str | None, upgrade: str, *, known: bool = True) -> str:
     """`db current`: the revision, and whether it is the newest (or, not `known`, one a newer quizbot wrote)."""
     if current == head:

@@ -630,6 +630,24 @@ def test_a_database_a_newer_quizbot_upgraded_is_named_so_by_every_command(
         assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("9999",)]  # left as it was
 
 
+def test_db_upgrade_to_a_revision_it_does_not_have_or_is_past_says_so(
+    operator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite:///{operator_env}/quizbot.db")
+    status, _, err = cli(capsys, "db", "upgrade", "bogus")
+    assert status == 2  # not 1 with `CommandError: Can't locate revision identified by 'bogus'`
+    one_line(err, "quizbot: there is no schema revision 'bogus'; run `quizbot db upgrade` for the newest")
+    assert cli(capsys, "db", "upgrade")[0] == 0
+    head = cli(capsys, "db", "current")[1].split(":", 1)[0]
+    status, out, _ = cli(capsys, "db", "upgrade", "0005")
+    assert status == 0
+    assert (
+        out
+        == f"the database is at {head}, already past 0005: nothing was changed (`quizbot db upgrade` never goes back)\n"
+    )
+    assert cli(capsys, "db", "current")[1] == f"{head}: up to date\n"  # not `database upgraded to 0005`
+
+
 # --- settings -------------------------------------------------------------------------------------------------------
 
 
