@@ -286,8 +286,8 @@ class ConsoleAdapter:
                 reply = replace(reply, message=Message(reply.message.title, lines))
             self._show_reply(reply)
             return True
-        if line.isdigit():
-            await self._answer(int(line))
+        if (number := _number(line)) is not None:
+            await self._answer(number)
             return True
         if line == "/press" or line.startswith("/press "):
             await self._press(line[6:].strip())
@@ -347,10 +347,11 @@ class ConsoleAdapter:
 
     async def _press(self, number: str) -> None:
         """`/press N`: the N-th button of the last page shown, run through the core as a click."""
-        if not number.isdigit() or not 1 <= int(number) <= len(self._buttons):
+        pressed = _number(number)
+        if pressed is None or not 1 <= pressed <= len(self._buttons):
             self._print(form_words.terminal_no_button(len(self._buttons)))
             return
-        action = self._buttons[int(number) - 1]
+        action = self._buttons[pressed - 1]
         reply = await self.runtime.app.act(
             action=action.kind,
             value=action.value,
@@ -421,6 +422,19 @@ class ConsoleAdapter:
     def _print(self, *lines: str) -> None:
         self.stdout.write("\n".join(terminal_text(line) for line in lines) + "\n")
         self.stdout.flush()
+
+
+NUMBER_DIGITS = 9
+"""The most digits a typed number keeps: a longer one is only "too big" (int() refuses more than 4,300 digits)."""
+
+
+def _number(text: str) -> int | None:
+    """A typed whole number (`3`, also in other scripts' decimal digits, `٣`), or None for anything else: `²` is a
+    digit but no decimal one, which int() refuses. A number of more than NUMBER_DIGITS digits reads as 10**9, out
+    of every range asked for."""
+    if not text.isdecimal():
+        return None
+    return int(text) if len(text) <= NUMBER_DIGITS else 10**NUMBER_DIGITS
 
 
 def _asks_for_all_help(text: str) -> bool:

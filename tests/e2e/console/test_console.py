@@ -181,6 +181,33 @@ async def test_a_setting_changed_without_saying_whose_is_told_how(runtime: Runti
     assert "`frob` is not something `/quiz settings` does" in out.getvalue().splitlines()[-1]
 
 
+async def test_numbers_that_are_no_answer_get_a_line_not_a_crash(runtime: Runtime) -> None:
+    """`²` is a digit int() refuses, and 5,000 digits are more than it converts: each crashed the adapter."""
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    await console.handle_line("/quiz now data-parallelism")
+    right, _ = _correct_number(runtime, out.getvalue())
+    for line in ("²", "/press ²", "9" * 5000, "/press " + "1" * 5000):
+        shown = len(out.getvalue())
+        assert await console.handle_line(line) is True
+        reply = out.getvalue()[shown:].splitlines()[-1]
+        assert reply in {
+            "Pick a number from 1 to 4.",
+            "There is no button to press: the last reply had none.",
+            "Type a number to answer, `/quiz help` for commands, `/as NAME` to switch user, `/press N` to press a "
+            "button, `/quit` to leave.",
+        }, reply
+    await console.handle_line(chr(0x0660 + right))  # an Arabic-Indic digit (٣) is a decimal one: it answers
+    assert "Correct!" in out.getvalue()
+
+
+def test_quizbot_run_reads_on_after_a_superscript_digit(tmp_path: Path) -> None:
+    result = _quizbot(tmp_path, "/quiz now\n²\n/quiz me\n")
+    assert result.returncode == 0, result.stderr
+    assert "adapter console failed" not in result.stderr and "ValueError" not in result.stderr
+    assert "alice: no answers yet." in result.stdout  # the line after it was read
+
+
 async def test_bad_input_gets_help_not_a_crash(runtime: Runtime) -> None:
     console, out = _console(runtime, "")
     runtime.platforms.register(console)
