@@ -10,6 +10,7 @@ import re
 import sys
 import threading
 import unicodedata
+from collections.abc import Awaitable
 from dataclasses import replace
 from typing import TextIO
 
@@ -196,7 +197,7 @@ class ConsoleAdapter:
                     continue
                 break
             if self._form is not None and line is not None:
-                await self._form_line(line.rstrip("\r\n"))  # a field's own spaces are kept
+                await self._guarded(self._form_line(line.rstrip("\r\n")))  # a field's own spaces are kept
                 continue
             if not line and self._pending is not None:  # Ctrl-D answers a y/N question No, as Enter does
                 if self.interactive:
@@ -213,10 +214,20 @@ class ConsoleAdapter:
             if not greeted:
                 greeted = True
                 self._print(words.intro())
-            if line is None or not await self.handle_line(line.strip()):
+            if line is None or not await self._guarded(self.handle_line(line.strip())):
                 break
         self.close()
         self._print(words.bye())
+
+    async def _guarded(self, handling: Awaitable[bool | None]) -> bool:
+        """Handle one line; an error no handler expected (a bug) is the line's reply, logged with its traceback,
+        and the session reads on: it would otherwise end it, lose the rest of piped input, and have supervision
+        restart an adapter whose input is gone. False only when the line asked to leave."""
+        try:
+            return await handling is not False
+        except Exception as exc:
+            self._show_reply(error_reply(exc))
+            return True
 
     def _fallback(self) -> bool:
         """Whether the terminal runs only because no platform is configured (QUIZBOT_ADAPTERS does not name it)."""

@@ -208,6 +208,26 @@ def test_quizbot_run_reads_on_after_a_superscript_digit(tmp_path: Path) -> None:
     assert "alice: no answers yet." in result.stdout  # the line after it was read
 
 
+async def test_a_line_whose_handling_fails_unexpectedly_is_answered_and_the_session_reads_on(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in one line's handling (here, made one) gets the line a reply and leaves the session going: not the
+    adapter's end, the rest of the input lost, and a restart that finds no input."""
+    handle = runtime.app.handle_command
+
+    async def failing_once(invocation: object) -> object:
+        monkeypatch.setattr(runtime.app, "handle_command", handle)
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(runtime.app, "handle_command", failing_once)
+    console, out = _console(runtime, "/quiz packs\n/quiz packs\n")
+    await console.run()  # before, RuntimeError came out of run()
+    text = out.getvalue()
+    assert "Something went wrong" in text.split("/quiz packs", 2)[1]
+    assert "data-parallelism — Data Parallelism Quiz (8 questions)" in text.split("/quiz packs", 2)[2]
+    assert text.rstrip().endswith("Bye.")
+
+
 async def test_bad_input_gets_help_not_a_crash(runtime: Runtime) -> None:
     console, out = _console(runtime, "")
     runtime.platforms.register(console)
