@@ -20,7 +20,7 @@ from adapters.text_safety import CodeBlock, code_segments
 from bot.commands import ShowHelp, parse_command
 from bot.domain import AnswerResult, ChannelRef, Image, QuestionCard, UserRef
 from bot.domain.views import ConfirmationRequest
-from bot.errors import CommandError, ConfigError
+from bot.errors import ConfigError
 from bot.plugins import installed_plugins
 from bot.ports import UNLIMITED, Action, ActionKind, Message, PlatformError
 from bot.service.facade import AdapterHost, Context, Invocation, Reply, error_reply
@@ -452,7 +452,7 @@ def _asks_for_all_help(text: str) -> bool:
     """Whether `/quiz TEXT` is the help listing every command (`/quiz`, `/quiz help`)."""
     try:
         return parse_command(text) == ShowHelp()
-    except CommandError:
+    except Exception:  # a refusal, or a failure the core has already answered and logged
         return False
 
 

@@ -228,6 +228,35 @@ async def test_a_line_whose_handling_fails_unexpectedly_is_answered_and_the_sess
     assert text.rstrip().endswith("Bye.")
 
 
+HUGE = "9" * 5000
+"""More digits than int() converts (4,300): each of these commands failed with `Something went wrong`."""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/quiz review ²",
+        f"/quiz review {HUGE}",
+        "/quiz drafts approve ²",
+        f"/quiz drafts reject {HUGE}",
+        f"/quiz settings channel now-limit {HUGE}",
+        f"/quiz settings channel now-cooldown {HUGE}",
+        f"/quiz settings channel edit {HUGE}",
+        f"/quiz schedule add daily 09:00 close:{HUGE}m",
+        f"/quiz schedule add 0 9 {HUGE} * *",
+    ],
+)
+async def test_a_number_no_command_takes_is_refused_in_one_line(
+    runtime: Runtime, command: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    assert await console.handle_line(command) is True
+    reply = out.getvalue().splitlines()[1:]  # after the echoed command
+    assert len(reply) == 1 and "Something went wrong" not in reply[0], reply
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]
+
+
 async def test_bad_input_gets_help_not_a_crash(runtime: Runtime) -> None:
     console, out = _console(runtime, "")
     runtime.platforms.register(console)
