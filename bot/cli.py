@@ -243,43 +243,64 @@ async def _export(
 
 
 def _confirmed(question: str) -> bool:
-    """Ask a y/N question on the terminal; only `y` or `yes` is yes (end of input is no)."""
+    """Ask a y/N question on the terminal; only `y` or `yes` is yes (end of input is no). Called outside the event
+    loop: a blocking read inside it would hold up the loop's own Ctrl-C handling, so that Ctrl-C did nothing until
+    Enter. Ctrl-C here is KeyboardInterrupt, as anywhere else."""
     sys.stdout.write(question)
     sys.stdout.flush()
-    return sys.stdin.readline().strip().casefold() in {"y", "yes"}
+    answer = sys.stdin.readline()
+    if not answer:  # Ctrl-D: the cursor is still after the question
+        sys.stdout.write("\n")
+    return answer.strip().casefold() in {"y", "yes"}
 
 
-async def _forget(settings: Settings, platform: str, user_id: str, workspace: str | None, *, yes: bool) -> int:
+def _forget(settings: Settings, platform: str, user_id: str, workspace: str | None, *, yes: bool) -> int:
+    """`quizbot forget-user`: the user is looked up first (an unknown one, or a database problem, is said before
+    anything is asked), then the question is asked outside any event loop (`_confirmed`), then they are deleted."""
+    from bot.wording import confirmations
+
+    asyncio.run(_forget_step(settings, platform, user_id, workspace, delete=False))
+    if not yes:
+        if not sys.stdin.isatty():
+            print(words.error_line(confirmations.not_a_terminal()), file=sys.stderr)
+            return 2
+        question = confirmations.forget_user_question(words.person(platform, user_id), words.where_to_forget(workspace))
+        try:
+            confirmed = _confirmed(question)
+        except KeyboardInterrupt:
+            print("\n" + confirmations.forget_user_cancelled())
+            return 130
+        if not confirmed:
+            print(confirmations.forget_user_cancelled())
+            return 1
+    asyncio.run(_forget_step(settings, platform, user_id, workspace, delete=True))
+    return 0
+
+
+async def _forget_step(settings: Settings, platform: str, user_id: str, workspace: str | None, *, delete: bool) -> None:
+    """Look the user up (QuizError when unknown) or, with `delete`, delete them and say what was deleted."""
     from bot.db.problems import database_errors
     from bot.ops.data import forget_user, known_user
     from bot.plugins import installed_plugins
     from bot.service.operator_uow import operator_unit_of_work
-    from bot.wording import confirmations
 
     db = await _open_existing(settings)
     try:
         with database_errors(settings.database_url):
-            # The user is looked up first: an unknown one, or a database problem, is said before anything is asked.
             async with operator_unit_of_work(db) as uow:
-                await known_user(
-                    uow, platform=platform, user_id=user_id, workspace=workspace, installed=list(installed_plugins())
-                )
-            if not yes:
-                if not sys.stdin.isatty():
-                    print(words.error_line(confirmations.not_a_terminal()), file=sys.stderr)
-                    return 2
-                question = confirmations.forget_user_question(
-                    words.person(platform, user_id), words.where_to_forget(workspace)
-                )
-                if not _confirmed(question):
-                    print(confirmations.forget_user_cancelled())
-                    return 1
-            async with operator_unit_of_work(db) as uow:
+                if not delete:
+                    await known_user(
+                        uow,
+                        platform=platform,
+                        user_id=user_id,
+                        workspace=workspace,
+                        installed=list(installed_plugins()),
+                    )
+                    return
                 result = await forget_user(uow, platform=platform, user_id=user_id, workspace=workspace)
     finally:
         await db.dispose()
     print(words.forgot(platform, user_id, result.users, result.rows))
-    return 0
 
 
 async def _load_report(settings: Settings, cohort: str | None, workspace: str | None, platform: str | None) -> Report:
@@ -441,7 +462,7 @@ def _main(argv: Sequence[str] | None, resume_collector: Callable[[], None]) -> i
         if args.command == "export":
             return asyncio.run(_export(settings, args.format, args.since, args.out, args.force, as_json=args.json))
         if args.command == "forget-user":
-            return asyncio.run(_forget(settings, args.platform, args.user_id, args.workspace, yes=args.yes))
+            return _forget(settings, args.platform, args.user_id, args.workspace, yes=args.yes)
         plugin_main = getattr(args, "plugin_main", None)
         if plugin_main is not None:
             try:

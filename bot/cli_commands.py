@@ -28,7 +28,7 @@ log = logging.getLogger("bot.cli")  # operators' log filters (and the tests) kno
 async def db_command(settings: Settings, command: str, revision: str) -> int:
     """`quizbot db upgrade|current`."""
     from bot.db import Database
-    from bot.db.migrate import current_revision, head_revision, upgrade
+    from bot.db.migrate import current_revision, head_revision, is_known_revision, upgrade
     from bot.db.problems import database_errors, require_sqlite_folder, sqlite_file
     from bot.wording.database import upgrade as upgrade_hint
 
@@ -42,13 +42,21 @@ async def db_command(settings: Settings, command: str, revision: str) -> int:
     try:
         with database_errors(url):
             if command == "upgrade":
+                if revision != "head" and not is_known_revision(revision):  # not Alembic's CommandError
+                    raise QuizError(words.unknown_revision(revision, head_revision()))
                 if watched():
                     await _upgrade_with_progress(db, revision)
                 else:
                     await upgrade(db, revision)
-                print(words.upgraded(revision, head_revision()))
+                reached = await current_revision(db)
+                if revision not in ("head", reached):  # the database was past it: upgrade never goes back
+                    print(words.already_past(reached, revision))
+                else:
+                    print(words.upgraded(revision, head_revision()))
             else:
-                print(words.revision_state(await current_revision(db), head_revision(), upgrade_hint()))
+                current = await current_revision(db)
+                known = current is None or is_known_revision(current)
+                print(words.revision_state(current, head_revision(), upgrade_hint(), known=known))
     finally:
         await db.dispose()
     return 0
@@ -181,9 +189,11 @@ async def run_bot(settings: Settings) -> None:
     # (`bot.cli.main` turned it off already, before the command line's imports: this is for other callers.)
     gc.disable()
     try:
+        from bot.content.loader import holds_packs
         from bot.db.problems import database_errors, require_sqlite_folder
         from bot.runtime import build_adapters, build_runtime, serve
         from bot.supervision import AdapterFailed
+        from bot.wording import operator as operator_words
 
         require_sqlite_folder(settings.database_url)
         _refuse_bad_credentials(settings)
@@ -196,7 +206,12 @@ async def run_bot(settings: Settings) -> None:
                     await runtime.aclose()
                     raise
         except InvalidPack as exc:  # the message names the file; say how to find every problem at once
-            raise InvalidPack(f"{exc}; {words.pack_fix(settings.content_dir)}", problems=exc.problems) from exc
+            fix = (
+                words.pack_fix(settings.content_dir)
+                if holds_packs(settings.content_dir)
+                else operator_words.content_dir_fix()  # no pack to fix: the setting is wrong
+            )
+            raise InvalidPack(f"{exc}; {fix}", problems=exc.problems) from exc
         try:
             adapters = build_adapters(runtime)
         except BaseException:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -26,7 +27,8 @@ CLI_GROUP = "quizbot.cli"
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a did-you-mean for a mistyped command (`quizbot runn`) instead of the list of choices."""
+    """argparse, with a did-you-mean for a mistyped command (`quizbot runn`) instead of the list of choices, and the
+    commands for a missing one (`quizbot db`) instead of the name of argparse's field."""
 
     def error(self, message: str) -> NoReturn:
         """Print the usage and one line, and exit 2 (as argparse does). The commands come from the parser's own
@@ -40,7 +42,20 @@ class _Parser(argparse.ArgumentParser):
             if invalid is not None:
                 word, commands = invalid.group(1), list(action.choices)
                 message = operator_words.unknown_command(self.prog, word, nearest(word, commands), commands)
+            if re.fullmatch(rf"the following arguments are required: {name}", message):  # `quizbot db`
+                message = operator_words.missing_command(self.prog, list(action.choices))
         super().error(message)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """As argparse's, except that a command without subcommands (`quizbot run --bogus`) refuses what it does not
+        know itself, with its own usage, rather than leaving it to `quizbot`'s, whose usage says nothing of it."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        is_leaf = not any(isinstance(action, argparse._SubParsersAction) for action in self._actions)
+        if extras and is_leaf and " " in self.prog:
+            self.error(operator_words.unrecognized_arguments(self.prog, extras))
+        return parsed, extras
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -291,7 +291,7 @@ def _parse_field(text: str, lo: int, hi: int, names: dict[str, int] | None, labe
 def _cron_value(word: str, *, lo: int, hi: int, names: dict[str, int] | None, label: str, text: str) -> int:
     if names and word in names:
         return names[word]
-    if not word.isascii() or not word.isdigit():
+    if not word.isascii() or not word.isdigit() or len(word) > 9:
         unsupported = [mark.upper() for mark in "lw#?" if mark in word]
         if unsupported:
             raise CommandError(rule_words.unsupported_mark, label=label, text=text, mark=unsupported[0])
@@ -325,6 +325,8 @@ def parse_duration(text: str, *, minimum: timedelta | None = None, maximum: time
     match = _DURATION.match(word)
     if not word or match is None or not any(match.groups()):
         raise CommandError(rule_words.not_a_duration, text=text, digits=word.isdigit())
+    if any(len(part or "") > 9 for part in match.groups()):  # more digits than int() converts, and no duration
+        raise CommandError(rule_words.far_too_long, text=text)
     days, hours, minutes, seconds = (int(part or 0) for part in match.groups())
     try:
         value = timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)

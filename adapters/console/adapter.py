@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import getpass
+import hashlib
 import re
 import sys
 import threading
+import unicodedata
+from collections.abc import Awaitable
 from dataclasses import replace
 from typing import TextIO
 
@@ -17,7 +20,7 @@ from adapters.text_safety import CodeBlock, code_segments
 from bot.commands import ShowHelp, parse_command
 from bot.domain import AnswerResult, ChannelRef, Image, QuestionCard, UserRef
 from bot.domain.views import ConfirmationRequest
-from bot.errors import CommandError, ConfigError
+from bot.errors import ConfigError
 from bot.plugins import installed_plugins
 from bot.ports import UNLIMITED, Action, ActionKind, Message, PlatformError
 from bot.service.facade import AdapterHost, Context, Invocation, Reply, error_reply
@@ -61,8 +64,20 @@ def image_lines(image: Image | None) -> list[str]:
     return [f"🖼 {image.alt} ({where})"]
 
 
+USER_ID_MAX = 64
+"""The longest user id the database keeps (the `users.external_id` column)."""
+
+
 def _user_id(name: str) -> str:
-    return re.sub(r"[^a-z0-9_.-]+", "-", name.casefold()).strip("-") or "user"
+    """The terminal's user id for a name: casefolded, letters of any script, digits, `_`, `.` and `-` kept, each
+    other run of characters one `-` (`/as Zoë` and `/as Zoé`, `/as 李` and `/as 王` are different people, and a role
+    granted to `Zoë` is hers). A longer id than the column holds is cut and ends in a hash of the whole, so that it
+    fits on PostgreSQL and two long names that start alike stay two people."""
+    slug = re.sub(r"[^\w.-]+", "-", unicodedata.normalize("NFC", name).casefold()).strip("-") or "user"
+    if len(slug) <= USER_ID_MAX:
+        return slug
+    digest = hashlib.sha256(slug.encode()).hexdigest()[:12]
+    return f"{slug[: USER_ID_MAX - len(digest) - 1]}-{digest}"
 
 
 class ConsoleAdapter:
@@ -175,13 +190,23 @@ class ConsoleAdapter:
                 read.cancel()
                 break
             line = read.result()
-            if line is None and self._form is not None:  # Ctrl-D leaves the form (and, piped, the input is over)
+            # "" is a Ctrl-D at a terminal that reads on; None, the end of the input.
+            if not line and self._form is not None:  # Ctrl-D leaves the form (and, piped, the input is over)
                 self._cancel_form()
-                if self.interactive:
+                if line is not None:
                     continue
                 break
             if self._form is not None and line is not None:
-                await self._form_line(line.rstrip("\r\n"))  # a field's own spaces are kept
+                await self._guarded(self._form_line(line.rstrip("\r\n")))  # a field's own spaces are kept
+                continue
+            if not line and self._pending is not None:  # Ctrl-D answers a y/N question No, as Enter does
+                if self.interactive:
+                    self.stdout.write("\n")  # Ctrl-D leaves the cursor after the question
+                await self._confirm("")
+                if line is not None:
+                    continue
+                break
+            if line == "":  # a Ctrl-D for a form or question that is gone: the terminal reads on
                 continue
             if line is None and not greeted and self._fallback():
                 self.close()
@@ -189,10 +214,20 @@ class ConsoleAdapter:
             if not greeted:
                 greeted = True
                 self._print(words.intro())
-            if line is None or not await self.handle_line(line.strip()):
+            if line is None or not await self._guarded(self.handle_line(line.strip())):
                 break
         self.close()
         self._print(words.bye())
+
+    async def _guarded(self, handling: Awaitable[bool | None]) -> bool:
+        """Handle one line; an error no handler expected (a bug) is the line's reply, logged with its traceback,
+        and the session reads on: it would otherwise end it, lose the rest of piped input, and have supervision
+        restart an adapter whose input is gone. False only when the line asked to leave."""
+        try:
+            return await handling is not False
+        except Exception as exc:
+            self._show_reply(error_reply(exc))
+            return True
 
     def _fallback(self) -> bool:
         """Whether the terminal runs only because no platform is configured (QUIZBOT_ADAPTERS does not name it)."""
@@ -205,7 +240,8 @@ class ConsoleAdapter:
         self.runtime.platforms.unregister(self.name)
 
     def _start_reader(self) -> asyncio.Queue[str | None]:
-        """Read stdin on a daemon thread (a blocked read never holds up shutdown); None marks the end."""
+        """Read stdin on a daemon thread (a blocked read never holds up shutdown); None marks the end, "" a Ctrl-D
+        at a terminal while a form or a y/N question is asked (the reader reads on)."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[str | None] = asyncio.Queue()
 
@@ -216,10 +252,11 @@ class ConsoleAdapter:
                     if line:
                         loop.call_soon_threadsafe(queue.put_nowait, line)
                         continue
-                    if not (self.interactive and self._form is not None):
+                    if not (self.interactive and (self._form is not None or self._pending is not None)):
                         break
-                    # Ctrl-D at a terminal while a form is asked: it leaves the form, and the terminal reads on.
-                    loop.call_soon_threadsafe(queue.put_nowait, None)
+                    # Ctrl-D at a terminal while a form or a y/N question is asked: it leaves the form or cancels the
+                    # command, and the terminal reads on.
+                    loop.call_soon_threadsafe(queue.put_nowait, "")
             except (OSError, ValueError):
                 pass
             finally:
@@ -249,7 +286,7 @@ class ConsoleAdapter:
                 self._print(words.as_usage())
             else:
                 self.user = UserRef(PLATFORM, WORKSPACE, _user_id(name), name)
-                self._print(words.now_you_are(name))
+                self._print(words.now_you_are(self.user.display_name))  # as kept: one line, at most 200 characters
             return True
         if line.startswith("/quiz") and (len(line) == 5 or line[5].isspace()):
             reply = await self.runtime.app.handle_command(
@@ -260,8 +297,8 @@ class ConsoleAdapter:
                 reply = replace(reply, message=Message(reply.message.title, lines))
             self._show_reply(reply)
             return True
-        if line.isdigit():
-            await self._answer(int(line))
+        if (number := _number(line)) is not None:
+            await self._answer(number)
             return True
         if line == "/press" or line.startswith("/press "):
             await self._press(line[6:].strip())
@@ -321,10 +358,11 @@ class ConsoleAdapter:
 
     async def _press(self, number: str) -> None:
         """`/press N`: the N-th button of the last page shown, run through the core as a click."""
-        if not number.isdigit() or not 1 <= int(number) <= len(self._buttons):
+        pressed = _number(number)
+        if pressed is None or not 1 <= pressed <= len(self._buttons):
             self._print(form_words.terminal_no_button(len(self._buttons)))
             return
-        action = self._buttons[int(number) - 1]
+        action = self._buttons[pressed - 1]
         reply = await self.runtime.app.act(
             action=action.kind,
             value=action.value,
@@ -397,11 +435,24 @@ class ConsoleAdapter:
         self.stdout.flush()
 
 
+NUMBER_DIGITS = 9
+"""The most digits a typed number keeps: a longer one is only "too big" (int() refuses more than 4,300 digits)."""
+
+
+def _number(text: str) -> int | None:
+    """A typed whole number (`3`, also in other scripts' decimal digits, `٣`), or None for anything else: `²` is a
+    digit but no decimal one, which int() refuses. A number of more than NUMBER_DIGITS digits reads as 10**9, out
+    of every range asked for."""
+    if not text.isdecimal():
+        return None
+    return int(text) if len(text) <= NUMBER_DIGITS else 10**NUMBER_DIGITS
+
+
 def _asks_for_all_help(text: str) -> bool:
     """Whether `/quiz TEXT` is the help listing every command (`/quiz`, `/quiz help`)."""
     try:
         return parse_command(text) == ShowHelp()
-    except CommandError:
+    except Exception:  # a refusal, or a failure the core has already answered and logged
         return False
 
 

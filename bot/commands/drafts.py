@@ -32,7 +32,7 @@ REASON_MAX = 300
 def draft_number(text: str) -> int:
     """A draft's number as typed (`3`, `#3`), or CommandError."""
     word = text.strip().removeprefix("#")
-    if not word.isdigit() or not 0 < int(word) < 2**53:
+    if not word.isascii() or not word.isdigit() or len(word) > 16 or not 0 < int(word) < 2**53:
         raise CommandError(words.not_a_draft_number, word=text)
     return int(word)
 

@@ -66,6 +66,7 @@ from bot.commands.types import (
 from bot.commandspec import Access, Autocomplete, Choice, CommandSpec, Example, Option, OptionKind, Permission
 from bot.domain import Delivery
 from bot.domain.names import nearest
+from bot.domain.settings import KEYS
 from bot.errors import CommandError
 from bot.schedule_rules import parse_rule, parse_timezone
 from bot.wording import chat_settings as settings_words
@@ -345,6 +346,14 @@ def _schedule_needs_action() -> Command:
     raise CommandError(words.schedule_needs_action)
 
 
+def _not_a_settings_action(word: str, actions: Sequence[str]) -> CommandError:
+    """`/quiz settings WORD ...`: a setting's key without the scope (`/quiz settings timezone UTC`) is told to say
+    whose setting it changes; any other word, the actions."""
+    if word.casefold() in {key.value for key in KEYS}:
+        return CommandError(settings_words.say_whose_setting, key=word.casefold())
+    return CommandError(settings_words.not_a_settings_action, word=word, actions=actions)
+
+
 GROUPS: tuple[GroupSpec, ...] = (
     GroupSpec(
         "schedule",
@@ -382,7 +391,7 @@ GROUPS: tuple[GroupSpec, ...] = (
     GroupSpec(
         "settings",
         ShowSettings,
-        lambda word, actions: CommandError(settings_words.not_a_settings_action, word=word, actions=actions),
+        _not_a_settings_action,
         aliases=("setting", "config"),
     ),
     GroupSpec(

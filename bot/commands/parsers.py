@@ -153,7 +153,7 @@ def _parse_review(args: list[str]) -> Command:
     given = args[1:] if args and args[0].casefold() == "answer" else args
     if not given and not args:
         return StartReview()
-    if len(given) == 1 and given[0].isdigit():
+    if len(given) == 1 and given[0].isascii() and given[0].isdigit() and len(given[0]) <= 9:  # `²` is a digit
         return AnswerReview(int(given[0]))
     raise CommandError(words.review_usage)
 

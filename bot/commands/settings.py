@@ -81,7 +81,10 @@ def setting_key(word: str) -> SettingKey:
 def _seconds(key: SettingKey, word: str, *, least: timedelta, most: timedelta) -> int:
     text = word.strip().casefold()
     try:
-        value = timedelta(seconds=int(text)) if text.isdigit() else parse_duration(text)
+        plain = text.isascii() and text.isdigit()
+        if plain and len(text) > 9:  # past every bound, and more digits than int() converts at all
+            raise CommandError(words.bad_value, key=key, word=word)
+        value = timedelta(seconds=int(text)) if plain else parse_duration(text)
     except (CommandError, OverflowError):
         raise CommandError(words.bad_value, key=key, word=word) from None
     if not least <= value <= most:
@@ -112,7 +115,7 @@ def setting_value(key: SettingKey, word: str) -> str | None:
         case SettingKey.NOW_LIMIT:
             if folded in _NONE:
                 return "0"
-            if folded.isascii() and folded.isdigit() and int(folded) <= LIMIT_MAX:
+            if folded.isascii() and folded.isdigit() and len(folded) <= 9 and int(folded) <= LIMIT_MAX:
                 return str(int(folded))
         case SettingKey.CLOSE_AFTER:
             if folded in _NONE:
@@ -144,7 +147,7 @@ def _scope_word(word: str) -> SettingScope:
 
 def _page(word: str) -> int:
     pages = len(form_pages())
-    if not word.isascii() or not word.isdigit() or not 1 <= int(word) <= pages:
+    if not word.isascii() or not word.isdigit() or len(word) > 3 or not 1 <= int(word) <= pages:
         raise CommandError(words.not_a_page, word=word, pages=pages)
     return int(word)
 

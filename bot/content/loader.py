@@ -95,6 +95,11 @@ def pack_files(paths: Iterable[Path]) -> Iterator[Path]:
             yield path
 
 
+def holds_packs(path: Path) -> bool:
+    """Whether `path` is a pack file or a folder with one at least (what QUIZBOT_CONTENT_DIR must name)."""
+    return path.exists() and next(iter(pack_files([path])), None) is not None
+
+
 class Validated(NamedTuple):
     """The packs that passed, and every problem found in the others (worded, one line each)."""
 

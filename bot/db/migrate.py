@@ -16,6 +16,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.types import TypeEngine
 
 from bot.db.database import Database
+from bot.errors import DatabaseNotReady
 from bot.resources import migrations_dir
 
 if TYPE_CHECKING:
@@ -69,6 +70,11 @@ async def upgrade(db: Database, revision: str = "head") -> None:
 
     from alembic import command
 
+    async with db.engine.connect() as connection:
+        stored = await connection.run_sync(_stored_revisions)
+    for current in stored:
+        if not is_known_revision(current):  # Alembic would say only "Can't locate revision identified by ..."
+            raise DatabaseNotReady("newer_schema", current=current, head=head_revision())
     config = alembic_config()
 
     def _upgrade(connection: Connection) -> None:
@@ -100,6 +106,18 @@ async def current_revision(db: Database) -> str | None:
 
     async with db.engine.connect() as connection:
         return await connection.run_sync(_current)
+
+
+def is_known_revision(revision: str) -> bool:
+    """Whether `revision` is one of this quizbot's migrations: False for one that a newer quizbot wrote (the
+    database was upgraded by a newer version, then this older one started on it)."""
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
+    except CommandError:
+        return False
 
 
 def head_revision() -> str | None:

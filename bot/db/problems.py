@@ -19,7 +19,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from bot.db.database import Database
-from bot.db.migrate import current_revision, head_revision
+from bot.db.migrate import current_revision, head_revision, is_known_revision
 from bot.errors import DatabaseNotReady
 
 SETTING = "QUIZBOT_DATABASE_URL"
@@ -178,4 +178,6 @@ async def require_schema(db: Database, url: str) -> None:
     head = head_revision()
     if current == head:
         return
+    if current is not None and not is_known_revision(current):
+        raise DatabaseNotReady("newer_schema", current=current, head=head)
     raise DatabaseNotReady("not_at_newest", url=masked_url(url), current=current, head=head)

@@ -12,9 +12,9 @@ from bot.clock import Clock
 from bot.clock_skew import SKEW_LIMIT, probe
 from bot.config import Settings, unknown_variables
 from bot.content.curricula import load_curricula
-from bot.content.loader import validate_paths
+from bot.content.loader import holds_packs, validate_paths
 from bot.db import Database
-from bot.db.migrate import current_revision, head_revision
+from bot.db.migrate import current_revision, head_revision, is_known_revision
 from bot.db.problems import explain, masked_url, require_existing
 from bot.domain.settings import FROM_ENVIRONMENT, KEYS
 from bot.errors import DatabaseNotReady
@@ -100,6 +100,8 @@ async def _database_findings(settings: Settings) -> list[Finding]:
     head = head_revision()
     if current == head:
         findings.append(Finding("ok", "migrations", database_words.doctor_at_newest(head)))
+    elif current is not None and not is_known_revision(current):
+        findings.append(Finding("fail", "migrations", *database_words.newer_schema(current=current, head=head)))
     else:
         findings.append(Finding("fail", "migrations", *database_words.doctor_behind(masked_url(url), current, head)))
     return findings
@@ -153,9 +155,12 @@ async def diagnose(
     packs, problems = validate_paths([settings.content_dir])
     problems += load_curricula(settings.content_dir, {pack.id for pack in packs})[1]
     if problems:
-        findings.extend(
-            Finding("fail", "content", problem, operator_words.doctor_content_fix()) for problem in problems
+        fix = (
+            operator_words.doctor_content_fix()
+            if holds_packs(settings.content_dir)
+            else operator_words.content_dir_fix()  # no pack to edit: the setting is what to fix
         )
+        findings.extend(Finding("fail", "content", problem, fix) for problem in problems)
     else:
         total = sum(len(p.questions) for p in packs)
         findings.append(

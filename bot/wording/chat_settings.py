@@ -118,6 +118,15 @@ def not_a_settings_action(word: str, actions: Sequence[str]) -> str:
     )
 
 
+def say_whose_setting(key: str) -> str:
+    """`/quiz settings KEY ...` without `channel` or `workspace`."""
+    return _(
+        "Say whose `{key}` to change: `/quiz settings channel {key} VALUE` for this channel (leads) or "
+        "`/quiz settings workspace {key} VALUE` for the workspace (admins); `/quiz settings` shows them.",
+        key=key,
+    )
+
+
 def not_a_key(word: str, nearest: Sequence[str]) -> str:
     """A key that is none of the settings (with the nearest ones)."""
     hint = " " + _("Did you mean {names}?", names=", ".join(f"`{n}`" for n in nearest)) if nearest else ""

@@ -142,10 +142,35 @@ def upgraded(revision: str, head: str | None) -> str:
     return _("database upgraded to {revision} ({head})", revision=revision, head=head)
 
 
-def revision_state(current: str | None, head: str | None, upgrade: str) -> str:
-    """`db current`: the revision, and whether it is the newest."""
+def unknown_revision(revision: str, head: str | None) -> str:
+    """`db upgrade REVISION` with a revision that is none of the migrations."""
+    return _(
+        "there is no schema revision {revision!r}; run `quizbot db upgrade` for the newest ({head})",
+        revision=revision,
+        head=head,
+    )
+
+
+def already_past(current: str | None, revision: str) -> str:
+    """`db upgrade REVISION` on a database already past it: nothing was done (an upgrade never goes back)."""
+    return _(
+        "the database is at {current}, already past {revision}: nothing was changed (`quizbot db upgrade` never "
+        "goes back)",
+        current=current,
+        revision=revision,
+    )
+
+
+def revision_state(current: str | None, head: str | None, upgrade: str, *, known: bool = True) -> str:
+    """`db current`: the revision, and whether it is the newest (or, not `known`, one a newer quizbot wrote)."""
     if current == head:
         state = _("up to date")
+    elif not known:
+        state = _(
+            "newer than this quizbot knows (its newest is {head}): a newer quizbot upgraded this database; run that "
+            "one, or restore the backup taken before the upgrade",
+            head=head,
+        )
     else:
         state = _("behind (newest is {head}); {upgrade}", head=head, upgrade=upgrade)
     return _("{current}: {state}", current=current or _("empty"), state=state)

@@ -11,7 +11,7 @@ from bot.domain.attention import AttentionRules
 from bot.domain.drafts import slug_of_key
 from bot.domain.views import CohortView, DueQuestion, MemberProgress, Nudge
 from bot.ports import Message
-from bot.wording.i18n import plural, shorten
+from bot.wording.i18n import echo, plural, shorten
 from bot.wording.i18n import translate as _
 from bot.wording.times import local_time
 
@@ -57,7 +57,7 @@ def delivery_set(name: str, delivery: Delivery, *, changed: bool) -> Message:
 
 def unknown_delivery(word: str) -> str:
     """`deliver:` followed by something that is not a way of delivering."""
-    return _("`deliver:{word}` is not a delivery: use `deliver:dm` (privately) or `deliver:channel`.", word=word)
+    return _("`deliver:{word}` is not a delivery: use `deliver:dm` (privately) or `deliver:channel`.", word=echo(word))
 
 
 def set_usage() -> str:

@@ -266,8 +266,8 @@ def no_pack_files(paths: Sequence[str]) -> str:
 
 
 def no_such_file() -> str:
-    """A pack file named that does not exist."""
-    return _("no such file")
+    """A pack file or folder named that does not exist."""
+    return _("no such file or folder")
 
 
 def pack_id_used(pack_id: str, other: str) -> str:

@@ -128,6 +128,22 @@ def not_at_newest(*, url: str, current: str | None, head: str | None) -> Explain
     return _("the database at {url} is {state}", url=url, state=state), upgrade()
 
 
+def newer_schema(*, current: str, head: str | None) -> Explained:
+    """The database is at a revision this quizbot does not know: a newer quizbot migrated it."""
+    return (
+        _(
+            "the database is at schema revision {current}, which this quizbot does not know (its newest is {head}): "
+            "a newer quizbot has upgraded it",
+            current=current,
+            head=head,
+        ),
+        _(
+            "run that newer quizbot again, or restore the backup taken before the upgrade; `quizbot db upgrade` "
+            "cannot take a schema back"
+        ),
+    )
+
+
 def doctor_cannot_connect(reason: str, url: str) -> Explained:
     """`quizbot doctor`: the database failed in a way no explanation above knows."""
     return (
@@ -172,6 +188,7 @@ WORDS: Mapping[str, Callable[..., Explained]] = {
         postgres_timed_out,
         postgres_unreachable,
         not_at_newest,
+        newer_schema,
     )
 }
 """DatabaseNotReady's keys and the functions that word them."""

@@ -32,6 +32,18 @@ def unknown_command(prog: str, word: str, suggestions: Sequence[str], commands: 
     return _("unknown command {word!r}; the commands are: {names}", word=word, names=", ".join(commands))
 
 
+def unrecognized_arguments(prog: str, extras: Sequence[str]) -> str:
+    """`quizbot run --bogus`: what the command does not take."""
+    return _(
+        "unrecognized arguments: {extras} (`{prog} --help` lists what it takes)", extras=" ".join(extras), prog=prog
+    )
+
+
+def missing_command(prog: str, commands: Sequence[str]) -> str:
+    """`quizbot db` without its command: the commands (not argparse's `required: db_command`)."""
+    return _("give a command: {names} (`{prog} --help` says what each does)", names=", ".join(commands), prog=prog)
+
+
 def not_a_platform(platform: str, platforms: Sequence[str]) -> str:
     """`forget-user irc ...`."""
     return _(
@@ -226,6 +238,11 @@ def doctor_unknown_variable_fix() -> str:
 def doctor_content_fix() -> str:
     """`quizbot doctor`: what to do about a problem in a pack."""
     return _("edit the pack, then run `quizbot content check`")
+
+
+def content_dir_fix() -> str:
+    """What to do when QUIZBOT_CONTENT_DIR names no folder, or one without packs (`quizbot doctor`, `quizbot run`)."""
+    return _("point QUIZBOT_CONTENT_DIR at a folder of pack files (*.yaml), or unset it to use the shipped packs")
 
 
 def doctor_content_ok(packs: int, questions: int, folder: object) -> str:

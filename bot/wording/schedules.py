@@ -93,7 +93,7 @@ def listing(views: Sequence[ScheduleView], *, everywhere: bool, here: ChannelRef
     if not views:
         return Message(
             title=_("No schedules in this workspace.") if everywhere else _("No schedules in this channel."),
-            lines=(_("Admins can add one, e.g. `/quiz schedule add weekdays 09:30`."),),
+            lines=(_("Leads and admins can add one, e.g. `/quiz schedule add weekdays 09:30`."),),
         )
     return Message(
         title=_("Schedules in this workspace") if everywhere else _("Schedules in this channel"),
@@ -141,7 +141,7 @@ def next_here(view: ScheduleView | None, *, now: datetime) -> Message:
     if view is None or view.next_slot is None:
         return Message(
             title=_("Nothing is scheduled in this channel."),
-            lines=(_("Admins can add a schedule, e.g. `/quiz schedule add weekdays 09:30`."),),
+            lines=(_("Leads and admins can add a schedule, e.g. `/quiz schedule add weekdays 09:30`."),),
         )
     wait = max(view.next_slot.due - now, timedelta())
     wait = timedelta(minutes=round(wait.total_seconds() / 60))

@@ -7,7 +7,7 @@ from datetime import date
 from bot.domain import Leaderboard
 from bot.domain.views import SeasonEnded, SeasonView
 from bot.ports import Message
-from bot.wording.i18n import percent, plural
+from bot.wording.i18n import echo, percent, plural
 from bot.wording.i18n import translate as _
 
 # --- the grammar ------------------------------------------------------------------------------------------------
@@ -18,13 +18,13 @@ def not_a_season_name(text: str) -> str:
     return _(
         "`{text}` is not a season name: use 1 to 40 letters, digits, `-`, `_` or `.`, starting with a letter or digit "
         "(e.g. `2027-q1`).",
-        text=text,
+        text=echo(text),
     )
 
 
 def not_a_date(text: str) -> str:
     """`until:` with something that is not a date."""
-    return _("`{text}` is not a date: write it as YYYY-MM-DD, e.g. `until:2027-03-31`.", text=text)
+    return _("`{text}` is not a date: write it as YYYY-MM-DD, e.g. `until:2027-03-31`.", text=echo(text))
 
 
 def name_the_season() -> str:
@@ -34,7 +34,7 @@ def name_the_season() -> str:
 
 def not_a_season_option(arg: str) -> str:
     """An option `/quiz season start` does not know."""
-    return _("`{arg}` is not a season option. Try `/quiz season start NAME [until:YYYY-MM-DD]`.", arg=arg)
+    return _("`{arg}` is not a season option. Try `/quiz season start NAME [until:YYYY-MM-DD]`.", arg=echo(arg))
 
 
 def end_takes_nothing() -> str:
@@ -49,7 +49,7 @@ def list_takes_nothing() -> str:
 
 def not_a_season_action(word: str, usage: str) -> str:
     """`/quiz season WORD` for a word that is no season action."""
-    return _("`{word}` is not a season command. Try `{usage}`.", word=word, usage=usage)
+    return _("`{word}` is not a season command. Try `{usage}`.", word=echo(word), usage=usage)
 
 
 # --- replies and refusals ---------------------------------------------------------------------------------------

@@ -9,6 +9,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import pty
+import select
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -585,6 +588,66 @@ def test_a_non_utf8_pack(
     one_line(err, f"quizbot: {packs / 'latin.yaml'}: cannot read", "utf-8", "`quizbot content check`")
 
 
+@pytest.mark.parametrize("folder", ["no-such-folder", "empty"])
+def test_a_content_dir_without_packs_says_to_fix_the_setting_not_a_pack(
+    operator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], folder: str
+) -> None:
+    (operator_env / "empty").mkdir()
+    monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(operator_env / folder))
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite:///{operator_env}/quizbot.db")
+    fix = "point QUIZBOT_CONTENT_DIR at a folder of pack files (*.yaml), or unset it to use the shipped packs"
+    status, _, err = cli(capsys, "run")
+    assert status == 2
+    one_line(err, "quizbot: ", "no pack files" if folder == "empty" else "no-such-folder: no such file or folder", fix)
+    status, out, _ = cli(capsys, "doctor")
+    assert status == 1
+    assert f"FAIL content: {'' if folder == 'empty' else operator_env / folder}" in out
+    assert f"     fix: {fix}\n" in out and "edit the pack" not in out
+
+
+def test_a_database_a_newer_quizbot_upgraded_is_named_so_by_every_command(
+    operator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A deploy rolled back after the newer version migrated: the schema is at a revision this quizbot has never
+    heard of. Not `CommandError: Can't locate revision`, nor `behind; run quizbot db upgrade`, which cannot help."""
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite:///{operator_env}/quizbot.db")
+    assert cli(capsys, "db", "upgrade")[0] == 0
+    with sqlite3.connect(operator_env / "quizbot.db") as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    newer = "the database is at schema revision 9999, which this quizbot does not know"
+    fix = "run that newer quizbot again, or restore the backup taken before the upgrade"
+    for command in (("run",), ("db", "upgrade"), ("export",)):
+        status, _, err = cli(capsys, *command)
+        assert status == 2, (command, err)
+        one_line(err, f"quizbot: {newer}", fix)
+    status, out, _ = cli(capsys, "db", "current")
+    assert status == 0
+    assert out.startswith("9999: newer than this quizbot knows") and "run `quizbot db upgrade`" not in out, out
+    status, out, _ = cli(capsys, "doctor")
+    assert status == 1
+    assert f"FAIL migrations: {newer}" in out and f"fix: {fix}" in out, out
+    with sqlite3.connect(operator_env / "quizbot.db") as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("9999",)]  # left as it was
+
+
+def test_db_upgrade_to_a_revision_it_does_not_have_or_is_past_says_so(
+    operator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite:///{operator_env}/quizbot.db")
+    status, _, err = cli(capsys, "db", "upgrade", "bogus")
+    assert status == 2  # not 1 with `CommandError: Can't locate revision identified by 'bogus'`
+    one_line(err, "quizbot: there is no schema revision 'bogus'; run `quizbot db upgrade` for the newest")
+    assert cli(capsys, "db", "upgrade")[0] == 0
+    head = cli(capsys, "db", "current")[1].split(":", 1)[0]
+    status, out, _ = cli(capsys, "db", "upgrade", "0005")
+    assert status == 0
+    assert (
+        out
+        == f"the database is at {head}, already past 0005: nothing was changed (`quizbot db upgrade` never goes back)\n"
+    )
+    assert cli(capsys, "db", "current")[1] == f"{head}: up to date\n"  # not `database upgraded to 0005`
+
+
 # --- settings -------------------------------------------------------------------------------------------------------
 
 
@@ -699,6 +762,41 @@ def test_a_mistyped_command_gets_the_nearest_one(operator_env: Path) -> None:
     assert "argument --format: invalid choice: 'xml'" in done.stderr and "unknown command" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "commands"),
+    [
+        ((), "run, db, content, doctor"),
+        (("db",), "upgrade, current"),
+        (("content",), "check, import, export, schema, flags"),
+    ],
+)
+def test_a_missing_command_is_answered_with_the_commands(
+    operator_env: Path, args: tuple[str, ...], commands: str
+) -> None:
+    done = quizbot_process(operator_env, *args)
+    assert done.returncode == 2
+    prog = " ".join(("quizbot", *args))
+    assert f"{prog}: error: give a command: {commands}" in done.stderr, done.stderr
+    assert "_command" not in done.stderr and "required" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "prog", "usage"),
+    [
+        (("run", "--bogus"), "quizbot run", "usage: quizbot run [-h]"),
+        (("doctor", "--bogus"), "quizbot doctor", "usage: quizbot doctor [-h] [--online]"),
+        (("db", "upgrade", "head", "--bogus"), "quizbot db upgrade", "usage: quizbot db upgrade [-h] [revision]"),
+    ],
+)
+def test_an_unknown_option_is_refused_by_its_command_with_its_usage(
+    operator_env: Path, args: tuple[str, ...], prog: str, usage: str
+) -> None:
+    done = quizbot_process(operator_env, *args)
+    assert done.returncode == 2
+    assert done.stderr.startswith(usage), done.stderr  # not `usage: quizbot [-h] [--version] COMMAND ...`
+    assert f"{prog}: error: unrecognized arguments: --bogus (`{prog} --help` lists what it takes)" in done.stderr
+
+
 def test_the_log_level_is_read_in_any_case(operator_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.config import load_settings
 
@@ -757,3 +855,71 @@ async def test_the_slack_port_in_use_names_the_setting(fake: FakeSlack, operator
         done.stderr, "quizbot: cannot listen for Slack's requests (", f"{port}", "set QUIZBOT_SLACK_PORT to a free one"
     )
     assert "cannot reach" not in line and "Errno" not in line
+
+
+def _on_a_terminal(cwd: Path, *args: str, answer: bytes | None, **env: str) -> tuple[int, str]:
+    """`quizbot ARGS` with a pseudo-terminal as its input and output: once it asks (`[y/N]`), types `answer`, or
+    with None presses Ctrl-C (SIGINT, as the terminal sends it). (exit status, everything it printed)."""
+    script = Path(sys.executable).with_name("quizbot")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "bot.cli"]
+    clean = {k: v for k, v in without_proxies().items() if k in {"PATH", "HOME", "LANG", "SYSTEMROOT"}}
+    clean.update(PYTHONPATH=str(REPO), QUIZBOT_CONTENT_DIR=str(CONTENT), **{**PATIENT_DATABASE_ENV, **env})
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        [*command, *args], cwd=cwd, env=clean, stdin=follower, stdout=follower, stderr=follower, start_new_session=True
+    )
+    os.close(follower)
+    seen = b""
+    try:
+        while b"[y/N]" not in seen:
+            ready, _, _ = select.select([leader], [], [], 60)
+            assert ready, f"never asked: {seen!r}"
+            seen += os.read(leader, 4096)
+        if answer is None:
+            child.send_signal(signal.SIGINT)
+        else:
+            os.write(leader, answer)
+        status = child.wait(timeout=60)  # before the fix, Ctrl-C was ignored until Enter: this timed out
+        while select.select([leader], [], [], 0)[0]:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the child is gone and its side closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+    return status, seen.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def test_forget_user_is_cancelled_by_ctrl_c_and_ctrl_d_at_its_question(operator_env: Path) -> None:
+    database = f"sqlite+aiosqlite:///{operator_env / 'q.db'}"
+    done = subprocess.run(  # bob answers a question in the terminal
+        [sys.executable, "-m", "bot.cli", "run"],
+        input="/quiz now\n1\n",
+        capture_output=True,
+        text=True,
+        cwd=operator_env,
+        env={**os.environ, "QUIZBOT_DATABASE_URL": database, "QUIZBOT_CONSOLE_USER": "bob", "PYTHONPATH": str(REPO)},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    forget = ("forget-user", "console", "bob", "--workspace", "local")
+
+    status, shown = _on_a_terminal(operator_env, *forget, answer=None, QUIZBOT_DATABASE_URL=database)
+    assert status == 130, shown
+    assert shown.endswith("[y/N] \nCancelled: nothing was deleted.\n"), shown
+    assert "Traceback" not in shown
+
+    status, shown = _on_a_terminal(operator_env, *forget, answer=b"\x04", QUIZBOT_DATABASE_URL=database)
+    assert status == 1, shown
+    assert shown.endswith("[y/N] \nCancelled: nothing was deleted.\n"), shown  # not on the question's line
+
+    status, shown = _on_a_terminal(operator_env, *forget, answer=b"y\r", QUIZBOT_DATABASE_URL=database)
+    assert status == 0, shown
+    assert "forgot console user bob" in shown  # it was still there to forget

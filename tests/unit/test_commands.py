@@ -386,6 +386,8 @@ EVERY_MISTAKE = [
     "flags frob",
     "help frob",
     "help a b",
+    "settings timezone Europe/Helsinki",
+    "settings frob",
 ]
 _SUGGESTED = re.compile(r"`(/quiz [^`]+)`(?! (?:takes|needs|gives|explains))")  # not a subject: `/quiz x` takes
 _PLACEHOLDER = re.compile(

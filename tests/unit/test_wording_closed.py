@@ -50,6 +50,7 @@ NOT_READ_CALLS = {
     "text": "SQL",
     "compile": "regular expression",
     "match": "regular expression",
+    "fullmatch": "regular expression",
 }
 """Calls (by the called name) whose arguments are not sentences, with the reason."""
 NOT_READ: dict[str, frozenset[str]] = {

@@ -57,7 +57,7 @@ def question_form(kind: FormKind, state: str, values: Mapping[str, str] | None =
             values.get(key, ""),
             words.hint(key),
             multiline=key in multiline,
-            required=key not in ("references", "details"),
+            required=key != "details",  # a reference is a rule of every draft (no-reference): not optional
         )
         for key in FIELDS
     )

@@ -8,6 +8,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,205 @@ async def test_a_round_in_the_terminal(runtime: Runtime) -> None:
     assert "— 1 (50%)" in text
     assert re.search(r"1\. \S+ — 20 pts · 1/1 correct \(100%\)", text)
     assert "2. Bob — 0 pts · 0/1 correct (0%)" in text
+
+
+async def _two_answer(runtime: Runtime, first: str, second: str) -> str:
+    """`first` answers the newest question right, then `second` answers it wrong; then the channel's board."""
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    await console.handle_line("/quiz now data-parallelism")
+    right, wrong = _correct_number(runtime, out.getvalue())
+    for name, choice in ((first, right), (second, wrong)):
+        await console.handle_line(f"/as {name}")
+        await console.handle_line(str(choice))
+    await console.handle_line("/quiz leaderboard")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("first", "second"), [("李", "王"), ("Zoë", "Zoé"), ("José", "Josè")])
+async def test_names_in_other_scripts_are_different_people(runtime: Runtime, first: str, second: str) -> None:
+    text = await _two_answer(runtime, first, second)
+    assert "You already answered" not in text
+    board = text.rsplit("Leaderboard (channel, all time)", 1)[1]
+    assert re.search(rf"1\. {first} — \d+ pts · 1/1 correct", board), board
+    assert f"2. {second} — 0 pts · 0/1 correct" in board
+
+
+async def test_long_names_fit_the_database_and_stay_two_people(runtime: Runtime) -> None:
+    first, second = "A" * 100 + " the first", "A" * 100 + " the second"  # ids longer than users.external_id
+    text = await _two_answer(runtime, first, second)
+    assert "Could not reach the quiz database" not in text
+    assert "You already answered" not in text
+    board = text.rsplit("Leaderboard (channel, all time)", 1)[1]
+    assert re.search(rf"1\. {first} — \d+ pts · 1/1 correct", board), board
+    assert f"2. {second} — 0 pts · 0/1 correct" in board
+
+
+async def test_a_name_too_long_to_keep_is_shown_as_kept(runtime: Runtime) -> None:
+    console, out = _console(runtime, "")
+    await console.handle_line("/as " + "B" * 5000)
+    assert out.getvalue().splitlines()[-1] == f"You are now {'B' * 200}."
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/quiz season start {long}",
+        "/quiz season {long}",
+        "/quiz season start spring until:{long}",
+        "/quiz season start spring {long}",
+        "/quiz leaderboard season {long}",
+        "/quiz cohort create spring deliver:{long}",
+    ],
+)
+async def test_a_refusal_quotes_at_most_40_characters_of_what_was_typed(runtime: Runtime, command: str) -> None:
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    await console.handle_line(command.format(long="w" * 300))
+    reply = out.getvalue().splitlines()[-1]  # the line before it echoes the command
+    assert "w" * 41 not in reply, reply
+    assert "w" * 40 + "…" in reply
+
+
+async def test_input_that_ends_at_a_y_n_question_cancels_the_command_and_says_so(runtime: Runtime) -> None:
+    console, out = _console(runtime, "/quiz cohort create spring\n/quiz cohort delete spring\n")
+    await console.run()
+    text = out.getvalue()
+    assert "Delete the cohort? [y/N] \nCancelled: nothing was changed.\nBye.\n" in text  # not `[y/N] Bye.`
+    await console.handle_line("/quiz cohort list")
+    assert "spring — from" in out.getvalue()[len(text) :]
+
+
+class Keyboard(io.StringIO):
+    """A terminal's input: lines as typed, where "" is a Ctrl-D, pressed once the y/N question is on the screen (a
+    real terminal's read blocks until the person types); after its lines, the input is over."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+        self.asked = threading.Event()
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> str:
+        if not self.lines:
+            return ""
+        line = self.lines.pop(0)
+        if line == "":
+            assert self.asked.wait(60.0), "the question was never asked"
+        return line
+
+
+class Screen(io.StringIO):
+    """The terminal's output, which tells the keyboard when a y/N question is shown."""
+
+    def __init__(self, keyboard: Keyboard) -> None:
+        super().__init__()
+        self.keyboard = keyboard
+
+    def write(self, text: str) -> int:
+        if text.endswith("[y/N] "):
+            self.keyboard.asked.set()
+        return super().write(text)
+
+
+async def test_ctrl_d_at_a_y_n_question_cancels_the_command_and_the_terminal_reads_on(runtime: Runtime) -> None:
+    keyboard = Keyboard(["/quiz cohort create spring\n", "/quiz cohort delete spring\n", "", "/quiz cohort list\n"])
+    screen = Screen(keyboard)
+    await ConsoleAdapter(runtime, stdin=keyboard, stdout=screen).run()
+    text = screen.getvalue()
+    assert "Delete the cohort? [y/N] \nCancelled: nothing was changed.\n" in text
+    assert "spring — from" in text.split("Cancelled: nothing was changed.", 1)[1]  # it read on; the cohort is kept
+    assert text.rstrip().endswith("Bye.")
+
+
+async def test_a_setting_changed_without_saying_whose_is_told_how(runtime: Runtime) -> None:
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    await console.handle_line("/quiz settings timezone Europe/Helsinki")  # as `[channel|workspace]` in the help reads
+    assert out.getvalue().splitlines()[-1] == (
+        "Say whose `timezone` to change: `/quiz settings channel timezone VALUE` for this channel (leads) or "
+        "`/quiz settings workspace timezone VALUE` for the workspace (admins); `/quiz settings` shows them."
+    )
+    await console.handle_line("/quiz settings frob")
+    assert "`frob` is not something `/quiz settings` does" in out.getvalue().splitlines()[-1]
+
+
+async def test_numbers_that_are_no_answer_get_a_line_not_a_crash(runtime: Runtime) -> None:
+    """`²` is a digit int() refuses, and 5,000 digits are more than it converts: each crashed the adapter."""
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    await console.handle_line("/quiz now data-parallelism")
+    right, _ = _correct_number(runtime, out.getvalue())
+    for line in ("²", "/press ²", "9" * 5000, "/press " + "1" * 5000):
+        shown = len(out.getvalue())
+        assert await console.handle_line(line) is True
+        reply = out.getvalue()[shown:].splitlines()[-1]
+        assert reply in {
+            "Pick a number from 1 to 4.",
+            "There is no button to press: the last reply had none.",
+            "Type a number to answer, `/quiz help` for commands, `/as NAME` to switch user, `/press N` to press a "
+            "button, `/quit` to leave.",
+        }, reply
+    await console.handle_line(chr(0x0660 + right))  # an Arabic-Indic digit (٣) is a decimal one: it answers
+    assert "Correct!" in out.getvalue()
+
+
+def test_quizbot_run_reads_on_after_a_superscript_digit(tmp_path: Path) -> None:
+    result = _quizbot(tmp_path, "/quiz now\n²\n/quiz me\n")
+    assert result.returncode == 0, result.stderr
+    assert "adapter console failed" not in result.stderr and "ValueError" not in result.stderr
+    assert "alice: no answers yet." in result.stdout  # the line after it was read
+
+
+async def test_a_line_whose_handling_fails_unexpectedly_is_answered_and_the_session_reads_on(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in one line's handling (here, made one) gets the line a reply and leaves the session going: not the
+    adapter's end, the rest of the input lost, and a restart that finds no input."""
+    handle = runtime.app.handle_command
+
+    async def failing_once(invocation: object) -> object:
+        monkeypatch.setattr(runtime.app, "handle_command", handle)
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(runtime.app, "handle_command", failing_once)
+    console, out = _console(runtime, "/quiz packs\n/quiz packs\n")
+    await console.run()  # before, RuntimeError came out of run()
+    text = out.getvalue()
+    assert "Something went wrong" in text.split("/quiz packs", 2)[1]
+    assert "data-parallelism — Data Parallelism Quiz (8 questions)" in text.split("/quiz packs", 2)[2]
+    assert text.rstrip().endswith("Bye.")
+
+
+HUGE = "9" * 5000
+"""More digits than int() converts (4,300): each of these commands failed with `Something went wrong`."""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/quiz review ²",
+        f"/quiz review {HUGE}",
+        "/quiz drafts approve ²",
+        f"/quiz drafts reject {HUGE}",
+        f"/quiz settings channel now-limit {HUGE}",
+        f"/quiz settings channel now-cooldown {HUGE}",
+        f"/quiz settings channel edit {HUGE}",
+        f"/quiz schedule add daily 09:00 close:{HUGE}m",
+        f"/quiz schedule add 0 9 {HUGE} * *",
+    ],
+)
+async def test_a_number_no_command_takes_is_refused_in_one_line(
+    runtime: Runtime, command: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    console, out = _console(runtime, "")
+    runtime.platforms.register(console)
+    assert await console.handle_line(command) is True
+    reply = out.getvalue().splitlines()[1:]  # after the echoed command
+    assert len(reply) == 1 and "Something went wrong" not in reply[0], reply
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]
 
 
 async def test_bad_input_gets_help_not_a_crash(runtime: Runtime) -> None:

@@ -70,3 +70,32 @@ async def test_a_question_written_field_by_field_is_approved_with_a_button_and_a
         "broadcast",
         "scatter",
     ]
+
+
+async def test_the_form_asks_for_a_reference_at_once_and_never_calls_it_optional(runtime: Runtime) -> None:
+    """A draft without a reference is refused by the pack rules (no-reference), so the field is not `(optional)`:
+    left empty, it is asked again at once rather than after the whole form."""
+    script = "\n".join(
+        [
+            "/quiz write",
+            PROMPT,
+            "*all-reduce",
+            "broadcast",
+            "",
+            "All-reduce sums the tensors and gives every rank the result. Broadcast only copies one rank's data.",
+            "",
+            "",  # no reference
+            "https://pytorch.org/docs/stable/distributed.html",
+            "",
+            "",
+            "",
+        ]
+    )
+    out = io.StringIO()
+    await ConsoleAdapter(runtime, stdin=io.StringIO(script), stdout=out).run()
+    text = out.getvalue()
+    asked = [line for line in text.splitlines() if line.startswith("References")]
+    assert asked and not any("(optional)" in line for line in asked), asked
+    assert "References: links, one a line is required; type something, or /cancel." in text
+    assert "Please fix" not in text
+    assert "Draft 1 saved for review by a lead." in text

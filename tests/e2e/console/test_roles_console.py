@@ -87,3 +87,16 @@ def test_quizbot_run_grants_a_lead_who_then_adds_a_schedule(tmp_path: Path) -> N
     assert "Scheduled #1: a question every weekday (Mon–Fri) at 09:30" in out
     assert "lead: bob (granted by alice)" in out
     assert "Traceback" not in result.stderr
+
+
+async def test_an_empty_schedule_list_says_leads_may_add_one_as_they_may(runtime: Runtime) -> None:
+    """A lead (not only an admin) adds schedules: the empty list and `next` must not send leads to an admin."""
+    out = io.StringIO()
+    console = ConsoleAdapter(runtime, stdin=io.StringIO(""), stdout=out)
+    runtime.platforms.register(console)
+    await console.handle_line("/quiz schedule list")
+    await console.handle_line("/quiz schedule next")
+    text = out.getvalue()
+    assert "Leads and admins can add one, e.g. `/quiz schedule add weekdays 09:30`." in text
+    assert "Leads and admins can add a schedule, e.g. `/quiz schedule add weekdays 09:30`." in text
+    assert "\n  Admins can add" not in text
