@@ -162,7 +162,7 @@ def content_import(source: Path, fmt: str | None, output: Path | None, *, pack_i
 
 
 def content_export(pack: str, fmt: str | None, output: Path | None, content_dir: ContentDir, *, force: bool) -> int:
-    """`content export`: a pack (by id from the content folder, or a YAML file) as GIFT or CSV."""
+    """`content export`: a pack (by id from the content folder, or a YAML file) as GIFT, CSV or YAML."""
     from bot.content.drafts import draft_from_model
     from bot.content.formats import export_text
 

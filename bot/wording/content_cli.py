@@ -96,7 +96,7 @@ def exported(output: str, fmt: str) -> str:
 
 def export_format_needed() -> str:
     """An export with no format to write."""
-    return _("give --format gift or --format csv (or an OUT ending in .gift or .csv)")
+    return _("give --format gift, csv or yaml (or an OUT ending in .gift, .csv or .yaml)")
 
 
 def no_such_pack_file(path: str) -> str:

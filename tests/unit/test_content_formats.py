@@ -129,7 +129,8 @@ def test_export_by_path_to_stdout_and_format_from_the_extension(
     assert main(["content", "export", "model-pipeline-parallelism", "-o", str(tmp_path / "mp.gift")]) == 0
     assert (tmp_path / "mp.gift").read_text(encoding="utf-8").startswith("// Exported by `quizbot content export`")
     assert main(["content", "export", "model-pipeline-parallelism"]) == 2
-    assert "give --format gift or --format csv" in capsys.readouterr().err
+    # every format it writes, yaml too, as the file's suffix would choose it
+    assert "give --format gift, csv or yaml (or an OUT ending in .gift, .csv or .yaml)" in capsys.readouterr().err
 
 
 def test_export_of_an_unknown_pack_lists_the_packs(capsys: pytest.CaptureFixture[str]) -> None:
