@@ -99,8 +99,8 @@ def now_takes_one_pack() -> str:
 def not_a_cohort_name(text: str) -> str:
     """A cohort name that breaks the naming rule."""
     return _(
-        "`{text}` is not a cohort name: use 1 to 40 letters, digits, `-`, `_` or `.`, starting with a letter "
-        "or digit (e.g. `2026-spring`).",
+        "`{text}` is not a cohort name: use 1 to 40 letters a-z or A-Z, digits, `-`, `_` or `.`, starting with a "
+        "letter or digit (e.g. `2026-spring`).",
         text=echo(text),
     )
 

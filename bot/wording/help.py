@@ -91,7 +91,7 @@ COMMANDS: dict[str, CommandWords] = {
             "`deliver:dm` (at create, or `set NAME deliver:dm|channel`): its schedules send each member the next "
             "question privately, at the schedule's time in their own timezone (leads, admins and the creator).",
             "`delete NAME`: delete the cohort and its board; answers stay (leads, admins and the creator).",
-            "Names: 1 to 40 letters, digits, `-`, `_` or `.`.",
+            "Names: 1 to 40 letters a-z or A-Z, digits, `-`, `_` or `.`.",
             "Example: `/quiz cohort create spring-26 start:2026-03-02 packs:data-parallelism`",
         ),
     ),

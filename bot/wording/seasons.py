@@ -16,8 +16,8 @@ from bot.wording.i18n import translate as _
 def not_a_season_name(text: str) -> str:
     """A season name that is not one."""
     return _(
-        "`{text}` is not a season name: use 1 to 40 letters, digits, `-`, `_` or `.`, starting with a letter or digit "
-        "(e.g. `2027-q1`).",
+        "`{text}` is not a season name: use 1 to 40 letters a-z or A-Z, digits, `-`, `_` or `.`, starting with a "
+        "letter or digit (e.g. `2027-q1`).",
         text=echo(text),
     )
 

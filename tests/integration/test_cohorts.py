@@ -46,6 +46,7 @@ def test_cohort_grammar() -> None:
         ("cohort create spring colour:blue", "is not a cohort option"),
         ("cohort create sp ring!", "is not a cohort option"),
         ("cohort create -x", "is not a cohort name"),
+        ("cohort create Zoë", "use 1 to 40 letters a-z or A-Z"),  # not "letters": other scripts' are refused
         ("cohort add spring", "Usage: `/quiz cohort add NAME @user...`"),
         ("cohort join", "takes one cohort name"),
         ("cohort frob spring", "is not a cohort command"),

@@ -56,6 +56,7 @@ def test_season_grammar(text: str, command: object) -> None:
         ("season list all", "takes no arguments"),
         ("season frob", "is not a season command"),
         ("leaderboard season q!", "is not a season name"),
+        ("season start 新人", "use 1 to 40 letters a-z or A-Z"),  # not "letters": other scripts' are refused
         ("lb season q1 week", "Give one window, not both `season q1` and `week`"),  # issue 12: refused, not resolved
     ],
 )
