@@ -54,6 +54,11 @@ class DiscordSettings(AdapterSettings):
         """Whether a Discord bot token is present."""
         return self.discord_token is not None
 
+    def start_refusal(self) -> str | None:
+        """No token (QUIZBOT_ADAPTERS asked for Discord without one): the adapter could not start, and saying so
+        first leaves the database untouched."""
+        return words.adapter_needs_token() if self.discord_token is None else None
+
     async def online_findings(self) -> list[Finding]:
         """The token's login, the application's privileged intents and the bot's permissions in each server
         (adapters/discord/doctor.py, which loads discord.py)."""

@@ -65,9 +65,14 @@ class SlackSettings(AdapterSettings):
         return await online_findings(self)
 
     def start_refusal(self) -> str | None:
-        """A user token (xoxp-) where the bot token belongs: Slack would accept it, and the bot would act as that
-        person."""
-        if self.slack_bot_token is not None and self.slack_bot_token.get_secret_value().startswith("xoxp-"):
+        """No bot token, or neither mode's credential (QUIZBOT_ADAPTERS asked for Slack without them): the adapter
+        could not start, and saying so first leaves the database untouched. A user token (xoxp-) where the bot
+        token belongs: Slack would accept it, and the bot would act as that person."""
+        if self.slack_bot_token is None:
+            return words.adapter_needs_bot_token()
+        if self.slack_app_token is None and self.slack_signing_secret is None:
+            return words.adapter_needs_mode()
+        if self.slack_bot_token.get_secret_value().startswith("xoxp-"):
             return operator_words.slack_user_token("QUIZBOT_SLACK_BOT_TOKEN")
         return None
 

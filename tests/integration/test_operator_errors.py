@@ -923,3 +923,39 @@ def test_forget_user_is_cancelled_by_ctrl_c_and_ctrl_d_at_its_question(operator_
     status, shown = _on_a_terminal(operator_env, *forget, answer=b"y\r", QUIZBOT_DATABASE_URL=database)
     assert status == 0, shown
     assert "forgot console user bob" in shown  # it was still there to forget
+
+
+@pytest.mark.parametrize(
+    ("adapters", "expected"),
+    [
+        ("slack", "quizbot: the Slack adapter needs QUIZBOT_SLACK_BOT_TOKEN"),
+        ("discord", "quizbot: QUIZBOT_DISCORD_TOKEN is not set; the Discord adapter needs a bot token"),
+    ],
+)
+def test_an_adapter_asked_for_without_its_token_is_refused_before_the_database_is_touched(
+    adapters: str,
+    expected: str,
+    operator_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    database = operator_env / "never-made.db"
+    monkeypatch.setenv("QUIZBOT_ADAPTERS", adapters)
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite:///{database}")
+    status, _, err = cli(capsys, "run")
+    assert status == 2
+    one_line(err, expected)
+    assert not database.exists()  # refused first: nothing was created or migrated
+
+
+def test_slack_asked_for_without_a_mode_is_refused_before_the_database_is_touched(
+    operator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database = operator_env / "never-made.db"
+    monkeypatch.setenv("QUIZBOT_ADAPTERS", "slack")
+    monkeypatch.setenv("QUIZBOT_SLACK_BOT_TOKEN", "xoxb-not-a-real-token")
+    monkeypatch.setenv("QUIZBOT_DATABASE_URL", f"sqlite:///{database}")
+    status, _, err = cli(capsys, "run")
+    assert status == 2
+    one_line(err, "QUIZBOT_SLACK_APP_TOKEN (Socket Mode) or QUIZBOT_SLACK_SIGNING_SECRET (HTTP mode)")
+    assert not database.exists()
