@@ -178,10 +178,12 @@ class ConsoleAdapter:
         if greeted:
             self._print(words.intro())
         lines = self._start_reader()
+        prompted = False  # the cursor is after a prompt (`alice> `): a goodbye then starts a line of its own
         while not self.runtime.stopping.is_set():
             if self.interactive and self._pending is None and self._form is None:  # these ask their own question
                 self.stdout.write(f"{self.user.display_name}> ")
                 self.stdout.flush()
+                prompted = True
             read = asyncio.ensure_future(lines.get())
             stop = asyncio.ensure_future(self.runtime.stopping.wait())
             done, _ = await asyncio.wait({read, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -190,6 +192,7 @@ class ConsoleAdapter:
                 read.cancel()
                 break
             line = read.result()
+            prompted = prompted and line is None  # a line typed (or a Ctrl-D) ended the prompt's line
             # "" is a Ctrl-D at a terminal that reads on; None, the end of the input.
             if not line and self._form is not None:  # Ctrl-D leaves the form (and, piped, the input is over)
                 self._cancel_form()
@@ -217,6 +220,8 @@ class ConsoleAdapter:
             if line is None or not await self._guarded(self.handle_line(line.strip())):
                 break
         self.close()
+        if prompted:
+            self.stdout.write("\n")
         self._print(words.bye())
 
     async def _guarded(self, handling: Awaitable[bool | None]) -> bool:

@@ -169,6 +169,14 @@ async def test_ctrl_d_at_a_y_n_question_cancels_the_command_and_the_terminal_rea
     assert text.rstrip().endswith("Bye.")
 
 
+async def test_the_end_of_input_at_the_prompt_says_bye_on_a_line_of_its_own(runtime: Runtime) -> None:
+    keyboard = Keyboard(["/quiz packs\n"])  # then the input ends while `alice> ` waits
+    screen = Screen(keyboard)
+    console = ConsoleAdapter(runtime, stdin=keyboard, stdout=screen)
+    await console.run()
+    assert screen.getvalue().endswith(f"\n{console.user.display_name}> \nBye.\n")  # not `alice> Bye.`
+
+
 async def test_a_setting_changed_without_saying_whose_is_told_how(runtime: Runtime) -> None:
     console, out = _console(runtime, "")
     runtime.platforms.register(console)
