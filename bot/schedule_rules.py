@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 from bot.domain.names import nearest
 from bot.domain.schedules import MIN_INTERVAL, NeverFires, Rule, timezone_names
+from bot.domain.text import whole_number
 from bot.errors import CommandError
 from bot.wording import rules as rule_words
 
@@ -291,12 +292,12 @@ def _parse_field(text: str, lo: int, hi: int, names: dict[str, int] | None, labe
 def _cron_value(word: str, *, lo: int, hi: int, names: dict[str, int] | None, label: str, text: str) -> int:
     if names and word in names:
         return names[word]
-    if not word.isascii() or not word.isdigit() or len(word) > 9:
+    value = whole_number(word)
+    if value is None:
         unsupported = [mark.upper() for mark in "lw#?" if mark in word]
         if unsupported:
             raise CommandError(rule_words.unsupported_mark, label=label, text=text, mark=unsupported[0])
         raise CommandError(rule_words.value_not_understood, label=label, text=text, word=word)
-    value = int(word)
     if not lo <= value <= hi:
         raise CommandError(rule_words.out_of_range, label=label, value=value, lo=lo, hi=hi)
     return value

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from bot.domain import Delivery, QuestionKey
 from bot.domain.names import nearest
 from bot.domain.schedules import is_timezone
+from bot.domain.text import whole_number
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.schedule_rules import parse_duration
@@ -115,10 +116,10 @@ CLOSE_MAX = timedelta(days=7)
 
 def schedule_id(word: str) -> int:
     """A schedule id as typed (`3` or `#3`), or CommandError pointing at `/quiz schedule list`."""
-    digits = word.removeprefix("#")
-    if not digits.isascii() or not digits.isdigit() or len(digits) > 18:
+    number = whole_number(word.removeprefix("#"), digits=18)
+    if number is None:
         raise CommandError(words.not_a_schedule_id, word=word)
-    return int(digits)
+    return number
 
 
 def _looks_like_a_timezone(word: str) -> bool:

@@ -20,6 +20,7 @@ from bot.commands.types import (
 from bot.commandspec import Access, CommandSpec, Example, Option, OptionKind, Permission
 from bot.domain.drafts import DEFAULT_PACK
 from bot.domain.forms import FormKind
+from bot.domain.text import whole_number
 from bot.errors import CommandError
 from bot.ports import ActionKind
 from bot.wording import drafts as words
@@ -31,10 +32,10 @@ REASON_MAX = 300
 
 def draft_number(text: str) -> int:
     """A draft's number as typed (`3`, `#3`), or CommandError."""
-    word = text.strip().removeprefix("#")
-    if not word.isascii() or not word.isdigit() or len(word) > 16 or not 0 < int(word) < 2**53:
+    number = whole_number(text.strip().removeprefix("#"), digits=16)
+    if number is None or not 0 < number < 2**53:
         raise CommandError(words.not_a_draft_number, word=text)
-    return int(word)
+    return number
 
 
 def _parse_write(args: list[str]) -> Command:

@@ -45,6 +45,7 @@ from bot.commands.types import (
 )
 from bot.domain import Delivery
 from bot.domain.flags import flag_reason
+from bot.domain.text import whole_number
 from bot.domain.windows import Scope, Window
 from bot.errors import CommandError
 from bot.schedule_rules import parse_timezone, split_rule
@@ -153,8 +154,8 @@ def _parse_review(args: list[str]) -> Command:
     given = args[1:] if args and args[0].casefold() == "answer" else args
     if not given and not args:
         return StartReview()
-    if len(given) == 1 and given[0].isascii() and given[0].isdigit() and len(given[0]) <= 9:  # `²` is a digit
-        return AnswerReview(int(given[0]))
+    if len(given) == 1 and (number := whole_number(given[0])) is not None:
+        return AnswerReview(number)
     raise CommandError(words.review_usage)
 
 

@@ -31,6 +31,7 @@ from bot.domain.settings import (
     SettingScope,
     form_pages,
 )
+from bot.domain.text import whole_number
 from bot.errors import CommandError
 from bot.schedule_rules import parse_duration, parse_timezone
 from bot.wording import chat_settings as words
@@ -115,8 +116,8 @@ def setting_value(key: SettingKey, word: str) -> str | None:
         case SettingKey.NOW_LIMIT:
             if folded in _NONE:
                 return "0"
-            if folded.isascii() and folded.isdigit() and len(folded) <= 9 and int(folded) <= LIMIT_MAX:
-                return str(int(folded))
+            if (limit := whole_number(folded)) is not None and limit <= LIMIT_MAX:
+                return str(limit)
         case SettingKey.CLOSE_AFTER:
             if folded in _NONE:
                 return NO_CLOSE
@@ -147,9 +148,10 @@ def _scope_word(word: str) -> SettingScope:
 
 def _page(word: str) -> int:
     pages = len(form_pages())
-    if not word.isascii() or not word.isdigit() or len(word) > 3 or not 1 <= int(word) <= pages:
+    page = whole_number(word, digits=3)
+    if page is None or not 1 <= page <= pages:
         raise CommandError(words.not_a_page, word=word, pages=pages)
-    return int(word)
+    return page
 
 
 def _change(scope: SettingScope, key: str, value: str) -> Command:

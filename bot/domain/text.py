@@ -71,6 +71,13 @@ def spreadsheet_cell(text: str) -> str:
     return formula_safe(strip_invisible(text).replace("\r\n", "\n").replace("\r", "\n"))
 
 
+def whole_number(text: str, *, digits: int = 9) -> int | None:
+    """`text` as a whole number written in ASCII digits (`42`), or None: for anything else, for a digit that int()
+    refuses or reads as another one (`²` and `٣` pass str.isdigit()), and for more than `digits` digits (int()
+    converts at most 4,300 of them, and no number a command or a file asks for is near that long)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= digits else None
+
+
 def spreadsheet_text(cell: str) -> str:
     """The text `formula_safe` wrote: its apostrophe taken off again (a cell typed by hand as `'tis` stays)."""
     if cell.startswith("'") and cell[1:].startswith((*FORMULA_TRIGGERS, "\n", "'")):
