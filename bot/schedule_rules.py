@@ -267,9 +267,10 @@ def _parse_field(text: str, lo: int, hi: int, names: dict[str, int] | None, labe
         base, _, step_text = part.partition("/")
         step = 1
         if step_text:
-            if not step_text.isascii() or not step_text.isdigit() or int(step_text) == 0:
+            parsed = whole_number(step_text)
+            if not parsed:  # not a number, or 0
                 raise CommandError(rule_words.bad_step, label=label, text=text, step=step_text)
-            step = int(step_text)
+            step = parsed
         if base == "*":
             first, last = lo, hi
         else:

@@ -268,6 +268,11 @@ async def test_the_settings_form_opens_prefilled_and_refused_values_come_back_in
         kind=FormKind.SETTINGS, state="workspace:2", values={"language": "de"}, context=context
     )
     assert not by_lead.ok and by_lead.message.title.startswith("Only workspace admins")
+    for state in ("channel:²", "channel:" + "1" * 5000):  # a forged page: page 1's, as for any page out of range
+        forged = await runtime.app.submit_form(
+            kind=FormKind.SETTINGS, state=state, values={"now-limit": "x"}, context=context
+        )
+        assert not forged.ok and forged.form is not None and forged.form.state == "channel:1"
     history = await run(runtime, channel, "bob", "settings history")
     assert len(history.message.lines) == 4 and all(" lee: " in line for line in history.message.lines)
 

@@ -476,6 +476,15 @@ def test_opentdb_errors(text: str, message: str) -> None:
             "line 3: pack_title 'Two' differs from 'One' on line 2",
         ),
         ("question,a,b,correct\n,x,y,1\n", "line 2: the question is empty"),
+        # a digit int() refuses, and more digits than it converts: the file's problem, not a crash
+        (
+            "question,a,b,correct\nQ?,x,y,²\n",
+            "line 2: correct '²' is not a choice number (1-2), letter (A-B) or choice text",
+        ),
+        (
+            "question,a,b,correct\nQ?,x,y," + "1" * 5000 + "\n",
+            "line 2: correct '" + "1" * 5000 + "' is not a choice number (1-2), letter (A-B) or choice text",
+        ),
         (
             "question,a,b,correct\nQ?,x,y,1,\n" + "Q?," + "x" * 301 + ",y,1\n",
             "line 3: choice 1 has 301 characters; at most 300",

@@ -82,6 +82,8 @@ def test_a_rule_is_read_from_the_front_of_the_words_and_the_rest_is_left() -> No
         ("0 9 * * 1#2", "uses `#`, which is not supported"),
         ("0 9 * * 5-1", "range `5-1` goes backwards"),
         ("0 9 */0 * *", "bad step `/0`"),
+        ("0 9 */" + "7" * 5000 + " * *", "bad step `/7777"),  # more digits than int() converts: refused, no crash
+        ("0 9 */² * *", "bad step `/²`"),
         ("0 9 31 2 *", "never fires"),
         ("* * * * *", "would post every 1 min; schedules post at most every 10 minutes"),
         ("*/5 9 * * *", "would post every 5 min"),

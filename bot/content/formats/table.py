@@ -41,7 +41,7 @@ from bot.content.drafts import (
     refuse,
 )
 from bot.content.schema import TODO_MARK
-from bot.domain.text import formula_safe, spreadsheet_text
+from bot.domain.text import formula_safe, spreadsheet_text, whole_number
 from bot.errors import Problem
 from bot.wording import formats as words
 
@@ -195,8 +195,8 @@ def _answer(value: str, choices: list[str], source: str, where: Place) -> int | 
     """A number, then a letter, then the text of a choice; empty is unknown (a TODO blank)."""
     if not value:
         return None
-    if value.isdigit() and 1 <= int(value) <= len(choices):
-        return int(value)
+    if (number := whole_number(value)) is not None and 1 <= number <= len(choices):
+        return number
     if len(value) == 1 and value.isalpha() and 1 <= ord(value.upper()) - ord("A") + 1 <= len(choices):
         return ord(value.upper()) - ord("A") + 1
     matches = [n for n, choice in enumerate(choices, start=1) if choice.casefold() == value.casefold()]

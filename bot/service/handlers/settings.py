@@ -28,6 +28,7 @@ from bot.domain.settings import (
     inherited,
     resolve,
 )
+from bot.domain.text import whole_number
 from bot.errors import CommandError, NotAllowed
 from bot.service.facade import Context, Reply
 from bot.service.handlers.routing import handles, role_of
@@ -101,8 +102,8 @@ def settings_form(scope: SettingScope, page: int, defaults: SettingDefaults, ove
 
 
 def _form_page(state: str) -> int:
-    page = state.partition(":")[2]
-    return int(page) if page.isdigit() and 1 <= int(page) <= len(form_pages()) else 1
+    page = whole_number(state.partition(":")[2])
+    return page if page is not None and 1 <= page <= len(form_pages()) else 1
 
 
 @handles(ChangeChannelSettings)
