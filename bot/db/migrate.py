@@ -59,19 +59,14 @@ async def upgrade(db: Database, revision: str = "head") -> None:
 
     A database already at the newest revision is left as it is without starting Alembic (which would find
     nothing to run)."""
-    if revision == "head":
-        head = _plain_head()
-        if head is not None:
-            async with db.engine.connect() as connection:
-                stored = await connection.run_sync(_stored_revisions)
-            if stored == [head]:
-                log.info("database schema is at %s", revision)
-                return
+    async with db.engine.connect() as connection:
+        stored = await connection.run_sync(_stored_revisions)
+    if revision == "head" and (head := _plain_head()) is not None and stored == [head]:
+        log.info("database schema is at %s", revision)
+        return
 
     from alembic import command
 
-    async with db.engine.connect() as connection:
-        stored = await connection.run_sync(_stored_revisions)
     for current in stored:
         if not is_known_revision(current):  # Alembic would say only "Can't locate revision identified by ..."
             raise DatabaseNotReady("newer_schema", current=current, head=head_revision())
