@@ -8,7 +8,6 @@ import re
 import sqlite3
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from adapters.console import ConsoleAdapter
 from bot.runtime import Runtime
 from bot.wording.console import intro
 from tests.conftest import CONTENT, PATIENT_DATABASE_ENV, REPO
+from tests.e2e.console.keyboard import Keyboard
 
 
 def _console(runtime: Runtime, script: str) -> tuple[ConsoleAdapter, io.StringIO]:
@@ -123,27 +123,6 @@ async def test_input_that_ends_at_a_y_n_question_cancels_the_command_and_says_so
     assert "Delete the cohort? [y/N] \nCancelled: nothing was changed.\nBye.\n" in text  # not `[y/N] Bye.`
     await console.handle_line("/quiz cohort list")
     assert "spring — from" in out.getvalue()[len(text) :]
-
-
-class Keyboard(io.StringIO):
-    """A terminal's input: lines as typed, where "" is a Ctrl-D, pressed once the y/N question is on the screen (a
-    real terminal's read blocks until the person types); after its lines, the input is over."""
-
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__()
-        self.lines = lines
-        self.asked = threading.Event()
-
-    def isatty(self) -> bool:
-        return True
-
-    def readline(self, size: int | None = -1) -> str:
-        if not self.lines:
-            return ""
-        line = self.lines.pop(0)
-        if line == "":
-            assert self.asked.wait(60.0), "the question was never asked"
-        return line
 
 
 class Screen(io.StringIO):

@@ -8,13 +8,13 @@ The form and the buttons are the test's own (tests/forms_support.py), registered
 from __future__ import annotations
 
 import io
-import threading
 from collections.abc import Iterator
 
 import pytest
 
 from adapters.console import ConsoleAdapter
 from bot.runtime import Runtime
+from tests.e2e.console.keyboard import Keyboard
 from tests.forms_support import NoteBook, form_routes
 
 
@@ -82,33 +82,6 @@ async def test_page_buttons_are_numbered_and_pressed(runtime: Runtime, book: Not
     assert "Name (3 to 40 characters) [draft 7]: " in text
     assert book.saved[0][0] == "7" and book.saved[0][1]["name"] == "draft 7"
     assert "Press a button from 1 to 6 (the last page's buttons)." in text
-
-
-PATIENT = 60.0
-"""Seconds the keyboard waits for the form's question (a loaded machine is slow; a hang still fails)."""
-
-
-class Keyboard(io.StringIO):
-    """A terminal's input: lines as typed, where "" is a Ctrl-D. Like a person, it presses Ctrl-D only once the form's
-    question is shown (a real terminal's read blocks until then); after its lines, the input is over."""
-
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__()
-        self.lines = lines
-        self.console: ConsoleAdapter | None = None
-        self.asked = threading.Event()
-
-    def isatty(self) -> bool:
-        return True
-
-    def readline(self, size: int | None = -1) -> str:
-        if not self.lines:
-            return ""
-        line = self.lines.pop(0)
-        if line == "":
-            assert self.asked.wait(PATIENT), "the form was never asked"
-            self.asked.clear()
-        return line
 
 
 async def test_ctrl_d_at_a_terminal_leaves_the_form_and_the_terminal_reads_on(
