@@ -82,10 +82,9 @@ def setting_key(word: str) -> SettingKey:
 def _seconds(key: SettingKey, word: str, *, least: timedelta, most: timedelta) -> int:
     text = word.strip().casefold()
     try:
-        plain = text.isascii() and text.isdigit()
-        if plain and len(text) > 9:  # past every bound, and more digits than int() converts at all
-            raise CommandError(words.bad_value, key=key, word=word)
-        value = timedelta(seconds=int(text)) if plain else parse_duration(text)
+        # seconds as a plain number, else a duration (`90s`, `2m`); past 9 digits neither reads it, and it is refused
+        seconds = whole_number(text)
+        value = timedelta(seconds=seconds) if seconds is not None else parse_duration(text)
     except (CommandError, OverflowError):
         raise CommandError(words.bad_value, key=key, word=word) from None
     if not least <= value <= most:
